@@ -1,0 +1,1 @@
+//! Sluice: a data-parallel array runtime with a C ABI.
