@@ -1,1 +1,22 @@
 //! Sluice: a data-parallel array runtime with a C ABI.
+//!
+//! Applications hold handles to arrays and call operations on them; Sluice records the
+//! calls, fuses them into few kernels when a result is needed, and runs the kernels on
+//! a threaded CPU executor. See `DESIGN.md` in the project's shared folder for the
+//! architecture; each module's documentation says what it is responsible for.
+
+pub mod api;
+pub mod backend;
+pub mod config;
+pub mod exec;
+pub mod front;
+pub mod r#gen;
+pub mod ir;
+pub mod sched;
+
+pub use api::array::*;
+pub use api::elementwise::*;
+pub use api::movement::*;
+pub use api::reduce::*;
+pub use api::runtime::*;
+pub use api::types::*;

@@ -1,0 +1,459 @@
+//! Element-wise operations. Operands of different shapes broadcast: missing trailing
+//! dimensions count as 1, and dimensions of size 1 stretch to match. Both operands must
+//! have the same type (cast first); scalar operands take the array's type.
+
+use super::error::boundary;
+use super::types::*;
+use super::{binary_op, graph, node, out_slot, parse_dtype, put, runtime, unary_op};
+use crate::ir::{BinaryOp, CallSite, Result, UnaryOp};
+
+fn unary(site: CallSite, op: UnaryOp, a: sl_array, out: *mut sl_array) -> Result<()> {
+    let out = out_slot(out)?;
+    let rt = runtime()?;
+    let a = node(&rt, a)?;
+    let n = graph(&rt, site).unary(op, &a)?;
+    put(&rt, out, n);
+    Ok(())
+}
+
+fn binary(site: CallSite, op: BinaryOp, a: sl_array, b: sl_array, out: *mut sl_array) -> Result<()> {
+    let out = out_slot(out)?;
+    let rt = runtime()?;
+    let (a, b) = (node(&rt, a)?, node(&rt, b)?);
+    let n = graph(&rt, site).binary(op, &a, &b)?;
+    put(&rt, out, n);
+    Ok(())
+}
+
+fn binary_scalar(site: CallSite, op: BinaryOp, a: sl_array, s: f64, scalar_first: bool, out: *mut sl_array) -> Result<()> {
+    let out = out_slot(out)?;
+    let rt = runtime()?;
+    let a = node(&rt, a)?;
+    let n = graph(&rt, site).binary_scalar(op, &a, s, scalar_first)?;
+    put(&rt, out, n);
+    Ok(())
+}
+
+/// `out = op(a)` for an `SL_*` unary op code.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_unary(op: sl_unary_op, a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_unary", |site| unary(site, unary_op(op)?, a, out))
+}
+
+/// `out = op(a, b)` for an `SL_*` binary op code.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_binary(op: sl_binary_op, a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_binary", |site| binary(site, binary_op(op)?, a, b, out))
+}
+
+/// `out = op(a, s)`: the scalar `s` converted to `a`'s type (exactly, or an error).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_binary_scalar(op: sl_binary_op, a: sl_array, s: f64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_binary_scalar", |site| binary_scalar(site, binary_op(op)?, a, s, false, out))
+}
+
+/// `out = op(s, b)`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_scalar_binary(op: sl_binary_op, s: f64, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_scalar_binary", |site| binary_scalar(site, binary_op(op)?, b, s, true, out))
+}
+
+/// `out = cond ? a : b` element-wise (`cond` is bool; all three broadcast).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_select(cond: sl_array, a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_select", |site| {
+        let out = out_slot(out)?;
+        let rt = runtime()?;
+        let (c, a, b) = (node(&rt, cond)?, node(&rt, a)?, node(&rt, b)?);
+        let n = graph(&rt, site).select(&c, &a, &b)?;
+        put(&rt, out, n);
+        Ok(())
+    })
+}
+
+/// `a` converted to `dtype` (float to integer truncates and saturates, NaN becomes 0;
+/// nonzero becomes true).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_cast(a: sl_array, dtype: sl_dtype, out: *mut sl_array) -> sl_status {
+    boundary!("sl_cast", |site| {
+        let out = out_slot(out)?;
+        let t = parse_dtype(dtype)?;
+        let rt = runtime()?;
+        let a = node(&rt, a)?;
+        let n = graph(&rt, site).cast(&a, t);
+        put(&rt, out, n);
+        Ok(())
+    })
+}
+
+/// Element-wise -a.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_neg(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_neg", |site| unary(site, UnaryOp::Neg, a, out))
+}
+
+/// Element-wise |a|.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_abs(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_abs", |site| unary(site, UnaryOp::Abs, a, out))
+}
+
+/// Element-wise -1, 0 or 1 by the sign of a (NaN and signed zeros pass through).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_sign(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_sign", |site| unary(site, UnaryOp::Sign, a, out))
+}
+
+/// Element-wise square root.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_sqrt(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_sqrt", |site| unary(site, UnaryOp::Sqrt, a, out))
+}
+
+/// Element-wise 1 / sqrt(a).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_rsqrt(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_rsqrt", |site| unary(site, UnaryOp::Rsqrt, a, out))
+}
+
+/// Element-wise cube root.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_cbrt(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_cbrt", |site| unary(site, UnaryOp::Cbrt, a, out))
+}
+
+/// Element-wise 1 / a.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_rcp(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_rcp", |site| unary(site, UnaryOp::Rcp, a, out))
+}
+
+/// Element-wise e^a.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_exp(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_exp", |site| unary(site, UnaryOp::Exp, a, out))
+}
+
+/// Element-wise 2^a.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_exp2(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_exp2", |site| unary(site, UnaryOp::Exp2, a, out))
+}
+
+/// Element-wise e^a - 1, accurate near 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_expm1(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_expm1", |site| unary(site, UnaryOp::Expm1, a, out))
+}
+
+/// Element-wise natural logarithm.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_log(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_log", |site| unary(site, UnaryOp::Log, a, out))
+}
+
+/// Element-wise base-2 logarithm.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_log2(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_log2", |site| unary(site, UnaryOp::Log2, a, out))
+}
+
+/// Element-wise base-10 logarithm.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_log10(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_log10", |site| unary(site, UnaryOp::Log10, a, out))
+}
+
+/// Element-wise log(1 + a), accurate near 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_log1p(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_log1p", |site| unary(site, UnaryOp::Log1p, a, out))
+}
+
+/// Element-wise sine.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_sin(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_sin", |site| unary(site, UnaryOp::Sin, a, out))
+}
+
+/// Element-wise cosine.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_cos(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_cos", |site| unary(site, UnaryOp::Cos, a, out))
+}
+
+/// Element-wise tangent.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_tan(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_tan", |site| unary(site, UnaryOp::Tan, a, out))
+}
+
+/// Element-wise arcsine.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_asin(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_asin", |site| unary(site, UnaryOp::Asin, a, out))
+}
+
+/// Element-wise arccosine.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_acos(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_acos", |site| unary(site, UnaryOp::Acos, a, out))
+}
+
+/// Element-wise arctangent.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_atan(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_atan", |site| unary(site, UnaryOp::Atan, a, out))
+}
+
+/// Element-wise hyperbolic sine.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_sinh(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_sinh", |site| unary(site, UnaryOp::Sinh, a, out))
+}
+
+/// Element-wise hyperbolic cosine.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_cosh(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_cosh", |site| unary(site, UnaryOp::Cosh, a, out))
+}
+
+/// Element-wise hyperbolic tangent.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_tanh(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_tanh", |site| unary(site, UnaryOp::Tanh, a, out))
+}
+
+/// Element-wise inverse hyperbolic sine.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_asinh(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_asinh", |site| unary(site, UnaryOp::Asinh, a, out))
+}
+
+/// Element-wise inverse hyperbolic cosine.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_acosh(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_acosh", |site| unary(site, UnaryOp::Acosh, a, out))
+}
+
+/// Element-wise inverse hyperbolic tangent.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_atanh(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_atanh", |site| unary(site, UnaryOp::Atanh, a, out))
+}
+
+/// Element-wise error function.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_erf(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_erf", |site| unary(site, UnaryOp::Erf, a, out))
+}
+
+/// Element-wise round down.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_floor(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_floor", |site| unary(site, UnaryOp::Floor, a, out))
+}
+
+/// Element-wise round up.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_ceil(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_ceil", |site| unary(site, UnaryOp::Ceil, a, out))
+}
+
+/// Element-wise round to nearest, halfway cases away from zero.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_round(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_round", |site| unary(site, UnaryOp::Round, a, out))
+}
+
+/// Element-wise round toward zero.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_trunc(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_trunc", |site| unary(site, UnaryOp::Trunc, a, out))
+}
+
+/// Element-wise whether a is NaN (bool).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_isnan(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_isnan", |site| unary(site, UnaryOp::IsNan, a, out))
+}
+
+/// Element-wise whether a is infinite (bool).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_isinf(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_isinf", |site| unary(site, UnaryOp::IsInf, a, out))
+}
+
+/// Element-wise logical not (bool) or bitwise not (integers).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_not(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_not", |site| unary(site, UnaryOp::Not, a, out))
+}
+
+/// Element-wise a + b.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_add(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_add", |site| binary(site, BinaryOp::Add, a, b, out))
+}
+
+/// Element-wise a - b.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_sub(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_sub", |site| binary(site, BinaryOp::Sub, a, b, out))
+}
+
+/// Element-wise a * b.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_mul(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_mul", |site| binary(site, BinaryOp::Mul, a, b, out))
+}
+
+/// Element-wise a / b (integers truncate; x / 0 = 0).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_div(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_div", |site| binary(site, BinaryOp::Div, a, b, out))
+}
+
+/// Element-wise remainder of a / b with the sign of a (integers: x % 0 = 0).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_rem(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_rem", |site| binary(site, BinaryOp::Rem, a, b, out))
+}
+
+/// Element-wise a raised to b.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_pow(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_pow", |site| binary(site, BinaryOp::Pow, a, b, out))
+}
+
+/// Element-wise angle of the point (b, a).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_atan2(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_atan2", |site| binary(site, BinaryOp::Atan2, a, b, out))
+}
+
+/// Element-wise sqrt(a^2 + b^2) without overflow.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_hypot(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_hypot", |site| binary(site, BinaryOp::Hypot, a, b, out))
+}
+
+/// Element-wise smaller of a and b (NaN if either is NaN).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_min(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_min", |site| binary(site, BinaryOp::Min, a, b, out))
+}
+
+/// Element-wise larger of a and b (NaN if either is NaN).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_max(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_max", |site| binary(site, BinaryOp::Max, a, b, out))
+}
+
+/// Element-wise a == b (bool).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_eq(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_eq", |site| binary(site, BinaryOp::Eq, a, b, out))
+}
+
+/// Element-wise a != b (bool).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_ne(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_ne", |site| binary(site, BinaryOp::Ne, a, b, out))
+}
+
+/// Element-wise a < b (bool).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_lt(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_lt", |site| binary(site, BinaryOp::Lt, a, b, out))
+}
+
+/// Element-wise a <= b (bool).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_le(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_le", |site| binary(site, BinaryOp::Le, a, b, out))
+}
+
+/// Element-wise a > b (bool).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_gt(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_gt", |site| binary(site, BinaryOp::Gt, a, b, out))
+}
+
+/// Element-wise a >= b (bool).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_ge(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_ge", |site| binary(site, BinaryOp::Ge, a, b, out))
+}
+
+/// Element-wise logical (bool) or bitwise (integers) and.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_and(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_and", |site| binary(site, BinaryOp::And, a, b, out))
+}
+
+/// Element-wise logical or bitwise or.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_or(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_or", |site| binary(site, BinaryOp::Or, a, b, out))
+}
+
+/// Element-wise logical or bitwise exclusive or.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_xor(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_xor", |site| binary(site, BinaryOp::Xor, a, b, out))
+}
+
+/// Element-wise a + s for a scalar `s`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_add_scalar(a: sl_array, s: f64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_add_scalar", |site| binary_scalar(site, BinaryOp::Add, a, s, false, out))
+}
+
+/// Element-wise a - s for a scalar `s`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_sub_scalar(a: sl_array, s: f64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_sub_scalar", |site| binary_scalar(site, BinaryOp::Sub, a, s, false, out))
+}
+
+/// Element-wise s - a for a scalar `s`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_rsub_scalar(a: sl_array, s: f64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_rsub_scalar", |site| binary_scalar(site, BinaryOp::Sub, a, s, true, out))
+}
+
+/// Element-wise a * s for a scalar `s`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_mul_scalar(a: sl_array, s: f64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_mul_scalar", |site| binary_scalar(site, BinaryOp::Mul, a, s, false, out))
+}
+
+/// Element-wise a / s for a scalar `s`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_div_scalar(a: sl_array, s: f64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_div_scalar", |site| binary_scalar(site, BinaryOp::Div, a, s, false, out))
+}
+
+/// Element-wise s / a for a scalar `s`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_rdiv_scalar(a: sl_array, s: f64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_rdiv_scalar", |site| binary_scalar(site, BinaryOp::Div, a, s, true, out))
+}
+
+/// Element-wise a raised to s (s = 2, 1, 0, -1 become cheaper exact ops) for a scalar `s`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_pow_scalar(a: sl_array, s: f64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_pow_scalar", |site| binary_scalar(site, BinaryOp::Pow, a, s, false, out))
+}
+
+/// Element-wise min(a, s) for a scalar `s`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_min_scalar(a: sl_array, s: f64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_min_scalar", |site| binary_scalar(site, BinaryOp::Min, a, s, false, out))
+}
+
+/// Element-wise max(a, s) for a scalar `s`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_max_scalar(a: sl_array, s: f64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_max_scalar", |site| binary_scalar(site, BinaryOp::Max, a, s, false, out))
+}

@@ -1,0 +1,172 @@
+//! The panic boundary and error reporting of every exported function: the thread's last
+//! error, and the stack of application error handlers.
+
+use std::cell::RefCell;
+use std::ffi::{CStr, CString, c_void};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::ptr;
+
+use parking_lot::Mutex;
+
+use super::site::symbolize;
+use super::types::*;
+use crate::exec::engine::panic_message;
+use crate::ir::{CallSite, Error, ErrorKind, Result};
+
+pub fn status_of(kind: ErrorKind) -> sl_status {
+    match kind {
+        ErrorKind::InvalidHandle => SL_ERR_INVALID_HANDLE,
+        ErrorKind::InvalidArgument => SL_ERR_INVALID_ARGUMENT,
+        ErrorKind::ShapeMismatch => SL_ERR_SHAPE_MISMATCH,
+        ErrorKind::DTypeMismatch => SL_ERR_DTYPE_MISMATCH,
+        ErrorKind::OutOfMemory => SL_ERR_OUT_OF_MEMORY,
+        ErrorKind::NotSupported => SL_ERR_NOT_SUPPORTED,
+        ErrorKind::Poisoned => SL_ERR_POISONED,
+        ErrorKind::InvalidState => SL_ERR_INVALID_STATE,
+        ErrorKind::Internal => SL_ERR_INTERNAL,
+    }
+}
+
+pub fn status_name(s: sl_status) -> &'static CStr {
+    match s {
+        SL_OK => c"SL_OK",
+        SL_ERR_INVALID_HANDLE => c"SL_ERR_INVALID_HANDLE",
+        SL_ERR_INVALID_ARGUMENT => c"SL_ERR_INVALID_ARGUMENT",
+        SL_ERR_SHAPE_MISMATCH => c"SL_ERR_SHAPE_MISMATCH",
+        SL_ERR_DTYPE_MISMATCH => c"SL_ERR_DTYPE_MISMATCH",
+        SL_ERR_OUT_OF_MEMORY => c"SL_ERR_OUT_OF_MEMORY",
+        SL_ERR_NOT_SUPPORTED => c"SL_ERR_NOT_SUPPORTED",
+        SL_ERR_POISONED => c"SL_ERR_POISONED",
+        SL_ERR_INVALID_STATE => c"SL_ERR_INVALID_STATE",
+        SL_ERR_INTERNAL => c"SL_ERR_INTERNAL",
+        _ => c"unknown status",
+    }
+}
+
+/// The C strings behind the thread's last `sl_error_info`.
+#[derive(Default)]
+struct LastError {
+    status: sl_status,
+    message: CString,
+    function: CString,
+    call_pc: usize,
+    call_file: Option<CString>,
+    call_line: i32,
+    origin_function: Option<CString>,
+    origin_pc: usize,
+    origin_file: Option<CString>,
+    origin_line: i32,
+}
+
+thread_local! {
+    static LAST: RefCell<LastError> = RefCell::new(LastError::default());
+}
+
+#[derive(Copy, Clone)]
+struct Handler {
+    f: extern "C" fn(sl_status, *const sl_error_info, *mut c_void) -> i32,
+    user: *mut c_void,
+}
+
+// SAFETY: the user pointer is the application's; Sluice only hands it back.
+unsafe impl Send for Handler {}
+
+static HANDLERS: Mutex<Vec<Handler>> = Mutex::new(Vec::new());
+
+pub fn push_handler(f: extern "C" fn(sl_status, *const sl_error_info, *mut c_void) -> i32, user: *mut c_void) {
+    HANDLERS.lock().push(Handler { f, user });
+}
+
+pub fn pop_handler() -> Result<()> {
+    match HANDLERS.lock().pop() {
+        Some(_) => Ok(()),
+        None => Err(Error::new(ErrorKind::InvalidState, "no error handler to pop")),
+    }
+}
+
+fn cstring(s: &str) -> CString {
+    CString::new(s.replace('\0', " ")).expect("NUL removed")
+}
+
+fn opt_ptr(s: &Option<CString>) -> *const std::os::raw::c_char {
+    s.as_ref().map_or(ptr::null(), |c| c.as_ptr())
+}
+
+/// Records `e` as this thread's last error, tells the handlers, returns the status.
+fn report(site: CallSite, e: Error) -> sl_status {
+    let status = status_of(e.kind);
+    let call = symbolize(site.pc);
+    let origin = e.origin.filter(|o| o.api != site.api || o.pc != site.pc);
+    let origin_loc = origin.and_then(|o| symbolize(o.pc));
+    let at = |loc: &Option<(String, u32)>| loc.as_ref().map(|(f, l)| format!(" at {f}:{l}")).unwrap_or_default();
+    let mut message = format!("{}: {}", site.api, e.message);
+    if let Some(o) = origin {
+        message.push_str(&format!(" [failing op created by {}{}]", o.api, at(&origin_loc)));
+    }
+    message.push_str(&at(&call));
+    let info = LAST.with(|last| {
+        let mut l = last.borrow_mut();
+        *l = LastError {
+            status,
+            message: cstring(&message),
+            function: cstring(site.api),
+            call_pc: site.pc,
+            call_file: call.as_ref().map(|(f, _)| cstring(f)),
+            call_line: call.as_ref().map_or(0, |(_, n)| *n as i32),
+            origin_function: origin.map(|o| cstring(o.api)),
+            origin_pc: origin.map_or(0, |o| o.pc),
+            origin_file: origin_loc.as_ref().map(|(f, _)| cstring(f)),
+            origin_line: origin_loc.as_ref().map_or(0, |(_, n)| *n as i32),
+        };
+        fill_info(&l)
+    });
+    let handlers: Vec<Handler> = HANDLERS.lock().clone();
+    for h in handlers.iter().rev() {
+        if (h.f)(status, &info, h.user) != 0 {
+            break;
+        }
+    }
+    status
+}
+
+fn fill_info(l: &LastError) -> sl_error_info {
+    sl_error_info {
+        status: l.status,
+        message: l.message.as_ptr(),
+        function: l.function.as_ptr(),
+        call_pc: l.call_pc,
+        call_file: opt_ptr(&l.call_file),
+        call_line: l.call_line,
+        origin_function: opt_ptr(&l.origin_function),
+        origin_pc: l.origin_pc,
+        origin_file: opt_ptr(&l.origin_file),
+        origin_line: l.origin_line,
+    }
+}
+
+/// This thread's last error (status `SL_OK` and empty strings if there was none).
+pub fn last_error() -> sl_error_info {
+    LAST.with(|l| fill_info(&l.borrow()))
+}
+
+/// Runs an exported function's body: panics become `SL_ERR_INTERNAL`, errors are
+/// recorded and reported, and nothing unwinds into the caller.
+pub fn run(site: CallSite, body: impl FnOnce(CallSite) -> Result<()>) -> sl_status {
+    match catch_unwind(AssertUnwindSafe(|| body(site))) {
+        Ok(Ok(())) => SL_OK,
+        Ok(Err(e)) => report(site, e),
+        Err(panic) => {
+            let e = Error::new(ErrorKind::Internal, format!("internal error (please report): {}", panic_message(&panic)));
+            report(site, e)
+        }
+    }
+}
+
+/// Wraps an exported function body: `boundary!("sl_name", |site| { ... })`.
+macro_rules! boundary {
+    ($name:literal, |$site:ident| $body:expr) => {{
+        let site = $crate::ir::CallSite { pc: $crate::api::site::caller_pc(), api: $name };
+        $crate::api::error::run(site, |$site: $crate::ir::CallSite| -> $crate::ir::Result<()> { $body })
+    }};
+}
+pub(crate) use boundary;

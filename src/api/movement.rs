@@ -1,0 +1,173 @@
+//! Data movement: views (zero-copy where the source is computed, otherwise folded into
+//! the consuming kernel), concatenation, gather and scatter.
+
+use super::error::boundary;
+use super::types::*;
+use super::{boundary as parse_boundary, graph, node, nodes, out_slot, parse_dim, parse_shape, put, runtime, scatter_mode, slice};
+use crate::front::Graph;
+use crate::ir::{Node, Result, bail};
+use std::sync::Arc;
+
+/// Runs `f` on the node of `a` and stores the resulting array in `out`.
+fn with_one(site: crate::ir::CallSite, a: sl_array, out: *mut sl_array, f: impl FnOnce(&Graph, &Arc<Node>) -> Result<Arc<Node>>) -> Result<()> {
+    let out = out_slot(out)?;
+    let rt = runtime()?;
+    let a = node(&rt, a)?;
+    let n = f(&graph(&rt, site), &a)?;
+    put(&rt, out, n);
+    Ok(())
+}
+
+/// Per-dimension values of an array of rank `rank`.
+fn per_dim<'a>(p: *const i64, rank: usize, what: &str) -> Result<&'a [i64]> {
+    slice(p, rank as i32, what)
+}
+
+/// The same elements (column-major order) with shape `dims[0..rank]`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_reshape(a: sl_array, rank: i32, dims: *const i64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_reshape", |site| {
+        let s = parse_shape(rank, dims)?;
+        with_one(site, a, out, |g, a| g.reshape(a, s))
+    })
+}
+
+/// Dimension `d` of the result is dimension `perm[d]` of `a` (`rank` entries).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_permute(a: sl_array, perm: *const i32, rank: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_permute", |site| {
+        let p = slice(perm, rank, "perm")?;
+        if p.iter().any(|&d| d < 0) {
+            bail!(InvalidArgument, "perm {p:?} has a negative entry");
+        }
+        let p: Vec<usize> = p.iter().map(|&d| d as usize).collect();
+        with_one(site, a, out, |g, a| g.permute(a, &p))
+    })
+}
+
+/// Swaps the first two dimensions (a vector of length n becomes 1 x n).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_transpose(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_transpose", |site| with_one(site, a, out, |g, a| g.transpose(a)))
+}
+
+/// Elements `start[d] + i * stride[d]` for `i < count[d]` in each dimension (a negative
+/// stride walks backwards). Each array has one entry per dimension of `a`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_section(a: sl_array, start: *const i64, count: *const i64, stride: *const i64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_section", |site| {
+        with_one(site, a, out, |g, a| {
+            let r = a.shape.rank();
+            g.section(a, per_dim(start, r, "start")?, per_dim(count, r, "count")?, per_dim(stride, r, "stride")?)
+        })
+    })
+}
+
+/// The slice at `index` of dimension `dim`, with that dimension removed.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_project(a: sl_array, dim: i32, index: i64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_project", |site| {
+        let d = parse_dim(dim, "sl_project")?;
+        with_one(site, a, out, |g, a| g.project(a, d, index))
+    })
+}
+
+/// `out[.., i, ..] = a[.., i - offset, ..]` along `dim`; positions that fall outside
+/// take `fill` (`SL_BOUNDARY_FILL`) or the nearest edge (`SL_BOUNDARY_CLAMP`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_shift(a: sl_array, dim: i32, offset: i64, boundary: sl_boundary, fill: f64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_shift", |site| {
+        let d = parse_dim(dim, "sl_shift")?;
+        let b = parse_boundary(boundary)?;
+        with_one(site, a, out, |g, a| g.shift(a, d, offset, b, fill))
+    })
+}
+
+/// Cyclic shift: `out[.., i, ..] = a[.., (i - offset) mod n, ..]` along `dim`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_rotate(a: sl_array, dim: i32, offset: i64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_rotate", |site| {
+        let d = parse_dim(dim, "sl_rotate")?;
+        with_one(site, a, out, |g, a| g.shift(a, d, offset, crate::ir::Boundary::Wrap, 0.0))
+    })
+}
+
+/// `a` with `lo[d]` elements added before and `hi[d]` after each dimension, filled by
+/// the boundary rule (constant `fill`, edge clamp, or wrap-around).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_pad(a: sl_array, lo: *const i64, hi: *const i64, boundary: sl_boundary, fill: f64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_pad", |site| {
+        let b = parse_boundary(boundary)?;
+        with_one(site, a, out, |g, a| {
+            let r = a.shape.rank();
+            g.pad(a, per_dim(lo, r, "lo")?, per_dim(hi, r, "hi")?, b, fill)
+        })
+    })
+}
+
+/// `a` repeated `reps[d]` times along each dimension (`n` entries; more than the rank
+/// adds dimensions).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_tile(a: sl_array, reps: *const i64, n: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_tile", |site| {
+        let reps = slice(reps, n, "reps")?;
+        with_one(site, a, out, |g, a| g.tile(a, reps))
+    })
+}
+
+/// `a` stretched to shape `dims[0..rank]` (its size-1 and missing trailing dimensions).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_broadcast_to(a: sl_array, rank: i32, dims: *const i64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_broadcast_to", |site| {
+        let s = parse_shape(rank, dims)?;
+        with_one(site, a, out, |g, a| g.broadcast_to(a, s))
+    })
+}
+
+/// The `n` arrays joined along `dim` (other dimensions must match).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_concat(arrays: *const sl_array, n: i32, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_concat", |site| {
+        let out = out_slot(out)?;
+        let d = parse_dim(dim, "sl_concat")?;
+        let rt = runtime()?;
+        let parts = nodes(&rt, arrays, n)?;
+        let c = graph(&rt, site).concat(&parts, d)?;
+        put(&rt, out, c);
+        Ok(())
+    })
+}
+
+/// `out[i] = src[index[0][i], ..., index[r-1][i]]` with one integer index array per
+/// dimension of `src` (`n` = rank of `src`; they broadcast together). Out-of-range
+/// indices are clamped to the edge.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_gather(src: sl_array, indices: *const sl_array, n: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_gather", |site| {
+        let out = out_slot(out)?;
+        let rt = runtime()?;
+        let src = node(&rt, src)?;
+        let idx = nodes(&rt, indices, n)?;
+        let g = graph(&rt, site).gather(&src, &idx)?;
+        put(&rt, out, g);
+        Ok(())
+    })
+}
+
+/// A copy of `dst` with `values[i]` written at `(index[0][i], ..., index[r-1][i])`,
+/// combined by `mode`; elements not written keep their value, and positions with an
+/// out-of-range index are dropped. With `SL_SCATTER_REPLACE` the value from the highest
+/// source position (column-major) wins.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_scatter(dst: sl_array, indices: *const sl_array, n: i32, values: sl_array, mode: sl_scatter_mode, out: *mut sl_array) -> sl_status {
+    boundary!("sl_scatter", |site| {
+        let out = out_slot(out)?;
+        let m = scatter_mode(mode)?;
+        let rt = runtime()?;
+        let (dst, values) = (node(&rt, dst)?, node(&rt, values)?);
+        let idx = nodes(&rt, indices, n)?;
+        let s = graph(&rt, site).scatter(&dst, &idx, &values, m)?;
+        put(&rt, out, s);
+        Ok(())
+    })
+}

@@ -1,0 +1,139 @@
+//! Reductions, scans and linear algebra.
+
+use super::error::boundary;
+use super::types::*;
+use super::{graph, node, out_slot, put, reduce_op, runtime};
+use crate::ir::{CallSite, ReduceOp, Result, ScanOp, bail};
+
+/// `SL_ALL_DIMS` (-1) or a dimension.
+fn axis(dim: i32) -> Result<Option<usize>> {
+    match dim {
+        SL_ALL_DIMS => Ok(None),
+        d if (0..SL_MAX_RANK).contains(&d) => Ok(Some(d as usize)),
+        d => bail!(InvalidArgument, "dimension {d} is out of range (use SL_ALL_DIMS to reduce everything)"),
+    }
+}
+
+fn reduce(site: CallSite, op: ReduceOp, a: sl_array, dim: i32, out: *mut sl_array) -> Result<()> {
+    let out = out_slot(out)?;
+    let rt = runtime()?;
+    let a = node(&rt, a)?;
+    let n = graph(&rt, site).reduce(op, &a, axis(dim)?)?;
+    put(&rt, out, n);
+    Ok(())
+}
+
+fn scan(site: CallSite, op: ScanOp, a: sl_array, dim: i32, out: *mut sl_array) -> Result<()> {
+    let out = out_slot(out)?;
+    let rt = runtime()?;
+    let a = node(&rt, a)?;
+    let Some(d) = axis(dim)? else { bail!(InvalidArgument, "a scan needs a dimension, not SL_ALL_DIMS") };
+    let n = graph(&rt, site).scan(op, &a, d)?;
+    put(&rt, out, n);
+    Ok(())
+}
+
+/// Reduces `a` along dimension `dim` (kept with size 1), or over every element to a
+/// rank-0 array when `dim` is `SL_ALL_DIMS`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_reduce(op: sl_reduce_op, a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_reduce", |site| reduce(site, reduce_op(op)?, a, dim, out))
+}
+
+/// The sum along `dim` (or of everything with `SL_ALL_DIMS`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_sum(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_sum", |site| reduce(site, ReduceOp::Sum, a, dim, out))
+}
+
+/// The product along `dim` (or of everything with `SL_ALL_DIMS`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_prod(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_prod", |site| reduce(site, ReduceOp::Prod, a, dim, out))
+}
+
+/// The smallest element along `dim` (or of everything with `SL_ALL_DIMS`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_minval(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_minval", |site| reduce(site, ReduceOp::Min, a, dim, out))
+}
+
+/// The largest element along `dim` (or of everything with `SL_ALL_DIMS`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_maxval(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_maxval", |site| reduce(site, ReduceOp::Max, a, dim, out))
+}
+
+/// The mean along `dim` (or of everything with `SL_ALL_DIMS`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_mean(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_mean", |site| reduce(site, ReduceOp::Mean, a, dim, out))
+}
+
+/// The whether any element is nonzero along `dim` (or of everything with `SL_ALL_DIMS`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_any(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_any", |site| reduce(site, ReduceOp::Any, a, dim, out))
+}
+
+/// The whether every element is nonzero along `dim` (or of everything with `SL_ALL_DIMS`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_all(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_all", |site| reduce(site, ReduceOp::All, a, dim, out))
+}
+
+/// The number of nonzero elements along `dim` (or of everything with `SL_ALL_DIMS`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_count(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_count", |site| reduce(site, ReduceOp::Count, a, dim, out))
+}
+
+/// The index of the first smallest element along `dim` (or of everything with `SL_ALL_DIMS`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_argmin(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_argmin", |site| reduce(site, ReduceOp::ArgMin, a, dim, out))
+}
+
+/// The index of the first largest element along `dim` (or of everything with `SL_ALL_DIMS`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_argmax(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_argmax", |site| reduce(site, ReduceOp::ArgMax, a, dim, out))
+}
+
+/// Inclusive cumulative sum along `dim` (integers accumulate in i64).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_cumsum(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_cumsum", |site| scan(site, ScanOp::Sum, a, dim, out))
+}
+
+/// Inclusive cumulative product along `dim`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_cumprod(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_cumprod", |site| scan(site, ScanOp::Prod, a, dim, out))
+}
+
+/// Matrix product of `a` (m x k) and `b` (k x n, or a vector of length k); f32 or f64.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_matmul(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_matmul", |site| {
+        let out = out_slot(out)?;
+        let rt = runtime()?;
+        let (a, b) = (node(&rt, a)?, node(&rt, b)?);
+        let n = graph(&rt, site).matmul(&a, &b)?;
+        put(&rt, out, n);
+        Ok(())
+    })
+}
+
+/// Sum of the element-wise products of two arrays of the same shape (rank 0 result).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_dot(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_dot", |site| {
+        let out = out_slot(out)?;
+        let rt = runtime()?;
+        let (a, b) = (node(&rt, a)?, node(&rt, b)?);
+        let n = graph(&rt, site).dot(&a, &b)?;
+        put(&rt, out, n);
+        Ok(())
+    })
+}

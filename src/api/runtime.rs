@@ -1,0 +1,121 @@
+//! Version, start-up and shutdown, settings, errors and handlers.
+
+use std::ffi::c_void;
+use std::os::raw::c_char;
+
+use super::error::{self, boundary};
+use super::types::*;
+use crate::config::Config;
+use crate::front::runtime;
+use crate::ir::bail;
+
+pub const SL_VERSION_MAJOR: i32 = 0;
+pub const SL_VERSION_MINOR: i32 = 1;
+pub const SL_VERSION_PATCH: i32 = 0;
+
+/// The library's version (compare with the `SL_VERSION_*` macros the application was
+/// compiled against). Any pointer may be NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_version(major: *mut i32, minor: *mut i32, patch: *mut i32) -> sl_status {
+    boundary!("sl_version", |_site| {
+        for (p, v) in [(major, SL_VERSION_MAJOR), (minor, SL_VERSION_MINOR), (patch, SL_VERSION_PATCH)] {
+            if !p.is_null() {
+                // SAFETY: non-null pointer to an int supplied by the caller.
+                unsafe { *p = v };
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Fills `config` with "use the defaults" (environment variables still apply).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_config_default(config: *mut sl_config) -> sl_status {
+    boundary!("sl_config_default", |_site| {
+        if config.is_null() {
+            bail!(InvalidArgument, "config is NULL");
+        }
+        // SAFETY: non-null pointer to a config struct.
+        unsafe { *config = sl_config { threads: 0, memory_limit: 0, fusion: -1, queue_limit: 0 } };
+        Ok(())
+    })
+}
+
+/// Starts the runtime. Optional: the first call of any other function starts it with
+/// the defaults. `config` may be NULL. Fails with `SL_ERR_INVALID_STATE` if it is running.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_init(config: *const sl_config) -> sl_status {
+    boundary!("sl_init", |_site| {
+        let mut c = Config::from_env()?;
+        // SAFETY: the caller passes NULL or a pointer to a config struct.
+        if let Some(cfg) = unsafe { config.as_ref() } {
+            if cfg.threads > 0 {
+                c.threads = cfg.threads as usize;
+            }
+            if cfg.memory_limit > 0 {
+                c.memory_limit = cfg.memory_limit as usize;
+            }
+            match cfg.fusion {
+                0 => c.fusion = false,
+                1 => c.fusion = true,
+                f if f < 0 => {}
+                f => bail!(InvalidArgument, "fusion must be 0, 1 or negative (default), not {f}"),
+            }
+            if cfg.queue_limit > 0 {
+                c.queue_limit = cfg.queue_limit as usize;
+            }
+        }
+        runtime::init(c)
+    })
+}
+
+/// Waits for all work, releases every handle and stops the runtime's threads. Handles
+/// from before are invalid afterwards; the next call starts a new runtime.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_shutdown() -> sl_status {
+    boundary!("sl_shutdown", |_site| {
+        runtime::shutdown();
+        Ok(())
+    })
+}
+
+/// Details of this thread's last failed call.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_last_error(info: *mut sl_error_info) -> sl_status {
+    if info.is_null() {
+        return SL_ERR_INVALID_ARGUMENT;
+    }
+    // SAFETY: non-null pointer to an info struct. Not through `boundary!`, so that
+    // reading the last error does not replace it.
+    unsafe { *info = error::last_error() };
+    SL_OK
+}
+
+/// The name of a status code, e.g. "SL_ERR_SHAPE_MISMATCH" (a static string).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_status_name(status: sl_status, name: *mut *const c_char) -> sl_status {
+    boundary!("sl_status_name", |_site| {
+        if name.is_null() {
+            bail!(InvalidArgument, "name is NULL");
+        }
+        // SAFETY: non-null pointer to a string pointer.
+        unsafe { *name = error::status_name(status).as_ptr() };
+        Ok(())
+    })
+}
+
+/// Adds an error handler; it runs (newest first) for every failing call on any thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_push_error_handler(handler: sl_error_handler, user: *mut c_void) -> sl_status {
+    boundary!("sl_push_error_handler", |_site| {
+        let Some(f) = handler else { bail!(InvalidArgument, "handler is NULL") };
+        error::push_handler(f, user);
+        Ok(())
+    })
+}
+
+/// Removes the newest error handler.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_pop_error_handler() -> sl_status {
+    boundary!("sl_pop_error_handler", |_site| error::pop_handler())
+}

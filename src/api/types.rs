@@ -1,0 +1,191 @@
+//! Plain-data types and constants of the C ABI.
+
+#![allow(non_camel_case_types)]
+
+use std::os::raw::{c_char, c_void};
+
+/// Status of every call: `SL_OK` or an error code (details in `sl_last_error`).
+pub type sl_status = i32;
+pub const SL_OK: sl_status = 0;
+/// A null, released (stale) or forged handle.
+pub const SL_ERR_INVALID_HANDLE: sl_status = 1;
+/// A bad argument: a null pointer, a negative size, an out-of-range dimension, ...
+pub const SL_ERR_INVALID_ARGUMENT: sl_status = 2;
+pub const SL_ERR_SHAPE_MISMATCH: sl_status = 3;
+pub const SL_ERR_DTYPE_MISMATCH: sl_status = 4;
+pub const SL_ERR_OUT_OF_MEMORY: sl_status = 5;
+pub const SL_ERR_NOT_SUPPORTED: sl_status = 6;
+/// The array depends on deferred work that failed; the message names the failure and
+/// the call that created the failing op.
+pub const SL_ERR_POISONED: sl_status = 7;
+/// A call in a state that does not allow it (e.g. `sl_scope_end` without a scope).
+pub const SL_ERR_INVALID_STATE: sl_status = 8;
+/// A bug in Sluice (a caught panic); the runtime stays usable.
+pub const SL_ERR_INTERNAL: sl_status = 9;
+
+/// An opaque array handle; 0 is the null handle.
+pub type sl_array = u64;
+
+/// Element types.
+pub type sl_dtype = i32;
+pub const SL_F32: sl_dtype = 0;
+pub const SL_F64: sl_dtype = 1;
+pub const SL_I32: sl_dtype = 2;
+pub const SL_I64: sl_dtype = 3;
+pub const SL_U8: sl_dtype = 4;
+/// One byte per element, 0 or 1.
+pub const SL_BOOL: sl_dtype = 5;
+
+/// Element order of application buffers. Sluice stores arrays column-major.
+pub type sl_layout = i32;
+pub const SL_COL_MAJOR: sl_layout = 0;
+pub const SL_ROW_MAJOR: sl_layout = 1;
+
+/// Pass as `dim` to a reduction to reduce over every element.
+pub const SL_ALL_DIMS: i32 = -1;
+/// The largest rank of an array.
+pub const SL_MAX_RANK: i32 = 8;
+
+/// Unary element-wise operations (`sl_unary`).
+pub type sl_unary_op = i32;
+pub const SL_NEG: sl_unary_op = 0;
+pub const SL_ABS: sl_unary_op = 1;
+pub const SL_SIGN: sl_unary_op = 2;
+pub const SL_SQRT: sl_unary_op = 3;
+pub const SL_RSQRT: sl_unary_op = 4;
+pub const SL_CBRT: sl_unary_op = 5;
+pub const SL_RCP: sl_unary_op = 6;
+pub const SL_EXP: sl_unary_op = 7;
+pub const SL_EXP2: sl_unary_op = 8;
+pub const SL_EXPM1: sl_unary_op = 9;
+pub const SL_LOG: sl_unary_op = 10;
+pub const SL_LOG2: sl_unary_op = 11;
+pub const SL_LOG10: sl_unary_op = 12;
+pub const SL_LOG1P: sl_unary_op = 13;
+pub const SL_SIN: sl_unary_op = 14;
+pub const SL_COS: sl_unary_op = 15;
+pub const SL_TAN: sl_unary_op = 16;
+pub const SL_ASIN: sl_unary_op = 17;
+pub const SL_ACOS: sl_unary_op = 18;
+pub const SL_ATAN: sl_unary_op = 19;
+pub const SL_SINH: sl_unary_op = 20;
+pub const SL_COSH: sl_unary_op = 21;
+pub const SL_TANH: sl_unary_op = 22;
+pub const SL_ASINH: sl_unary_op = 23;
+pub const SL_ACOSH: sl_unary_op = 24;
+pub const SL_ATANH: sl_unary_op = 25;
+pub const SL_ERF: sl_unary_op = 26;
+pub const SL_FLOOR: sl_unary_op = 27;
+pub const SL_CEIL: sl_unary_op = 28;
+/// Rounds halfway cases away from zero (C `round`).
+pub const SL_ROUND: sl_unary_op = 29;
+pub const SL_TRUNC: sl_unary_op = 30;
+pub const SL_ISNAN: sl_unary_op = 31;
+pub const SL_ISINF: sl_unary_op = 32;
+/// Logical not of bool, bitwise not of integers.
+pub const SL_NOT: sl_unary_op = 33;
+
+/// Binary element-wise operations (`sl_binary`).
+pub type sl_binary_op = i32;
+pub const SL_ADD: sl_binary_op = 0;
+pub const SL_SUB: sl_binary_op = 1;
+pub const SL_MUL: sl_binary_op = 2;
+/// Integer division truncates; x / 0 is 0 for integers.
+pub const SL_DIV: sl_binary_op = 3;
+/// Remainder with the sign of the dividend (C `fmod`, `%`); x % 0 is 0 for integers.
+pub const SL_REM: sl_binary_op = 4;
+pub const SL_POW: sl_binary_op = 5;
+pub const SL_ATAN2: sl_binary_op = 6;
+pub const SL_HYPOT: sl_binary_op = 7;
+/// Minimum; NaN if either operand is NaN.
+pub const SL_MIN: sl_binary_op = 8;
+/// Maximum; NaN if either operand is NaN.
+pub const SL_MAX: sl_binary_op = 9;
+pub const SL_EQ: sl_binary_op = 10;
+pub const SL_NE: sl_binary_op = 11;
+pub const SL_LT: sl_binary_op = 12;
+pub const SL_LE: sl_binary_op = 13;
+pub const SL_GT: sl_binary_op = 14;
+pub const SL_GE: sl_binary_op = 15;
+/// Logical on bool, bitwise on integers.
+pub const SL_AND: sl_binary_op = 16;
+pub const SL_OR: sl_binary_op = 17;
+pub const SL_XOR: sl_binary_op = 18;
+
+/// Reductions (`sl_reduce`).
+pub type sl_reduce_op = i32;
+/// Integer sums and products accumulate in i64; float ones in f64, returned in the input type.
+pub const SL_SUM: sl_reduce_op = 0;
+pub const SL_PROD: sl_reduce_op = 1;
+/// Smallest element; NaN if any element is NaN.
+pub const SL_MINVAL: sl_reduce_op = 2;
+pub const SL_MAXVAL: sl_reduce_op = 3;
+/// f32 for f32 input, f64 otherwise.
+pub const SL_MEAN: sl_reduce_op = 4;
+pub const SL_ANY: sl_reduce_op = 5;
+pub const SL_ALL: sl_reduce_op = 6;
+/// Number of nonzero elements (i64).
+pub const SL_COUNT: sl_reduce_op = 7;
+/// Index (i64) of the first smallest element along the dimension (column-major linear
+/// index when reducing everything); a NaN counts as smallest.
+pub const SL_ARGMIN: sl_reduce_op = 8;
+pub const SL_ARGMAX: sl_reduce_op = 9;
+
+/// What views yield outside their source (`sl_shift`, `sl_pad`).
+pub type sl_boundary = i32;
+/// A fill value.
+pub const SL_BOUNDARY_FILL: sl_boundary = 0;
+/// The nearest edge element.
+pub const SL_BOUNDARY_CLAMP: sl_boundary = 1;
+/// Cyclic.
+pub const SL_BOUNDARY_WRAP: sl_boundary = 2;
+
+/// How `sl_scatter` combines values that land on the same element.
+pub type sl_scatter_mode = i32;
+/// The value from the highest source position (column-major) wins.
+pub const SL_SCATTER_REPLACE: sl_scatter_mode = 0;
+pub const SL_SCATTER_ADD: sl_scatter_mode = 1;
+pub const SL_SCATTER_MIN: sl_scatter_mode = 2;
+pub const SL_SCATTER_MAX: sl_scatter_mode = 3;
+
+/// Details of the last failed call on this thread. Strings stay valid until the next
+/// failing call on the same thread.
+#[repr(C)]
+pub struct sl_error_info {
+    pub status: sl_status,
+    /// What went wrong.
+    pub message: *const c_char,
+    /// The Sluice function that failed, e.g. "sl_add".
+    pub function: *const c_char,
+    /// The application's return address of that call (0 if unknown).
+    pub call_pc: usize,
+    /// Source file and line of that call when the application has debug information,
+    /// else NULL and 0.
+    pub call_file: *const c_char,
+    pub call_line: i32,
+    /// For `SL_ERR_POISONED` and deferred failures: the function that created the op
+    /// whose computation failed, with its call site; otherwise NULL / 0.
+    pub origin_function: *const c_char,
+    pub origin_pc: usize,
+    pub origin_file: *const c_char,
+    pub origin_line: i32,
+}
+
+/// Called for every failing call, newest handler first, before the call returns its
+/// status. Return nonzero to stop older handlers from being called. A handler must
+/// return (it may also end the process); it must not unwind or longjmp across Sluice.
+pub type sl_error_handler = Option<extern "C" fn(status: sl_status, info: *const sl_error_info, user: *mut c_void) -> i32>;
+
+/// Settings for `sl_init`; start from `sl_config_default`. Zero or negative fields mean
+/// "the default" (which environment variables may set).
+#[repr(C)]
+pub struct sl_config {
+    /// CPU worker threads (`SLUICE_THREADS`; default: all cores).
+    pub threads: i32,
+    /// Most bytes of array memory in use (`SLUICE_MEMORY_LIMIT`; default: no limit).
+    pub memory_limit: u64,
+    /// 1: fuse ops into kernels (default); 0: evaluate op by op (`SLUICE_FUSION`).
+    pub fusion: i32,
+    /// Queued ops before the queue flushes by itself (`SLUICE_QUEUE_LIMIT`).
+    pub queue_limit: i32,
+}

@@ -1,0 +1,392 @@
+//! Where each lane of a chunk reads from. A kernel's domain is processed in row
+//! segments (runs along dimension 0 at fixed outer coordinates); along such a run every
+//! view step is piecewise affine, so an access is a short list of pieces, each a
+//! constant, a contiguous run or a strided run. Purely affine access paths are composed
+//! once, when the kernel is lowered.
+
+use crate::ir::{Boundary, Layout, MAX_RANK, Map, MapStep, Shape, ViewStep};
+
+/// `base + step * lane`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Lin {
+    pub base: i64,
+    pub step: i64,
+}
+
+impl Lin {
+    const fn constant(v: i64) -> Lin {
+        Lin { base: v, step: 0 }
+    }
+
+    fn at(self, lane: i64) -> Lin {
+        Lin { base: self.base + self.step * lane, step: self.step }
+    }
+
+    fn scale(self, k: i64) -> Lin {
+        Lin { base: self.base * k, step: self.step * k }
+    }
+
+    fn add(self, o: Lin) -> Lin {
+        Lin { base: self.base + o.base, step: self.step + o.step }
+    }
+}
+
+/// An affine function of the domain coordinates: `offset + sum(coef[d] * c[d])`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct AffineForm {
+    pub offset: i64,
+    pub coef: [i64; MAX_RANK],
+}
+
+impl AffineForm {
+    /// Value along a row segment that starts at `start` (dimension 0 advances per lane).
+    pub fn along_row(&self, start: &[i64; MAX_RANK]) -> Lin {
+        let base = self.offset + (0..MAX_RANK).map(|d| self.coef[d] * start[d]).sum::<i64>();
+        Lin { base, step: self.coef[0] }
+    }
+
+    pub fn is_constant(&self) -> bool {
+        self.coef.iter().all(|&c| c == 0)
+    }
+}
+
+/// Source coordinates as affine functions of domain coordinates.
+#[derive(Clone)]
+pub struct AffineMap {
+    coords: [AffineForm; MAX_RANK],
+}
+
+impl AffineMap {
+    fn identity() -> AffineMap {
+        let mut coords = [AffineForm { offset: 0, coef: [0; MAX_RANK] }; MAX_RANK];
+        for (d, c) in coords.iter_mut().enumerate() {
+            c.coef[d] = 1;
+        }
+        AffineMap { coords }
+    }
+
+    /// The composition of `map`'s steps, or `None` if a step is not affine.
+    pub fn compose(map: &Map) -> Option<AffineMap> {
+        let mut m = AffineMap::identity();
+        for s in &map.steps {
+            m = m.then(s)?;
+        }
+        Some(m)
+    }
+
+    fn then(&self, s: &MapStep) -> Option<AffineMap> {
+        let zero = AffineForm { offset: 0, coef: [0; MAX_RANK] };
+        let mut next = [zero; MAX_RANK];
+        match &s.step {
+            ViewStep::Permute { perm } => {
+                for d in 0..s.out.rank() {
+                    next[perm[d] as usize] = self.coords[d];
+                }
+            }
+            ViewStep::Section { start, step } => {
+                for d in 0..s.src.rank() {
+                    let c = &self.coords[d];
+                    let mut f = AffineForm { offset: start[d] + step[d] * c.offset, coef: [0; MAX_RANK] };
+                    for e in 0..MAX_RANK {
+                        f.coef[e] = step[d] * c.coef[e];
+                    }
+                    next[d] = f;
+                }
+            }
+            ViewStep::Project { dim, index } => {
+                let dim = *dim as usize;
+                for d in 0..s.src.rank() {
+                    next[d] = match d.cmp(&dim) {
+                        std::cmp::Ordering::Less => self.coords[d],
+                        std::cmp::Ordering::Equal => AffineForm { offset: *index, coef: [0; MAX_RANK] },
+                        std::cmp::Ordering::Greater => self.coords[d - 1],
+                    };
+                }
+            }
+            ViewStep::Broadcast => {
+                for d in 0..s.src.rank() {
+                    next[d] = if s.src.dim(d) == 1 { zero } else { self.coords[d] };
+                }
+            }
+            ViewStep::Reshape | ViewStep::Offset { .. } => return None,
+        }
+        Some(AffineMap { coords: next })
+    }
+
+    pub fn coord(&self, d: usize) -> AffineForm {
+        self.coords[d]
+    }
+
+    /// Element offset in storage with `layout`, for a source of rank `rank`.
+    pub fn address(&self, layout: &Layout, rank: usize) -> AffineForm {
+        let mut f = AffineForm { offset: layout.offset, coef: [0; MAX_RANK] };
+        for d in 0..rank {
+            let c = &self.coords[d];
+            f.offset += layout.strides[d] * c.offset;
+            for e in 0..MAX_RANK {
+                f.coef[e] += layout.strides[d] * c.coef[e];
+            }
+        }
+        f
+    }
+}
+
+/// Lanes `[lane, lane + len)` of a row segment, all mapping to coordinates `coord` (each
+/// affine in the lane) and all inside or all outside the fill boundaries.
+#[derive(Copy, Clone, Debug)]
+pub struct Piece {
+    pub lane: usize,
+    pub len: usize,
+    pub coord: [Lin; MAX_RANK],
+    pub valid: bool,
+}
+
+impl Piece {
+    /// Storage offset of the piece's first lane and its step per lane.
+    pub fn address(&self, layout: &Layout, rank: usize) -> Lin {
+        let mut a = Lin::constant(layout.offset);
+        for d in 0..rank {
+            a = a.add(self.coord[d].scale(layout.strides[d]));
+        }
+        a
+    }
+
+    /// The sub-piece `[from, from + len)` relative to this piece's start.
+    fn sub(&self, from: usize, len: usize) -> Piece {
+        let mut p = *self;
+        p.lane += from;
+        p.len = len;
+        for c in p.coord.iter_mut() {
+            *c = c.at(from as i64);
+        }
+        p
+    }
+}
+
+/// Pieces of the row segment starting at domain coordinate `start` with `len` lanes,
+/// pushed through every step of `map`. `scratch` is reused between calls.
+pub fn walk(map: &Map, start: &[i64; MAX_RANK], len: usize, out: &mut Vec<Piece>, scratch: &mut Vec<Piece>) {
+    out.clear();
+    let mut coord = [Lin::constant(0); MAX_RANK];
+    for d in 0..MAX_RANK {
+        coord[d] = Lin { base: start[d], step: (d == 0) as i64 };
+    }
+    out.push(Piece { lane: 0, len, coord, valid: true });
+    for s in &map.steps {
+        scratch.clear();
+        for p in out.iter() {
+            apply(s, p, scratch);
+        }
+        std::mem::swap(out, scratch);
+    }
+}
+
+fn apply(s: &MapStep, p: &Piece, out: &mut Vec<Piece>) {
+    let mut q = *p;
+    match &s.step {
+        ViewStep::Permute { perm } => {
+            for d in 0..s.out.rank() {
+                q.coord[perm[d] as usize] = p.coord[d];
+            }
+            out.push(q);
+        }
+        ViewStep::Section { start, step } => {
+            for d in 0..s.src.rank() {
+                q.coord[d] = p.coord[d].scale(step[d]).add(Lin::constant(start[d]));
+            }
+            out.push(q);
+        }
+        ViewStep::Project { dim, index } => {
+            let dim = *dim as usize;
+            for d in 0..s.src.rank() {
+                q.coord[d] = match d.cmp(&dim) {
+                    std::cmp::Ordering::Less => p.coord[d],
+                    std::cmp::Ordering::Equal => Lin::constant(*index),
+                    std::cmp::Ordering::Greater => p.coord[d - 1],
+                };
+            }
+            out.push(q);
+        }
+        ViewStep::Broadcast => {
+            for d in 0..s.src.rank() {
+                if s.src.dim(d) == 1 {
+                    q.coord[d] = Lin::constant(0);
+                }
+            }
+            out.push(q);
+        }
+        ViewStep::Reshape => reshape(p, &s.out, &s.src, out),
+        ViewStep::Offset { offset, boundary } => {
+            for d in 0..s.src.rank() {
+                q.coord[d] = p.coord[d].add(Lin::constant(-offset[d]));
+            }
+            bound(q, 0, &s.src, *boundary, out);
+        }
+    }
+}
+
+/// Re-expresses the piece's column-major linear index in the source shape.
+fn reshape(p: &Piece, out_shape: &Shape, src: &Shape, out: &mut Vec<Piece>) {
+    let mut linear = Lin::constant(0);
+    let mut mult = 1i64;
+    for d in 0..out_shape.rank() {
+        linear = linear.add(p.coord[d].scale(mult));
+        mult *= out_shape.dim(d) as i64;
+    }
+    // The first source dimension longer than 1 is where consecutive lanes move.
+    let fast = (0..src.rank()).find(|&d| src.dim(d) > 1);
+    let mut lane = 0usize;
+    while lane < p.len {
+        let l = linear.base + linear.step * lane as i64;
+        let mut q = *p;
+        q.lane = p.lane + lane;
+        let mut rest = l;
+        for d in 0..src.rank() {
+            let n = src.dim(d).max(1) as i64;
+            q.coord[d] = Lin::constant(rest % n);
+            rest /= n;
+        }
+        q.coord[src.rank()..].fill(Lin::constant(0));
+        let run = match fast {
+            Some(f) if linear.step > 0 && linear.step < src.dim(f) as i64 => {
+                let n = src.dim(f) as i64;
+                let within = q.coord[f].base;
+                q.coord[f].step = linear.step;
+                (((n - 1 - within) / linear.step + 1) as usize).min(p.len - lane)
+            }
+            _ if linear.step == 0 => p.len - lane,
+            _ => 1,
+        };
+        q.len = run;
+        out.push(q);
+        lane += run;
+    }
+}
+
+/// Splits the piece where coordinate `d` (and then the later ones) leaves the source,
+/// resolving the outside parts by `boundary`.
+fn bound(p: Piece, d: usize, src: &Shape, boundary: Boundary, out: &mut Vec<Piece>) {
+    if d >= src.rank() {
+        out.push(p);
+        return;
+    }
+    let n = src.dim(d) as i64;
+    if n == 0 {
+        // Nothing to read: only a fill can produce values here.
+        let mut q = p;
+        q.coord[d] = Lin::constant(0);
+        q.valid &= boundary != Boundary::Fill;
+        return bound(q, d + 1, src, boundary, out);
+    }
+    let c = p.coord[d];
+    let mut lane = 0usize;
+    while lane < p.len {
+        let v = c.base + c.step * lane as i64;
+        // Period index of v and the number of lanes that stay in that period.
+        let k = v.div_euclid(n);
+        let run = if c.step > 0 {
+            (((k + 1) * n - 1 - v) / c.step + 1) as usize
+        } else if c.step < 0 {
+            ((v - k * n) / -c.step + 1) as usize
+        } else {
+            p.len - lane
+        };
+        let mut run = run.min(p.len - lane);
+        let mut q = p.sub(lane, run);
+        if k != 0 {
+            match boundary {
+                Boundary::Wrap => q.coord[d] = Lin { base: v - k * n, step: c.step },
+                Boundary::Clamp | Boundary::Fill => {
+                    // Every lane outside on the same side clamps to the same edge.
+                    let edge = if k < 0 { 0 } else { n - 1 };
+                    let side = k.signum();
+                    let mut more = run;
+                    while lane + more < p.len && (c.base + c.step * (lane + more) as i64).div_euclid(n).signum() == side {
+                        more += 1;
+                    }
+                    run = more;
+                    q = p.sub(lane, run);
+                    q.coord[d] = Lin::constant(edge);
+                    if boundary == Boundary::Fill {
+                        q.valid = false;
+                    }
+                }
+            }
+        }
+        bound(q, d + 1, src, boundary, out);
+        lane += run;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Checks `walk` against the per-element mapping for every lane of every row.
+    fn check(map: &Map, domain: &Shape, layout: &Layout, src: &Shape) {
+        let (mut pieces, mut scratch) = (Vec::new(), Vec::new());
+        let rows: usize = domain.dims()[1..].iter().product();
+        let d0 = domain.dim(0);
+        for r in 0..rows {
+            let outer = Shape::new(&domain.dims()[1..]).unravel(r);
+            let mut start = [0i64; MAX_RANK];
+            for d in 1..domain.rank() {
+                start[d] = outer[d - 1] as i64;
+            }
+            walk(map, &start, d0, &mut pieces, &mut scratch);
+            let mut covered = 0;
+            for p in &pieces {
+                assert_eq!(p.lane, covered, "pieces are in lane order");
+                covered += p.len;
+                let a = p.address(layout, src.rank());
+                for l in 0..p.len {
+                    let mut c = start;
+                    c[0] = (p.lane + l) as i64;
+                    let (sc, valid) = map.apply(&c);
+                    assert_eq!(valid, p.valid, "validity at {c:?}");
+                    let want = layout.offset_of(&sc, src.rank());
+                    assert_eq!(a.base + a.step * l as i64, want, "address at {c:?}");
+                }
+            }
+            assert_eq!(covered, d0);
+        }
+    }
+
+    fn step(step: ViewStep, out: &[usize], src: &[usize]) -> MapStep {
+        MapStep { step, out: Shape::new(out), src: Shape::new(src) }
+    }
+
+    #[test]
+    fn walks_match_elementwise_mapping() {
+        let mut off = [0i64; MAX_RANK];
+        off[0] = 3;
+        off[1] = -2;
+        let src = Shape::new(&[7, 5]);
+        let layout = Layout::dense(&src);
+        for boundary in [Boundary::Fill, Boundary::Clamp, Boundary::Wrap] {
+            let map = Map { steps: vec![step(ViewStep::Offset { offset: off, boundary }, &[11, 6], &[7, 5])] };
+            check(&map, &Shape::new(&[11, 6]), &layout, &src);
+        }
+        // tile: a wrap with offset 0 over a larger output
+        let map = Map { steps: vec![step(ViewStep::Offset { offset: [0; MAX_RANK], boundary: Boundary::Wrap }, &[23, 3], &[7, 1])] };
+        check(&map, &Shape::new(&[23, 3]), &Layout::dense(&Shape::new(&[7, 1])), &Shape::new(&[7, 1]));
+        // reshape after transpose, then reversed section
+        let mut perm = [0u8; MAX_RANK];
+        perm[0] = 1;
+        perm[1] = 0;
+        let mut start = [0i64; MAX_RANK];
+        let mut stride = [0i64; MAX_RANK];
+        start[0] = 20;
+        stride[0] = -2;
+        stride[1] = 2;
+        let map = Map {
+            steps: vec![
+                step(ViewStep::Reshape, &[5, 6], &[3, 10]),
+                step(ViewStep::Permute { perm }, &[3, 10], &[10, 3]),
+                step(ViewStep::Section { start, step: stride }, &[10, 3], &[21, 6]),
+            ],
+        };
+        let src = Shape::new(&[21, 6]);
+        check(&map, &Shape::new(&[5, 6]), &Layout::dense(&src), &src);
+    }
+}

@@ -1,0 +1,81 @@
+//! The CPU executor: fused kernels run as register programs over cache-sized chunks on a
+//! pool of worker threads; intrinsics call well-kept crates.
+
+mod access;
+mod elem;
+mod linalg;
+pub mod math;
+mod ops;
+mod program;
+mod reduce;
+mod scatter;
+mod threads;
+mod vm;
+
+use std::any::Any;
+use std::sync::Arc;
+
+use crate::exec::memory::HostPool;
+use crate::exec::{CompiledKernel, Executor, Work};
+use crate::ir::kernel::Kernel;
+use crate::ir::{DType, Layout, Result, Scalar, Shape, Value, bail};
+
+pub use program::CHUNK;
+
+impl CompiledKernel for program::Program {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+pub struct CpuExecutor {
+    workers: threads::Workers,
+    memory: Arc<HostPool>,
+}
+
+impl CpuExecutor {
+    pub fn new(threads: usize, memory: Arc<HostPool>) -> Result<CpuExecutor> {
+        Ok(CpuExecutor { workers: threads::Workers::new(threads)?, memory })
+    }
+}
+
+impl Executor for CpuExecutor {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn compile(&self, kernel: Arc<Kernel>) -> Result<Arc<dyn CompiledKernel>> {
+        Ok(Arc::new(program::lower(kernel)?))
+    }
+
+    fn alloc(&self, dtype: DType, shape: &Shape) -> Result<Value> {
+        let bytes = match shape.checked_numel().and_then(|n| n.checked_mul(dtype.size())) {
+            Some(b) => b,
+            None => bail!(OutOfMemory, "an array of shape {shape} and type {dtype} does not fit in memory"),
+        };
+        let buf = self.memory.alloc(bytes)?;
+        Ok(Value { storage: Arc::new(buf), layout: Layout::dense(shape) })
+    }
+
+    fn run(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<()> {
+        match work {
+            Work::Kernel { compiled, .. } => {
+                let Some(prog) = compiled.as_any().downcast_ref::<program::Program>() else {
+                    bail!(Internal, "kernel was compiled for another executor");
+                };
+                vm::run(prog, inputs, params, outputs, &self.workers)
+            }
+            Work::MatMul { dtype, m, k, n } => {
+                linalg::matmul(*dtype, *m, *k, *n, &inputs[0], &inputs[1], &outputs[0], &self.workers)
+            }
+            Work::Scatter { mode, dtype, dst_shape, values_shape } => scatter::scatter(
+                *mode,
+                *dtype,
+                (&inputs[0], dst_shape),
+                (&inputs[1], values_shape),
+                &inputs[2..],
+                &outputs[0],
+            ),
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! The CPU form of a kernel: instructions over chunk-sized registers, produced from the
+//! fused-kernel IR by `lower`.
+
+use std::sync::Arc;
+
+use super::access::{AffineForm, AffineMap};
+use crate::ir::kernel::{Inst, Kernel, KernelReduce, OutputKind};
+use crate::ir::{BinaryOp, DType, Map, MapStep, Result, ScanOp, Shape, UnaryOp, ViewStep, bail};
+
+/// Lanes per chunk: a register of f64 is 8 KiB, so a program's working set stays in L1/L2.
+pub const CHUNK: usize = 1024;
+
+/// Where an SSA value lives while a chunk runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// One value for the whole launch.
+    Uniform(u16),
+    /// A chunk-sized register.
+    Reg(u16),
+}
+
+/// How a load finds its element for each lane.
+#[derive(Clone, Debug)]
+pub enum Access {
+    /// Storage offset affine in the domain coordinates.
+    Affine(AffineForm),
+    /// Through the view steps of a kernel map, piece by piece.
+    Walk(u32),
+}
+
+#[derive(Clone, Debug)]
+pub enum VInst {
+    Load { dst: u16, input: u16, access: Access },
+    /// Coordinate along `dim` of the space a map reaches.
+    Coord { dst: u16, access: CoordAccess },
+    Valid { dst: u16, map: u32 },
+    Unary { op: UnaryOp, dtype: DType, dst: u16, a: Arg },
+    Binary { op: BinaryOp, dtype: DType, dst: u16, a: Arg, b: Arg },
+    Select { dtype: DType, dst: u16, cond: Arg, a: Arg, b: Arg },
+    Cast { from: DType, to: DType, dst: u16, a: Arg },
+    Gather { dst: u16, input: u16, indices: Vec<Arg> },
+}
+
+#[derive(Clone, Debug)]
+pub enum CoordAccess {
+    Affine(AffineForm),
+    Walk { map: u32, dim: u8 },
+}
+
+/// A value computed once per launch, before any chunk.
+#[derive(Clone, Debug)]
+pub enum UInst {
+    Param(u32),
+    Bits(u64),
+    /// The one element a constant-address load reads.
+    Load { input: u16, offset: i64 },
+    Unary { op: UnaryOp, dtype: DType, a: u16 },
+    Binary { op: BinaryOp, dtype: DType, a: u16, b: u16 },
+    Select { dtype: DType, cond: u16, a: u16, b: u16 },
+    Cast { from: DType, to: DType, a: u16 },
+}
+
+#[derive(Clone, Debug)]
+pub struct OutSpec {
+    pub value: Arg,
+    /// Type of the value folded or stored.
+    pub value_dtype: DType,
+    pub dtype: DType,
+    pub kind: OutKind,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OutKind {
+    Store,
+    Reduce(KernelReduce),
+    Scan { prod: bool },
+}
+
+pub struct Program {
+    pub kernel: Arc<Kernel>,
+    /// The iteration domain, collapsed to one dimension when every access allows it.
+    pub domain: Shape,
+    pub axis: Option<usize>,
+    pub uniforms: Vec<UInst>,
+    pub code: Vec<VInst>,
+    pub n_regs: usize,
+    pub outputs: Vec<OutSpec>,
+}
+
+impl Program {
+    pub fn maps(&self) -> &[Map] {
+        &self.kernel.maps
+    }
+}
+
+/// Whether a map reaches its target with the same column-major linear index it starts
+/// from (only reshapes, and broadcasts of single elements which read one address).
+fn linear_preserving(map: &Map) -> bool {
+    map.steps.iter().all(|s: &MapStep| matches!(s.step, ViewStep::Reshape))
+}
+
+/// Whether every access of the kernel depends only on the linear index of the domain
+/// point, so the domain can run as one long dimension.
+fn collapsible(k: &Kernel, affine: &[Option<AffineMap>]) -> bool {
+    if k.domain.rank() <= 1 || k.axis.is_some() && (k.has_reduction() || k.has_scan()) {
+        return k.domain.rank() <= 1;
+    }
+    let dense = k.domain.dense_strides();
+    let rank = k.domain.rank();
+    k.insts.iter().all(|inst| match inst {
+        Inst::Load { input, map } => {
+            let inp = &k.inputs[*input as usize];
+            match &affine[*map as usize] {
+                Some(a) => {
+                    let f = a.address(&inp.layout, inp.shape.rank());
+                    f.is_constant() || (0..rank).all(|d| k.domain.dim(d) == 1 || f.coef[d] == dense[d])
+                }
+                None => linear_preserving(&k.maps[*map as usize]) && inp.layout.is_dense(&inp.shape),
+            }
+        }
+        Inst::Coord { .. } => false,
+        Inst::Valid { map } => affine[*map as usize].is_some(),
+        _ => true,
+    })
+}
+
+/// Lowers a kernel to a CPU program: affine access paths are composed, launch-invariant
+/// values are hoisted out of the chunk loop, and registers are allocated by liveness
+/// (a destination never shares a register with an operand, so loops vectorise).
+pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
+    let k = &*kernel;
+    let affine: Vec<Option<AffineMap>> = k.maps.iter().map(AffineMap::compose).collect();
+    let collapse = collapsible(k, &affine);
+    let domain = if collapse { Shape::new(&[k.domain.numel()]) } else { k.domain };
+
+    // In a collapsed domain the linear index is the only coordinate.
+    let address = |input: u32, map: u32| -> Option<AffineForm> {
+        let inp = &k.inputs[input as usize];
+        let full = match &affine[map as usize] {
+            Some(a) => a.address(&inp.layout, inp.shape.rank()),
+            None if collapse => {
+                let mut f = AffineForm { offset: inp.layout.offset, coef: [0; crate::ir::MAX_RANK] };
+                f.coef[0] = 1;
+                return Some(f);
+            }
+            None => return None,
+        };
+        if collapse {
+            let mut f = AffineForm { offset: full.offset, coef: [0; crate::ir::MAX_RANK] };
+            f.coef[0] = if full.is_constant() { 0 } else { 1 };
+            Some(f)
+        } else {
+            Some(full)
+        }
+    };
+
+    let n = k.insts.len();
+    let mut uniform = vec![false; n];
+    for (i, inst) in k.insts.iter().enumerate() {
+        uniform[i] = match inst {
+            Inst::Param { .. } | Inst::Const(_) => true,
+            Inst::Load { input, map } => address(*input, *map).is_some_and(|f| f.is_constant()),
+            Inst::Valid { map } => affine[*map as usize].is_some(),
+            Inst::Coord { .. } | Inst::Gather { .. } => false,
+            _ => inst.operands().iter().all(|&a| uniform[a as usize]),
+        };
+    }
+
+    // Values the outputs need, then the last instruction that reads each of them.
+    let mut live = vec![false; n];
+    for o in &k.outputs {
+        live[o.value as usize] = true;
+    }
+    for i in (0..n).rev() {
+        if live[i] {
+            for a in k.insts[i].operands() {
+                live[a as usize] = true;
+            }
+        }
+    }
+    let mut last_use = vec![0usize; n];
+    for (i, inst) in k.insts.iter().enumerate().filter(|(i, _)| live[*i]) {
+        for a in inst.operands() {
+            last_use[a as usize] = i;
+        }
+    }
+    for o in &k.outputs {
+        last_use[o.value as usize] = usize::MAX;
+    }
+
+    let mut slots: Vec<Option<Arg>> = vec![None; n];
+    let mut uniforms = Vec::new();
+    let mut code = Vec::new();
+    let mut free: Vec<u16> = Vec::new();
+    let mut n_regs = 0usize;
+    let arg = |slots: &Vec<Option<Arg>>, v: u32| slots[v as usize].expect("operand defined");
+    let uni = |slots: &Vec<Option<Arg>>, v: u32| match slots[v as usize] {
+        Some(Arg::Uniform(u)) => u,
+        _ => unreachable!("uniform operand"),
+    };
+
+    for (i, inst) in k.insts.iter().enumerate() {
+        let ty = k.types[i];
+        if !live[i] {
+            continue;
+        }
+        if uniform[i] {
+            let u = match inst {
+                Inst::Param { index } => UInst::Param(*index),
+                Inst::Const(s) => UInst::Bits(s.to_bits()),
+                Inst::Valid { .. } => UInst::Bits(1),
+                Inst::Load { input, map } => {
+                    UInst::Load { input: *input as u16, offset: address(*input, *map).expect("constant address").offset }
+                }
+                Inst::Unary { op, a } => UInst::Unary { op: *op, dtype: k.types[*a as usize], a: uni(&slots, *a) },
+                Inst::Binary { op, a, b } => {
+                    UInst::Binary { op: *op, dtype: k.types[*a as usize], a: uni(&slots, *a), b: uni(&slots, *b) }
+                }
+                Inst::Select { cond, a, b } => {
+                    UInst::Select { dtype: ty, cond: uni(&slots, *cond), a: uni(&slots, *a), b: uni(&slots, *b) }
+                }
+                Inst::Cast { a } => UInst::Cast { from: k.types[*a as usize], to: ty, a: uni(&slots, *a) },
+                Inst::Coord { .. } | Inst::Gather { .. } => unreachable!(),
+            };
+            slots[i] = Some(Arg::Uniform(uniforms.len() as u16));
+            uniforms.push(u);
+            continue;
+        }
+        let dst = free.pop().unwrap_or_else(|| {
+            n_regs += 1;
+            (n_regs - 1) as u16
+        });
+        let vi = match inst {
+            Inst::Load { input, map } => VInst::Load {
+                dst,
+                input: *input as u16,
+                access: match address(*input, *map) {
+                    Some(f) => Access::Affine(f),
+                    None => Access::Walk(*map),
+                },
+            },
+            Inst::Coord { map, dim } => VInst::Coord {
+                dst,
+                access: match &affine[*map as usize] {
+                    Some(a) => CoordAccess::Affine(a.coord(*dim as usize)),
+                    None => CoordAccess::Walk { map: *map, dim: *dim },
+                },
+            },
+            Inst::Valid { map } => VInst::Valid { dst, map: *map },
+            Inst::Unary { op, a } => VInst::Unary { op: *op, dtype: k.types[*a as usize], dst, a: arg(&slots, *a) },
+            Inst::Binary { op, a, b } => {
+                VInst::Binary { op: *op, dtype: k.types[*a as usize], dst, a: arg(&slots, *a), b: arg(&slots, *b) }
+            }
+            Inst::Select { cond, a, b } => {
+                VInst::Select { dtype: ty, dst, cond: arg(&slots, *cond), a: arg(&slots, *a), b: arg(&slots, *b) }
+            }
+            Inst::Cast { a } => VInst::Cast { from: k.types[*a as usize], to: ty, dst, a: arg(&slots, *a) },
+            Inst::Gather { input, indices } => {
+                VInst::Gather { dst, input: *input as u16, indices: indices.iter().map(|&v| arg(&slots, v)).collect() }
+            }
+            Inst::Param { .. } | Inst::Const(_) => unreachable!(),
+        };
+        code.push(vi);
+        slots[i] = Some(Arg::Reg(dst));
+        // Registers of operands whose last reader this was go back to the free list
+        // only now, after the destination was chosen.
+        let mut ops = inst.operands();
+        ops.sort_unstable();
+        ops.dedup();
+        for a in ops {
+            if last_use[a as usize] == i {
+                if let Some(Arg::Reg(r)) = slots[a as usize] {
+                    free.push(r);
+                }
+            }
+        }
+    }
+    if n_regs > u16::MAX as usize || uniforms.len() > u16::MAX as usize {
+        bail!(NotSupported, "kernel too large for the CPU executor ({n_regs} registers)");
+    }
+
+    let outputs = k
+        .outputs
+        .iter()
+        .map(|o| OutSpec {
+            value: arg(&slots, o.value),
+            value_dtype: k.types[o.value as usize],
+            dtype: o.dtype,
+            kind: match o.kind {
+                OutputKind::Store => OutKind::Store,
+                OutputKind::Reduce(r) => OutKind::Reduce(r),
+                OutputKind::Scan(s) => OutKind::Scan { prod: s == ScanOp::Prod },
+            },
+        })
+        .collect();
+    // Only kernels without a reduction or scan axis collapse (or ones already 1-D).
+    let axis = if collapse && k.domain.rank() > 1 { None } else { k.axis.map(|a| a as usize) };
+    Ok(Program { domain, axis, uniforms, code, n_regs, outputs, kernel })
+}

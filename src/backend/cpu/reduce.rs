@@ -1,0 +1,373 @@
+//! Reduction and scan arithmetic: how values fold into accumulators, in a fixed order so
+//! results do not depend on the number of threads. Floating-point sums and products
+//! accumulate in f64.
+
+use std::slice;
+
+use multiversion::multiversion;
+
+use super::elem::{CastTo, Elem, with_elem};
+use crate::ir::DType;
+use crate::ir::kernel::KernelReduce;
+
+/// A partial reduction: the accumulator's bits (in `acc_dtype`) and, for arg-reductions,
+/// the index of the chosen element (-1 while empty).
+#[derive(Copy, Clone, Debug)]
+pub struct Acc {
+    pub bits: u64,
+    pub idx: i64,
+}
+
+/// The type accumulators hold for a reduction of values of type `v`.
+pub fn acc_dtype(op: KernelReduce, v: DType) -> DType {
+    match op {
+        KernelReduce::Sum | KernelReduce::Prod | KernelReduce::Mean => {
+            if v.is_float() { DType::F64 } else { DType::I64 }
+        }
+        _ => v,
+    }
+}
+
+trait Bounds: Elem {
+    const LOWEST: Self;
+    const HIGHEST: Self;
+    fn nan(self) -> bool;
+}
+
+macro_rules! bounds {
+    ($t:ty, $lo:expr, $hi:expr, $nan:expr) => {
+        impl Bounds for $t {
+            const LOWEST: Self = $lo;
+            const HIGHEST: Self = $hi;
+            #[inline(always)]
+            #[allow(clippy::redundant_closure_call)]
+            fn nan(self) -> bool { ($nan)(self) }
+        }
+    };
+}
+bounds!(f32, f32::NEG_INFINITY, f32::INFINITY, |x: f32| x.is_nan());
+bounds!(f64, f64::NEG_INFINITY, f64::INFINITY, |x: f64| x.is_nan());
+bounds!(i32, i32::MIN, i32::MAX, |_| false);
+bounds!(i64, i64::MIN, i64::MAX, |_| false);
+bounds!(u8, u8::MIN, u8::MAX, |_| false);
+
+fn highest(v: DType) -> u64 {
+    match v {
+        DType::Bool => 1,
+        _ => with_elem!(v, T => <T as Bounds>::HIGHEST.to_u64()),
+    }
+}
+
+fn lowest(v: DType) -> u64 {
+    with_elem!(v, T => <T as Bounds>::LOWEST.to_u64())
+}
+
+pub fn identity(op: KernelReduce, v: DType) -> Acc {
+    let bits = match op {
+        KernelReduce::Sum | KernelReduce::Mean => 0,
+        KernelReduce::Prod => {
+            if v.is_float() { 1f64.to_u64() } else { 1 }
+        }
+        KernelReduce::Min | KernelReduce::ArgMin => highest(v),
+        KernelReduce::Max | KernelReduce::ArgMax => lowest(v),
+    };
+    Acc { bits, idx: -1 }
+}
+
+#[inline(always)]
+fn pick_min<T: Bounds>(a: T, b: T) -> T {
+    if a.nan() { a } else if b.nan() || b < a { b } else { a }
+}
+
+#[inline(always)]
+fn pick_max<T: Bounds>(a: T, b: T) -> T {
+    if a.nan() { a } else if b.nan() || b > a { b } else { a }
+}
+
+/// `a` then `b` (order matters only for ties in arg-reductions: the earlier wins).
+pub fn combine(op: KernelReduce, v: DType, a: Acc, b: Acc) -> Acc {
+    let acc = acc_dtype(op, v);
+    match op {
+        KernelReduce::Sum | KernelReduce::Mean => Acc { bits: add_bits(acc, a.bits, b.bits), idx: -1 },
+        KernelReduce::Prod => Acc { bits: mul_bits(acc, a.bits, b.bits), idx: -1 },
+        KernelReduce::Min => with_elem!(v, T => Acc { bits: pick_min(T::from_u64(a.bits), T::from_u64(b.bits)).to_u64(), idx: -1 }),
+        KernelReduce::Max => with_elem!(v, T => Acc { bits: pick_max(T::from_u64(a.bits), T::from_u64(b.bits)).to_u64(), idx: -1 }),
+        KernelReduce::ArgMin | KernelReduce::ArgMax => {
+            if a.idx < 0 {
+                return b;
+            }
+            if b.idx < 0 {
+                return a;
+            }
+            let take_b = with_elem!(v, T => {
+                let (x, y) = (T::from_u64(a.bits), T::from_u64(b.bits));
+                !x.nan() && (y.nan() || if op == KernelReduce::ArgMin { y < x } else { y > x })
+            });
+            if take_b { b } else { a }
+        }
+    }
+}
+
+fn add_bits(acc: DType, a: u64, b: u64) -> u64 {
+    match acc {
+        DType::F64 => (f64::from_bits(a) + f64::from_bits(b)).to_u64(),
+        _ => (a as i64).wrapping_add(b as i64) as u64,
+    }
+}
+
+fn mul_bits(acc: DType, a: u64, b: u64) -> u64 {
+    match acc {
+        DType::F64 => (f64::from_bits(a) * f64::from_bits(b)).to_u64(),
+        _ => (a as i64).wrapping_mul(b as i64) as u64,
+    }
+}
+
+/// The output element for a finished accumulator; `count` is the number of values
+/// folded (for `Mean`).
+pub fn finish(op: KernelReduce, v: DType, out: DType, acc: Acc, count: usize) -> u64 {
+    match op {
+        KernelReduce::Sum | KernelReduce::Prod | KernelReduce::Mean => {
+            if acc_dtype(op, v) == DType::F64 {
+                let mut x = f64::from_bits(acc.bits);
+                if op == KernelReduce::Mean {
+                    x /= count as f64;
+                }
+                if out == DType::F32 { (x as f32).to_u64() } else { x.to_u64() }
+            } else {
+                acc.bits
+            }
+        }
+        KernelReduce::Min | KernelReduce::Max => acc.bits,
+        KernelReduce::ArgMin | KernelReduce::ArgMax => acc.idx as u64,
+    }
+}
+
+const LANES: usize = 8;
+
+#[inline(always)]
+fn fold_f64<T: Elem + CastTo<f64>>(src: &[T], init: f64, f: impl Fn(f64, f64) -> f64) -> f64 {
+    let mut lanes = [init; LANES];
+    let mut chunks = src.chunks_exact(LANES);
+    for c in &mut chunks {
+        for l in 0..LANES {
+            lanes[l] = f(lanes[l], c[l].cast_to());
+        }
+    }
+    let mut acc = lanes.iter().fold(init, |a, &b| f(a, b));
+    for &x in chunks.remainder() {
+        acc = f(acc, x.cast_to());
+    }
+    acc
+}
+
+#[inline(always)]
+fn fold_i64<T: Elem + CastTo<i64>>(src: &[T], init: i64, f: impl Fn(i64, i64) -> i64) -> i64 {
+    let mut lanes = [init; LANES];
+    let mut chunks = src.chunks_exact(LANES);
+    for c in &mut chunks {
+        for l in 0..LANES {
+            lanes[l] = f(lanes[l], c[l].cast_to());
+        }
+    }
+    let mut acc = lanes.iter().fold(init, |a, &b| f(a, b));
+    for &x in chunks.remainder() {
+        acc = f(acc, x.cast_to());
+    }
+    acc
+}
+
+#[inline(always)]
+fn fold_extreme<T: Bounds>(src: &[T], init: T, better: impl Fn(T, T) -> bool) -> T {
+    let mut lanes = [init; LANES];
+    let mut nan = false;
+    let mut chunks = src.chunks_exact(LANES);
+    for c in &mut chunks {
+        for l in 0..LANES {
+            nan |= c[l].nan();
+            lanes[l] = if better(c[l], lanes[l]) { c[l] } else { lanes[l] };
+        }
+    }
+    let mut acc = init;
+    for &x in lanes.iter().chain(chunks.remainder()) {
+        nan |= x.nan();
+        acc = if better(x, acc) { x } else { acc };
+    }
+    if nan { src.iter().copied().find(|x| x.nan()).unwrap_or(acc) } else { acc }
+}
+
+#[inline(always)]
+fn reduce_typed<T>(op: KernelReduce, v: DType, src: &[T], first_index: i64) -> Acc
+where
+    T: Bounds + CastTo<f64> + CastTo<i64>,
+{
+    let float = v.is_float();
+    match op {
+        KernelReduce::Sum | KernelReduce::Mean if float => Acc { bits: fold_f64(src, 0.0, |a, b| a + b).to_u64(), idx: -1 },
+        KernelReduce::Sum | KernelReduce::Mean => Acc { bits: fold_i64(src, 0, i64::wrapping_add) as u64, idx: -1 },
+        KernelReduce::Prod if float => Acc { bits: fold_f64(src, 1.0, |a, b| a * b).to_u64(), idx: -1 },
+        KernelReduce::Prod => Acc { bits: fold_i64(src, 1, i64::wrapping_mul) as u64, idx: -1 },
+        KernelReduce::Min => Acc { bits: fold_extreme(src, T::from_u64(identity(op, v).bits), |x, m| x < m).to_u64(), idx: -1 },
+        KernelReduce::Max => Acc { bits: fold_extreme(src, T::from_u64(identity(op, v).bits), |x, m| x > m).to_u64(), idx: -1 },
+        KernelReduce::ArgMin | KernelReduce::ArgMax => {
+            let mut acc = identity(op, v);
+            for (i, &x) in src.iter().enumerate() {
+                acc = combine(op, v, acc, Acc { bits: x.to_u64(), idx: first_index + i as i64 });
+                if x.nan() {
+                    break;
+                }
+            }
+            acc
+        }
+    }
+}
+
+/// Folds `n` values of type `v` at `src` into one accumulator. Element `i` has index
+/// `first_index + i` (for arg-reductions).
+///
+/// # Safety
+/// `src` holds `n` elements of type `v`.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
+pub unsafe fn reduce_lanes(op: KernelReduce, v: DType, src: *const u8, n: usize, first_index: i64) -> Acc {
+    with_elem!(v, T => reduce_typed::<T>(op, v, unsafe { slice::from_raw_parts(src as *const T, n) }, first_index))
+}
+
+#[inline(always)]
+fn fold_lanes_typed<T>(op: KernelReduce, v: DType, acc: &mut [u64], idx: &mut [i64], src: &[T], index: i64)
+where
+    T: Bounds + CastTo<f64> + CastTo<i64>,
+{
+    let float = v.is_float();
+    match op {
+        KernelReduce::Sum | KernelReduce::Mean if float => {
+            for (a, &x) in acc.iter_mut().zip(src) {
+                *a = (f64::from_bits(*a) + CastTo::<f64>::cast_to(x)).to_bits();
+            }
+        }
+        KernelReduce::Prod if float => {
+            for (a, &x) in acc.iter_mut().zip(src) {
+                *a = (f64::from_bits(*a) * CastTo::<f64>::cast_to(x)).to_u64();
+            }
+        }
+        KernelReduce::Sum | KernelReduce::Mean => {
+            for (a, &x) in acc.iter_mut().zip(src) {
+                *a = (*a as i64).wrapping_add(CastTo::<i64>::cast_to(x)) as u64;
+            }
+        }
+        KernelReduce::Prod => {
+            for (a, &x) in acc.iter_mut().zip(src) {
+                *a = (*a as i64).wrapping_mul(CastTo::<i64>::cast_to(x)) as u64;
+            }
+        }
+        KernelReduce::Min => {
+            for (a, &x) in acc.iter_mut().zip(src) {
+                *a = pick_min(T::from_u64(*a), x).to_u64();
+            }
+        }
+        KernelReduce::Max => {
+            for (a, &x) in acc.iter_mut().zip(src) {
+                *a = pick_max(T::from_u64(*a), x).to_u64();
+            }
+        }
+        KernelReduce::ArgMin | KernelReduce::ArgMax => {
+            for ((a, i), &x) in acc.iter_mut().zip(idx.iter_mut()).zip(src) {
+                let c = combine(op, v, Acc { bits: *a, idx: *i }, Acc { bits: x.to_u64(), idx: index });
+                *a = c.bits;
+                *i = c.idx;
+            }
+        }
+    }
+}
+
+/// Folds lane `l` of `src` into accumulator `l`, for `n` lanes; `index` is the position
+/// along the reduced axis of these values.
+///
+/// # Safety
+/// `src` holds `n` elements of type `v`; `acc` and `idx` have `n` entries.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
+pub unsafe fn fold_lanes(op: KernelReduce, v: DType, acc: &mut [u64], idx: &mut [i64], src: *const u8, index: i64) {
+    let n = acc.len();
+    with_elem!(v, T => fold_lanes_typed::<T>(op, v, acc, idx, unsafe { slice::from_raw_parts(src as *const T, n) }, index))
+}
+
+/// Running accumulator of an inclusive scan: floats carry in f64, integers in i64.
+#[derive(Copy, Clone)]
+pub struct ScanCarry {
+    pub bits: u64,
+}
+
+/// Scans `n` values along the lanes, starting from `carry`, writing `out` elements.
+///
+/// # Safety
+/// `src` holds `n` values of type `v`, `dst` room for `n` of type `out`.
+pub unsafe fn scan_lanes(prod: bool, v: DType, out: DType, carry: &mut ScanCarry, src: *const u8, dst: *mut u8, n: usize) {
+    unsafe {
+        with_elem!(v, T => {
+            let s = slice::from_raw_parts(src as *const T, n);
+            if out.is_float() {
+                let mut c = f64::from_bits(carry.bits);
+                for (i, &x) in s.iter().enumerate() {
+                    let x: f64 = x.cast_to();
+                    c = if prod { c * x } else { c + x };
+                    write_float(out, dst, i, c);
+                }
+                carry.bits = c.to_u64();
+            } else {
+                let mut c = carry.bits as i64;
+                let d = slice::from_raw_parts_mut(dst as *mut i64, n);
+                for (o, &x) in d.iter_mut().zip(s) {
+                    let x: i64 = x.cast_to();
+                    c = if prod { c.wrapping_mul(x) } else { c.wrapping_add(x) };
+                    *o = c;
+                }
+                carry.bits = c as u64;
+            }
+        })
+    }
+}
+
+/// Scans across rows: `carry[l]` accumulates lane `l`, and the running values are written.
+///
+/// # Safety
+/// As for `scan_lanes`, with `carry.len() == n`.
+pub unsafe fn scan_fold(prod: bool, v: DType, out: DType, carry: &mut [u64], src: *const u8, dst: *mut u8) {
+    let n = carry.len();
+    unsafe {
+        with_elem!(v, T => {
+            let s = slice::from_raw_parts(src as *const T, n);
+            for (i, (c, &x)) in carry.iter_mut().zip(s).enumerate() {
+                if out.is_float() {
+                    let x: f64 = x.cast_to();
+                    let v = if prod { f64::from_bits(*c) * x } else { f64::from_bits(*c) + x };
+                    *c = v.to_u64();
+                    write_float(out, dst, i, v);
+                } else {
+                    let x: i64 = x.cast_to();
+                    let v = if prod { (*c as i64).wrapping_mul(x) } else { (*c as i64).wrapping_add(x) };
+                    *c = v as u64;
+                    *(dst as *mut i64).add(i) = v;
+                }
+            }
+        })
+    }
+}
+
+pub fn scan_identity(prod: bool, out: DType) -> ScanCarry {
+    let bits = match (prod, out.is_float()) {
+        (false, true) => 0f64.to_u64(),
+        (true, true) => 1f64.to_u64(),
+        (false, false) => 0,
+        (true, false) => 1,
+    };
+    ScanCarry { bits }
+}
+
+#[inline(always)]
+unsafe fn write_float(out: DType, dst: *mut u8, i: usize, v: f64) {
+    unsafe {
+        if out == DType::F32 {
+            *(dst as *mut f32).add(i) = v as f32;
+        } else {
+            *(dst as *mut f64).add(i) = v;
+        }
+    }
+}

@@ -1,0 +1,622 @@
+//! Runs a lowered program over its domain: chunk by chunk, on the worker threads.
+//!
+//! The domain is cut into chunks of at most `CHUNK` lanes that never split a row
+//! unevenly: a row (a run along dimension 0) longer than a chunk is cut into parts, and
+//! shorter rows are packed whole, several to a chunk. Kernels that reduce or scan along a
+//! dimension other than 0 instead loop over that dimension inside each chunk, folding
+//! into per-lane accumulators ("planes"). Partial reductions are combined in chunk order,
+//! so results do not depend on the thread count.
+
+use std::cell::RefCell;
+use std::ptr;
+
+use super::access::{Lin, Piece, walk};
+use super::elem::with_elem;
+use super::ops::{self, Opnd};
+use super::program::{Access, Arg, CHUNK, CoordAccess, OutKind, Program, UInst, VInst};
+use super::reduce::{self, Acc, ScanCarry};
+use super::threads::Workers;
+use crate::ir::{DType, Layout, MAX_RANK, Result, Scalar, Shape, Value, bail};
+
+#[repr(C, align(64))]
+#[derive(Copy, Clone)]
+struct Block([u8; 64]);
+
+const REG_BYTES: usize = CHUNK * 8;
+
+/// Per-thread scratch: the register file and access-walk buffers.
+#[derive(Default)]
+pub struct Frame {
+    regs: Vec<Block>,
+    ptrs: Vec<*const u8>,
+    pieces: Vec<Piece>,
+    scratch: Vec<Piece>,
+    acc: Vec<u64>,
+    idx: Vec<i64>,
+    carry: Vec<u64>,
+}
+
+impl Frame {
+    fn prepare(&mut self, n_regs: usize) {
+        // One extra register holds splats of uniform outputs.
+        let blocks = (n_regs + 1) * REG_BYTES / 64;
+        if self.regs.len() < blocks {
+            self.regs.resize(blocks, Block([0; 64]));
+        }
+        self.ptrs.clear();
+        self.ptrs.resize(n_regs + 1, ptr::null());
+    }
+
+    fn reg(&mut self, r: usize) -> *mut u8 {
+        // SAFETY: `prepare` sized the register file for every register index in use.
+        unsafe { (self.regs.as_mut_ptr() as *mut u8).add(r * REG_BYTES) }
+    }
+}
+
+thread_local! {
+    static FRAME: RefCell<Frame> = RefCell::new(Frame::default());
+}
+
+/// A row segment of a chunk: `len` lanes starting at lane `lane`, whose first element has
+/// domain coordinates `start` and column-major linear index `linear`.
+#[derive(Copy, Clone)]
+struct Segment {
+    lane: usize,
+    len: usize,
+    start: [i64; MAX_RANK],
+    linear: usize,
+}
+
+struct BoundInput {
+    ptr: *const u8,
+    size: usize,
+    layout: Layout,
+    rank: usize,
+}
+
+/// Everything a chunk needs, shared by the worker threads.
+struct Launch<'a> {
+    prog: &'a Program,
+    inputs: Vec<BoundInput>,
+    uni: Vec<u64>,
+    outs: Vec<*mut u8>,
+    /// Partial reductions: `[chunk * n_outputs + output]`.
+    partials: *mut Acc,
+}
+
+// SAFETY: inputs are read-only while the launch runs; each chunk writes disjoint output
+// elements and its own partial slots.
+unsafe impl Sync for Launch<'_> {}
+
+fn host_ptr(v: &Value) -> Result<*const u8> {
+    match v.storage.host_bytes() {
+        Some(b) => Ok(b.as_ptr()),
+        None => bail!(Internal, "CPU executor given storage that is not in host memory"),
+    }
+}
+
+pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value], workers: &Workers) -> Result<()> {
+    let k = &prog.kernel;
+    let bound = inputs
+        .iter()
+        .zip(&k.inputs)
+        .map(|(v, spec)| {
+            Ok(BoundInput { ptr: host_ptr(v)?, size: spec.dtype.size(), layout: spec.layout, rank: spec.shape.rank() })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let outs = outputs.iter().map(|v| host_ptr(v).map(|p| p as *mut u8)).collect::<Result<Vec<_>>>()?;
+    let uni = eval_uniforms(prog, &bound, params);
+    let rows = RowChunks::new(&prog.domain.with_dim_or_scalar(prog.axis));
+    let n_chunks = rows.n_chunks();
+    let mut partials = vec![Acc { bits: 0, idx: -1 }; n_chunks * prog.outputs.len()];
+    let launch = Launch { prog, inputs: bound, uni, outs, partials: partials.as_mut_ptr() };
+    let serial = prog.domain.numel() < PARALLEL_MIN;
+    match prog.axis {
+        Some(axis) if axis > 0 => {
+            workers.for_each(n_chunks, serial, |t| with_frame(prog, |f| unsafe { plane_chunk(&launch, &rows, axis, f, t) }));
+        }
+        _ => {
+            let scan = prog.outputs.iter().any(|o| matches!(o.kind, OutKind::Scan { .. }));
+            if scan && rows.parts > 1 {
+                // A scan carries along each long row: one task per row, parts in order.
+                workers.for_each(rows.rows, serial, |row| {
+                    with_frame(prog, |f| {
+                        let mut carries = scan_start(prog);
+                        for part in 0..rows.parts {
+                            unsafe { row_chunk(&launch, &rows, f, row * rows.parts + part, &mut carries) };
+                        }
+                    })
+                });
+            } else {
+                workers.for_each(n_chunks, serial, |t| {
+                    with_frame(prog, |f| unsafe { row_chunk(&launch, &rows, f, t, &mut scan_start(prog)) })
+                });
+            }
+            unsafe { finish_row_reductions(&launch, &rows, &partials) };
+        }
+    }
+    Ok(())
+}
+
+/// Below this many domain points a launch runs on the calling thread.
+const PARALLEL_MIN: usize = 1 << 15;
+
+fn with_frame(prog: &Program, f: impl FnOnce(&mut Frame)) {
+    FRAME.with(|fr| {
+        let mut fr = fr.borrow_mut();
+        fr.prepare(prog.n_regs);
+        f(&mut fr)
+    })
+}
+
+trait ShapeExt {
+    fn with_dim_or_scalar(&self, axis: Option<usize>) -> Shape;
+}
+
+impl ShapeExt for Shape {
+    /// The shape chunks iterate over: the domain, with a plane axis collapsed to 1.
+    fn with_dim_or_scalar(&self, axis: Option<usize>) -> Shape {
+        let s = if self.rank() == 0 { Shape::new(&[1]) } else { *self };
+        match axis {
+            Some(a) if a > 0 => s.with_dim(a, 1),
+            _ => s,
+        }
+    }
+}
+
+/// How a shape is cut into chunks.
+struct RowChunks {
+    shape: Shape,
+    d0: usize,
+    rows: usize,
+    /// Chunks per row when rows are longer than a chunk (else 1).
+    parts: usize,
+    /// Whole rows per chunk when rows are shorter than a chunk.
+    rows_per: usize,
+}
+
+impl RowChunks {
+    fn new(shape: &Shape) -> RowChunks {
+        let d0 = shape.dim(0);
+        let rows = if d0 == 0 { 0 } else { shape.numel() / d0 };
+        let parts = d0.div_ceil(CHUNK).max(1);
+        let rows_per = if parts > 1 { 1 } else { (CHUNK / d0.max(1)).max(1) };
+        RowChunks { shape: *shape, d0, rows, parts, rows_per }
+    }
+
+    fn n_chunks(&self) -> usize {
+        if self.parts > 1 { self.rows * self.parts } else { self.rows.div_ceil(self.rows_per) }
+    }
+
+    fn row_coords(&self, row: usize) -> [i64; MAX_RANK] {
+        let mut c = [0i64; MAX_RANK];
+        let mut r = row;
+        for d in 1..self.shape.rank() {
+            let n = self.shape.dim(d);
+            c[d] = (r % n) as i64;
+            r /= n;
+        }
+        c
+    }
+
+    /// The segments of chunk `t`, appended to `segs`.
+    fn segments(&self, t: usize, segs: &mut Vec<Segment>) {
+        segs.clear();
+        if self.parts > 1 {
+            let (row, part) = (t / self.parts, t % self.parts);
+            let c0 = part * CHUNK;
+            let mut start = self.row_coords(row);
+            start[0] = c0 as i64;
+            segs.push(Segment { lane: 0, len: CHUNK.min(self.d0 - c0), start, linear: row * self.d0 + c0 });
+        } else {
+            let first = t * self.rows_per;
+            let last = (first + self.rows_per).min(self.rows);
+            for row in first..last {
+                segs.push(Segment {
+                    lane: (row - first) * self.d0,
+                    len: self.d0,
+                    start: self.row_coords(row),
+                    linear: row * self.d0,
+                });
+            }
+        }
+    }
+}
+
+fn eval_uniforms(prog: &Program, inputs: &[BoundInput], params: &[Scalar]) -> Vec<u64> {
+    let mut uni = vec![0u64; prog.uniforms.len()];
+    for (i, u) in prog.uniforms.iter().enumerate() {
+        let mut out = 0u64;
+        let dst = &mut out as *mut u64 as *mut u8;
+        let at = |j: u16| Opnd::Scalar(uni[j as usize]);
+        let ptr_of = |j: u16| &uni[j as usize] as *const u64 as *const u8;
+        // SAFETY: every operand is one element in a u64 slot (little-endian low bytes).
+        unsafe {
+            match u {
+                UInst::Param(p) => out = params[*p as usize].to_bits(),
+                UInst::Bits(b) => out = *b,
+                UInst::Load { input, offset } => {
+                    let inp = &inputs[*input as usize];
+                    ptr::copy_nonoverlapping(inp.ptr.offset(*offset as isize * inp.size as isize), dst, inp.size);
+                }
+                UInst::Unary { op, dtype, a } => ops::unary(*op, *dtype, ptr_of(*a), dst, 1),
+                UInst::Binary { op, dtype, a, b } => ops::binary(*op, *dtype, at(*a), at(*b), dst, 1),
+                UInst::Select { dtype, cond, a, b } => ops::select(*dtype, at(*cond), at(*a), at(*b), dst, 1),
+                UInst::Cast { from, to, a } => ops::cast(*from, *to, ptr_of(*a), dst, 1),
+            }
+        }
+        uni[i] = out;
+    }
+    uni
+}
+
+fn opnd(f: &Frame, uni: &[u64], a: Arg) -> Opnd {
+    match a {
+        Arg::Uniform(u) => Opnd::Scalar(uni[u as usize]),
+        Arg::Reg(r) => Opnd::Vec(f.ptrs[r as usize]),
+    }
+}
+
+/// Copies `len` elements of `size` bytes starting at storage offset `a.base`, `a.step`
+/// apart, to `dst`.
+unsafe fn copy_run(base: *const u8, size: usize, a: Lin, dst: *mut u8, len: usize) {
+    unsafe {
+        let src = base.offset(a.base as isize * size as isize);
+        if a.step == 1 {
+            ptr::copy_nonoverlapping(src, dst, len * size);
+            return;
+        }
+        macro_rules! strided {
+            ($t:ty) => {{
+                let (s, d) = (src as *const $t, dst as *mut $t);
+                for l in 0..len {
+                    *d.add(l) = *s.offset(l as isize * a.step as isize);
+                }
+            }};
+        }
+        match size {
+            1 => strided!(u8),
+            4 => strided!(u32),
+            _ => strided!(u64),
+        }
+    }
+}
+
+/// Runs the program's instructions for the lanes of `segs`.
+unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
+    let prog = l.prog;
+    for vi in &prog.code {
+        unsafe {
+            match vi {
+                VInst::Load { dst, input, access } => load(l, f, *dst as usize, &l.inputs[*input as usize], access, segs),
+                VInst::Coord { dst, access } => {
+                    let d = f.reg(*dst as usize) as *mut i64;
+                    for s in segs {
+                        match access {
+                            CoordAccess::Affine(form) => fill_lin(d.add(s.lane), form.along_row(&s.start), s.len),
+                            CoordAccess::Walk { map, dim } => {
+                                walk(&prog.maps()[*map as usize], &s.start, s.len, &mut f.pieces, &mut f.scratch);
+                                for p in &f.pieces {
+                                    fill_lin(d.add(s.lane + p.lane), p.coord[*dim as usize], p.len);
+                                }
+                            }
+                        }
+                    }
+                    f.ptrs[*dst as usize] = d as *const u8;
+                }
+                VInst::Valid { dst, map } => {
+                    let d = f.reg(*dst as usize);
+                    for s in segs {
+                        walk(&prog.maps()[*map as usize], &s.start, s.len, &mut f.pieces, &mut f.scratch);
+                        for p in &f.pieces {
+                            ptr::write_bytes(d.add(s.lane + p.lane), p.valid as u8, p.len);
+                        }
+                    }
+                    f.ptrs[*dst as usize] = d;
+                }
+                VInst::Unary { op, dtype, dst, a } => {
+                    let d = f.reg(*dst as usize);
+                    let Opnd::Vec(src) = opnd(f, &l.uni, *a) else { unreachable!("uniform unary is hoisted") };
+                    ops::unary(*op, *dtype, src, d, n);
+                    f.ptrs[*dst as usize] = d;
+                }
+                VInst::Binary { op, dtype, dst, a, b } => {
+                    let d = f.reg(*dst as usize);
+                    ops::binary(*op, *dtype, opnd(f, &l.uni, *a), opnd(f, &l.uni, *b), d, n);
+                    f.ptrs[*dst as usize] = d;
+                }
+                VInst::Select { dtype, dst, cond, a, b } => {
+                    let d = f.reg(*dst as usize);
+                    ops::select(*dtype, opnd(f, &l.uni, *cond), opnd(f, &l.uni, *a), opnd(f, &l.uni, *b), d, n);
+                    f.ptrs[*dst as usize] = d;
+                }
+                VInst::Cast { from, to, dst, a } => {
+                    let d = f.reg(*dst as usize);
+                    let Opnd::Vec(src) = opnd(f, &l.uni, *a) else { unreachable!("uniform cast is hoisted") };
+                    ops::cast(*from, *to, src, d, n);
+                    f.ptrs[*dst as usize] = d;
+                }
+                VInst::Gather { dst, input, indices } => {
+                    let d = f.reg(*dst as usize);
+                    gather(f, &l.uni, &l.inputs[*input as usize], &prog.kernel.inputs[*input as usize].shape, indices, d, n);
+                    f.ptrs[*dst as usize] = d;
+                }
+            }
+        }
+    }
+}
+
+unsafe fn fill_lin(d: *mut i64, v: Lin, len: usize) {
+    for i in 0..len {
+        unsafe { *d.add(i) = v.base + v.step * i as i64 };
+    }
+}
+
+unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: &Access, segs: &[Segment]) {
+    unsafe {
+        let d = f.reg(dst);
+        match access {
+            Access::Affine(form) => {
+                if let [s] = segs {
+                    let a = form.along_row(&s.start);
+                    if a.step == 1 {
+                        // Contiguous in the input: read it in place.
+                        f.ptrs[dst] = inp.ptr.offset(a.base as isize * inp.size as isize);
+                        return;
+                    }
+                }
+                for s in segs {
+                    copy_run(inp.ptr, inp.size, form.along_row(&s.start), d.add(s.lane * inp.size), s.len);
+                }
+            }
+            Access::Walk(map) => {
+                let map = &l.prog.maps()[*map as usize];
+                for s in segs {
+                    walk(map, &s.start, s.len, &mut f.pieces, &mut f.scratch);
+                    if let ([p], [_]) = (&f.pieces[..], segs) {
+                        let a = p.address(&inp.layout, inp.rank);
+                        if a.step == 1 {
+                            f.ptrs[dst] = inp.ptr.offset(a.base as isize * inp.size as isize);
+                            return;
+                        }
+                    }
+                    for p in &f.pieces {
+                        let a = p.address(&inp.layout, inp.rank);
+                        copy_run(inp.ptr, inp.size, a, d.add((s.lane + p.lane) * inp.size), p.len);
+                    }
+                }
+            }
+        }
+        f.ptrs[dst] = d;
+    }
+}
+
+unsafe fn gather(f: &Frame, uni: &[u64], inp: &BoundInput, shape: &Shape, indices: &[Arg], d: *mut u8, n: usize) {
+    let idx: Vec<Opnd> = indices.iter().map(|&a| opnd(f, uni, a)).collect();
+    for lane in 0..n {
+        let mut off = inp.layout.offset;
+        for (dim, o) in idx.iter().enumerate() {
+            let i = match *o {
+                Opnd::Scalar(b) => b as i64,
+                Opnd::Vec(p) => unsafe { *(p as *const i64).add(lane) },
+            };
+            let hi = shape.dim(dim) as i64 - 1;
+            off += i.clamp(0, hi.max(0)) * inp.layout.strides[dim];
+        }
+        unsafe {
+            ptr::copy_nonoverlapping(
+                inp.ptr.offset(off as isize * inp.size as isize),
+                d.add(lane * inp.size),
+                inp.size,
+            )
+        };
+    }
+}
+
+/// The lanes of an output value as a pointer (uniform values are splatted first).
+unsafe fn value_ptr(l: &Launch, f: &mut Frame, a: Arg, dtype: DType, n: usize) -> *const u8 {
+    match a {
+        Arg::Reg(r) => f.ptrs[r as usize],
+        Arg::Uniform(u) => {
+            let bits = l.uni[u as usize];
+            let d = f.reg(l.prog.n_regs);
+            with_elem!(dtype, T => {
+                let v = <T as super::elem::Elem>::from_u64(bits);
+                unsafe { std::slice::from_raw_parts_mut(d as *mut T, n).fill(v) };
+            });
+            d
+        }
+    }
+}
+
+fn scan_start(prog: &Program) -> Vec<ScanCarry> {
+    prog.outputs
+        .iter()
+        .map(|o| match o.kind {
+            OutKind::Scan { prod } => reduce::scan_identity(prod, o.dtype),
+            _ => ScanCarry { bits: 0 },
+        })
+        .collect()
+}
+
+/// One chunk of a row-ordered launch: compute, store, scan along rows, and fold
+/// reductions into this chunk's partials (or straight into the output when a chunk
+/// holds whole rows).
+unsafe fn row_chunk(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usize, carries: &mut [ScanCarry]) {
+    let mut segs = Vec::with_capacity(rows.rows_per.min(CHUNK));
+    rows.segments(t, &mut segs);
+    let n: usize = segs.iter().map(|s| s.len).sum();
+    if n == 0 {
+        return;
+    }
+    let prog = l.prog;
+    unsafe {
+        exec_code(l, f, &segs, n);
+        for (o, spec) in prog.outputs.iter().enumerate() {
+            let src = value_ptr(l, f, spec.value, spec.value_dtype, n);
+            let out = l.outs[o];
+            match spec.kind {
+                OutKind::Store => {
+                    let size = spec.dtype.size();
+                    for s in &segs {
+                        ptr::copy_nonoverlapping(src.add(s.lane * size), out.add(s.linear * size), s.len * size);
+                    }
+                }
+                OutKind::Scan { prod } => {
+                    let (vs, os) = (spec.value_dtype.size(), spec.dtype.size());
+                    for s in &segs {
+                        if rows.parts == 1 {
+                            carries[o] = reduce::scan_identity(prod, spec.dtype);
+                        }
+                        reduce::scan_lanes(prod, spec.value_dtype, spec.dtype, &mut carries[o], src.add(s.lane * vs), out.add(s.linear * os), s.len);
+                    }
+                }
+                OutKind::Reduce(op) => {
+                    let vs = spec.value_dtype.size();
+                    let whole_rows = prog.axis == Some(0) && rows.parts == 1;
+                    let mut acc = reduce::identity(op, spec.value_dtype);
+                    for s in &segs {
+                        let first = if prog.axis.is_none() { s.linear } else { s.start[0] as usize };
+                        let part = reduce::reduce_lanes(op, spec.value_dtype, src.add(s.lane * vs), s.len, first as i64);
+                        if whole_rows {
+                            let bits = reduce::finish(op, spec.value_dtype, spec.dtype, part, rows.d0);
+                            write_bits(out, spec.dtype, s.linear / rows.d0, bits);
+                        } else {
+                            acc = reduce::combine(op, spec.value_dtype, acc, part);
+                        }
+                    }
+                    if !whole_rows {
+                        *l.partials.add(t * prog.outputs.len() + o) = acc;
+                    }
+                }
+            }
+        }
+    }
+}
+
+unsafe fn write_bits(out: *mut u8, dtype: DType, index: usize, bits: u64) {
+    let size = dtype.size();
+    let bytes = bits.to_le_bytes();
+    unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), out.add(index * size), size) };
+}
+
+/// Combines chunk partials in chunk order into the reduction outputs.
+unsafe fn finish_row_reductions(l: &Launch, rows: &RowChunks, partials: &[Acc]) {
+    let prog = l.prog;
+    let n_out = prog.outputs.len();
+    for (o, spec) in prog.outputs.iter().enumerate() {
+        let OutKind::Reduce(op) = spec.kind else { continue };
+        let v = spec.value_dtype;
+        let fold = |range: std::ops::Range<usize>| {
+            range.fold(reduce::identity(op, v), |acc, t| reduce::combine(op, v, acc, partials[t * n_out + o]))
+        };
+        unsafe {
+            match prog.axis {
+                None => {
+                    let acc = fold(0..rows.n_chunks());
+                    let count = prog.domain.numel();
+                    write_bits(l.outs[o], spec.dtype, 0, reduce::finish(op, v, spec.dtype, acc, count));
+                }
+                Some(_) if rows.d0 == 0 => {
+                    // Reducing empty rows: every output is the identity.
+                    let out_len = prog.domain.numel_without(0);
+                    let bits = reduce::finish(op, v, spec.dtype, reduce::identity(op, v), 0);
+                    for i in 0..out_len {
+                        write_bits(l.outs[o], spec.dtype, i, bits);
+                    }
+                }
+                Some(_) if rows.parts > 1 => {
+                    for row in 0..rows.rows {
+                        let acc = fold(row * rows.parts..(row + 1) * rows.parts);
+                        write_bits(l.outs[o], spec.dtype, row, reduce::finish(op, v, spec.dtype, acc, rows.d0));
+                    }
+                }
+                Some(_) => {} // whole rows were written by their chunks
+            }
+        }
+    }
+}
+
+trait NumelWithout {
+    fn numel_without(&self, d: usize) -> usize;
+}
+
+impl NumelWithout for Shape {
+    fn numel_without(&self, d: usize) -> usize {
+        (0..self.rank()).filter(|&e| e != d).map(|e| self.dim(e)).product()
+    }
+}
+
+/// One chunk of a launch that reduces or scans along `axis` > 0: the chunk covers
+/// positions of the other dimensions and loops over the axis, folding per lane.
+unsafe fn plane_chunk(l: &Launch, rows: &RowChunks, axis: usize, f: &mut Frame, t: usize) {
+    let prog = l.prog;
+    let mut segs = Vec::with_capacity(rows.rows_per.min(CHUNK));
+    rows.segments(t, &mut segs);
+    let n: usize = segs.iter().map(|s| s.len).sum();
+    if n == 0 {
+        return;
+    }
+    let extent = prog.domain.dim(axis);
+    let dense = prog.domain.dense_strides();
+    // Accumulators and scan carries: n lanes per output.
+    f.acc.clear();
+    f.idx.clear();
+    f.carry.clear();
+    for spec in &prog.outputs {
+        let (a, c) = match spec.kind {
+            OutKind::Reduce(op) => (reduce::identity(op, spec.value_dtype).bits, 0),
+            OutKind::Scan { prod } => (0, reduce::scan_identity(prod, spec.dtype).bits),
+            OutKind::Store => (0, 0),
+        };
+        f.acc.extend(std::iter::repeat_n(a, n));
+        f.idx.extend(std::iter::repeat_n(-1i64, n));
+        f.carry.extend(std::iter::repeat_n(c, n));
+    }
+    let base_segs = segs.clone();
+    for j in 0..extent {
+        for s in segs.iter_mut() {
+            s.start[axis] = j as i64;
+            s.linear = (0..prog.domain.rank()).map(|d| s.start[d] as usize * dense[d] as usize).sum();
+        }
+        unsafe {
+            exec_code(l, f, &segs, n);
+            for (o, spec) in prog.outputs.iter().enumerate() {
+                let src = value_ptr(l, f, spec.value, spec.value_dtype, n);
+                let out = l.outs[o];
+                match spec.kind {
+                    OutKind::Store => {
+                        let size = spec.dtype.size();
+                        for s in &segs {
+                            ptr::copy_nonoverlapping(src.add(s.lane * size), out.add(s.linear * size), s.len * size);
+                        }
+                    }
+                    OutKind::Scan { prod } => {
+                        let (vs, os) = (spec.value_dtype.size(), spec.dtype.size());
+                        for s in &segs {
+                            let carry = &mut f.carry[o * n + s.lane..o * n + s.lane + s.len];
+                            reduce::scan_fold(prod, spec.value_dtype, spec.dtype, carry, src.add(s.lane * vs), out.add(s.linear * os));
+                        }
+                    }
+                    OutKind::Reduce(op) => {
+                        let acc = &mut f.acc[o * n..(o + 1) * n];
+                        let idx = &mut f.idx[o * n..(o + 1) * n];
+                        reduce::fold_lanes(op, spec.value_dtype, acc, idx, src, j as i64);
+                    }
+                }
+            }
+        }
+    }
+    // Reduced outputs have the chunked shape (the axis has size 1), where the
+    // segments' own linear indices point.
+    for (o, spec) in prog.outputs.iter().enumerate() {
+        let OutKind::Reduce(op) = spec.kind else { continue };
+        for s in &base_segs {
+            for lane in 0..s.len {
+                let acc = Acc { bits: f.acc[o * n + s.lane + lane], idx: f.idx[o * n + s.lane + lane] };
+                let bits = reduce::finish(op, spec.value_dtype, spec.dtype, acc, extent);
+                unsafe { write_bits(l.outs[o], spec.dtype, s.linear + lane, bits) };
+            }
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Executors for kinds of device; each implements `exec::Executor`.
+
+pub mod cpu;

@@ -1,0 +1,107 @@
+//! Runtime settings: defaults, overridden by environment variables, overridden by the
+//! values an application passes to `sl_init`.
+//!
+//! | variable | meaning | default |
+//! |---|---|---|
+//! | `SLUICE_THREADS` | CPU worker threads | all cores |
+//! | `SLUICE_MEMORY_LIMIT` | most bytes of array memory in use (suffixes K, M, G) | none |
+//! | `SLUICE_FUSION` | `0`/`off` evaluates op by op, storing every value | on |
+//! | `SLUICE_QUEUE_LIMIT` | queued ops before the queue flushes itself | 1024 |
+//! | `SLUICE_MAX_KERNEL_OPS` | largest fused expression before a value is stored | 4096 |
+
+use crate::ir::{Result, bail};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub threads: usize,
+    pub memory_limit: usize,
+    pub fusion: bool,
+    pub queue_limit: usize,
+    pub max_kernel_ops: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            memory_limit: usize::MAX,
+            fusion: true,
+            queue_limit: 1024,
+            max_kernel_ops: 4096,
+        }
+    }
+}
+
+/// Parses a byte count such as `1500`, `64K`, `512M` or `2G`.
+pub fn parse_bytes(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let (digits, mult) = match s.chars().last()?.to_ascii_uppercase() {
+        'K' => (&s[..s.len() - 1], 1usize << 10),
+        'M' => (&s[..s.len() - 1], 1 << 20),
+        'G' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    digits.trim().parse::<usize>().ok()?.checked_mul(mult)
+}
+
+fn parse_switch(s: &str) -> Option<bool> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "1" | "on" | "yes" | "true" => Some(true),
+        "0" | "off" | "no" | "false" => Some(false),
+        _ => None,
+    }
+}
+
+impl Config {
+    /// Defaults with the environment applied. A variable that does not parse is an error
+    /// naming it, rather than silently ignored.
+    pub fn from_env() -> Result<Config> {
+        let mut c = Config::default();
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        if let Some(v) = var("SLUICE_THREADS") {
+            match v.trim().parse::<usize>() {
+                Ok(n) if n > 0 => c.threads = n,
+                _ => bail!(InvalidArgument, "SLUICE_THREADS={v} is not a positive integer"),
+            }
+        }
+        if let Some(v) = var("SLUICE_MEMORY_LIMIT") {
+            match parse_bytes(&v) {
+                Some(n) => c.memory_limit = n,
+                None => bail!(InvalidArgument, "SLUICE_MEMORY_LIMIT={v} is not a byte count (e.g. 512M)"),
+            }
+        }
+        if let Some(v) = var("SLUICE_FUSION") {
+            match parse_switch(&v) {
+                Some(b) => c.fusion = b,
+                None => bail!(InvalidArgument, "SLUICE_FUSION={v} is not on/off"),
+            }
+        }
+        if let Some(v) = var("SLUICE_QUEUE_LIMIT") {
+            match v.trim().parse::<usize>() {
+                Ok(n) if n > 0 => c.queue_limit = n,
+                _ => bail!(InvalidArgument, "SLUICE_QUEUE_LIMIT={v} is not a positive integer"),
+            }
+        }
+        if let Some(v) = var("SLUICE_MAX_KERNEL_OPS") {
+            match v.trim().parse::<usize>() {
+                Ok(n) if n > 0 => c.max_kernel_ops = n,
+                _ => bail!(InvalidArgument, "SLUICE_MAX_KERNEL_OPS={v} is not a positive integer"),
+            }
+        }
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_counts() {
+        assert_eq!(parse_bytes("1500"), Some(1500));
+        assert_eq!(parse_bytes("64K"), Some(65536));
+        assert_eq!(parse_bytes("2g"), Some(2 << 30));
+        assert_eq!(parse_bytes("x"), None);
+        assert_eq!(parse_bytes(""), None);
+    }
+}

@@ -1,0 +1,180 @@
+//! The execution scheduler: a thread that runs submitted program sequences in order on
+//! one executor, so the application keeps issuing calls while earlier work runs.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::thread::JoinHandle;
+
+use parking_lot::{Condvar, Mutex};
+
+use super::{Binding, Executor, ProgramSequence, Step};
+use crate::ir::{Error, ErrorKind, Value};
+
+#[derive(Default)]
+struct Shared {
+    /// Sequences submitted and not yet finished.
+    outstanding: Mutex<usize>,
+    idle: Condvar,
+}
+
+impl Shared {
+    fn begin(&self) {
+        *self.outstanding.lock() += 1;
+    }
+
+    fn end(&self) {
+        let mut n = self.outstanding.lock();
+        *n -= 1;
+        if *n == 0 {
+            self.idle.notify_all();
+        }
+    }
+}
+
+pub struct Engine {
+    executor: Arc<dyn Executor>,
+    shared: Arc<Shared>,
+    queue: Mutex<Option<SyncSender<ProgramSequence>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Engine {
+    /// `depth`: how many sequences may wait before `submit` blocks the caller (flow control).
+    pub fn new(executor: Arc<dyn Executor>, depth: usize) -> Engine {
+        let (tx, rx) = sync_channel::<ProgramSequence>(depth);
+        let shared = Arc::new(Shared::default());
+        let thread = {
+            let executor = executor.clone();
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("sluice-exec".into())
+                .spawn(move || {
+                    for seq in rx {
+                        run_sequence(&*executor, seq);
+                        shared.end();
+                    }
+                })
+                .expect("spawn the execution thread")
+        };
+        Engine { executor, shared, queue: Mutex::new(Some(tx)), thread: Mutex::new(Some(thread)) }
+    }
+
+    pub fn executor(&self) -> &Arc<dyn Executor> {
+        &self.executor
+    }
+
+    /// Queues `seq` for the execution thread.
+    pub fn submit(&self, seq: ProgramSequence) {
+        self.shared.begin();
+        let queue = self.queue.lock().clone();
+        let unsent = match queue {
+            Some(tx) => tx.send(seq).err().map(|e| e.0),
+            None => Some(seq),
+        };
+        if let Some(seq) = unsent {
+            // Shut down: nothing will run it, so fail its outputs rather than hang readers.
+            let e = Arc::new(Error::new(ErrorKind::InvalidState, "the runtime was shut down"));
+            for step in &seq.steps {
+                fail(step, e.clone());
+            }
+            self.shared.end();
+        }
+    }
+
+    /// Runs `seq` on the calling thread when no other work is outstanding, so a blocking
+    /// read of a small result does not pay two thread hand-offs. Returns the sequence
+    /// back if the engine is busy.
+    pub fn try_run_inline(&self, seq: ProgramSequence) -> Option<ProgramSequence> {
+        {
+            let mut n = self.shared.outstanding.lock();
+            if *n != 0 {
+                return Some(seq);
+            }
+            *n += 1;
+        }
+        run_sequence(&*self.executor, seq);
+        self.shared.end();
+        None
+    }
+
+    /// Blocks until every submitted sequence has finished.
+    pub fn wait_idle(&self) {
+        let mut n = self.shared.outstanding.lock();
+        while *n != 0 {
+            self.shared.idle.wait(&mut n);
+        }
+    }
+
+    /// Finishes queued work and stops the thread.
+    pub fn shutdown(&self) {
+        drop(self.queue.lock().take());
+        if let Some(t) = self.thread.lock().take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn run_sequence(executor: &dyn Executor, seq: ProgramSequence) {
+    for step in seq.steps {
+        run_step(executor, step);
+    }
+}
+
+fn run_step(executor: &dyn Executor, step: Step) {
+    let mut inputs: Vec<Value> = Vec::with_capacity(step.inputs.len());
+    for binding in &step.inputs {
+        match binding {
+            Binding::Value(v) => inputs.push(v.clone()),
+            Binding::Promise(p) => match p.wait() {
+                Ok(v) => inputs.push(v),
+                // An input failed: pass its error (with its origin) on unchanged.
+                Err(e) => return fail(&step, e),
+            },
+        }
+    }
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let outputs = step
+            .outputs
+            .iter()
+            .map(|o| executor.alloc(o.dtype, &o.shape))
+            .collect::<Result<Vec<_>, _>>()?;
+        executor.run(&step.work, &inputs, &step.params, &outputs)?;
+        Ok::<_, Error>(outputs)
+    }));
+    match outcome {
+        Ok(Ok(values)) => {
+            for (out, v) in step.outputs.iter().zip(values) {
+                out.promise.fulfil(Ok(v));
+            }
+        }
+        Ok(Err(e)) => fail(&step, Arc::new(e.with_origin(step.site))),
+        Err(panic) => {
+            let msg = panic_message(&panic);
+            let e = Error::new(ErrorKind::Internal, format!("internal error in {} step: {msg}", step.work.name()));
+            fail(&step, Arc::new(e.with_origin(step.site)))
+        }
+    }
+}
+
+fn fail(step: &Step, e: Arc<Error>) {
+    for out in &step.outputs {
+        out.promise.fulfil(Err(e.clone()));
+    }
+}
+
+pub fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic".to_string()
+    }
+}

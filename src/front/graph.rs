@@ -1,0 +1,511 @@
+//! Building the graph: every op's argument checks, shape and type inference,
+//! broadcasting, constant folding and strength reduction, and zero-copy views of arrays
+//! that are already computed.
+
+use std::sync::Arc;
+
+use super::runtime::Runtime;
+use crate::ir::{
+    BinaryOp, Boundary, CallSite, DType, MAX_RANK, Node, NodeState, Op, ReduceOp, Result, Scalar, ScanOp,
+    ScatterMode, Shape, UnaryOp, Value, ViewStep, bail,
+};
+
+/// Creates nodes for calls made at one call site.
+pub struct Graph<'a> {
+    pub rt: &'a Runtime,
+    pub site: CallSite,
+}
+
+/// The constant value of a node that is a fill, and whether it was baked.
+fn constant(n: &Node) -> Option<(Scalar, bool)> {
+    match n.op {
+        Op::Fill { value, baked } if n.is_pending() => Some((value, baked)),
+        _ => None,
+    }
+}
+
+/// Folds `op` over two constants of the same type, with the kernels' semantics.
+fn fold_binary(op: BinaryOp, a: Scalar, b: Scalar) -> Option<Scalar> {
+    use BinaryOp as B;
+    macro_rules! float {
+        ($x:expr, $y:expr, $wrap:path) => {{
+            let (x, y) = ($x, $y);
+            let nan = x.is_nan() || y.is_nan();
+            Some($wrap(match op {
+                B::Add => x + y,
+                B::Sub => x - y,
+                B::Mul => x * y,
+                B::Div => x / y,
+                B::Min if nan => x + y,
+                B::Max if nan => x + y,
+                B::Min => if x < y { x } else { y },
+                B::Max => if x > y { x } else { y },
+                _ => return None,
+            }))
+        }};
+    }
+    macro_rules! int {
+        ($x:expr, $y:expr, $wrap:path) => {{
+            let (x, y) = ($x, $y);
+            Some($wrap(match op {
+                B::Add => x.wrapping_add(y),
+                B::Sub => x.wrapping_sub(y),
+                B::Mul => x.wrapping_mul(y),
+                B::Div => if y == 0 { 0 } else { x.wrapping_div(y) },
+                B::Min => x.min(y),
+                B::Max => x.max(y),
+                _ => return None,
+            }))
+        }};
+    }
+    match (a, b) {
+        (Scalar::F32(x), Scalar::F32(y)) => float!(x, y, Scalar::F32),
+        (Scalar::F64(x), Scalar::F64(y)) => float!(x, y, Scalar::F64),
+        (Scalar::I32(x), Scalar::I32(y)) => int!(x, y, Scalar::I32),
+        (Scalar::I64(x), Scalar::I64(y)) => int!(x, y, Scalar::I64),
+        (Scalar::U8(x), Scalar::U8(y)) => int!(x, y, Scalar::U8),
+        _ => None,
+    }
+}
+
+fn fold_unary(op: UnaryOp, a: Scalar) -> Option<Scalar> {
+    Some(match (op, a) {
+        (UnaryOp::Neg, Scalar::F32(x)) => Scalar::F32(-x),
+        (UnaryOp::Neg, Scalar::F64(x)) => Scalar::F64(-x),
+        (UnaryOp::Neg, Scalar::I32(x)) => Scalar::I32(x.wrapping_neg()),
+        (UnaryOp::Neg, Scalar::I64(x)) => Scalar::I64(x.wrapping_neg()),
+        (UnaryOp::Abs, Scalar::F32(x)) => Scalar::F32(x.abs()),
+        (UnaryOp::Abs, Scalar::F64(x)) => Scalar::F64(x.abs()),
+        (UnaryOp::Abs, Scalar::I32(x)) => Scalar::I32(x.wrapping_abs()),
+        (UnaryOp::Abs, Scalar::I64(x)) => Scalar::I64(x.wrapping_abs()),
+        _ => return None,
+    })
+}
+
+fn perm_array(perm: &[usize]) -> [u8; MAX_RANK] {
+    let mut p = [0u8; MAX_RANK];
+    for (d, &v) in perm.iter().enumerate() {
+        p[d] = v as u8;
+    }
+    p
+}
+
+fn check_dim(what: &str, dim: usize, rank: usize) -> Result<()> {
+    if dim >= rank {
+        bail!(InvalidArgument, "{what}: dimension {dim} is out of range for a rank-{rank} array");
+    }
+    Ok(())
+}
+
+impl Graph<'_> {
+    fn pending(&self, op: Op, dtype: DType, shape: Shape, inputs: Vec<Arc<Node>>) -> Arc<Node> {
+        let n = Node::pending(op, dtype, shape, self.site, inputs);
+        self.rt.sched.enqueue(&n);
+        n
+    }
+
+    /// An array holding a copy of `value` (already laid out as `value.layout` says).
+    pub fn stored(&self, dtype: DType, shape: Shape, value: Value) -> Arc<Node> {
+        Node::ready(Op::Source, dtype, shape, self.site, value)
+    }
+
+    pub fn fill(&self, dtype: DType, shape: Shape, value: Scalar, baked: bool) -> Arc<Node> {
+        debug_assert_eq!(value.dtype(), dtype);
+        self.pending(Op::Fill { value, baked }, dtype, shape, Vec::new())
+    }
+
+    /// An application's scalar as an element of `dtype`; refuses values the type cannot
+    /// hold rather than rounding them silently.
+    pub fn app_scalar(&self, dtype: DType, v: f64) -> Result<Scalar> {
+        let s = Scalar::F64(v).cast(dtype);
+        let exact = match dtype {
+            DType::F32 | DType::F64 => true,
+            DType::Bool => v == 0.0 || v == 1.0,
+            _ => s.as_f64() == v,
+        };
+        if !exact {
+            bail!(DTypeMismatch, "scalar {v} cannot be represented as {dtype}");
+        }
+        Ok(s)
+    }
+
+    pub fn iota(&self, dtype: DType, shape: Shape, dim: usize) -> Result<Arc<Node>> {
+        check_dim("iota", dim, shape.rank())?;
+        if dtype == DType::Bool {
+            bail!(DTypeMismatch, "iota cannot produce bool");
+        }
+        Ok(self.pending(Op::Iota { dim: dim as u8 }, dtype, shape, Vec::new()))
+    }
+
+    pub fn identity(&self, dtype: DType, rows: usize, cols: usize) -> Arc<Node> {
+        self.pending(Op::Identity, dtype, Shape::new(&[rows, cols]), Vec::new())
+    }
+
+    pub fn unary(&self, op: UnaryOp, a: &Arc<Node>) -> Result<Arc<Node>> {
+        let Some(t) = op.result_dtype(a.dtype) else {
+            bail!(DTypeMismatch, "{} is not defined for {} arrays", op.name(), a.dtype);
+        };
+        if let Some((v, baked)) = constant(a) {
+            if let Some(r) = fold_unary(op, v) {
+                return Ok(self.fill(t, a.shape, r, baked));
+            }
+        }
+        Ok(self.pending(Op::Unary(op), t, a.shape, vec![a.clone()]))
+    }
+
+    /// `a` stretched to `shape` (trailing singleton dimensions of `a` are implicit).
+    pub fn broadcast_to(&self, a: &Arc<Node>, shape: Shape) -> Result<Arc<Node>> {
+        if a.shape == shape {
+            return Ok(a.clone());
+        }
+        match Shape::broadcast(&a.shape, &shape) {
+            Some(s) if s == shape => Ok(self.view(a, ViewStep::Broadcast, shape, None)),
+            _ => bail!(ShapeMismatch, "cannot broadcast shape {} to {}", a.shape, shape),
+        }
+    }
+
+    /// Operands brought to their common shape; rank-0 operands stay as they are (every
+    /// kernel reads a scalar the same way at every point).
+    fn broadcast_operands(&self, what: &str, xs: &[&Arc<Node>]) -> Result<(Shape, Vec<Arc<Node>>)> {
+        let mut shape = xs[0].shape;
+        for x in &xs[1..] {
+            shape = match Shape::broadcast(&shape, &x.shape) {
+                Some(s) => s,
+                None => bail!(ShapeMismatch, "{what}: shapes {} and {} do not broadcast", shape, x.shape),
+            };
+        }
+        let ops = xs
+            .iter()
+            .map(|x| if x.shape.rank() == 0 { Ok((*x).clone()) } else { self.broadcast_to(x, shape) })
+            .collect::<Result<Vec<_>>>()?;
+        Ok((shape, ops))
+    }
+
+    pub fn binary(&self, op: BinaryOp, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
+        if a.dtype != b.dtype {
+            bail!(DTypeMismatch, "{}: operands have types {} and {}; cast one first", op.name(), a.dtype, b.dtype);
+        }
+        let Some(t) = op.result_dtype(a.dtype) else {
+            bail!(DTypeMismatch, "{} is not defined for {} arrays", op.name(), a.dtype);
+        };
+        let (shape, ops) = self.broadcast_operands(op.name(), &[a, b])?;
+        let (ca, cb) = (constant(a), constant(b));
+        if let (Some((x, bx)), Some((y, by))) = (ca, cb) {
+            if let Some(r) = fold_binary(op, x, y) {
+                return Ok(self.fill(t, shape, r, bx && by));
+            }
+        }
+        if let Some(n) = self.simplify(op, &ops[0], cb.map(|c| c.0), shape)? {
+            return Ok(n);
+        }
+        Ok(self.pending(Op::Binary(op), t, shape, ops))
+    }
+
+    /// Strength reduction and identities for `a op c` with a constant `c`, kept to the
+    /// rewrites that give bit-identical results.
+    fn simplify(&self, op: BinaryOp, a: &Arc<Node>, c: Option<Scalar>, shape: Shape) -> Result<Option<Arc<Node>>> {
+        let Some(c) = c else { return Ok(None) };
+        let same_shape = a.shape == shape;
+        let is = |v: f64| c.as_f64() == v;
+        Ok(match op {
+            BinaryOp::Pow if is(2.0) => Some(self.binary(BinaryOp::Mul, a, a)?),
+            BinaryOp::Pow if is(1.0) && same_shape => Some(a.clone()),
+            BinaryOp::Pow if is(0.0) => Some(self.fill(a.dtype, shape, Scalar::one(a.dtype), true)),
+            BinaryOp::Pow if is(-1.0) && a.dtype.is_float() => Some(self.unary(UnaryOp::Rcp, a)?),
+            BinaryOp::Mul | BinaryOp::Div if is(1.0) && same_shape => Some(a.clone()),
+            BinaryOp::Sub if is(0.0) && same_shape && !a.dtype.is_float() => Some(a.clone()),
+            BinaryOp::Add if is(0.0) && same_shape && !a.dtype.is_float() => Some(a.clone()),
+            _ => None,
+        })
+    }
+
+    /// `a op s` (or `s op a` when `scalar_first`), the scalar taking `a`'s type.
+    pub fn binary_scalar(&self, op: BinaryOp, a: &Arc<Node>, s: f64, scalar_first: bool) -> Result<Arc<Node>> {
+        let v = self.app_scalar(a.dtype, s)?;
+        let c = self.fill(a.dtype, Shape::SCALAR, v, false);
+        if scalar_first { self.binary(op, &c, a) } else { self.binary(op, a, &c) }
+    }
+
+    pub fn select(&self, cond: &Arc<Node>, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
+        if cond.dtype != DType::Bool {
+            bail!(DTypeMismatch, "select: the condition must be bool, not {}", cond.dtype);
+        }
+        if a.dtype != b.dtype {
+            bail!(DTypeMismatch, "select: the choices have types {} and {}", a.dtype, b.dtype);
+        }
+        let (shape, ops) = self.broadcast_operands("select", &[cond, a, b])?;
+        Ok(self.pending(Op::Select, a.dtype, shape, ops))
+    }
+
+    pub fn cast(&self, a: &Arc<Node>, to: DType) -> Arc<Node> {
+        if a.dtype == to {
+            return a.clone();
+        }
+        if let Some((v, baked)) = constant(a) {
+            return self.fill(to, a.shape, v.cast(to), baked);
+        }
+        self.pending(Op::Cast, to, a.shape, vec![a.clone()])
+    }
+
+    /// A view of `a` with shape `out`. Views of stored arrays that only re-index the
+    /// storage cost nothing; views of constants are constants.
+    pub fn view(&self, a: &Arc<Node>, step: ViewStep, out: Shape, fill: Option<Arc<Node>>) -> Arc<Node> {
+        if let NodeState::Ready(v) = &*a.state() {
+            if let Some(layout) = step.view_layout(&v.layout, &out, &a.shape) {
+                let value = Value { storage: v.storage.clone(), layout };
+                return Node::ready(Op::View(step), a.dtype, out, self.site, value);
+            }
+        }
+        if fill.is_none() {
+            if let Some((v, baked)) = constant(a) {
+                return self.fill(a.dtype, out, v, baked);
+            }
+        }
+        let mut inputs = vec![a.clone()];
+        inputs.extend(fill);
+        self.pending(Op::View(step), a.dtype, out, inputs)
+    }
+
+    pub fn reshape(&self, a: &Arc<Node>, shape: Shape) -> Result<Arc<Node>> {
+        if shape.numel() != a.shape.numel() {
+            bail!(ShapeMismatch, "reshape: {} has {} elements, {} has {}", a.shape, a.shape.numel(), shape, shape.numel());
+        }
+        if shape == a.shape {
+            return Ok(a.clone());
+        }
+        Ok(self.view(a, ViewStep::Reshape, shape, None))
+    }
+
+    pub fn permute(&self, a: &Arc<Node>, perm: &[usize]) -> Result<Arc<Node>> {
+        let r = a.shape.rank();
+        let mut seen = [false; MAX_RANK];
+        if perm.len() != r || perm.iter().any(|&p| p >= r || std::mem::replace(&mut seen[p], true)) {
+            bail!(InvalidArgument, "permute: {perm:?} is not a permutation of the {r} dimensions");
+        }
+        if perm.iter().enumerate().all(|(i, &p)| i == p) {
+            return Ok(a.clone());
+        }
+        let dims: Vec<usize> = perm.iter().map(|&p| a.shape.dim(p)).collect();
+        Ok(self.view(a, ViewStep::Permute { perm: perm_array(perm) }, Shape::new(&dims), None))
+    }
+
+    /// Swaps the first two dimensions; a vector of length n becomes 1 x n.
+    pub fn transpose(&self, a: &Arc<Node>) -> Result<Arc<Node>> {
+        match a.shape.rank() {
+            0 => Ok(a.clone()),
+            1 => self.reshape(a, Shape::new(&[1, a.shape.dim(0)])),
+            r => {
+                let mut perm: Vec<usize> = (0..r).collect();
+                perm.swap(0, 1);
+                self.permute(a, &perm)
+            }
+        }
+    }
+
+    pub fn section(&self, a: &Arc<Node>, start: &[i64], count: &[i64], step: &[i64]) -> Result<Arc<Node>> {
+        let r = a.shape.rank();
+        if start.len() != r || count.len() != r || step.len() != r {
+            bail!(InvalidArgument, "section: expected {r} starts, counts and strides");
+        }
+        let (mut st, mut sp, mut dims) = ([0i64; MAX_RANK], [0i64; MAX_RANK], Vec::with_capacity(r));
+        for d in 0..r {
+            let n = a.shape.dim(d) as i64;
+            if step[d] == 0 || count[d] < 0 {
+                bail!(InvalidArgument, "section: dimension {d} has stride {} and count {}", step[d], count[d]);
+            }
+            if count[d] > 0 {
+                let last = start[d] + (count[d] - 1) * step[d];
+                if !(0..n).contains(&start[d]) || !(0..n).contains(&last) {
+                    bail!(
+                        InvalidArgument,
+                        "section: dimension {d} (size {n}) from {} with stride {} for {} elements leaves the array",
+                        start[d],
+                        step[d],
+                        count[d]
+                    );
+                }
+                st[d] = start[d];
+            }
+            sp[d] = step[d];
+            dims.push(count[d] as usize);
+        }
+        Ok(self.view(a, ViewStep::Section { start: st, step: sp }, Shape::new(&dims), None))
+    }
+
+    pub fn project(&self, a: &Arc<Node>, dim: usize, index: i64) -> Result<Arc<Node>> {
+        check_dim("project", dim, a.shape.rank())?;
+        if !(0..a.shape.dim(dim) as i64).contains(&index) {
+            bail!(InvalidArgument, "project: index {index} is out of range for dimension {dim} of size {}", a.shape.dim(dim));
+        }
+        let out = a.shape.without_dim(dim);
+        Ok(self.view(a, ViewStep::Project { dim: dim as u8, index }, out, None))
+    }
+
+    fn offset_view(&self, a: &Arc<Node>, offset: [i64; MAX_RANK], out: Shape, boundary: Boundary, fill: f64) -> Result<Arc<Node>> {
+        let fill = match boundary {
+            Boundary::Fill => Some(self.fill(a.dtype, Shape::SCALAR, self.app_scalar(a.dtype, fill)?, false)),
+            _ => {
+                if a.shape.numel() == 0 && out.numel() > 0 {
+                    bail!(InvalidArgument, "clamp and wrap boundaries need a non-empty array");
+                }
+                None
+            }
+        };
+        Ok(self.view(a, ViewStep::Offset { offset, boundary }, out, fill))
+    }
+
+    /// `out[i] = a[i - offset]` along `dim`; outside, the fill value or the edge.
+    pub fn shift(&self, a: &Arc<Node>, dim: usize, offset: i64, boundary: Boundary, fill: f64) -> Result<Arc<Node>> {
+        check_dim("shift", dim, a.shape.rank())?;
+        let mut off = [0i64; MAX_RANK];
+        off[dim] = offset;
+        self.offset_view(a, off, a.shape, boundary, fill)
+    }
+
+    pub fn pad(&self, a: &Arc<Node>, lo: &[i64], hi: &[i64], boundary: Boundary, fill: f64) -> Result<Arc<Node>> {
+        let r = a.shape.rank();
+        if lo.len() != r || hi.len() != r || lo.iter().chain(hi).any(|&p| p < 0) {
+            bail!(InvalidArgument, "pad: expected {r} non-negative low and high paddings");
+        }
+        let mut off = [0i64; MAX_RANK];
+        let mut dims = Vec::with_capacity(r);
+        for d in 0..r {
+            off[d] = lo[d];
+            dims.push(a.shape.dim(d) + (lo[d] + hi[d]) as usize);
+        }
+        self.offset_view(a, off, Shape::new(&dims), boundary, fill)
+    }
+
+    pub fn tile(&self, a: &Arc<Node>, reps: &[i64]) -> Result<Arc<Node>> {
+        if reps.len() > MAX_RANK || reps.iter().any(|&r| r < 0) {
+            bail!(InvalidArgument, "tile: expected at most {MAX_RANK} non-negative repetition counts");
+        }
+        let r = a.shape.rank().max(reps.len());
+        let src = a.shape.to_rank(r);
+        let dims: Vec<usize> = (0..r).map(|d| src.dim(d) * reps.get(d).copied().unwrap_or(1) as usize).collect();
+        let out = Shape::new(&dims);
+        let a = if src != a.shape { self.reshape(a, src)? } else { a.clone() };
+        self.offset_view(&a, [0; MAX_RANK], out, Boundary::Wrap, 0.0)
+    }
+
+    pub fn concat(&self, parts: &[Arc<Node>], dim: usize) -> Result<Arc<Node>> {
+        let Some(first) = parts.first() else { bail!(InvalidArgument, "concat: no arrays given") };
+        if dim >= MAX_RANK {
+            bail!(InvalidArgument, "concat: dimension {dim} exceeds the maximum rank");
+        }
+        let r = parts.iter().map(|p| p.shape.rank()).max().unwrap_or(0).max(dim + 1);
+        let mut dims = first.shape.to_rank(r).dims().to_vec();
+        dims[dim] = 0;
+        let mut ranked = Vec::with_capacity(parts.len());
+        for p in parts {
+            if p.dtype != first.dtype {
+                bail!(DTypeMismatch, "concat: arrays have types {} and {}", first.dtype, p.dtype);
+            }
+            let s = p.shape.to_rank(r);
+            for d in (0..r).filter(|&d| d != dim) {
+                if s.dim(d) != first.shape.to_rank(r).dim(d) {
+                    bail!(ShapeMismatch, "concat along {dim}: shapes {} and {} differ in dimension {d}", first.shape, p.shape);
+                }
+            }
+            dims[dim] += s.dim(dim);
+            ranked.push(if s != p.shape { self.reshape(p, s)? } else { p.clone() });
+        }
+        if ranked.len() == 1 {
+            return Ok(ranked.pop().expect("one part"));
+        }
+        Ok(self.pending(Op::Concat { dim: dim as u8 }, first.dtype, Shape::new(&dims), ranked))
+    }
+
+    fn check_indices(&self, what: &str, rank: usize, indices: &[Arc<Node>]) -> Result<()> {
+        if rank == 0 || indices.len() != rank {
+            bail!(InvalidArgument, "{what}: a rank-{rank} array needs {rank} index arrays, got {}", indices.len());
+        }
+        if let Some(i) = indices.iter().find(|i| !i.dtype.is_integer()) {
+            bail!(DTypeMismatch, "{what}: index arrays must be integers, not {}", i.dtype);
+        }
+        Ok(())
+    }
+
+    pub fn gather(&self, src: &Arc<Node>, indices: &[Arc<Node>]) -> Result<Arc<Node>> {
+        self.check_indices("gather", src.shape.rank(), indices)?;
+        let refs: Vec<&Arc<Node>> = indices.iter().collect();
+        let (shape, mut ops) = self.broadcast_operands("gather", &refs)?;
+        for op in ops.iter_mut() {
+            *op = self.broadcast_to(op, shape)?;
+        }
+        let mut inputs = vec![src.clone()];
+        inputs.extend(ops);
+        Ok(self.pending(Op::Gather, src.dtype, shape, inputs))
+    }
+
+    pub fn scatter(&self, dst: &Arc<Node>, indices: &[Arc<Node>], values: &Arc<Node>, mode: ScatterMode) -> Result<Arc<Node>> {
+        self.check_indices("scatter", dst.shape.rank(), indices)?;
+        if values.dtype != dst.dtype {
+            bail!(DTypeMismatch, "scatter: values are {} but the destination is {}", values.dtype, dst.dtype);
+        }
+        if dst.dtype == DType::Bool && mode == ScatterMode::Add {
+            bail!(DTypeMismatch, "scatter: adding is not defined for bool arrays");
+        }
+        let mut refs: Vec<&Arc<Node>> = vec![values];
+        refs.extend(indices.iter());
+        let (shape, _) = self.broadcast_operands("scatter", &refs)?;
+        let mut inputs = vec![dst.clone(), self.broadcast_to(values, shape)?];
+        for i in indices {
+            let i = self.cast(i, DType::I64);
+            inputs.push(self.broadcast_to(&i, shape)?);
+        }
+        Ok(self.pending(Op::Scatter { mode }, dst.dtype, dst.shape, inputs))
+    }
+
+    pub fn reduce(&self, op: ReduceOp, a: &Arc<Node>, axis: Option<usize>) -> Result<Arc<Node>> {
+        let Some(t) = op.result_dtype(a.dtype) else {
+            bail!(DTypeMismatch, "{} is not defined for {} arrays", op.name(), a.dtype);
+        };
+        let shape = match axis {
+            None => Shape::SCALAR,
+            Some(d) => {
+                check_dim(op.name(), d, a.shape.rank())?;
+                a.shape.with_dim(d, 1)
+            }
+        };
+        Ok(self.pending(Op::Reduce { op, axis: axis.map(|d| d as u8) }, t, shape, vec![a.clone()]))
+    }
+
+    pub fn scan(&self, op: ScanOp, a: &Arc<Node>, axis: usize) -> Result<Arc<Node>> {
+        let name = if op == ScanOp::Sum { "cumsum" } else { "cumprod" };
+        let Some(t) = op.result_dtype(a.dtype) else {
+            bail!(DTypeMismatch, "{name} is not defined for {} arrays", a.dtype);
+        };
+        check_dim(name, axis, a.shape.rank())?;
+        Ok(self.pending(Op::Scan { op, axis: axis as u8 }, t, a.shape, vec![a.clone()]))
+    }
+
+    /// `a` (m x k) times `b` (k x n, or a vector of length k).
+    pub fn matmul(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
+        if !a.dtype.is_float() || a.dtype != b.dtype {
+            bail!(DTypeMismatch, "matmul needs two f32 or two f64 arrays, got {} and {}", a.dtype, b.dtype);
+        }
+        if a.shape.rank() != 2 || !(1..=2).contains(&b.shape.rank()) {
+            bail!(ShapeMismatch, "matmul needs a matrix times a matrix or vector, got {} and {}", a.shape, b.shape);
+        }
+        let (m, k) = (a.shape.dim(0), a.shape.dim(1));
+        if b.shape.dim(0) != k {
+            bail!(ShapeMismatch, "matmul: inner dimensions differ ({} x {} times {})", m, k, b.shape);
+        }
+        let vector = b.shape.rank() == 1;
+        let b2 = if vector { self.reshape(b, Shape::new(&[k, 1]))? } else { b.clone() };
+        let n = b2.shape.dim(1);
+        let c = self.pending(Op::MatMul, a.dtype, Shape::new(&[m, n]), vec![a.clone(), b2]);
+        if vector { self.reshape(&c, Shape::new(&[m])) } else { Ok(c) }
+    }
+
+    /// Sum of element-wise products of two arrays of the same shape: a fused
+    /// multiply-and-reduce, which is bandwidth-bound.
+    pub fn dot(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
+        if a.shape != b.shape {
+            bail!(ShapeMismatch, "dot: shapes {} and {} differ", a.shape, b.shape);
+        }
+        let p = self.binary(BinaryOp::Mul, a, b)?;
+        self.reduce(ReduceOp::Sum, &p, None)
+    }
+}

@@ -1,0 +1,10 @@
+//! The front end: handles, scopes, and building the graph from calls.
+
+pub mod graph;
+pub mod handles;
+pub mod host;
+pub mod runtime;
+pub mod scope;
+
+pub use graph::Graph;
+pub use host::HostOrder;

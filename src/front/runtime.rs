@@ -1,0 +1,73 @@
+//! The process-wide runtime: handle table, scheduler, memory and settings. Started by
+//! `sl_init` or lazily by the first call; `sl_shutdown` ends it (a later call starts a
+//! new one).
+
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+
+use super::handles::HandleTable;
+use crate::config::Config;
+use crate::exec::engine::Engine;
+use crate::exec::memory::HostPool;
+use crate::r#gen::GenOptions;
+use crate::ir::{Result, bail};
+use crate::sched::{SchedOptions, Scheduler};
+
+pub struct Runtime {
+    pub handles: HandleTable,
+    pub sched: Scheduler,
+    pub memory: Arc<HostPool>,
+    pub config: Config,
+}
+
+/// Sequences that may wait for the execution thread before a flush blocks.
+const ENGINE_DEPTH: usize = 16;
+
+impl Runtime {
+    fn start(config: Config) -> Result<Runtime> {
+        let memory = HostPool::new(config.memory_limit);
+        let executor = crate::exec::cpu_executor(config.threads, memory.clone())?;
+        let engine = Engine::new(executor, ENGINE_DEPTH);
+        let opts = SchedOptions {
+            r#gen: GenOptions { fuse: config.fusion, max_kernel_ops: config.max_kernel_ops },
+            queue_limit: config.queue_limit,
+            inline_elements: 1 << 16,
+        };
+        Ok(Runtime { handles: HandleTable::new(), sched: Scheduler::new(engine, opts), memory, config })
+    }
+}
+
+static RUNTIME: RwLock<Option<Arc<Runtime>>> = RwLock::new(None);
+
+/// The running runtime, started from the environment's settings if none is.
+pub fn get() -> Result<Arc<Runtime>> {
+    if let Some(rt) = RUNTIME.read().as_ref() {
+        return Ok(rt.clone());
+    }
+    let mut slot = RUNTIME.write();
+    if slot.is_none() {
+        *slot = Some(Arc::new(Runtime::start(Config::from_env()?)?));
+    }
+    Ok(slot.as_ref().expect("just started").clone())
+}
+
+/// Starts the runtime with explicit settings.
+pub fn init(config: Config) -> Result<()> {
+    let mut slot = RUNTIME.write();
+    if slot.is_some() {
+        bail!(InvalidState, "the runtime is already running (call sl_shutdown before sl_init)");
+    }
+    *slot = Some(Arc::new(Runtime::start(config)?));
+    Ok(())
+}
+
+/// Finishes all work, releases every handle and stops the threads.
+pub fn shutdown() {
+    let rt = RUNTIME.write().take();
+    if let Some(rt) = rt {
+        rt.sched.sync();
+        rt.handles.clear();
+        rt.sched.engine().shutdown();
+    }
+}

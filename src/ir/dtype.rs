@@ -1,0 +1,191 @@
+//! Element types and typed scalar values.
+
+use std::hash::{Hash, Hasher};
+
+/// The element type of an array.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum DType {
+    F32,
+    F64,
+    I32,
+    I64,
+    U8,
+    /// Stored as one byte holding 0 or 1.
+    Bool,
+}
+
+impl DType {
+    pub const ALL: [DType; 6] = [DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::Bool];
+
+    pub fn size(self) -> usize {
+        match self {
+            DType::F32 | DType::I32 => 4,
+            DType::F64 | DType::I64 => 8,
+            DType::U8 | DType::Bool => 1,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F32 | DType::F64)
+    }
+
+    pub fn is_integer(self) -> bool {
+        matches!(self, DType::I32 | DType::I64 | DType::U8)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+            DType::I32 => "i32",
+            DType::I64 => "i64",
+            DType::U8 => "u8",
+            DType::Bool => "bool",
+        }
+    }
+}
+
+impl std::fmt::Display for DType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One typed value. Equality and hashing are bitwise, so NaN constants can key caches.
+#[derive(Copy, Clone, Debug)]
+pub enum Scalar {
+    F32(f32),
+    F64(f64),
+    I32(i32),
+    I64(i64),
+    U8(u8),
+    Bool(bool),
+}
+
+impl Scalar {
+    pub fn dtype(self) -> DType {
+        match self {
+            Scalar::F32(_) => DType::F32,
+            Scalar::F64(_) => DType::F64,
+            Scalar::I32(_) => DType::I32,
+            Scalar::I64(_) => DType::I64,
+            Scalar::U8(_) => DType::U8,
+            Scalar::Bool(_) => DType::Bool,
+        }
+    }
+
+    /// The value converted to `dtype` with the same rules as the cast op
+    /// (float to integer truncates and saturates, NaN becomes 0; nonzero is true).
+    pub fn cast(self, dtype: DType) -> Scalar {
+        match dtype {
+            DType::F32 => Scalar::F32(self.as_f64() as f32),
+            DType::F64 => Scalar::F64(self.as_f64()),
+            DType::I32 => Scalar::I32(match self {
+                Scalar::I64(v) => v as i32,
+                _ => self.as_f64() as i32,
+            }),
+            DType::I64 => Scalar::I64(match self {
+                Scalar::I64(v) => v,
+                _ => self.as_f64() as i64,
+            }),
+            DType::U8 => Scalar::U8(match self {
+                Scalar::I64(v) => v as u8,
+                Scalar::I32(v) => v as u8,
+                _ => self.as_f64() as u8,
+            }),
+            DType::Bool => Scalar::Bool(self.is_nonzero()),
+        }
+    }
+
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Scalar::F32(v) => v as f64,
+            Scalar::F64(v) => v,
+            Scalar::I32(v) => v as f64,
+            Scalar::I64(v) => v as f64,
+            Scalar::U8(v) => v as f64,
+            Scalar::Bool(v) => v as u8 as f64,
+        }
+    }
+
+    pub fn as_i64(self) -> i64 {
+        match self {
+            Scalar::I64(v) => v,
+            Scalar::I32(v) => v as i64,
+            Scalar::U8(v) => v as i64,
+            Scalar::Bool(v) => v as i64,
+            Scalar::F32(v) => v as i64,
+            Scalar::F64(v) => v as i64,
+        }
+    }
+
+    pub fn is_nonzero(self) -> bool {
+        match self {
+            Scalar::F32(v) => v != 0.0,
+            Scalar::F64(v) => v != 0.0,
+            Scalar::I32(v) => v != 0,
+            Scalar::I64(v) => v != 0,
+            Scalar::U8(v) => v != 0,
+            Scalar::Bool(v) => v,
+        }
+    }
+
+    /// The value's bits, zero-extended to 64 bits (the in-memory little-endian element).
+    pub fn to_bits(self) -> u64 {
+        match self {
+            Scalar::F32(v) => v.to_bits() as u64,
+            Scalar::F64(v) => v.to_bits(),
+            Scalar::I32(v) => v as u32 as u64,
+            Scalar::I64(v) => v as u64,
+            Scalar::U8(v) => v as u64,
+            Scalar::Bool(v) => v as u64,
+        }
+    }
+
+    pub fn from_bits(dtype: DType, bits: u64) -> Scalar {
+        match dtype {
+            DType::F32 => Scalar::F32(f32::from_bits(bits as u32)),
+            DType::F64 => Scalar::F64(f64::from_bits(bits)),
+            DType::I32 => Scalar::I32(bits as u32 as i32),
+            DType::I64 => Scalar::I64(bits as i64),
+            DType::U8 => Scalar::U8(bits as u8),
+            DType::Bool => Scalar::Bool(bits & 1 != 0),
+        }
+    }
+
+    /// The element as it is stored in memory (little-endian, `dtype().size()` bytes).
+    pub fn write_to(self, dst: &mut [u8]) {
+        let bytes = self.to_bits().to_le_bytes();
+        let n = self.dtype().size();
+        dst[..n].copy_from_slice(&bytes[..n]);
+    }
+
+    pub fn read_from(dtype: DType, src: &[u8]) -> Scalar {
+        let mut bytes = [0u8; 8];
+        bytes[..dtype.size()].copy_from_slice(&src[..dtype.size()]);
+        Scalar::from_bits(dtype, u64::from_le_bytes(bytes))
+    }
+
+    pub fn zero(dtype: DType) -> Scalar {
+        Scalar::from_bits(dtype, 0)
+    }
+
+    pub fn one(dtype: DType) -> Scalar {
+        Scalar::I64(1).cast(dtype)
+    }
+}
+
+impl PartialEq for Scalar {
+    fn eq(&self, other: &Self) -> bool {
+        self.dtype() == other.dtype() && self.to_bits() == other.to_bits()
+    }
+}
+
+impl Eq for Scalar {}
+
+impl Hash for Scalar {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.dtype().hash(state);
+        self.to_bits().hash(state);
+    }
+}

@@ -1,0 +1,112 @@
+//! Fused kernels: what one compiled unit computes over its iteration domain. Built by
+//! `gen/`, lowered by each backend to its own program form.
+
+use super::dtype::{DType, Scalar};
+use super::node::Layout;
+use super::op::{BinaryOp, ScanOp, UnaryOp};
+use super::shape::Shape;
+use super::view::Map;
+
+/// An array the kernel reads, and where its elements sit in its storage.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct KernelInput {
+    pub dtype: DType,
+    pub shape: Shape,
+    pub layout: Layout,
+}
+
+/// One SSA instruction. Operands are indices of earlier instructions.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Inst {
+    /// A scalar argument supplied at launch (application scalars, so one compiled kernel
+    /// serves every value).
+    Param { index: u32 },
+    /// A constant compiled into the kernel.
+    Const(Scalar),
+    /// Element of input `input` reached from the domain point through `maps[map]`.
+    Load { input: u32, map: u32 },
+    /// Coordinate (i64) along `dim` of the space reached through `maps[map]`.
+    Coord { map: u32, dim: u8 },
+    /// Whether `maps[map]` passes every fill boundary inside its source (bool).
+    Valid { map: u32 },
+    Unary { op: UnaryOp, a: u32 },
+    Binary { op: BinaryOp, a: u32, b: u32 },
+    Select { cond: u32, a: u32, b: u32 },
+    Cast { a: u32 },
+    /// Element of input `input` at the coordinates given by the i64 values `indices`
+    /// (one per input dimension), each clamped into range.
+    Gather { input: u32, indices: Vec<u32> },
+}
+
+impl Inst {
+    pub fn operands(&self) -> Vec<u32> {
+        match self {
+            Inst::Param { .. } | Inst::Const(_) | Inst::Load { .. } | Inst::Coord { .. } | Inst::Valid { .. } => vec![],
+            Inst::Unary { a, .. } | Inst::Cast { a } => vec![*a],
+            Inst::Binary { a, b, .. } => vec![*a, *b],
+            Inst::Select { cond, a, b } => vec![*cond, *a, *b],
+            Inst::Gather { indices, .. } => indices.clone(),
+        }
+    }
+}
+
+/// Reductions a kernel performs on an output value. `Mean` divides the sum by the count.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum KernelReduce {
+    Sum,
+    Prod,
+    Min,
+    Max,
+    Mean,
+    ArgMin,
+    ArgMax,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum OutputKind {
+    /// The value at every domain point (the output has the domain's shape, dense).
+    Store,
+    /// Reduced along the kernel's axis (kept with size 1), or over everything (rank 0).
+    Reduce(KernelReduce),
+    /// Inclusive scan along the kernel's axis.
+    Scan(ScanOp),
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct KernelOutput {
+    pub value: u32,
+    pub kind: OutputKind,
+    pub dtype: DType,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Kernel {
+    pub domain: Shape,
+    /// Axis of every `Reduce`/`Scan` output; `None` reduces over the whole domain.
+    pub axis: Option<u8>,
+    pub inputs: Vec<KernelInput>,
+    pub params: Vec<DType>,
+    pub maps: Vec<Map>,
+    pub insts: Vec<Inst>,
+    /// Type of each instruction's value.
+    pub types: Vec<DType>,
+    pub outputs: Vec<KernelOutput>,
+}
+
+impl Kernel {
+    pub fn output_shape(&self, out: &KernelOutput) -> Shape {
+        match (out.kind, self.axis) {
+            (OutputKind::Reduce(_), None) => Shape::SCALAR,
+            (OutputKind::Reduce(_), Some(k)) => self.domain.with_dim(k as usize, 1),
+            _ => self.domain,
+        }
+    }
+
+    pub fn has_reduction(&self) -> bool {
+        self.outputs.iter().any(|o| matches!(o.kind, OutputKind::Reduce(_)))
+    }
+
+    pub fn has_scan(&self) -> bool {
+        self.outputs.iter().any(|o| matches!(o.kind, OutputKind::Scan(_)))
+    }
+}

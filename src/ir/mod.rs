@@ -1,0 +1,18 @@
+//! The graph: nodes are operations on typed, shaped values. Depends on nothing else in
+//! the crate and knows nothing of backends.
+
+pub mod dtype;
+pub mod error;
+pub mod kernel;
+pub mod node;
+pub mod op;
+pub mod shape;
+pub mod view;
+
+pub use dtype::{DType, Scalar};
+pub use error::{CallSite, Error, ErrorKind, Result};
+pub(crate) use error::bail;
+pub use node::{Layout, Node, NodeState, Promise, Storage, Value};
+pub use op::{BinaryOp, Op, ReduceOp, ScanOp, ScatterMode, UnaryOp};
+pub use shape::{MAX_RANK, Shape};
+pub use view::{Boundary, Map, MapStep, ViewStep};

@@ -1,0 +1,235 @@
+//! Graph nodes and their evaluation state.
+
+use std::any::Any;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use parking_lot::{Condvar, Mutex, MutexGuard};
+
+use super::dtype::DType;
+use super::error::{CallSite, Error};
+use super::op::Op;
+use super::shape::{MAX_RANK, Shape};
+
+/// Memory holding array elements. Executors implement it for their buffers and downcast
+/// through `as_any` when they bind one.
+pub trait Storage: Any + Send + Sync {
+    fn as_any(&self) -> &dyn Any;
+    fn byte_len(&self) -> usize;
+    /// The bytes, when the storage lives in host memory.
+    fn host_bytes(&self) -> Option<&[u8]>;
+}
+
+/// Where the elements of an array sit in its storage, in elements.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Layout {
+    pub offset: i64,
+    pub strides: [i64; MAX_RANK],
+}
+
+impl Layout {
+    pub fn dense(shape: &Shape) -> Layout {
+        Layout { offset: 0, strides: shape.dense_strides() }
+    }
+
+    /// Whether the elements are contiguous in column-major order (ignoring size-1 dims).
+    pub fn is_dense(&self, shape: &Shape) -> bool {
+        let dense = shape.dense_strides();
+        (0..shape.rank()).all(|d| shape.dim(d) <= 1 || self.strides[d] == dense[d])
+    }
+
+    /// Element offset of multi-index `idx`.
+    pub fn offset_of(&self, idx: &[i64; MAX_RANK], rank: usize) -> i64 {
+        self.offset + (0..rank).map(|d| idx[d] * self.strides[d]).sum::<i64>()
+    }
+}
+
+/// A computed array: storage plus the layout of the elements in it. Several values may
+/// share one storage (zero-copy views).
+#[derive(Clone)]
+pub struct Value {
+    pub storage: Arc<dyn Storage>,
+    pub layout: Layout,
+}
+
+/// The eventual result of a scheduled computation.
+#[derive(Default)]
+pub struct Promise {
+    slot: Mutex<Option<Result<Value, Arc<Error>>>>,
+    ready: Condvar,
+}
+
+impl Promise {
+    pub fn new() -> Arc<Promise> {
+        Arc::new(Promise::default())
+    }
+
+    pub fn fulfil(&self, result: Result<Value, Arc<Error>>) {
+        let mut slot = self.slot.lock();
+        debug_assert!(slot.is_none(), "promise fulfilled twice");
+        *slot = Some(result);
+        self.ready.notify_all();
+    }
+
+    /// A promise that already holds a failure.
+    pub fn failed(e: Arc<Error>) -> Arc<Promise> {
+        let p = Promise::new();
+        p.fulfil(Err(e));
+        p
+    }
+
+    pub fn try_get(&self) -> Option<Result<Value, Arc<Error>>> {
+        self.slot.lock().clone()
+    }
+
+    pub fn wait(&self) -> Result<Value, Arc<Error>> {
+        let mut slot = self.slot.lock();
+        loop {
+            if let Some(r) = slot.as_ref() {
+                return r.clone();
+            }
+            self.ready.wait(&mut slot);
+        }
+    }
+}
+
+pub enum NodeState {
+    /// Not yet flushed. `fused_unstored` records that an earlier flush computed this node
+    /// inside a kernel without keeping it, so a second need stores it instead of
+    /// recomputing again.
+    Pending { inputs: Vec<Arc<Node>>, fused_unstored: bool },
+    /// In a submitted program sequence.
+    Scheduled(Arc<Promise>),
+    Ready(Value),
+    Failed(Arc<Error>),
+}
+
+pub struct Node {
+    pub id: u64,
+    pub op: Op,
+    pub dtype: DType,
+    pub shape: Shape,
+    pub site: CallSite,
+    /// How many application handles point here (roots for `sync`).
+    handles: AtomicU32,
+    state: Mutex<NodeState>,
+}
+
+static NEXT_NODE_ID: AtomicU64 = AtomicU64::new(1);
+
+impl Node {
+    pub fn pending(op: Op, dtype: DType, shape: Shape, site: CallSite, inputs: Vec<Arc<Node>>) -> Arc<Node> {
+        Self::with_state(op, dtype, shape, site, NodeState::Pending { inputs, fused_unstored: false })
+    }
+
+    pub fn ready(op: Op, dtype: DType, shape: Shape, site: CallSite, value: Value) -> Arc<Node> {
+        Self::with_state(op, dtype, shape, site, NodeState::Ready(value))
+    }
+
+    fn with_state(op: Op, dtype: DType, shape: Shape, site: CallSite, state: NodeState) -> Arc<Node> {
+        Arc::new(Node {
+            id: NEXT_NODE_ID.fetch_add(1, Ordering::Relaxed),
+            op,
+            dtype,
+            shape,
+            site,
+            handles: AtomicU32::new(0),
+            state: Mutex::new(state),
+        })
+    }
+
+    /// The state, with a finished promise folded into `Ready`/`Failed`.
+    pub fn state(&self) -> MutexGuard<'_, NodeState> {
+        let mut st = self.state.lock();
+        if let NodeState::Scheduled(p) = &*st {
+            if let Some(r) = p.try_get() {
+                *st = match r {
+                    Ok(v) => NodeState::Ready(v),
+                    Err(e) => NodeState::Failed(e),
+                };
+            }
+        }
+        st
+    }
+
+    /// Moves a pending node into a submitted sequence; its inputs are no longer needed.
+    pub fn schedule(&self, promise: Arc<Promise>) {
+        let mut st = self.state.lock();
+        debug_assert!(matches!(*st, NodeState::Pending { .. }));
+        let old = std::mem::replace(&mut *st, NodeState::Scheduled(promise));
+        drop(st);
+        drop(old);
+    }
+
+    /// Marks a pending node failed (its work could not even be planned).
+    pub fn fail(&self, e: Arc<Error>) {
+        let mut st = self.state.lock();
+        if matches!(*st, NodeState::Pending { .. }) {
+            let old = std::mem::replace(&mut *st, NodeState::Failed(e));
+            drop(st);
+            drop(old);
+        }
+    }
+
+    /// Records that a flush computed this node inside a kernel without storing it.
+    pub fn mark_fused_unstored(&self) {
+        if let NodeState::Pending { fused_unstored, .. } = &mut *self.state.lock() {
+            *fused_unstored = true;
+        }
+    }
+
+    pub fn was_fused_unstored(&self) -> bool {
+        matches!(*self.state.lock(), NodeState::Pending { fused_unstored: true, .. })
+    }
+
+    pub fn is_pending(&self) -> bool {
+        matches!(*self.state.lock(), NodeState::Pending { .. })
+    }
+
+    /// The inputs of a pending node (empty once it has been scheduled).
+    pub fn pending_inputs(&self) -> Vec<Arc<Node>> {
+        match &*self.state.lock() {
+            NodeState::Pending { inputs, .. } => inputs.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Blocks until the node's value exists. Pending nodes must be flushed first.
+    pub fn wait(&self) -> Result<Value, Arc<Error>> {
+        let promise = match &*self.state() {
+            NodeState::Ready(v) => return Ok(v.clone()),
+            NodeState::Failed(e) => return Err(e.clone()),
+            NodeState::Scheduled(p) => p.clone(),
+            NodeState::Pending { .. } => panic!("wait on a pending node"),
+        };
+        promise.wait()
+    }
+
+    pub fn add_handle(&self) {
+        self.handles.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn remove_handle(&self) {
+        self.handles.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    pub fn has_handles(&self) -> bool {
+        self.handles.load(Ordering::Relaxed) > 0
+    }
+}
+
+impl Drop for Node {
+    /// Long chains of pending nodes would recurse once per node when the last handle goes;
+    /// unlink them iteratively instead.
+    fn drop(&mut self) {
+        let NodeState::Pending { inputs, .. } = self.state.get_mut() else { return };
+        let mut stack = std::mem::take(inputs);
+        while let Some(node) = stack.pop() {
+            if let Some(mut owned) = Arc::into_inner(node) {
+                if let NodeState::Pending { inputs, .. } = owned.state.get_mut() {
+                    stack.append(inputs);
+                }
+            }
+        }
+    }
+}

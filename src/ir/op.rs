@@ -1,0 +1,340 @@
+//! Operations of the graph and their typing rules.
+
+use super::dtype::{DType, Scalar};
+use super::view::ViewStep;
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum UnaryOp {
+    Neg,
+    Abs,
+    Sign,
+    Sqrt,
+    Rsqrt,
+    Cbrt,
+    Rcp,
+    Exp,
+    Exp2,
+    Expm1,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Erf,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    IsNan,
+    IsInf,
+    /// Logical not on bool, bitwise not on integers.
+    Not,
+}
+
+impl UnaryOp {
+    pub const ALL: [UnaryOp; 34] = {
+        use UnaryOp::*;
+        [
+            Neg, Abs, Sign, Sqrt, Rsqrt, Cbrt, Rcp, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sin,
+            Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Erf, Floor, Ceil,
+            Round, Trunc, IsNan, IsInf, Not,
+        ]
+    };
+
+    /// Floating-point-only functions (the math library's domain).
+    pub fn is_transcendental(self) -> bool {
+        use UnaryOp::*;
+        matches!(
+            self,
+            Sqrt | Rsqrt | Cbrt | Rcp | Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos
+                | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh | Erf
+        )
+    }
+
+    /// The result type for an input of type `t`, or `None` if the op does not accept `t`.
+    pub fn result_dtype(self, t: DType) -> Option<DType> {
+        use UnaryOp::*;
+        match self {
+            IsNan | IsInf => Some(DType::Bool),
+            Not => (t.is_integer() || t == DType::Bool).then_some(t),
+            Neg | Abs | Sign | Floor | Ceil | Round | Trunc => (t != DType::Bool).then_some(t),
+            _ => t.is_float().then_some(t),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        use UnaryOp::*;
+        match self {
+            Neg => "neg",
+            Abs => "abs",
+            Sign => "sign",
+            Sqrt => "sqrt",
+            Rsqrt => "rsqrt",
+            Cbrt => "cbrt",
+            Rcp => "rcp",
+            Exp => "exp",
+            Exp2 => "exp2",
+            Expm1 => "expm1",
+            Log => "log",
+            Log2 => "log2",
+            Log10 => "log10",
+            Log1p => "log1p",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Asin => "asin",
+            Acos => "acos",
+            Atan => "atan",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Tanh => "tanh",
+            Asinh => "asinh",
+            Acosh => "acosh",
+            Atanh => "atanh",
+            Erf => "erf",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round => "round",
+            Trunc => "trunc",
+            IsNan => "isnan",
+            IsInf => "isinf",
+            Not => "not",
+        }
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// Remainder with the sign of the dividend (C `fmod` / `%`).
+    Rem,
+    Pow,
+    Atan2,
+    Hypot,
+    Min,
+    Max,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    Xor,
+}
+
+impl BinaryOp {
+    pub const ALL: [BinaryOp; 19] = {
+        use BinaryOp::*;
+        [Add, Sub, Mul, Div, Rem, Pow, Atan2, Hypot, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor]
+    };
+
+    pub fn is_comparison(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, Eq | Ne | Lt | Le | Gt | Ge)
+    }
+
+    /// The result type when both operands have type `t`, or `None` if not accepted.
+    pub fn result_dtype(self, t: DType) -> Option<DType> {
+        use BinaryOp::*;
+        match self {
+            Eq | Ne | Lt | Le | Gt | Ge => Some(DType::Bool),
+            And | Or | Xor => (t.is_integer() || t == DType::Bool).then_some(t),
+            Atan2 | Hypot => t.is_float().then_some(t),
+            Add | Sub | Mul | Div | Rem | Pow | Min | Max => (t != DType::Bool).then_some(t),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "add",
+            Sub => "sub",
+            Mul => "mul",
+            Div => "div",
+            Rem => "rem",
+            Pow => "pow",
+            Atan2 => "atan2",
+            Hypot => "hypot",
+            Min => "min",
+            Max => "max",
+            Eq => "eq",
+            Ne => "ne",
+            Lt => "lt",
+            Le => "le",
+            Gt => "gt",
+            Ge => "ge",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+        }
+    }
+}
+
+/// Reductions as the application names them.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ReduceOp {
+    Sum,
+    Prod,
+    Min,
+    Max,
+    Mean,
+    Any,
+    All,
+    Count,
+    ArgMin,
+    ArgMax,
+}
+
+impl ReduceOp {
+    pub const ALL: [ReduceOp; 10] = {
+        use ReduceOp::*;
+        [Sum, Prod, Min, Max, Mean, Any, All, Count, ArgMin, ArgMax]
+    };
+
+    /// Result type for input type `t`: integer sums and products accumulate in i64,
+    /// means of integers are f64, counts and arg-reductions are i64 indices.
+    pub fn result_dtype(self, t: DType) -> Option<DType> {
+        use ReduceOp::*;
+        match self {
+            Sum | Prod => match t {
+                DType::Bool => None,
+                DType::I32 | DType::U8 | DType::I64 => Some(DType::I64),
+                _ => Some(t),
+            },
+            Min | Max => Some(t),
+            Mean => match t {
+                DType::Bool => None,
+                DType::F32 => Some(DType::F32),
+                _ => Some(DType::F64),
+            },
+            Any | All => Some(DType::Bool),
+            Count | ArgMin | ArgMax => Some(DType::I64),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        use ReduceOp::*;
+        match self {
+            Sum => "sum",
+            Prod => "prod",
+            Min => "min",
+            Max => "max",
+            Mean => "mean",
+            Any => "any",
+            All => "all",
+            Count => "count",
+            ArgMin => "argmin",
+            ArgMax => "argmax",
+        }
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ScanOp {
+    Sum,
+    Prod,
+}
+
+impl ScanOp {
+    pub fn result_dtype(self, t: DType) -> Option<DType> {
+        match t {
+            DType::Bool => None,
+            DType::I32 | DType::U8 => Some(DType::I64),
+            _ => Some(t),
+        }
+    }
+}
+
+/// How `scatter` combines values that land on the same destination element.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ScatterMode {
+    /// The value with the highest source index (column-major) wins.
+    Replace,
+    Add,
+    Min,
+    Max,
+}
+
+/// What a graph node computes. Node inputs are listed per variant.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Op {
+    /// Data copied in from the application; always materialised.
+    Source,
+    /// Every element equal to `value`. `baked` constants come from the runtime itself
+    /// (folding, strength reduction) and are compiled in; others are kernel arguments.
+    Fill { value: Scalar, baked: bool },
+    /// The coordinate along `dim`.
+    Iota { dim: u8 },
+    /// 1 on the diagonal of the first two dimensions, else 0.
+    Identity,
+    /// inputs: [a]
+    Unary(UnaryOp),
+    /// inputs: [a, b], same shape and dtype (broadcasts are explicit view nodes).
+    Binary(BinaryOp),
+    /// inputs: [cond, a, b]
+    Select,
+    /// inputs: [a]; the target type is the node's dtype.
+    Cast,
+    /// inputs: [a]
+    View(ViewStep),
+    /// inputs: the parts, joined along `dim`.
+    Concat { dim: u8 },
+    /// inputs: [a]. `axis: None` reduces every element to a rank-0 result; otherwise the
+    /// dimension is kept with size 1.
+    Reduce { op: ReduceOp, axis: Option<u8> },
+    /// inputs: [a]
+    Scan { op: ScanOp, axis: u8 },
+    /// inputs: [src, index_0, ..., index_{r-1}]; out(i) = src[index_0(i), ...], indices
+    /// clamped to the source bounds.
+    Gather,
+    /// inputs: [dst, values, index_0, ...]; out = dst with values written at the indices;
+    /// out-of-range indices are dropped.
+    Scatter { mode: ScatterMode },
+    /// inputs: [a (m x k), b (k x n)]
+    MatMul,
+}
+
+impl Op {
+    /// Whether the op can be part of a fused kernel (primitive ops), as opposed to an
+    /// intrinsic that runs as its own step.
+    pub fn is_fusible(&self) -> bool {
+        !matches!(self, Op::Scatter { .. } | Op::MatMul | Op::Source)
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Source => "source",
+            Op::Fill { .. } => "fill",
+            Op::Iota { .. } => "iota",
+            Op::Identity => "identity",
+            Op::Unary(u) => u.name(),
+            Op::Binary(b) => b.name(),
+            Op::Select => "select",
+            Op::Cast => "cast",
+            Op::View(v) => v.name(),
+            Op::Concat { .. } => "concat",
+            Op::Reduce { op, .. } => op.name(),
+            Op::Scan { op: ScanOp::Sum, .. } => "cumsum",
+            Op::Scan { op: ScanOp::Prod, .. } => "cumprod",
+            Op::Gather => "gather",
+            Op::Scatter { .. } => "scatter",
+            Op::MatMul => "matmul",
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! Array shapes (rank 0 to 8, column-major: the first dimension is the fastest).
+
+pub const MAX_RANK: usize = 8;
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash)]
+pub struct Shape {
+    dims: [usize; MAX_RANK],
+    rank: u8,
+}
+
+impl Shape {
+    pub const SCALAR: Shape = Shape { dims: [0; MAX_RANK], rank: 0 };
+
+    /// Panics if `dims.len() > MAX_RANK`; callers validate user input first.
+    pub fn new(dims: &[usize]) -> Shape {
+        assert!(dims.len() <= MAX_RANK, "rank {} exceeds {}", dims.len(), MAX_RANK);
+        let mut s = Shape { dims: [0; MAX_RANK], rank: dims.len() as u8 };
+        s.dims[..dims.len()].copy_from_slice(dims);
+        s
+    }
+
+    pub fn rank(&self) -> usize {
+        self.rank as usize
+    }
+
+    pub fn dims(&self) -> &[usize] {
+        &self.dims[..self.rank as usize]
+    }
+
+    /// Size of dimension `d`; dimensions past the rank have size 1 (trailing singletons).
+    pub fn dim(&self, d: usize) -> usize {
+        if d < self.rank() { self.dims[d] } else { 1 }
+    }
+
+    pub fn numel(&self) -> usize {
+        self.dims().iter().product()
+    }
+
+    /// Like `numel` but `None` on overflow.
+    pub fn checked_numel(&self) -> Option<usize> {
+        self.dims().iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
+    }
+
+    pub fn with_dim(&self, d: usize, size: usize) -> Shape {
+        let mut s = *self;
+        s.dims[d] = size;
+        s
+    }
+
+    pub fn without_dim(&self, d: usize) -> Shape {
+        let mut v: Vec<usize> = self.dims().to_vec();
+        v.remove(d);
+        Shape::new(&v)
+    }
+
+    /// The shape padded (or cut) to `rank` dimensions; padding dims are 1.
+    pub fn to_rank(&self, rank: usize) -> Shape {
+        let mut s = Shape { dims: [1; MAX_RANK], rank: rank as u8 };
+        let keep = rank.min(self.rank());
+        s.dims[..keep].copy_from_slice(&self.dims[..keep]);
+        s
+    }
+
+    /// Column-major element strides of a dense array of this shape.
+    pub fn dense_strides(&self) -> [i64; MAX_RANK] {
+        let mut strides = [0i64; MAX_RANK];
+        let mut acc = 1i64;
+        for d in 0..self.rank() {
+            strides[d] = acc;
+            acc *= self.dims[d] as i64;
+        }
+        strides
+    }
+
+    /// The broadcast of two shapes: ranks are aligned at the first dimension (missing
+    /// trailing dimensions are 1, as in Fortran and MATLAB), then size-1 dimensions stretch.
+    pub fn broadcast(a: &Shape, b: &Shape) -> Option<Shape> {
+        let rank = a.rank().max(b.rank());
+        let mut out = Shape { dims: [1; MAX_RANK], rank: rank as u8 };
+        for d in 0..rank {
+            let (x, y) = (a.dim(d), b.dim(d));
+            out.dims[d] = if x == y {
+                x
+            } else if x == 1 {
+                y
+            } else if y == 1 {
+                x
+            } else {
+                return None;
+            };
+        }
+        Some(out)
+    }
+
+    /// Multi-index of the column-major linear index `i`.
+    pub fn unravel(&self, mut i: usize) -> [usize; MAX_RANK] {
+        let mut idx = [0usize; MAX_RANK];
+        for d in 0..self.rank() {
+            let n = self.dims[d].max(1);
+            idx[d] = i % n;
+            i /= n;
+        }
+        idx
+    }
+}
+
+impl std::fmt::Debug for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.dims())
+    }
+}
+
+impl std::fmt::Display for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[")?;
+        for (i, d) in self.dims().iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str("]")
+    }
+}
