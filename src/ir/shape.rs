@@ -2,6 +2,7 @@
 
 pub const MAX_RANK: usize = 8;
 
+/// Dimensions past the rank are always 0, so the derived equality compares shapes.
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
 pub struct Shape {
     dims: [usize; MAX_RANK],
@@ -55,10 +56,7 @@ impl Shape {
 
     /// The shape padded (or cut) to `rank` dimensions; padding dims are 1.
     pub fn to_rank(&self, rank: usize) -> Shape {
-        let mut s = Shape { dims: [1; MAX_RANK], rank: rank as u8 };
-        let keep = rank.min(self.rank());
-        s.dims[..keep].copy_from_slice(&self.dims[..keep]);
-        s
+        Shape::new(&(0..rank).map(|d| self.dim(d)).collect::<Vec<_>>())
     }
 
     /// Column-major element strides of a dense array of this shape.
@@ -76,7 +74,8 @@ impl Shape {
     /// trailing dimensions are 1, as in Fortran and MATLAB), then size-1 dimensions stretch.
     pub fn broadcast(a: &Shape, b: &Shape) -> Option<Shape> {
         let rank = a.rank().max(b.rank());
-        let mut out = Shape { dims: [1; MAX_RANK], rank: rank as u8 };
+        // Dimensions past the rank stay 0, so equal shapes compare equal.
+        let mut out = Shape { dims: [0; MAX_RANK], rank: rank as u8 };
         for d in 0..rank {
             let (x, y) = (a.dim(d), b.dim(d));
             out.dims[d] = if x == y {

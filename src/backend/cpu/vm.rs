@@ -106,7 +106,7 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
         .collect::<Result<Vec<_>>>()?;
     let outs = outputs.iter().map(|v| host_ptr(v).map(|p| p as *mut u8)).collect::<Result<Vec<_>>>()?;
     let uni = eval_uniforms(prog, &bound, params);
-    let rows = RowChunks::new(&prog.domain.with_dim_or_scalar(prog.axis));
+    let rows = RowChunks::new(&prog.domain.with_dim_or_scalar(prog.axis), prog.axis.is_none());
     let n_chunks = rows.n_chunks();
     let mut partials = vec![Acc { bits: 0, idx: -1 }; n_chunks * prog.outputs.len()];
     let launch = Launch { prog, inputs: bound, uni, outs, partials: partials.as_mut_ptr() };
@@ -164,11 +164,16 @@ impl ShapeExt for Shape {
     }
 }
 
-/// How a shape is cut into chunks.
+/// How a shape is cut into chunks. Without a reduction or scan axis, chunk `t` is the
+/// linear range `[t * CHUNK, (t + 1) * CHUNK)`, whatever the shape, so reductions over
+/// everything fold the same blocks in the same order however the domain was collapsed.
+/// With an axis, chunks follow rows: a row longer than a chunk is cut into parts, and
+/// shorter rows are packed whole, several to a chunk.
 struct RowChunks {
     shape: Shape,
     d0: usize,
     rows: usize,
+    linear: bool,
     /// Chunks per row when rows are longer than a chunk (else 1).
     parts: usize,
     /// Whole rows per chunk when rows are shorter than a chunk.
@@ -176,16 +181,22 @@ struct RowChunks {
 }
 
 impl RowChunks {
-    fn new(shape: &Shape) -> RowChunks {
+    fn new(shape: &Shape, linear: bool) -> RowChunks {
         let d0 = shape.dim(0);
         let rows = if d0 == 0 { 0 } else { shape.numel() / d0 };
-        let parts = d0.div_ceil(CHUNK).max(1);
+        let parts = if linear { 1 } else { d0.div_ceil(CHUNK).max(1) };
         let rows_per = if parts > 1 { 1 } else { (CHUNK / d0.max(1)).max(1) };
-        RowChunks { shape: *shape, d0, rows, parts, rows_per }
+        RowChunks { shape: *shape, d0, rows, linear, parts, rows_per }
     }
 
     fn n_chunks(&self) -> usize {
-        if self.parts > 1 { self.rows * self.parts } else { self.rows.div_ceil(self.rows_per) }
+        if self.linear {
+            self.shape.numel().div_ceil(CHUNK)
+        } else if self.parts > 1 {
+            self.rows * self.parts
+        } else {
+            self.rows.div_ceil(self.rows_per)
+        }
     }
 
     fn row_coords(&self, row: usize) -> [i64; MAX_RANK] {
@@ -202,7 +213,18 @@ impl RowChunks {
     /// The segments of chunk `t`, appended to `segs`.
     fn segments(&self, t: usize, segs: &mut Vec<Segment>) {
         segs.clear();
-        if self.parts > 1 {
+        if self.linear {
+            let (first, end) = (t * CHUNK, ((t + 1) * CHUNK).min(self.shape.numel()));
+            let mut l = first;
+            while l < end {
+                let (row, c0) = (l / self.d0, l % self.d0);
+                let len = (self.d0 - c0).min(end - l);
+                let mut start = self.row_coords(row);
+                start[0] = c0 as i64;
+                segs.push(Segment { lane: l - first, len, start, linear: l });
+                l += len;
+            }
+        } else if self.parts > 1 {
             let (row, part) = (t / self.parts, t % self.parts);
             let c0 = part * CHUNK;
             let mut start = self.row_coords(row);
@@ -471,22 +493,22 @@ unsafe fn row_chunk(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usize, carri
                         reduce::scan_lanes(prod, spec.value_dtype, spec.dtype, &mut carries[o], src.add(s.lane * vs), out.add(s.linear * os), s.len);
                     }
                 }
+                OutKind::Reduce(op) if prog.axis.is_none() => {
+                    // The chunk's lanes are one linear block: fold them in one pass.
+                    let acc = reduce::reduce_lanes(op, spec.value_dtype, src, n, (t * CHUNK) as i64);
+                    *l.partials.add(t * prog.outputs.len() + o) = acc;
+                }
                 OutKind::Reduce(op) => {
                     let vs = spec.value_dtype.size();
-                    let whole_rows = prog.axis == Some(0) && rows.parts == 1;
-                    let mut acc = reduce::identity(op, spec.value_dtype);
                     for s in &segs {
-                        let first = if prog.axis.is_none() { s.linear } else { s.start[0] as usize };
-                        let part = reduce::reduce_lanes(op, spec.value_dtype, src.add(s.lane * vs), s.len, first as i64);
-                        if whole_rows {
+                        let part = reduce::reduce_lanes(op, spec.value_dtype, src.add(s.lane * vs), s.len, s.start[0]);
+                        if rows.parts == 1 {
+                            // Whole rows: this is the row's result.
                             let bits = reduce::finish(op, spec.value_dtype, spec.dtype, part, rows.d0);
                             write_bits(out, spec.dtype, s.linear / rows.d0, bits);
                         } else {
-                            acc = reduce::combine(op, spec.value_dtype, acc, part);
+                            *l.partials.add(t * prog.outputs.len() + o) = part;
                         }
-                    }
-                    if !whole_rows {
-                        *l.partials.add(t * prog.outputs.len() + o) = acc;
                     }
                 }
             }
