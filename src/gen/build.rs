@@ -193,11 +193,13 @@ impl<'a> KernelBuilder<'a> {
 
     /// Post-order expansion with an explicit stack: fused chains can be thousands deep.
     fn build_from(&mut self, root: Arc<Node>, m: u32, root_is_output: bool) -> u32 {
-        let root_id = root.id;
+        let (root_id, root_rank0) = (root.id, root.shape.rank() == 0);
         let mut stack = vec![Task::Visit(root, m)];
         while let Some(task) = stack.pop() {
             match task {
                 Task::Visit(n, m) => {
+                    // A rank-0 value reads the same at every point: one map serves all.
+                    let m = if n.shape.rank() == 0 { 0 } else { m };
                     if self.done.contains_key(&(n.id, m)) {
                         continue;
                     }
@@ -218,13 +220,16 @@ impl<'a> KernelBuilder<'a> {
                     }
                 }
                 Task::Build(n, m, children) => {
-                    let vals: Vec<u32> = children.iter().map(|(c, cm)| self.done[&(c.id, *cm)]).collect();
+                    let vals: Vec<u32> = children
+                        .iter()
+                        .map(|(c, cm)| self.done[&(c.id, if c.shape.rank() == 0 { 0 } else { *cm })])
+                        .collect();
                     let v = self.emit(&n, m, &children, &vals);
                     self.done.insert((n.id, m), v);
                 }
             }
         }
-        self.done[&(root_id, m)]
+        self.done[&(root_id, if root_rank0 { 0 } else { m })]
     }
 
     /// The (input, map) pairs node `n` under map `m` needs.

@@ -99,11 +99,11 @@ fn linear_preserving(map: &Map) -> bool {
     map.steps.iter().all(|s: &MapStep| matches!(s.step, ViewStep::Reshape))
 }
 
-/// Whether every access of the kernel depends only on the linear index of the domain
-/// point, so the domain can run as one long dimension.
+/// Whether a multi-dimensional domain can run as one long dimension: every access
+/// depends only on the linear index of the domain point.
 fn collapsible(k: &Kernel, affine: &[Option<AffineMap>]) -> bool {
     if k.domain.rank() <= 1 || k.axis.is_some() && (k.has_reduction() || k.has_scan()) {
-        return k.domain.rank() <= 1;
+        return false;
     }
     let dense = k.domain.dense_strides();
     let rank = k.domain.rank();
@@ -293,7 +293,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
             },
         })
         .collect();
-    // Only kernels without a reduction or scan axis collapse (or ones already 1-D).
-    let axis = if collapse && k.domain.rank() > 1 { None } else { k.axis.map(|a| a as usize) };
+    // Only kernels without a reduction or scan axis collapse.
+    let axis = if collapse { None } else { k.axis.map(|a| a as usize) };
     Ok(Program { domain, axis, uniforms, code, n_regs, outputs, kernel })
 }

@@ -1,0 +1,261 @@
+//! Property test: random expression graphs (dozens of ops mixing views, broadcasts and
+//! reductions) give bit-identical results fused and evaluated op by op.
+
+mod common;
+
+use common::*;
+use rand::Rng;
+use rand::rngs::StdRng;
+use sluice::*;
+
+#[derive(Clone, Debug)]
+enum Step {
+    Unary(sl_unary_op, usize),
+    Binary(sl_binary_op, usize, usize),
+    Scalar(sl_binary_op, usize, f64),
+    Select(usize, usize, usize),
+    Cast(usize, sl_dtype),
+    Reduce(sl_reduce_op, usize, i32),
+    Scan(usize, i32),
+    Transpose(usize),
+    Section(usize, Vec<i64>, Vec<i64>, Vec<i64>),
+    Shift(usize, i32, i64, sl_boundary),
+    Rotate(usize, i32, i64),
+    Pad(usize, Vec<i64>, Vec<i64>, sl_boundary),
+    Reshape(usize, Vec<i64>),
+    Tile(usize, Vec<i64>),
+    Concat(usize, usize, i32),
+    /// Gather from the first value at indices `floor(|w| * (d + 1))` from the second.
+    Gather(usize, usize),
+}
+
+#[derive(Clone)]
+struct Val {
+    shape: Vec<usize>,
+    dt: sl_dtype,
+}
+
+fn broadcasts(a: &[usize], b: &[usize]) -> bool {
+    (0..a.len().max(b.len())).all(|d| {
+        let (x, y) = (*a.get(d).unwrap_or(&1), *b.get(d).unwrap_or(&1));
+        x == y || x == 1 || y == 1
+    })
+}
+
+/// Picks a random applicable step given the values so far, and the value it makes.
+fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
+    let i = rng.random_range(0..vals.len());
+    let v = &vals[i];
+    let float = matches!(v.dt, SL_F32 | SL_F64);
+    let rank = v.shape.len();
+    let pick_dim = |rng: &mut StdRng| rng.random_range(0..rank.max(1)) as i32;
+    Some(match rng.random_range(0..16) {
+        0 | 1 => {
+            let ops: &[sl_unary_op] = if float {
+                &[SL_NEG, SL_ABS, SL_SQRT, SL_EXP, SL_LOG, SL_SIN, SL_COS, SL_TANH, SL_FLOOR, SL_ATAN, SL_ERF, SL_RCP]
+            } else {
+                &[SL_NEG, SL_ABS, SL_SIGN, SL_NOT]
+            };
+            (Step::Unary(ops[rng.random_range(0..ops.len())], i), v.clone())
+        }
+        2..=4 => {
+            let partners: Vec<usize> = (0..vals.len()).filter(|&j| vals[j].dt == v.dt && broadcasts(&v.shape, &vals[j].shape)).collect();
+            let j = partners[rng.random_range(0..partners.len())];
+            let ops: &[sl_binary_op] = if float { &[SL_ADD, SL_SUB, SL_MUL, SL_DIV, SL_MIN, SL_MAX, SL_POW, SL_HYPOT] } else { &[SL_ADD, SL_SUB, SL_MUL, SL_MAX, SL_XOR] };
+            let shape: Vec<usize> = (0..rank.max(vals[j].shape.len())).map(|d| {
+                let (x, y) = (*v.shape.get(d).unwrap_or(&1), *vals[j].shape.get(d).unwrap_or(&1));
+                if x == 1 { y } else { x }
+            }).collect();
+            (Step::Binary(ops[rng.random_range(0..ops.len())], i, j), Val { shape, dt: v.dt })
+        }
+        5 => {
+            let s = if float { rng.random_range(-3.0..3.0f64) } else { rng.random_range(-3..3) as f64 };
+            let ops = [SL_ADD, SL_MUL, SL_SUB, SL_MAX];
+            (Step::Scalar(ops[rng.random_range(0..ops.len())], i, s), v.clone())
+        }
+        6 => {
+            let partners: Vec<usize> = (0..vals.len()).filter(|&j| vals[j].dt == v.dt && vals[j].shape == v.shape).collect();
+            let (j, k) = (partners[rng.random_range(0..partners.len())], partners[rng.random_range(0..partners.len())]);
+            (Step::Select(i, j, k), v.clone())
+        }
+        7 if float => {
+            let to = if v.dt == SL_F32 { SL_F64 } else { SL_F32 };
+            (Step::Cast(i, to), Val { shape: v.shape.clone(), dt: to })
+        }
+        8 => {
+            let ops = [SL_SUM, SL_MAXVAL, SL_MINVAL, SL_MEAN];
+            let op = ops[rng.random_range(0..ops.len())];
+            if op == SL_MEAN && !float {
+                return None;
+            }
+            let dim = if rank == 0 || rng.random_bool(0.3) { SL_ALL_DIMS } else { pick_dim(rng) };
+            let shape = if dim == SL_ALL_DIMS { vec![] } else { v.shape.iter().enumerate().map(|(d, &n)| if d == dim as usize { 1 } else { n }).collect() };
+            let dt = if op == SL_SUM && !float { SL_I64 } else { v.dt };
+            (Step::Reduce(op, i, dim), Val { shape, dt })
+        }
+        9 if rank > 0 && float => (Step::Scan(i, pick_dim(rng)), v.clone()),
+        10 if rank > 0 => {
+            let shape = if rank == 1 { vec![1, v.shape[0]] } else {
+                let mut s = v.shape.clone();
+                s.swap(0, 1);
+                s
+            };
+            (Step::Transpose(i), Val { shape, dt: v.dt })
+        }
+        11 if rank > 0 && v.shape.iter().all(|&n| n > 0) => {
+            let (mut st, mut ct, mut sd) = (vec![], vec![], vec![]);
+            for &n in &v.shape {
+                let step = [1i64, 2, -1, -2][rng.random_range(0..4)];
+                let count = rng.random_range(0..=((n as i64 - 1) / step.abs() + 1));
+                let start = if step > 0 { rng.random_range(0..=(n as i64 - 1 - (count - 1).max(0) * step)) } else { rng.random_range((count - 1).max(0) * -step..n as i64) };
+                st.push(start);
+                ct.push(count);
+                sd.push(step);
+            }
+            let shape = ct.iter().map(|&c| c as usize).collect();
+            (Step::Section(i, st, ct, sd), Val { shape, dt: v.dt })
+        }
+        12 if rank > 0 && v.shape.iter().all(|&n| n > 0) => {
+            let d = pick_dim(rng);
+            let n = v.shape[d as usize] as i64;
+            let k = rng.random_range(-n..=n);
+            if rng.random_bool(0.5) {
+                (Step::Rotate(i, d, k), v.clone())
+            } else {
+                (Step::Shift(i, d, k, [SL_BOUNDARY_FILL, SL_BOUNDARY_CLAMP][rng.random_range(0..2)]), v.clone())
+            }
+        }
+        13 if rank > 0 && v.shape.iter().all(|&n| n > 0) => {
+            let lo: Vec<i64> = (0..rank).map(|_| rng.random_range(0..3)).collect();
+            let hi: Vec<i64> = (0..rank).map(|_| rng.random_range(0..3)).collect();
+            let shape = (0..rank).map(|d| v.shape[d] + (lo[d] + hi[d]) as usize).collect();
+            let b = [SL_BOUNDARY_FILL, SL_BOUNDARY_CLAMP, SL_BOUNDARY_WRAP][rng.random_range(0..3)];
+            (Step::Pad(i, lo, hi, b), Val { shape, dt: v.dt })
+        }
+        14 => {
+            let n: usize = v.shape.iter().product();
+            let divs: Vec<usize> = (1..=n.max(1)).filter(|d| n % d == 0).collect();
+            let a = divs[rng.random_range(0..divs.len())];
+            let shape = if n == 0 { vec![0, 3] } else if rng.random_bool(0.5) { vec![a, n / a] } else { vec![n] };
+            (Step::Reshape(i, shape.iter().map(|&d| d as i64).collect()), Val { shape, dt: v.dt })
+        }
+        15 if rank > 0 => {
+            if rng.random_bool(0.5) {
+                let reps: Vec<i64> = (0..rank).map(|_| rng.random_range(1..3)).collect();
+                let shape = (0..rank).map(|d| v.shape[d] * reps[d] as usize).collect();
+                (Step::Tile(i, reps), Val { shape, dt: v.dt })
+            } else if v.shape.iter().all(|&n| n > 0) {
+                let d = pick_dim(rng);
+                let mut shape = v.shape.clone();
+                shape[d as usize] *= 2;
+                (Step::Concat(i, i, d), Val { shape, dt: v.dt })
+            } else {
+                return None;
+            }
+        }
+        7 => {
+            // Gather from `v` at indices computed from another (float) value.
+            let srcs: Vec<usize> = (0..vals.len()).filter(|&j| matches!(vals[j].dt, SL_F32 | SL_F64)).collect();
+            if rank == 0 || srcs.is_empty() || v.shape.contains(&0) {
+                return None;
+            }
+            let j = srcs[rng.random_range(0..srcs.len())];
+            (Step::Gather(i, j), Val { shape: vals[j].shape.clone(), dt: v.dt })
+        }
+        _ => return None,
+    })
+}
+
+fn apply(step: &Step, h: &[sl_array]) -> sl_array {
+    let mut o = 0;
+    ok(match step {
+        Step::Unary(op, i) => sl_unary(*op, h[*i], &mut o),
+        Step::Binary(op, i, j) => sl_binary(*op, h[*i], h[*j], &mut o),
+        Step::Scalar(op, i, s) => sl_binary_scalar(*op, h[*i], *s, &mut o),
+        Step::Select(i, j, k) => {
+            let mut c = 0;
+            ok(sl_binary(SL_GT, h[*i], h[*j], &mut c));
+            let st = sl_select(c, h[*j], h[*k], &mut o);
+            release(&[c]);
+            st
+        }
+        Step::Cast(i, t) => sl_cast(h[*i], *t, &mut o),
+        Step::Reduce(op, i, d) => sl_reduce(*op, h[*i], *d, &mut o),
+        Step::Scan(i, d) => sl_cumsum(h[*i], *d, &mut o),
+        Step::Transpose(i) => sl_transpose(h[*i], &mut o),
+        Step::Section(i, s, c, d) => sl_section(h[*i], s.as_ptr(), c.as_ptr(), d.as_ptr(), &mut o),
+        Step::Shift(i, d, k, b) => sl_shift(h[*i], *d, *k, *b, 2.0, &mut o),
+        Step::Rotate(i, d, k) => sl_rotate(h[*i], *d, *k, &mut o),
+        Step::Pad(i, lo, hi, b) => sl_pad(h[*i], lo.as_ptr(), hi.as_ptr(), *b, -2.0, &mut o),
+        Step::Reshape(i, s) => sl_reshape(h[*i], s.len() as i32, s.as_ptr(), &mut o),
+        Step::Tile(i, r) => sl_tile(h[*i], r.as_ptr(), r.len() as i32, &mut o),
+        Step::Concat(i, j, d) => sl_concat([h[*i], h[*j]].as_ptr(), 2, *d, &mut o),
+        Step::Gather(i, j) => {
+            let rank = shape_of(h[*i]).len();
+            let mut idx = Vec::new();
+            for d in 0..rank {
+                let (mut a, mut s, mut f, mut c) = (0, 0, 0, 0);
+                ok(sl_abs(h[*j], &mut a));
+                ok(sl_mul_scalar(a, (d + 1) as f64, &mut s));
+                ok(sl_floor(s, &mut f));
+                ok(sl_cast(f, SL_I32, &mut c));
+                release(&[a, s, f]);
+                idx.push(c);
+            }
+            let st = sl_gather(h[*i], idx.as_ptr(), rank as i32, &mut o);
+            release(&idx);
+            st
+        }
+    });
+    o
+}
+
+/// Runs the graph; `eager` reads every value as soon as it exists (op by op), otherwise
+/// only the chosen outputs are read at the end (everything fuses).
+fn run(sources: &[Arr], steps: &[Step], read: &[usize], eager: bool) -> Vec<Arr> {
+    let mut h: Vec<sl_array> = sources.iter().map(|a| a.upload()).collect();
+    let mut eager_reads = Vec::new();
+    for s in steps {
+        let o = apply(s, &h);
+        h.push(o);
+        if eager {
+            eager_reads.push(download(o));
+        }
+    }
+    let out = read.iter().map(|&i| if eager && i >= sources.len() { eager_reads[i - sources.len()].clone() } else { download(h[i]) }).collect();
+    release(&h);
+    out
+}
+
+#[test]
+fn fused_equals_op_by_op() {
+    let mut rng = rng("fused_equals_op_by_op");
+    let shapes: [&[usize]; 6] = [&[37, 29], &[1500], &[5, 1, 7], &[8, 8], &[], &[3, 0]];
+    for case in 0..60 {
+        let dt = [SL_F32, SL_F64, SL_I32][rng.random_range(0..3)];
+        let base: Vec<usize> = shapes[rng.random_range(0..shapes.len())].to_vec();
+        let mut sources = vec![rand_arr(&mut rng, dt, &base, -4.0, 4.0, false), rand_arr(&mut rng, dt, &base, 0.1, 4.0, false)];
+        sources.push(rand_arr(&mut rng, dt, &[], -2.0, 2.0, false));
+        let mut vals: Vec<Val> = sources.iter().map(|a| Val { shape: a.shape.clone(), dt }).collect();
+        let mut steps = Vec::new();
+        let target = rng.random_range(12..48);
+        while steps.len() < target {
+            if let Some((s, v)) = random_step(&mut rng, &vals) {
+                if v.shape.iter().product::<usize>() <= 20000 && v.shape.len() <= 8 {
+                    steps.push(s);
+                    vals.push(v);
+                }
+            }
+        }
+        let n = vals.len();
+        let mut read: Vec<usize> = (0..4).map(|_| rng.random_range(sources.len()..n)).collect();
+        read.push(n - 1);
+        read.sort_unstable();
+        read.dedup();
+        let fused = run(&sources, &steps, &read, false);
+        let eager = run(&sources, &steps, &read, true);
+        for (k, (f, e)) in fused.iter().zip(&eager).enumerate() {
+            assert_close(&format!("case {case}, value {} of {steps:?}", read[k]), f, e, 0.0);
+        }
+    }
+}
