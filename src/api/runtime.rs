@@ -119,3 +119,33 @@ pub extern "C" fn sl_push_error_handler(handler: sl_error_handler, user: *mut c_
 pub extern "C" fn sl_pop_error_handler() -> sl_status {
     boundary!("sl_pop_error_handler", |_site| error::pop_handler())
 }
+
+/// What the runtime has done since it started (for tuning and for tests).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_stats(out: *mut sl_stats) -> sl_status {
+    boundary!("sl_stats", |_site| {
+        if out.is_null() {
+            bail!(InvalidArgument, "out is NULL");
+        }
+        let rt = runtime::get()?;
+        let c = rt.sched.engine().counters();
+        let m = rt.memory.stats();
+        let get = |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: non-null pointer to a stats struct.
+        unsafe {
+            *out = sl_stats {
+                flushes: rt.sched.flushes(),
+                sequences: get(&c.sequences),
+                inline_sequences: get(&c.inline_sequences),
+                kernels: get(&c.kernels),
+                intrinsics: get(&c.intrinsics),
+                failed_steps: get(&c.failed_steps),
+                allocations: m.allocations,
+                live_bytes: m.live_bytes as u64,
+                peak_live_bytes: m.peak_bytes as u64,
+                live_handles: rt.handles.live() as u64,
+            }
+        };
+        Ok(())
+    })
+}

@@ -189,3 +189,24 @@ pub struct sl_config {
     /// Queued ops before the queue flushes by itself (`SLUICE_QUEUE_LIMIT`).
     pub queue_limit: i32,
 }
+
+/// Counters since the runtime started (`sl_stats`).
+#[repr(C)]
+pub struct sl_stats {
+    /// Flushes that turned pending ops into work.
+    pub flushes: u64,
+    /// Program sequences run, and how many of those ran on the reading thread.
+    pub sequences: u64,
+    pub inline_sequences: u64,
+    /// Fused kernels and intrinsic steps (matmul, scatter) run.
+    pub kernels: u64,
+    pub intrinsics: u64,
+    /// Steps whose results failed (and were poisoned).
+    pub failed_steps: u64,
+    /// Array buffers allocated (fresh or reused), bytes in use now and at most.
+    pub allocations: u64,
+    pub live_bytes: u64,
+    pub peak_live_bytes: u64,
+    /// Handles the application holds.
+    pub live_handles: u64,
+}

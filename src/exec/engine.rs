@@ -3,12 +3,13 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
 
-use super::{Binding, Executor, ProgramSequence, Step};
+use super::{Binding, Executor, ProgramSequence, Step, Work};
 use crate::ir::{Error, ErrorKind, Value};
 
 #[derive(Default)]
@@ -16,6 +17,17 @@ struct Shared {
     /// Sequences submitted and not yet finished.
     outstanding: Mutex<usize>,
     idle: Condvar,
+    counters: Counters,
+}
+
+/// What the engine has run.
+#[derive(Default)]
+pub struct Counters {
+    pub sequences: AtomicU64,
+    pub inline_sequences: AtomicU64,
+    pub kernels: AtomicU64,
+    pub intrinsics: AtomicU64,
+    pub failed_steps: AtomicU64,
 }
 
 impl Shared {
@@ -51,7 +63,7 @@ impl Engine {
                 .name("sluice-exec".into())
                 .spawn(move || {
                     for seq in rx {
-                        run_sequence(&*executor, seq);
+                        run_sequence(&*executor, seq, &shared.counters);
                         shared.end();
                     }
                 })
@@ -62,6 +74,10 @@ impl Engine {
 
     pub fn executor(&self) -> &Arc<dyn Executor> {
         &self.executor
+    }
+
+    pub fn counters(&self) -> &Counters {
+        &self.shared.counters
     }
 
     /// Queues `seq` for the execution thread.
@@ -93,7 +109,8 @@ impl Engine {
             }
             *n += 1;
         }
-        run_sequence(&*self.executor, seq);
+        self.shared.counters.inline_sequences.fetch_add(1, Ordering::Relaxed);
+        run_sequence(&*self.executor, seq, &self.shared.counters);
         self.shared.end();
         None
     }
@@ -121,13 +138,22 @@ impl Drop for Engine {
     }
 }
 
-fn run_sequence(executor: &dyn Executor, seq: ProgramSequence) {
+fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counters) {
+    counters.sequences.fetch_add(1, Ordering::Relaxed);
     for step in seq.steps {
-        run_step(executor, step);
+        let kind = match step.work {
+            Work::Kernel { .. } => &counters.kernels,
+            _ => &counters.intrinsics,
+        };
+        kind.fetch_add(1, Ordering::Relaxed);
+        if !run_step(executor, step) {
+            counters.failed_steps.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 
-fn run_step(executor: &dyn Executor, step: Step) {
+/// Runs one step; false if its outputs failed.
+fn run_step(executor: &dyn Executor, step: Step) -> bool {
     let mut inputs: Vec<Value> = Vec::with_capacity(step.inputs.len());
     for binding in &step.inputs {
         match binding {
@@ -135,7 +161,10 @@ fn run_step(executor: &dyn Executor, step: Step) {
             Binding::Promise(p) => match p.wait() {
                 Ok(v) => inputs.push(v),
                 // An input failed: pass its error (with its origin) on unchanged.
-                Err(e) => return fail(&step, e),
+                Err(e) => {
+                    fail(&step, e);
+                    return false;
+                }
             },
         }
     }
@@ -153,12 +182,17 @@ fn run_step(executor: &dyn Executor, step: Step) {
             for (out, v) in step.outputs.iter().zip(values) {
                 out.promise.fulfil(Ok(v));
             }
+            true
         }
-        Ok(Err(e)) => fail(&step, Arc::new(e.with_origin(step.site))),
+        Ok(Err(e)) => {
+            fail(&step, Arc::new(e.with_origin(step.site)));
+            false
+        }
         Err(panic) => {
             let msg = panic_message(&panic);
             let e = Error::new(ErrorKind::Internal, format!("internal error in {} step: {msg}", step.work.name()));
-            fail(&step, Arc::new(e.with_origin(step.site)))
+            fail(&step, Arc::new(e.with_origin(step.site)));
+            false
         }
     }
 }

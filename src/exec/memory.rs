@@ -33,10 +33,29 @@ struct PoolState {
     cached: usize,
     limit: usize,
     cache_limit: usize,
+    /// Buffers handed out, and the most bytes in use at once.
+    allocations: u64,
+    peak: usize,
 }
 
 // SAFETY: the raw pointers in the free lists are owned allocations, only touched under the mutex.
 unsafe impl Send for PoolState {}
+
+impl PoolState {
+    fn note_alloc(&mut self, class: usize) {
+        self.live += class;
+        self.peak = self.peak.max(self.live);
+        self.allocations += 1;
+    }
+}
+
+/// Counters of a pool's use.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct PoolStats {
+    pub allocations: u64,
+    pub live_bytes: usize,
+    pub peak_bytes: usize,
+}
 
 pub struct HostPool {
     state: Mutex<PoolState>,
@@ -52,6 +71,8 @@ impl HostPool {
                 cached: 0,
                 limit,
                 cache_limit: (limit / 4).min(4 << 30),
+                allocations: 0,
+                peak: 0,
             }),
         })
     }
@@ -62,7 +83,7 @@ impl HostPool {
         let mut st = self.state.lock();
         if let Some(ptr) = st.free.get_mut(&class).and_then(|v| v.pop()) {
             st.cached -= class;
-            st.live += class;
+            st.note_alloc(class);
             return Ok(HostBuffer { ptr, len: bytes, class, pool: self.clone() });
         }
         if st.live.saturating_add(class) > st.limit {
@@ -74,7 +95,7 @@ impl HostPool {
         let layout = AllocLayout::from_size_align(class, ALIGN).map_err(|_| oom(bytes, st.live, st.limit))?;
         // SAFETY: layout has nonzero size.
         let ptr = NonNull::new(unsafe { alloc(layout) }).ok_or_else(|| oom(bytes, st.live, st.limit))?;
-        st.live += class;
+        st.note_alloc(class);
         Ok(HostBuffer { ptr, len: bytes, class, pool: self.clone() })
     }
 
@@ -107,6 +128,11 @@ impl HostPool {
 
     pub fn live_bytes(&self) -> usize {
         self.state.lock().live
+    }
+
+    pub fn stats(&self) -> PoolStats {
+        let st = self.state.lock();
+        PoolStats { allocations: st.allocations, live_bytes: st.live, peak_bytes: st.peak }
     }
 }
 

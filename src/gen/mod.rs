@@ -167,17 +167,30 @@ pub fn plan(roots: &[Arc<Node>], exec: &dyn Executor, opts: &GenOptions) -> Resu
         }
     }
 
-    // Group stored values into kernels, in dependency order.
+    // Group stored values into kernels, in dependency order. A value may join the kernel
+    // that stores an element-wise value it reads (the kernel computes it once, stores it
+    // and uses it), but must come after kernels whose reductions, scans or intrinsic
+    // results it reads, and after stored values it gathers from.
     let mut groups: Vec<Group> = Vec::new();
     let mut group_of = vec![usize::MAX; n];
-    // Latest group whose output the (fused) value at i reads; -1 for none.
-    let mut reads = vec![-1isize; n];
+    // Per value: latest group it must follow (`after`) or may share (`with`); -1 for none.
+    let mut after = vec![-1isize; n];
+    let mut with = vec![-1isize; n];
     for i in 0..n {
-        let mut needs = -1isize;
-        for j in inputs_of[i].iter().filter_map(pending_input) {
-            needs = needs.max(if store[j] { group_of[j] as isize } else { reads[j] });
+        let (mut a, mut w) = (-1isize, -1isize);
+        for (k, j) in inputs_of[i].iter().enumerate() {
+            let Some(j) = pending_input(j) else { continue };
+            if !store[j] {
+                a = a.max(after[j]);
+                w = w.max(with[j]);
+                continue;
+            }
+            let g = group_of[j] as isize;
+            let elementwise = !matches!(order[j].op, Op::Reduce { .. } | Op::Scan { .. }) && !groups[group_of[j]].intrinsic;
+            let gathered = matches!(order[i].op, Op::Gather) && k == 0;
+            if elementwise && !gathered { w = w.max(g) } else { a = a.max(g) }
         }
-        reads[i] = needs;
+        (after[i], with[i]) = (a, w);
         if !store[i] {
             continue;
         }
@@ -192,7 +205,7 @@ pub fn plan(roots: &[Arc<Node>], exec: &dyn Executor, opts: &GenOptions) -> Resu
                 && (axis.is_none() || g.axis.is_none() || g.axis == axis)
                 && g.ops + size[i] <= opts.max_kernel_ops
         };
-        let target = groups.iter().rposition(joinable).filter(|&g| g as isize > needs);
+        let target = groups.iter().rposition(joinable).filter(|&g| g as isize > a && g as isize >= w);
         let g = match target {
             Some(g) => g,
             None => {
@@ -210,9 +223,12 @@ pub fn plan(roots: &[Arc<Node>], exec: &dyn Executor, opts: &GenOptions) -> Resu
     }
 
     let promises: Vec<Option<Arc<Promise>>> = (0..n).map(|i| store[i].then(Promise::new)).collect();
-    let leaf = |nd: &Arc<Node>| -> Leaf {
+    // How kernel `g` reads a node: values stored by the same kernel are recomputed in
+    // place (sharing the instructions that store them).
+    let leaf_in = |g: usize, nd: &Arc<Node>| -> Leaf {
         match index.get(&nd.id) {
             Some(&i) => match &promises[i] {
+                Some(_) if group_of[i] == g => Leaf::Fused,
                 Some(p) => Leaf::Array(Binding::Promise(p.clone()), Layout::dense(&nd.shape)),
                 None => Leaf::Fused,
             },
@@ -226,7 +242,8 @@ pub fn plan(roots: &[Arc<Node>], exec: &dyn Executor, opts: &GenOptions) -> Resu
     };
 
     let mut seq = ProgramSequence::default();
-    for grp in &groups {
+    for (g, grp) in groups.iter().enumerate() {
+        let leaf = |nd: &Arc<Node>| leaf_in(g, nd);
         let first = &order[grp.members[0]];
         let outputs: Vec<StepOutput> = grp
             .members

@@ -1,6 +1,7 @@
 //! The work queue: deferred ops wait here until something needs them. A flush hands the
 //! needed part of the graph to `gen/` and the resulting program sequence to the engine.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
@@ -25,6 +26,8 @@ struct Queue {
 }
 
 pub struct Scheduler {
+    /// Flushes that produced work.
+    flushes: AtomicU64,
     queue: Mutex<Queue>,
     /// Flushes are planned one at a time, so a node is scheduled once.
     flush_lock: Mutex<()>,
@@ -34,11 +37,15 @@ pub struct Scheduler {
 
 impl Scheduler {
     pub fn new(engine: Engine, opts: SchedOptions) -> Scheduler {
-        Scheduler { queue: Mutex::new(Queue::default()), flush_lock: Mutex::new(()), engine, opts }
+        Scheduler { flushes: AtomicU64::new(0), queue: Mutex::new(Queue::default()), flush_lock: Mutex::new(()), engine, opts }
     }
 
     pub fn engine(&self) -> &Engine {
         &self.engine
+    }
+
+    pub fn flushes(&self) -> u64 {
+        self.flushes.load(Ordering::Relaxed)
     }
 
     /// Adds a new pending op; flushes everything live when the queue is full.
@@ -66,6 +73,7 @@ impl Scheduler {
         }
         match r#gen::plan(&roots, &**self.engine.executor(), &self.opts.r#gen) {
             Ok(plan) => {
+                self.flushes.fetch_add(1, Ordering::Relaxed);
                 for (node, promise) in plan.scheduled {
                     node.schedule(promise);
                 }

@@ -1,0 +1,69 @@
+//! Deferred failures: a result whose computation fails (here: out of memory under a
+//! memory limit) is poisoned; every read of it or of anything computed from it reports
+//! the failure with the call that created the failing op, and nothing already computed
+//! is lost. Runs in its own process because it starts the runtime with a limit.
+
+mod common;
+
+use common::*;
+use sluice::*;
+use std::ffi::CStr;
+
+#[test]
+fn out_of_memory_poisons_results_and_keeps_the_rest() {
+    let mut cfg: sl_config = unsafe { std::mem::zeroed() };
+    ok(sl_config_default(&mut cfg));
+    cfg.memory_limit = 64 << 20;
+    ok(sl_init(&cfg));
+    fails(sl_init(&cfg), SL_ERR_INVALID_STATE, "already running");
+
+    let x = Arr::new(SL_F32, &[1000], (0..1000).map(|i| V::F32(i as f32)).collect());
+    let hx = x.upload();
+    let mut kept = 0;
+    ok(sl_mul_scalar(hx, 3.0, &mut kept));
+    let kept_before = download(kept);
+
+    // 2^26 f32 = 256 MiB: over the limit, but only known when the kernel runs.
+    let dims = [1i64 << 26];
+    let mut big = 0;
+    ok(sl_constant(SL_F32, 1, dims.as_ptr(), 1.0, &mut big));
+    let mut y = 0;
+    ok(sl_add_scalar(big, 2.0, &mut y));
+    // Computing `y` means storing it (a fused sum alone would need no memory at all).
+    ok(sl_eval(&y, 1));
+    let mut z = 0;
+    ok(sl_sum(y, SL_ALL_DIMS, &mut z));
+    let mut v = 0f32;
+    let st = sl_read(z, SL_COL_MAJOR, &mut v as *mut f32 as *mut _, 4);
+    assert_eq!(st, SL_ERR_POISONED, "{}", last_error().1);
+    let mut info: sl_error_info = unsafe { std::mem::zeroed() };
+    ok(sl_last_error(&mut info));
+    let msg = unsafe { CStr::from_ptr(info.message) }.to_str().unwrap().to_owned();
+    assert!(msg.contains("out of memory"), "{msg}");
+    assert!(!info.origin_function.is_null(), "the failing op's creator is named: {msg}");
+    let origin = unsafe { CStr::from_ptr(info.origin_function) }.to_str().unwrap();
+    assert_eq!(origin, "sl_add_scalar");
+    assert_ne!(info.origin_pc, 0);
+
+    // Anything computed from the poisoned array is poisoned too, at its own read.
+    let mut w = 0;
+    ok(sl_add_scalar(z, 1.0, &mut w));
+    assert_eq!(sl_read(w, SL_COL_MAJOR, &mut v as *mut f32 as *mut _, 4), SL_ERR_POISONED);
+    assert!(last_error().1.contains("out of memory"));
+
+    // What was computed before is intact, and new work runs.
+    assert_eq!(download(kept).v, kept_before.v);
+    let mut again = 0;
+    ok(sl_add(kept, hx, &mut again));
+    let want: Vec<V> = x.v.iter().map(|v| V::F32(v.f() as f32 * 4.0)).collect();
+    assert_eq!(download(again).v, want);
+
+    let mut stats: sl_stats = unsafe { std::mem::zeroed() };
+    ok(sl_stats(&mut stats));
+    assert!(stats.failed_steps >= 1);
+    assert!(stats.peak_live_bytes <= 64 << 20, "the limit held: peak {}", stats.peak_live_bytes);
+    release(&[hx, kept, big, y, z, w, again]);
+    ok(sl_shutdown());
+    // A handle from before the shutdown belongs to no runtime now.
+    fails(sl_release(hx), SL_ERR_INVALID_HANDLE, "invalid handle");
+}
