@@ -59,7 +59,7 @@ fn out_of_memory_poisons_results_and_keeps_the_rest() {
     assert_eq!(download(again).v, want);
 
     let mut stats: sl_stats = unsafe { std::mem::zeroed() };
-    ok(sl_stats(&mut stats));
+    ok(sl_get_stats(&mut stats));
     assert!(stats.failed_steps >= 1);
     assert!(stats.peak_live_bytes <= 64 << 20, "the limit held: peak {}", stats.peak_live_bytes);
     release(&[hx, kept, big, y, z, w, again]);

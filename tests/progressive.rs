@@ -9,7 +9,7 @@ use sluice::*;
 
 fn stats() -> sl_stats {
     let mut s: sl_stats = unsafe { std::mem::zeroed() };
-    ok(sl_stats(&mut s));
+    ok(sl_get_stats(&mut s));
     s
 }
 

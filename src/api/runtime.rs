@@ -122,8 +122,8 @@ pub extern "C" fn sl_pop_error_handler() -> sl_status {
 
 /// What the runtime has done since it started (for tuning and for tests).
 #[unsafe(no_mangle)]
-pub extern "C" fn sl_stats(out: *mut sl_stats) -> sl_status {
-    boundary!("sl_stats", |_site| {
+pub extern "C" fn sl_get_stats(out: *mut sl_stats) -> sl_status {
+    boundary!("sl_get_stats", |_site| {
         if out.is_null() {
             bail!(InvalidArgument, "out is NULL");
         }

@@ -190,7 +190,7 @@ pub struct sl_config {
     pub queue_limit: i32,
 }
 
-/// Counters since the runtime started (`sl_stats`).
+/// Counters since the runtime started (`sl_get_stats`).
 #[repr(C)]
 pub struct sl_stats {
     /// Flushes that turned pending ops into work.

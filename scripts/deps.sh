@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the system packages Sluice's build and tests need, if any are missing
+# (Debian/Ubuntu). Rust (cargo) must already be installed.
+set -euo pipefail
+
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v cc >/dev/null || need+=(build-essential)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+
+if ! command -v cargo >/dev/null; then
+  echo "cargo not found: install Rust first (https://rustup.rs)" >&2
+  exit 1
+fi
+if ((${#need[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${need[*]}"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${need[@]}"
+fi

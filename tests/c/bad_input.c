@@ -1,0 +1,119 @@
+/* Bad input from C: stale and forged handles, null pointers, wrong shapes and types,
+ * out-of-range dimensions, unbalanced scopes, and reading a poisoned array. Each gets
+ * its status and a message, and the runtime keeps working afterwards. */
+#include <math.h>
+
+#include "check.h"
+
+static int handler_calls = 0;
+static sl_status handler_status = SL_OK;
+
+static int on_error(sl_status status, const sl_error_info *info, void *user) {
+    (void)info;
+    (void)user;
+    handler_calls++;
+    handler_status = status;
+    return 0;
+}
+
+/* A computation that must still give the right answer. */
+static void still_works(void) {
+    double v[4] = {1, 2, 3, 4}, out[4];
+    OK(sl_scope_begin());
+    sl_array h = vector_f64(v, 4), d;
+    OK(sl_mul_scalar(h, 10, &d));
+    OK(sl_read(d, SL_COL_MAJOR, out, sizeof out));
+    for (int i = 0; i < 4; i++) EXPECT(out[i] == 10 * v[i], "still works: %g", out[i]);
+    OK(sl_scope_end());
+}
+
+int main(void) {
+    seed_rng("bad_input");
+    /* A memory limit, so one computation can fail when it runs. */
+    sl_config cfg;
+    OK(sl_config_default(&cfg));
+    cfg.memory_limit = 32u << 20;
+    OK(sl_init(&cfg));
+
+    double v[3] = {uniform(0, 1), uniform(0, 1), uniform(0, 1)};
+    sl_array a = vector_f64(v, 3), out = 12345;
+
+    /* stale, forged and null handles */
+    sl_array stale;
+    OK(sl_neg(a, &stale));
+    OK(sl_release(stale));
+    FAILS(sl_exp(stale, &out), SL_ERR_INVALID_HANDLE, "stale");
+    EXPECT(out == 0, "failed call leaves the null handle in out");
+    FAILS(sl_release(stale), SL_ERR_INVALID_HANDLE, "stale");
+    FAILS(sl_exp((sl_array)42, &out), SL_ERR_INVALID_HANDLE, "invalid handle");
+    FAILS(sl_exp(0, &out), SL_ERR_INVALID_HANDLE, "null handle");
+    still_works();
+
+    /* null pointers */
+    FAILS(sl_exp(a, NULL), SL_ERR_INVALID_ARGUMENT, "NULL");
+    int64_t n3 = 3;
+    FAILS(sl_create(SL_F64, 1, &n3, SL_COL_MAJOR, NULL, 24, &out), SL_ERR_INVALID_ARGUMENT, "data is NULL");
+    FAILS(sl_read(a, SL_COL_MAJOR, NULL, 24), SL_ERR_INVALID_ARGUMENT, "NULL");
+    FAILS(sl_last_error(NULL), SL_ERR_INVALID_ARGUMENT, "");
+    still_works();
+
+    /* wrong shapes and element types */
+    double w[4] = {0};
+    sl_array b = vector_f64(w, 4), i32;
+    FAILS(sl_add(a, b, &out), SL_ERR_SHAPE_MISMATCH, "do not broadcast");
+    OK(sl_cast(a, SL_I32, &i32));
+    FAILS(sl_add(a, i32, &out), SL_ERR_DTYPE_MISMATCH, "f64 and i32");
+    FAILS(sl_sqrt(i32, &out), SL_ERR_DTYPE_MISMATCH, "not defined for i32");
+    double small[2];
+    FAILS(sl_read(a, SL_COL_MAJOR, small, sizeof small), SL_ERR_INVALID_ARGUMENT, "needs 24");
+    still_works();
+
+    /* out-of-range dimensions and bad codes */
+    FAILS(sl_sum(a, 3, &out), SL_ERR_INVALID_ARGUMENT, "out of range");
+    FAILS(sl_project(a, 0, 7, &out), SL_ERR_INVALID_ARGUMENT, "out of range");
+    int64_t dims9[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    FAILS(sl_constant(SL_F32, 9, dims9, 0, &out), SL_ERR_INVALID_ARGUMENT, "rank 9");
+    FAILS(sl_constant(77, 1, &n3, 0, &out), SL_ERR_INVALID_ARGUMENT, "not an sl_dtype");
+    still_works();
+
+    /* unbalanced scopes */
+    FAILS(sl_scope_end(), SL_ERR_INVALID_STATE, "without a matching");
+    FAILS(sl_keep(a), SL_ERR_INVALID_STATE, "outside any scope");
+    still_works();
+
+    /* an error handler sees each failure */
+    OK(sl_push_error_handler(on_error, NULL));
+    FAILS(sl_exp(0, &out), SL_ERR_INVALID_HANDLE, "null handle");
+    EXPECT(handler_calls == 1 && handler_status == SL_ERR_INVALID_HANDLE, "handler called %d times", handler_calls);
+    OK(sl_pop_error_handler());
+    FAILS(sl_pop_error_handler(), SL_ERR_INVALID_STATE, "no error handler");
+
+    /* a poisoned array: 2^24 doubles (128 MiB) exceed the 32 MiB limit when computed */
+    int64_t big_n = (int64_t)1 << 24;
+    sl_array big, big2, total, after;
+    OK(sl_constant(SL_F64, 1, &big_n, 1.0, &big));
+    OK(sl_add_scalar(big, 1.0, &big2));
+    OK(sl_eval(&big2, 1));
+    OK(sl_sum(big2, SL_ALL_DIMS, &total));
+    double t;
+    FAILS(sl_read(total, SL_COL_MAJOR, &t, sizeof t), SL_ERR_POISONED, "out of memory");
+    sl_error_info info;
+    OK(sl_last_error(&info));
+    EXPECT(info.origin_function && strcmp(info.origin_function, "sl_add_scalar") == 0, "origin %s", info.origin_function ? info.origin_function : "(null)");
+    EXPECT(info.origin_file && strstr(info.origin_file, "bad_input.c"), "origin file %s (built with -g)", info.origin_file ? info.origin_file : "(null)");
+    OK(sl_add_scalar(total, 1, &after));
+    FAILS(sl_read(after, SL_COL_MAJOR, &t, sizeof t), SL_ERR_POISONED, "out of memory");
+    /* what was computed before is still there */
+    double back[3];
+    OK(sl_read(a, SL_COL_MAJOR, back, sizeof back));
+    EXPECT(memcmp(back, v, sizeof v) == 0, "earlier array intact");
+    still_works();
+
+    OK(sl_shutdown());
+    if (failures) {
+        fprintf(stderr, "bad_input: %d failures\n", failures);
+        return 1;
+    }
+    printf("bad_input: all checks passed\n");
+    return 0;
+}
