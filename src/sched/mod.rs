@@ -98,12 +98,17 @@ impl Scheduler {
         }
     }
 
-    /// Flushes every queued op that the application still holds.
+    /// Flushes every queued op that the application still holds, except values an
+    /// earlier flush already computed inside a kernel without storing them.
     pub fn flush_all(&self) {
         let roots: Vec<Arc<Node>> = {
             let mut q = self.queue.lock();
             let entries = std::mem::take(&mut q.entries);
-            entries.iter().filter_map(Weak::upgrade).filter(|n| n.has_handles() && n.is_pending()).collect()
+            entries
+                .iter()
+                .filter_map(Weak::upgrade)
+                .filter(|n| n.has_handles() && n.is_pending() && !n.was_fused_unstored())
+                .collect()
         };
         self.flush(&roots);
     }

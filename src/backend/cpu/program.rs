@@ -78,6 +78,9 @@ pub enum OutKind {
 
 pub struct Program {
     pub kernel: Arc<Kernel>,
+    /// For each instruction of `code`: the `Store` output it may write straight into
+    /// (its value is that output), instead of a register and a copy.
+    pub writes_output: Vec<Option<u16>>,
     /// The iteration domain, collapsed to one dimension when every access allows it.
     pub domain: Shape,
     pub axis: Option<usize>,
@@ -191,6 +194,8 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
     let mut slots: Vec<Option<Arg>> = vec![None; n];
     let mut uniforms = Vec::new();
     let mut code = Vec::new();
+    // The SSA value each instruction of `code` computes.
+    let mut defines: Vec<u32> = Vec::new();
     let mut free: Vec<u16> = Vec::new();
     let mut n_regs = 0usize;
     let arg = |slots: &Vec<Option<Arg>>, v: u32| slots[v as usize].expect("operand defined");
@@ -261,6 +266,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
             Inst::Param { .. } | Inst::Const(_) => unreachable!(),
         };
         code.push(vi);
+        defines.push(i as u32);
         slots[i] = Some(Arg::Reg(dst));
         // Registers of operands whose last reader this was go back to the free list
         // only now, after the destination was chosen.
@@ -279,7 +285,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
         bail!(NotSupported, "kernel too large for the CPU executor ({n_regs} registers)");
     }
 
-    let outputs = k
+    let outputs: Vec<OutSpec> = k
         .outputs
         .iter()
         .map(|o| OutSpec {
@@ -295,5 +301,16 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
         .collect();
     // Only kernels without a reduction or scan axis collapse.
     let axis = if collapse { None } else { k.axis.map(|a| a as usize) };
-    Ok(Program { domain, axis, uniforms, code, n_regs, outputs, kernel })
+    // Matched by value, not register: a register is reused by values of other types.
+    let writes_output = code
+        .iter()
+        .zip(&defines)
+        .map(|(vi, &v)| {
+            if !matches!(vi, VInst::Unary { .. } | VInst::Binary { .. } | VInst::Select { .. } | VInst::Cast { .. }) {
+                return None;
+            }
+            k.outputs.iter().position(|o| o.kind == OutputKind::Store && o.value == v).map(|o| o as u16)
+        })
+        .collect();
+    Ok(Program { domain, axis, uniforms, code, n_regs, outputs, kernel, writes_output })
 }

@@ -1,5 +1,6 @@
 //! The worker threads of the CPU executor.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::ir::{Result, bail};
@@ -24,21 +25,25 @@ impl Workers {
         self.pool.current_num_threads()
     }
 
-    /// Runs `task(t)` for every `t < n`: on the calling thread when `serial`, otherwise
-    /// on every worker, each taking the next task until none are left.
-    pub fn for_each(&self, n: usize, serial: bool, task: impl Fn(usize) + Sync) {
+    /// Runs `task` over ranges of task indices covering `0..n`: all on the calling thread
+    /// when `serial`, otherwise on every worker, each taking the next range until none
+    /// are left.
+    pub fn for_each(&self, n: usize, serial: bool, task: impl Fn(Range<usize>) + Sync) {
         if serial || n <= 1 || self.threads() == 1 {
-            (0..n).for_each(task);
+            task(0..n);
             return;
         }
+        // Workers claim runs of consecutive tasks: fewer contended claims, and each
+        // worker streams through contiguous memory the prefetcher can follow.
+        let batch = (n / (self.threads() * 8)).clamp(1, 64);
         let next = AtomicUsize::new(0);
         self.pool.broadcast(|_| {
             loop {
-                let t = next.fetch_add(1, Ordering::Relaxed);
-                if t >= n {
+                let first = next.fetch_add(batch, Ordering::Relaxed);
+                if first >= n {
                     break;
                 }
-                task(t);
+                task(first..(first + batch).min(n));
             }
         });
     }

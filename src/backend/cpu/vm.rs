@@ -34,6 +34,9 @@ pub struct Frame {
     acc: Vec<u64>,
     idx: Vec<i64>,
     carry: Vec<u64>,
+    segs: Vec<Segment>,
+    /// Per output: where this chunk's lanes go when they are contiguous there (else null).
+    direct: Vec<*mut u8>,
 }
 
 impl Frame {
@@ -82,6 +85,8 @@ struct Launch<'a> {
     outs: Vec<*mut u8>,
     /// Partial reductions: `[chunk * n_outputs + output]`.
     partials: *mut Acc,
+    /// Per output: whether it is written with streaming stores.
+    stream: Vec<bool>,
 }
 
 // SAFETY: inputs are read-only while the launch runs; each chunk writes disjoint output
@@ -109,27 +114,35 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
     let rows = RowChunks::new(&prog.domain.with_dim_or_scalar(prog.axis), prog.axis.is_none());
     let n_chunks = rows.n_chunks();
     let mut partials = vec![Acc { bits: 0, idx: -1 }; n_chunks * prog.outputs.len()];
-    let launch = Launch { prog, inputs: bound, uni, outs, partials: partials.as_mut_ptr() };
+    let stream = outputs.iter().map(|v| v.storage.byte_len() >= STREAM_MIN_BYTES).collect();
+    let launch = Launch { prog, inputs: bound, uni, outs, partials: partials.as_mut_ptr(), stream };
     let serial = prog.domain.numel() < PARALLEL_MIN;
     match prog.axis {
         Some(axis) if axis > 0 => {
-            workers.for_each(n_chunks, serial, |t| with_frame(prog, |f| unsafe { plane_chunk(&launch, &rows, axis, f, t) }));
+            workers.for_each(n_chunks, serial, |range| {
+                with_frame(prog, |f| range.for_each(|t| unsafe { plane_chunk(&launch, &rows, axis, f, t) }))
+            });
         }
         _ => {
             let scan = prog.outputs.iter().any(|o| matches!(o.kind, OutKind::Scan { .. }));
             if scan && rows.parts > 1 {
                 // A scan carries along each long row: one task per row, parts in order.
-                workers.for_each(rows.rows, serial, |row| {
+                workers.for_each(rows.rows, serial, |range| {
                     with_frame(prog, |f| {
-                        let mut carries = scan_start(prog);
-                        for part in 0..rows.parts {
-                            unsafe { row_chunk(&launch, &rows, f, row * rows.parts + part, &mut carries) };
+                        for row in range {
+                            let mut carries = scan_start(prog);
+                            for part in 0..rows.parts {
+                                unsafe { row_chunk(&launch, &rows, f, row * rows.parts + part, &mut carries) };
+                            }
                         }
                     })
                 });
             } else {
-                workers.for_each(n_chunks, serial, |t| {
-                    with_frame(prog, |f| unsafe { row_chunk(&launch, &rows, f, t, &mut scan_start(prog)) })
+                workers.for_each(n_chunks, serial, |range| {
+                    with_frame(prog, |f| {
+                        let mut carries = scan_start(prog);
+                        range.for_each(|t| unsafe { row_chunk(&launch, &rows, f, t, &mut carries) });
+                    })
                 });
             }
             unsafe { finish_row_reductions(&launch, &rows, &partials) };
@@ -141,12 +154,43 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
 /// Below this many domain points a launch runs on the calling thread.
 const PARALLEL_MIN: usize = 1 << 15;
 
+/// Runs `f` with this thread's frame, then makes its streaming stores visible.
 fn with_frame(prog: &Program, f: impl FnOnce(&mut Frame)) {
     FRAME.with(|fr| {
         let mut fr = fr.borrow_mut();
         fr.prepare(prog.n_regs);
         f(&mut fr)
-    })
+    });
+    store_fence();
+}
+
+/// Outputs at least this large are written with non-temporal stores: they will not be
+/// read again while still in cache, and streaming skips reading each line before writing.
+const STREAM_MIN_BYTES: usize = 8 << 20;
+
+/// Copies `bytes` from `src` to `dst` with non-temporal stores where `dst` allows.
+unsafe fn stream_copy(dst: *mut u8, src: *const u8, bytes: usize) {
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+        if dst as usize % 16 == 0 {
+            let whole = bytes / 16;
+            for i in 0..whole {
+                _mm_stream_si128(dst.add(16 * i) as *mut __m128i, _mm_loadu_si128(src.add(16 * i) as *const __m128i));
+            }
+            ptr::copy_nonoverlapping(src.add(16 * whole), dst.add(16 * whole), bytes - 16 * whole);
+            return;
+        }
+    }
+    unsafe { ptr::copy_nonoverlapping(src, dst, bytes) };
+}
+
+fn store_fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: sfence has no preconditions (SSE is part of x86_64).
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
 }
 
 trait ShapeExt {
@@ -304,10 +348,12 @@ unsafe fn copy_run(base: *const u8, size: usize, a: Lin, dst: *mut u8, len: usiz
     }
 }
 
-/// Runs the program's instructions for the lanes of `segs`.
+/// Runs the program's instructions for the lanes of `segs`. Instructions that compute
+/// a stored output write straight to `f.direct[output]` when it is set.
 unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
     let prog = l.prog;
-    for vi in &prog.code {
+    for (i, vi) in prog.code.iter().enumerate() {
+        let target = prog.writes_output[i].map(|o| f.direct[o as usize]).filter(|p| !p.is_null());
         unsafe {
             match vi {
                 VInst::Load { dst, input, access } => load(l, f, *dst as usize, &l.inputs[*input as usize], access, segs),
@@ -337,23 +383,23 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                     f.ptrs[*dst as usize] = d;
                 }
                 VInst::Unary { op, dtype, dst, a } => {
-                    let d = f.reg(*dst as usize);
+                    let d = target.unwrap_or_else(|| f.reg(*dst as usize));
                     let Opnd::Vec(src) = opnd(f, &l.uni, *a) else { unreachable!("uniform unary is hoisted") };
                     ops::unary(*op, *dtype, src, d, n);
                     f.ptrs[*dst as usize] = d;
                 }
                 VInst::Binary { op, dtype, dst, a, b } => {
-                    let d = f.reg(*dst as usize);
+                    let d = target.unwrap_or_else(|| f.reg(*dst as usize));
                     ops::binary(*op, *dtype, opnd(f, &l.uni, *a), opnd(f, &l.uni, *b), d, n);
                     f.ptrs[*dst as usize] = d;
                 }
                 VInst::Select { dtype, dst, cond, a, b } => {
-                    let d = f.reg(*dst as usize);
+                    let d = target.unwrap_or_else(|| f.reg(*dst as usize));
                     ops::select(*dtype, opnd(f, &l.uni, *cond), opnd(f, &l.uni, *a), opnd(f, &l.uni, *b), d, n);
                     f.ptrs[*dst as usize] = d;
                 }
                 VInst::Cast { from, to, dst, a } => {
-                    let d = f.reg(*dst as usize);
+                    let d = target.unwrap_or_else(|| f.reg(*dst as usize));
                     let Opnd::Vec(src) = opnd(f, &l.uni, *a) else { unreachable!("uniform cast is hoisted") };
                     ops::cast(*from, *to, src, d, n);
                     f.ptrs[*dst as usize] = d;
@@ -465,28 +511,44 @@ fn scan_start(prog: &Program) -> Vec<ScanCarry> {
 /// reductions into this chunk's partials (or straight into the output when a chunk
 /// holds whole rows).
 unsafe fn row_chunk(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usize, carries: &mut [ScanCarry]) {
-    let mut segs = Vec::with_capacity(rows.rows_per.min(CHUNK));
+    let mut segs = std::mem::take(&mut f.segs);
     rows.segments(t, &mut segs);
     let n: usize = segs.iter().map(|s| s.len).sum();
-    if n == 0 {
-        return;
+    if n > 0 {
+        // A chunk's lanes are consecutive elements of the domain, so stored outputs take
+        // them in one contiguous run.
+        f.direct.clear();
+        for (o, spec) in l.prog.outputs.iter().enumerate() {
+            let direct = spec.kind == OutKind::Store && !l.stream[o];
+            let here = if direct { unsafe { l.outs[o].add(segs[0].linear * spec.dtype.size()) } } else { ptr::null_mut() };
+            f.direct.push(here);
+        }
+        unsafe { row_chunk_outputs(l, rows, f, t, carries, &segs, n) };
     }
+    f.segs = segs;
+}
+
+unsafe fn row_chunk_outputs(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usize, carries: &mut [ScanCarry], segs: &[Segment], n: usize) {
     let prog = l.prog;
     unsafe {
-        exec_code(l, f, &segs, n);
+        exec_code(l, f, segs, n);
         for (o, spec) in prog.outputs.iter().enumerate() {
             let src = value_ptr(l, f, spec.value, spec.value_dtype, n);
             let out = l.outs[o];
             match spec.kind {
+                OutKind::Store if src == f.direct[o] as *const u8 => {} // written in place
                 OutKind::Store => {
-                    let size = spec.dtype.size();
-                    for s in &segs {
-                        ptr::copy_nonoverlapping(src.add(s.lane * size), out.add(s.linear * size), s.len * size);
+                    // A chunk's lanes are one contiguous run of the output.
+                    let (size, dst) = (spec.dtype.size(), out.add(segs[0].linear * spec.dtype.size()));
+                    if l.stream[o] {
+                        stream_copy(dst, src, n * size);
+                    } else {
+                        ptr::copy_nonoverlapping(src, dst, n * size);
                     }
                 }
                 OutKind::Scan { prod } => {
                     let (vs, os) = (spec.value_dtype.size(), spec.dtype.size());
-                    for s in &segs {
+                    for s in segs {
                         if rows.parts == 1 {
                             carries[o] = reduce::scan_identity(prod, spec.dtype);
                         }
@@ -500,7 +562,7 @@ unsafe fn row_chunk(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usize, carri
                 }
                 OutKind::Reduce(op) => {
                     let vs = spec.value_dtype.size();
-                    for s in &segs {
+                    for s in segs {
                         let part = reduce::reduce_lanes(op, spec.value_dtype, src.add(s.lane * vs), s.len, s.start[0]);
                         if rows.parts == 1 {
                             // Whole rows: this is the row's result.
@@ -573,12 +635,16 @@ impl NumelWithout for Shape {
 /// positions of the other dimensions and loops over the axis, folding per lane.
 unsafe fn plane_chunk(l: &Launch, rows: &RowChunks, axis: usize, f: &mut Frame, t: usize) {
     let prog = l.prog;
-    let mut segs = Vec::with_capacity(rows.rows_per.min(CHUNK));
+    let mut segs = std::mem::take(&mut f.segs);
     rows.segments(t, &mut segs);
     let n: usize = segs.iter().map(|s| s.len).sum();
     if n == 0 {
+        f.segs = segs;
         return;
     }
+    // Outputs along a plane are not contiguous: compute into registers and copy.
+    f.direct.clear();
+    f.direct.resize(prog.outputs.len(), ptr::null_mut());
     let extent = prog.domain.dim(axis);
     let dense = prog.domain.dense_strides();
     // Accumulators and scan carries: n lanes per output.
@@ -641,4 +707,5 @@ unsafe fn plane_chunk(l: &Launch, rows: &RowChunks, axis: usize, f: &mut Frame, 
             }
         }
     }
+    f.segs = segs;
 }

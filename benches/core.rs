@@ -1,0 +1,241 @@
+//! Core benchmarks. Each Sluice measurement has a reference measured in the same run
+//! (STREAM-style bandwidth, OpenBLAS sgemm, the same computation unfused), because these
+//! machines are shared and noisy; `scripts/bench.sh` turns the estimates into the ratios
+//! recorded in BENCHMARKS.md.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use sluice::*;
+
+const N: usize = 1 << 24;
+
+fn check(st: sl_status) {
+    assert_eq!(st, SL_OK, "Sluice call failed");
+}
+
+fn threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// Runs `f(lo, hi)` over `n` indices split evenly across the machine's threads.
+fn parallel(n: usize, f: impl Fn(usize, usize) + Sync) {
+    let t = threads();
+    std::thread::scope(|s| {
+        for k in 0..t {
+            let f = &f;
+            s.spawn(move || f(n * k / t, n * (k + 1) / t));
+        }
+    });
+}
+
+struct SendPtr(*mut f32);
+unsafe impl Sync for SendPtr {}
+
+impl SendPtr {
+    /// A method, so closures capture the wrapper rather than the bare pointer.
+    fn at(&self, i: usize) -> *mut f32 {
+        unsafe { self.0.add(i) }
+    }
+}
+
+/// STREAM triad `a = b + s*c` and a read-only sum, over arrays too big for any cache.
+fn bandwidth(c: &mut Criterion) {
+    let mut a = vec![0f32; N];
+    let b = vec![1.5f32; N];
+    let cc = vec![2.5f32; N];
+    let mut g = c.benchmark_group("bandwidth");
+    g.sample_size(20).measurement_time(Duration::from_secs(4));
+    g.bench_function("triad_f32", |bench| {
+        let pa = SendPtr(a.as_mut_ptr());
+        bench.iter(|| {
+            parallel(N, |lo, hi| {
+                let dst = unsafe { std::slice::from_raw_parts_mut(pa.at(lo), hi - lo) };
+                for ((d, x), y) in dst.iter_mut().zip(&b[lo..hi]).zip(&cc[lo..hi]) {
+                    *d = x + 3.0 * y;
+                }
+            })
+        })
+    });
+    g.bench_function("read_f32", |bench| {
+        bench.iter(|| {
+            let total = std::sync::Mutex::new(0f32);
+            parallel(N, |lo, hi| {
+                let mut acc = [0f32; 16];
+                for ch in b[lo..hi].chunks_exact(16) {
+                    for l in 0..16 {
+                        acc[l] += ch[l];
+                    }
+                }
+                *total.lock().unwrap() += acc.iter().sum::<f32>();
+            });
+            black_box(*total.lock().unwrap())
+        })
+    });
+    g.finish();
+    black_box(&a);
+}
+
+fn upload(data: &[f32]) -> sl_array {
+    let n = data.len() as i64;
+    let mut h = 0;
+    check(sl_create(SL_F32, 1, &n, SL_COL_MAJOR, data.as_ptr() as *const _, data.len() * 4, &mut h));
+    h
+}
+
+/// Computes `out` (without copying it to the host) and waits.
+fn compute(out: sl_array) {
+    check(sl_eval(&out, 1));
+    check(sl_sync());
+}
+
+fn chain8(x: sl_array, y: sl_array) -> sl_array {
+    // sin(x)*cos(y) + sqrt(abs(x))*exp(-y*y) - 0.5*x
+    let (mut s, mut c, mut p, mut a, mut q, mut yy, mut ny, mut e, mut r, mut h, mut t, mut out) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    check(sl_scope_begin());
+    check(sl_sin(x, &mut s));
+    check(sl_cos(y, &mut c));
+    check(sl_mul(s, c, &mut p));
+    check(sl_abs(x, &mut a));
+    check(sl_sqrt(a, &mut q));
+    check(sl_mul(y, y, &mut yy));
+    check(sl_neg(yy, &mut ny));
+    check(sl_exp(ny, &mut e));
+    check(sl_mul(q, e, &mut r));
+    check(sl_add(p, r, &mut h));
+    check(sl_mul_scalar(x, 0.5, &mut t));
+    check(sl_sub(h, t, &mut out));
+    check(sl_keep(out));
+    check(sl_scope_end());
+    out
+}
+
+fn fused(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..N).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
+    let ys: Vec<f32> = (0..N).map(|i| ((i % 777) as f32) * 0.002 - 0.7).collect();
+    let (x, y) = (upload(&xs), upload(&ys));
+    let mut g = c.benchmark_group("fused");
+    g.sample_size(20).measurement_time(Duration::from_secs(4));
+    g.bench_function("axpb_f32", |bench| {
+        bench.iter(|| {
+            let (mut ax, mut out) = (0, 0);
+            check(sl_mul_scalar(x, 1.5, &mut ax));
+            check(sl_add_scalar(ax, 0.25, &mut out));
+            compute(out);
+            check(sl_release(ax));
+            check(sl_release(out));
+        })
+    });
+    g.bench_function("chain8_f32", |bench| {
+        bench.iter(|| {
+            let out = chain8(x, y);
+            compute(out);
+            check(sl_release(out));
+        })
+    });
+    g.bench_function("sumsq_f32", |bench| {
+        bench.iter(|| {
+            let (mut sq, mut s) = (0, 0);
+            check(sl_mul(x, x, &mut sq));
+            check(sl_sum(sq, SL_ALL_DIMS, &mut s));
+            let mut v = 0f32;
+            check(sl_read(s, SL_COL_MAJOR, &mut v as *mut f32 as *mut _, 4));
+            check(sl_release(sq));
+            check(sl_release(s));
+            black_box(v)
+        })
+    });
+    g.finish();
+    check(sl_release(x));
+    check(sl_release(y));
+}
+
+/// The 8-op chain with fusion switched off (every op stored), for comparison.
+fn unfused(c: &mut Criterion) {
+    check(sl_shutdown());
+    let mut cfg: sl_config = unsafe { std::mem::zeroed() };
+    check(sl_config_default(&mut cfg));
+    cfg.fusion = 0;
+    check(sl_init(&cfg));
+    let xs: Vec<f32> = (0..N).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
+    let (x, y) = (upload(&xs), upload(&xs));
+    let mut g = c.benchmark_group("unfused");
+    g.sample_size(10).measurement_time(Duration::from_secs(4));
+    g.bench_function("chain8_f32", |bench| {
+        bench.iter(|| {
+            let out = chain8(x, y);
+            compute(out);
+            check(sl_release(out));
+        })
+    });
+    g.finish();
+    check(sl_release(x));
+    check(sl_release(y));
+    check(sl_shutdown());
+}
+
+/// Small arrays: the cost per call of recording, fusing and running.
+fn overhead(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..1024).map(|i| i as f32 * 0.001).collect();
+    let x = upload(&xs);
+    let mut g = c.benchmark_group("overhead");
+    g.sample_size(20).measurement_time(Duration::from_secs(6));
+    g.bench_function("y_mul_add_1024_x10000", |bench| {
+        bench.iter(|| {
+            let mut y = 0;
+            check(sl_retain(x, &mut y));
+            for _ in 0..10_000 {
+                let (mut t, mut next) = (0, 0);
+                check(sl_mul_scalar(y, 0.99, &mut t));
+                check(sl_add(t, x, &mut next));
+                check(sl_release(t));
+                check(sl_release(y));
+                y = next;
+            }
+            let mut out = vec![0f32; 1024];
+            check(sl_read(y, SL_COL_MAJOR, out.as_mut_ptr() as *mut _, 4096));
+            check(sl_release(y));
+            black_box(out)
+        })
+    });
+    g.finish();
+    check(sl_release(x));
+}
+
+#[link(name = "openblas")]
+unsafe extern "C" {
+    fn cblas_sgemm(order: i32, ta: i32, tb: i32, m: i32, n: i32, k: i32, alpha: f32, a: *const f32, lda: i32, b: *const f32, ldb: i32, beta: f32, c: *mut f32, ldc: i32);
+}
+
+fn matmul(c: &mut Criterion) {
+    const M: usize = 2048;
+    let a: Vec<f32> = (0..M * M).map(|i| ((i * 7 % 101) as f32) * 0.01 - 0.5).collect();
+    let b: Vec<f32> = (0..M * M).map(|i| ((i * 13 % 97) as f32) * 0.01 - 0.5).collect();
+    let mut out = vec![0f32; M * M];
+    let dims = [M as i64, M as i64];
+    let (mut ha, mut hb) = (0, 0);
+    check(sl_create(SL_F32, 2, dims.as_ptr(), SL_COL_MAJOR, a.as_ptr() as *const _, a.len() * 4, &mut ha));
+    check(sl_create(SL_F32, 2, dims.as_ptr(), SL_COL_MAJOR, b.as_ptr() as *const _, b.len() * 4, &mut hb));
+    let mut g = c.benchmark_group("matmul");
+    g.sample_size(10).measurement_time(Duration::from_secs(8));
+    g.bench_function("sluice_2048_f32", |bench| {
+        bench.iter(|| {
+            let mut m = 0;
+            check(sl_matmul(ha, hb, &mut m));
+            compute(m);
+            check(sl_release(m));
+        })
+    });
+    g.bench_function("openblas_2048_f32", |bench| {
+        bench.iter(|| unsafe {
+            cblas_sgemm(102, 111, 111, M as i32, M as i32, M as i32, 1.0, a.as_ptr(), M as i32, b.as_ptr(), M as i32, 0.0, out.as_mut_ptr(), M as i32)
+        })
+    });
+    g.finish();
+    check(sl_release(ha));
+    check(sl_release(hb));
+}
+
+criterion_group!(benches, bandwidth, fused, overhead, matmul, unfused);
+criterion_main!(benches);
