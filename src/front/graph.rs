@@ -104,6 +104,12 @@ impl Graph<'_> {
         n
     }
 
+    /// A rank-0 constant used as an operand: nothing to queue, since only the op that
+    /// uses it can need it.
+    fn operand(&self, dtype: DType, value: Scalar) -> Arc<Node> {
+        Node::pending(Op::Fill { value, baked: false }, dtype, Shape::SCALAR, self.site, Vec::new())
+    }
+
     /// An array holding a copy of `value` (already laid out as `value.layout` says).
     pub fn stored(&self, dtype: DType, shape: Shape, value: Value) -> Arc<Node> {
         Node::ready(Op::Source, dtype, shape, self.site, value)
@@ -221,8 +227,7 @@ impl Graph<'_> {
 
     /// `a op s` (or `s op a` when `scalar_first`), the scalar taking `a`'s type.
     pub fn binary_scalar(&self, op: BinaryOp, a: &Arc<Node>, s: f64, scalar_first: bool) -> Result<Arc<Node>> {
-        let v = self.app_scalar(a.dtype, s)?;
-        let c = self.fill(a.dtype, Shape::SCALAR, v, false);
+        let c = self.operand(a.dtype, self.app_scalar(a.dtype, s)?);
         if scalar_first { self.binary(op, &c, a) } else { self.binary(op, a, &c) }
     }
 
@@ -343,7 +348,7 @@ impl Graph<'_> {
 
     fn offset_view(&self, a: &Arc<Node>, offset: [i64; MAX_RANK], out: Shape, boundary: Boundary, fill: f64) -> Result<Arc<Node>> {
         let fill = match boundary {
-            Boundary::Fill => Some(self.fill(a.dtype, Shape::SCALAR, self.app_scalar(a.dtype, fill)?, false)),
+            Boundary::Fill => Some(self.operand(a.dtype, self.app_scalar(a.dtype, fill)?)),
             _ => {
                 if a.shape.numel() == 0 && out.numel() > 0 {
                     bail!(InvalidArgument, "clamp and wrap boundaries need a non-empty array");

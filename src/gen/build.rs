@@ -2,14 +2,43 @@
 //! (unstored) nodes down to arrays that exist or are stored by earlier steps. Views are
 //! pushed through element-wise ops as access maps; identical instructions are shared.
 
-use std::collections::HashMap;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::exec::Binding;
 use crate::ir::kernel::{Inst, Kernel, KernelInput, KernelOutput, KernelReduce, OutputKind};
 use crate::ir::{
     BinaryOp, Boundary, DType, Layout, MAX_RANK, Map, MapStep, Node, Op, ReduceOp, Scalar, Shape, ViewStep,
 };
+
+/// The pending nodes a flush computes, inputs before consumers, with each node's inputs.
+/// Each node in it carries its index as its plan mark for this flush's epoch.
+pub struct Subgraph {
+    pub epoch: u32,
+    pub order: Vec<Arc<Node>>,
+    /// Inputs of `order[i]`: `inputs[ranges[i].0 .. ranges[i].0 + ranges[i].1]`.
+    pub ranges: Vec<(u32, u32)>,
+    pub inputs: Vec<Arc<Node>>,
+    /// Whether an earlier flush computed the node without storing it.
+    pub fused_before: Vec<bool>,
+}
+
+impl Subgraph {
+    pub fn index_of(&self, n: &Node) -> Option<usize> {
+        n.plan_index(self.epoch).filter(|&i| (i as usize) < self.order.len() && self.order[i as usize].id == n.id).map(|i| i as usize)
+    }
+
+    pub fn inputs_at(&self, i: usize) -> &[Arc<Node>] {
+        let (start, len) = self.ranges[i];
+        &self.inputs[start as usize..(start + len) as usize]
+    }
+
+    /// Inputs of a node in the subgraph (nodes outside it are leaves: none needed).
+    pub fn inputs(&self, n: &Node) -> &[Arc<Node>] {
+        self.index_of(n).map_or(&[], |i| self.inputs_at(i))
+    }
+}
 
 /// How the planner sees a node the kernel reads instead of expanding.
 pub enum Leaf {
@@ -22,6 +51,7 @@ pub enum Leaf {
 pub struct KernelBuilder<'a> {
     domain: Shape,
     axis: Option<u8>,
+    sub: &'a Subgraph,
     leaf: &'a dyn Fn(&Arc<Node>) -> Leaf,
     insts: Vec<Inst>,
     types: Vec<DType>,
@@ -43,30 +73,33 @@ pub struct KernelBuilder<'a> {
     outputs: Vec<KernelOutput>,
 }
 
-enum Task {
-    Visit(Arc<Node>, u32),
-    Build(Arc<Node>, u32, Vec<(Arc<Node>, u32)>),
+enum Task<'n> {
+    Visit(&'n Arc<Node>, u32),
+    /// Build a node once its children (`children[start..]` of the builder's child stack,
+    /// `len` of them) are done.
+    Build(&'n Arc<Node>, u32, usize, usize),
 }
 
 impl<'a> KernelBuilder<'a> {
-    pub fn new(domain: Shape, axis: Option<u8>, leaf: &'a dyn Fn(&Arc<Node>) -> Leaf) -> Self {
+    pub fn new(domain: Shape, axis: Option<u8>, sub: &'a Subgraph, leaf: &'a dyn Fn(&Arc<Node>) -> Leaf) -> Self {
         KernelBuilder {
             domain,
             axis,
+            sub,
             leaf,
             insts: Vec::new(),
             types: Vec::new(),
-            cse: HashMap::new(),
-            done: HashMap::new(),
+            cse: HashMap::default(),
+            done: HashMap::default(),
             map_links: vec![(0, None)],
-            map_ids: HashMap::new(),
-            used_maps: HashMap::new(),
+            map_ids: HashMap::default(),
+            used_maps: HashMap::default(),
             maps: Vec::new(),
             inputs: Vec::new(),
-            input_of: HashMap::new(),
+            input_of: HashMap::default(),
             bindings: Vec::new(),
             params: Vec::new(),
-            param_of: HashMap::new(),
+            param_of: HashMap::default(),
             param_values: Vec::new(),
             outputs: Vec::new(),
         }
@@ -76,13 +109,13 @@ impl<'a> KernelBuilder<'a> {
     pub fn add_output(&mut self, n: &Arc<Node>) {
         let (value, kind) = match &n.op {
             Op::Reduce { op, .. } => {
-                let a = n.pending_inputs()[0].clone();
-                let v = self.expand(&a, 0);
+                let a = &self.sub.inputs(n)[0];
+                let v = self.expand(a, 0);
                 self.reduction(*op, v, a.dtype)
             }
             Op::Scan { op, .. } => {
-                let a = n.pending_inputs()[0].clone();
-                let mut v = self.expand(&a, 0);
+                let a = &self.sub.inputs(n)[0];
+                let mut v = self.expand(a, 0);
                 if a.dtype != n.dtype {
                     v = self.cast(v, n.dtype);
                 }
@@ -183,92 +216,90 @@ impl<'a> KernelBuilder<'a> {
 
     /// The value of a kernel output node itself, expanded (never loaded).
     fn expand_root(&mut self, n: &Arc<Node>) -> u32 {
-        self.build_from(n.clone(), 0, true)
+        self.build_from(n, 0, true)
     }
 
     /// The value of `n` seen through interned map `m`.
     fn expand(&mut self, n: &Arc<Node>, m: u32) -> u32 {
-        self.build_from(n.clone(), m, false)
+        self.build_from(n, m, false)
     }
 
     /// Post-order expansion with an explicit stack: fused chains can be thousands deep.
-    fn build_from(&mut self, root: Arc<Node>, m: u32, root_is_output: bool) -> u32 {
-        let (root_id, root_rank0) = (root.id, root.shape.rank() == 0);
+    fn build_from(&mut self, root: &Arc<Node>, m: u32, root_is_output: bool) -> u32 {
+        // A rank-0 value reads the same at every point: one map serves all.
+        let norm = |n: &Node, m: u32| if n.shape.rank() == 0 { 0 } else { m };
+        let sub = self.sub;
         let mut stack = vec![Task::Visit(root, m)];
+        let mut children: Vec<(&Arc<Node>, u32)> = Vec::new();
+        let mut vals: Vec<u32> = Vec::new();
         while let Some(task) = stack.pop() {
             match task {
                 Task::Visit(n, m) => {
-                    // A rank-0 value reads the same at every point: one map serves all.
-                    let m = if n.shape.rank() == 0 { 0 } else { m };
+                    let m = norm(n, m);
                     if self.done.contains_key(&(n.id, m)) {
                         continue;
                     }
-                    let is_root = root_is_output && n.id == root_id && m == 0;
+                    let is_root = root_is_output && n.id == root.id && m == 0;
                     if !is_root {
-                        if let Leaf::Array(binding, layout) = (self.leaf)(&n) {
-                            let input = self.input(&n, binding, layout);
+                        if let Leaf::Array(binding, layout) = (self.leaf)(n) {
+                            let input = self.input(n, binding, layout);
                             let map = self.kernel_map(m);
                             let v = self.push(Inst::Load { input, map }, n.dtype);
                             self.done.insert((n.id, m), v);
                             continue;
                         }
                     }
-                    let children = self.children(&n, m);
-                    stack.push(Task::Build(n, m, children.clone()));
-                    for (c, cm) in children.into_iter().rev() {
+                    let start = children.len();
+                    self.children(n, sub.inputs(n), m, &mut children);
+                    let len = children.len() - start;
+                    stack.push(Task::Build(n, m, start, len));
+                    for &(c, cm) in children[start..].iter().rev() {
                         stack.push(Task::Visit(c, cm));
                     }
                 }
-                Task::Build(n, m, children) => {
-                    let vals: Vec<u32> = children
-                        .iter()
-                        .map(|(c, cm)| self.done[&(c.id, if c.shape.rank() == 0 { 0 } else { *cm })])
-                        .collect();
-                    let v = self.emit(&n, m, &children, &vals);
+                Task::Build(n, m, start, len) => {
+                    vals.clear();
+                    vals.extend(children[start..start + len].iter().map(|&(c, cm)| self.done[&(c.id, norm(c, cm))]));
+                    let v = self.emit(n, m, &children[start..start + len], &vals);
                     self.done.insert((n.id, m), v);
+                    // Children are pushed and consumed in stack order.
+                    children.truncate(start);
                 }
             }
         }
-        self.done[&(root_id, if root_rank0 { 0 } else { m })]
+        self.done[&(root.id, norm(root, m))]
     }
 
-    /// The (input, map) pairs node `n` under map `m` needs.
-    fn children(&mut self, n: &Arc<Node>, m: u32) -> Vec<(Arc<Node>, u32)> {
-        let inputs = n.pending_inputs();
+    /// Appends the (input, map) pairs node `n` under map `m` needs.
+    fn children<'n>(&mut self, n: &Node, inputs: &'n [Arc<Node>], m: u32, out: &mut Vec<(&'n Arc<Node>, u32)>) {
         match &n.op {
-            Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Cast => inputs.into_iter().map(|i| (i, m)).collect(),
+            Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Cast => out.extend(inputs.iter().map(|i| (i, m))),
             Op::View(step) => {
                 let src = &inputs[0];
                 let vm = self.map_step(m, MapStep { step: *step, out: n.shape, src: src.shape });
-                let mut c = vec![(src.clone(), vm)];
+                out.push((src, vm));
                 if let Some(fill) = inputs.get(1) {
-                    c.push((fill.clone(), 0)); // a rank-0 fill value reads the same everywhere
+                    out.push((fill, 0)); // a rank-0 fill value reads the same everywhere
                 }
-                c
             }
             Op::Concat { dim } => {
                 let mut start = 0i64;
-                inputs
-                    .iter()
-                    .map(|p| {
-                        let mut offset = [0i64; MAX_RANK];
-                        offset[*dim as usize] = start;
-                        start += p.shape.dim(*dim as usize) as i64;
-                        let step = ViewStep::Offset { offset, boundary: Boundary::Fill };
-                        (p.clone(), self.map_step(m, MapStep { step, out: n.shape, src: p.shape }))
-                    })
-                    .collect()
+                for p in inputs {
+                    let mut offset = [0i64; MAX_RANK];
+                    offset[*dim as usize] = start;
+                    start += p.shape.dim(*dim as usize) as i64;
+                    let step = ViewStep::Offset { offset, boundary: Boundary::Fill };
+                    out.push((p, self.map_step(m, MapStep { step, out: n.shape, src: p.shape })));
+                }
             }
-            Op::Gather => {
-                // The source is a stored array (a leaf); indices are evaluated in place.
-                inputs[1..].iter().map(|i| (i.clone(), m)).collect()
-            }
-            _ => Vec::new(),
+            // The source is a stored array (a leaf); indices are evaluated in place.
+            Op::Gather => out.extend(inputs[1..].iter().map(|i| (i, m))),
+            _ => {}
         }
     }
 
     /// The instructions for `n` under map `m`, given its children and their values.
-    fn emit(&mut self, n: &Arc<Node>, m: u32, children: &[(Arc<Node>, u32)], vals: &[u32]) -> u32 {
+    fn emit(&mut self, n: &Arc<Node>, m: u32, children: &[(&Arc<Node>, u32)], vals: &[u32]) -> u32 {
         let t = n.dtype;
         match &n.op {
             Op::Fill { value, baked: true } => self.push(Inst::Const(*value), t),
@@ -323,11 +354,11 @@ impl<'a> KernelBuilder<'a> {
                 v
             }
             Op::Gather => {
-                let src = n.pending_inputs()[0].clone();
-                let Leaf::Array(binding, layout) = (self.leaf)(&src) else {
+                let src = &self.sub.inputs(n)[0];
+                let Leaf::Array(binding, layout) = (self.leaf)(src) else {
                     unreachable!("the planner stores gather sources")
                 };
-                let input = self.input(&src, binding, layout);
+                let input = self.input(src, binding, layout);
                 let indices = vals.iter().map(|&v| if self.types[v as usize] == DType::I64 { v } else { self.cast(v, DType::I64) }).collect();
                 self.push(Inst::Gather { input, indices }, t)
             }

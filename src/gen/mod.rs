@@ -4,10 +4,9 @@
 
 mod build;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use build::{KernelBuilder, Leaf};
+use build::{KernelBuilder, Leaf, Subgraph};
 
 use crate::exec::{Binding, Executor, ProgramSequence, Step, StepOutput, Work};
 use crate::ir::{Layout, Node, NodeState, Op, Promise, Result, Shape, UnaryOp, BinaryOp};
@@ -35,35 +34,52 @@ pub struct Plan {
 }
 
 /// Pending nodes reachable from `roots`, inputs before consumers.
-fn pending_subgraph(roots: &[Arc<Node>]) -> (Vec<Arc<Node>>, Vec<Vec<Arc<Node>>>) {
-    let mut order = Vec::new();
-    let mut inputs_of = Vec::new();
-    let mut seen: HashMap<u64, ()> = HashMap::new();
-    // (node, inputs, next input to visit)
-    let mut stack: Vec<(Arc<Node>, Vec<Arc<Node>>, usize)> = Vec::new();
-    for r in roots {
-        if seen.contains_key(&r.id) || !r.is_pending() {
-            continue;
+fn pending_subgraph(roots: &[Arc<Node>], epoch: u32) -> Subgraph {
+    let mut sub = Subgraph { epoch, order: Vec::new(), ranges: Vec::new(), inputs: Vec::new(), fused_before: Vec::new() };
+    // A node being visited is marked with index u32::MAX until it is placed.
+    let visiting = u32::MAX;
+    // (node, its inputs' range in `sub.inputs`, fused before, next input to visit)
+    let mut stack: Vec<(Arc<Node>, (u32, u32), bool, u32)> = Vec::new();
+    let enter = |n: &Arc<Node>, sub: &mut Subgraph, stack: &mut Vec<_>| {
+        let start = sub.inputs.len() as u32;
+        let mut fused_before = false;
+        let pending = n.with_pending(|inputs, fused| {
+            sub.inputs.extend(inputs.iter().cloned());
+            fused_before = fused;
+        });
+        if pending {
+            n.set_plan_index(epoch, visiting);
+            stack.push((n.clone(), (start, sub.inputs.len() as u32 - start), fused_before, 0));
         }
-        seen.insert(r.id, ());
-        stack.push((r.clone(), r.pending_inputs(), 0));
-        while let Some((_, inputs, next)) = stack.last_mut() {
-            if *next < inputs.len() {
-                let c = inputs[*next].clone();
+    };
+    // Marks from a flush 2^32 epochs ago could collide, so a placed mark only counts when
+    // it points back at the node.
+    let seen = |n: &Node, sub: &Subgraph| match n.plan_index(epoch) {
+        Some(i) if i == visiting => true,
+        Some(_) => sub.index_of(n).is_some(),
+        None => false,
+    };
+    for r in roots {
+        if !seen(r, &sub) {
+            enter(r, &mut sub, &mut stack);
+        }
+        while let Some((_, (start, len), _, next)) = stack.last_mut() {
+            if *next < *len {
+                let c = sub.inputs[(*start + *next) as usize].clone();
                 *next += 1;
-                if !seen.contains_key(&c.id) && c.is_pending() {
-                    seen.insert(c.id, ());
-                    let ci = c.pending_inputs();
-                    stack.push((c, ci, 0));
+                if !seen(&c, &sub) {
+                    enter(&c, &mut sub, &mut stack);
                 }
             } else {
-                let (n, inputs, _) = stack.pop().expect("non-empty");
-                order.push(n);
-                inputs_of.push(inputs);
+                let (n, range, fused, _) = stack.pop().expect("non-empty");
+                n.set_plan_index(epoch, sub.order.len() as u32);
+                sub.order.push(n);
+                sub.ranges.push(range);
+                sub.fused_before.push(fused);
             }
         }
     }
-    (order, inputs_of)
+    sub
 }
 
 /// Relative compute cost of one op, for deciding between recomputing and storing.
@@ -97,22 +113,24 @@ struct Group {
     intrinsic: bool,
 }
 
-pub fn plan(roots: &[Arc<Node>], exec: &dyn Executor, opts: &GenOptions) -> Result<Plan> {
-    let (order, inputs_of) = pending_subgraph(roots);
+/// Plans the flush of `roots`; `epoch` must differ from every earlier flush's.
+pub fn plan(roots: &[Arc<Node>], epoch: u32, exec: &dyn Executor, opts: &GenOptions) -> Result<Plan> {
+    let sub = pending_subgraph(roots, epoch);
+    let order = &sub.order;
+    let inputs_of: Vec<&[Arc<Node>]> = (0..order.len()).map(|i| sub.inputs_at(i)).collect();
     let n = order.len();
-    let index: HashMap<u64, usize> = order.iter().enumerate().map(|(i, nd)| (nd.id, i)).collect();
-    let pending_input = |j: &Arc<Node>| index.get(&j.id).copied();
+    let pending_input = |j: &Arc<Node>| sub.index_of(j);
 
     // Which values must be stored.
     let mut store = vec![!opts.fuse; n];
     for r in roots {
-        if let Some(i) = index.get(&r.id) {
-            store[*i] = true;
+        if let Some(i) = sub.index_of(r) {
+            store[i] = true;
         }
     }
     for (i, nd) in order.iter().enumerate() {
         let boundary = matches!(nd.op, Op::Reduce { .. } | Op::Scan { .. }) || !nd.op.is_fusible();
-        if boundary || nd.was_fused_unstored() {
+        if boundary || sub.fused_before[i] {
             store[i] = true;
         }
         // Intrinsics read stored operands; gathers read their source at run-time indices.
@@ -226,8 +244,8 @@ pub fn plan(roots: &[Arc<Node>], exec: &dyn Executor, opts: &GenOptions) -> Resu
     // How kernel `g` reads a node: values stored by the same kernel are recomputed in
     // place (sharing the instructions that store them).
     let leaf_in = |g: usize, nd: &Arc<Node>| -> Leaf {
-        match index.get(&nd.id) {
-            Some(&i) => match &promises[i] {
+        match sub.index_of(nd) {
+            Some(i) => match &promises[i] {
                 Some(_) if group_of[i] == g => Leaf::Fused,
                 Some(p) => Leaf::Array(Binding::Promise(p.clone()), Layout::dense(&nd.shape)),
                 None => Leaf::Fused,
@@ -275,7 +293,7 @@ pub fn plan(roots: &[Arc<Node>], exec: &dyn Executor, opts: &GenOptions) -> Resu
             };
             Step { work, inputs, params: Vec::new(), outputs, site: first.site }
         } else {
-            let mut kb = KernelBuilder::new(grp.domain, grp.axis.flatten(), &leaf);
+            let mut kb = KernelBuilder::new(grp.domain, grp.axis.flatten(), &sub, &leaf);
             for &i in &grp.members {
                 kb.add_output(&order[i]);
             }

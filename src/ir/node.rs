@@ -112,6 +112,8 @@ pub struct Node {
     pub site: CallSite,
     /// How many application handles point here (roots for `sync`).
     handles: AtomicU32,
+    /// The planner's scratch: `(flush epoch << 32) | index` (see `plan_index`).
+    plan: AtomicU64,
     state: Mutex<NodeState>,
 }
 
@@ -134,6 +136,7 @@ impl Node {
             shape,
             site,
             handles: AtomicU32::new(0),
+            plan: AtomicU64::new(0),
             state: Mutex::new(state),
         })
     }
@@ -178,20 +181,36 @@ impl Node {
         }
     }
 
-    pub fn was_fused_unstored(&self) -> bool {
-        matches!(*self.state.lock(), NodeState::Pending { fused_unstored: true, .. })
+    /// Pending and never part of a flush.
+    pub fn is_pending_unflushed(&self) -> bool {
+        matches!(*self.state.lock(), NodeState::Pending { fused_unstored: false, .. })
     }
 
     pub fn is_pending(&self) -> bool {
         matches!(*self.state.lock(), NodeState::Pending { .. })
     }
 
-    /// The inputs of a pending node (empty once it has been scheduled).
-    pub fn pending_inputs(&self) -> Vec<Arc<Node>> {
+    /// For a pending node, calls `f` with its inputs and whether an earlier flush
+    /// computed it inside a kernel without storing it; false (not called) otherwise.
+    pub fn with_pending(&self, f: impl FnOnce(&[Arc<Node>], bool)) -> bool {
         match &*self.state.lock() {
-            NodeState::Pending { inputs, .. } => inputs.clone(),
-            _ => Vec::new(),
+            NodeState::Pending { inputs, fused_unstored } => {
+                f(inputs, *fused_unstored);
+                true
+            }
+            _ => false,
         }
+    }
+
+    /// The index the planner gave this node in flush `epoch`, if it did. Flushes are
+    /// planned one at a time, so a node carries at most one current mark.
+    pub fn plan_index(&self, epoch: u32) -> Option<u32> {
+        let m = self.plan.load(Ordering::Relaxed);
+        ((m >> 32) as u32 == epoch).then_some(m as u32)
+    }
+
+    pub fn set_plan_index(&self, epoch: u32, index: u32) {
+        self.plan.store(((epoch as u64) << 32) | index as u64, Ordering::Relaxed);
     }
 
     /// Blocks until the node's value exists. Pending nodes must be flushed first.

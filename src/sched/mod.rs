@@ -1,7 +1,7 @@
 //! The work queue: deferred ops wait here until something needs them. A flush hands the
 //! needed part of the graph to `gen/` and the resulting program sequence to the engine.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
@@ -28,6 +28,8 @@ struct Queue {
 pub struct Scheduler {
     /// Flushes that produced work.
     flushes: AtomicU64,
+    /// Numbers each planned flush (the planner marks nodes with it).
+    epoch: AtomicU32,
     queue: Mutex<Queue>,
     /// Flushes are planned one at a time, so a node is scheduled once.
     flush_lock: Mutex<()>,
@@ -37,7 +39,7 @@ pub struct Scheduler {
 
 impl Scheduler {
     pub fn new(engine: Engine, opts: SchedOptions) -> Scheduler {
-        Scheduler { flushes: AtomicU64::new(0), queue: Mutex::new(Queue::default()), flush_lock: Mutex::new(()), engine, opts }
+        Scheduler { flushes: AtomicU64::new(0), epoch: AtomicU32::new(0), queue: Mutex::new(Queue::default()), flush_lock: Mutex::new(()), engine, opts }
     }
 
     pub fn engine(&self) -> &Engine {
@@ -71,7 +73,8 @@ impl Scheduler {
         if roots.is_empty() {
             return;
         }
-        match r#gen::plan(&roots, &**self.engine.executor(), &self.opts.r#gen) {
+        let epoch = self.epoch.fetch_add(1, Ordering::Relaxed).wrapping_add(1).max(1);
+        match r#gen::plan(&roots, epoch, &**self.engine.executor(), &self.opts.r#gen) {
             Ok(plan) => {
                 self.flushes.fetch_add(1, Ordering::Relaxed);
                 for (node, promise) in plan.scheduled {
@@ -107,7 +110,7 @@ impl Scheduler {
             entries
                 .iter()
                 .filter_map(Weak::upgrade)
-                .filter(|n| n.has_handles() && n.is_pending() && !n.was_fused_unstored())
+                .filter(|n| n.has_handles() && n.is_pending_unflushed())
                 .collect()
         };
         self.flush(&roots);
