@@ -140,7 +140,8 @@ impl Drop for Engine {
 
 fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counters) {
     counters.sequences.fetch_add(1, Ordering::Relaxed);
-    for step in seq.steps {
+    let ProgramSequence { steps, retired } = seq;
+    for step in steps {
         let kind = match step.work {
             Work::Kernel { .. } => &counters.kernels,
             _ => &counters.intrinsics,
@@ -150,6 +151,7 @@ fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counte
             counters.failed_steps.fetch_add(1, Ordering::Relaxed);
         }
     }
+    drop(retired);
 }
 
 /// Runs one step; false if its outputs failed.

@@ -9,7 +9,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use crate::ir::kernel::Kernel;
-use crate::ir::{CallSite, DType, Promise, Result, Scalar, ScatterMode, Shape, Value};
+use crate::ir::{CallSite, DType, Inputs, Promise, Result, Scalar, ScatterMode, Shape, Value};
 
 /// A kernel in the executor's own compiled form.
 pub trait CompiledKernel: Send + Sync {
@@ -61,6 +61,9 @@ pub struct Step {
 #[derive(Default)]
 pub struct ProgramSequence {
     pub steps: Vec<Step>,
+    /// Graph nodes the flush made unreachable: released by the execution thread after the
+    /// steps ran, so the application does not pay for freeing them.
+    pub retired: Vec<Inputs>,
 }
 
 impl ProgramSequence {

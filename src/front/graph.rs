@@ -5,8 +5,10 @@
 use std::sync::Arc;
 
 use super::runtime::Runtime;
+use smallvec::smallvec;
+
 use crate::ir::{
-    BinaryOp, Boundary, CallSite, DType, MAX_RANK, Node, NodeState, Op, ReduceOp, Result, Scalar, ScanOp,
+    BinaryOp, Boundary, CallSite, DType, Inputs, MAX_RANK, Node, NodeState, Op, ReduceOp, Result, Scalar, ScanOp,
     ScatterMode, Shape, UnaryOp, Value, ViewStep, bail,
 };
 
@@ -98,16 +100,29 @@ fn check_dim(what: &str, dim: usize, rank: usize) -> Result<()> {
 }
 
 impl Graph<'_> {
-    fn pending(&self, op: Op, dtype: DType, shape: Shape, inputs: Vec<Arc<Node>>) -> Arc<Node> {
-        let n = Node::pending(op, dtype, shape, self.site, inputs);
+    fn pending(&self, op: Op, dtype: DType, shape: Shape, inputs: impl Into<Inputs>) -> Arc<Node> {
+        let n = Node::pending(op, dtype, shape, self.site, inputs.into());
         self.rt.sched.enqueue(&n);
         n
     }
 
     /// A rank-0 constant used as an operand: nothing to queue, since only the op that
-    /// uses it can need it.
+    /// uses it can need it. Loops pass the same scalars again and again, and such a node
+    /// never changes, so recent ones are shared.
     fn operand(&self, dtype: DType, value: Scalar) -> Arc<Node> {
-        Node::pending(Op::Fill { value, baked: false }, dtype, Shape::SCALAR, self.site, Vec::new())
+        thread_local! {
+            static RECENT: std::cell::RefCell<(usize, [Option<Arc<Node>>; 8])> = Default::default();
+        }
+        RECENT.with(|r| {
+            let (next, slots) = &mut *r.borrow_mut();
+            if let Some(n) = slots.iter().flatten().find(|n| n.dtype == dtype && n.op == (Op::Fill { value, baked: false })) {
+                return n.clone();
+            }
+            let n = Node::pending(Op::Fill { value, baked: false }, dtype, Shape::SCALAR, self.site, Inputs::new());
+            slots[*next] = Some(n.clone());
+            *next = (*next + 1) % slots.len();
+            n
+        })
     }
 
     /// An array holding a copy of `value` (already laid out as `value.layout` says).
@@ -117,7 +132,7 @@ impl Graph<'_> {
 
     pub fn fill(&self, dtype: DType, shape: Shape, value: Scalar, baked: bool) -> Arc<Node> {
         debug_assert_eq!(value.dtype(), dtype);
-        self.pending(Op::Fill { value, baked }, dtype, shape, Vec::new())
+        self.pending(Op::Fill { value, baked }, dtype, shape, Inputs::new())
     }
 
     /// An application's scalar as an element of `dtype`; refuses values the type cannot
@@ -140,11 +155,11 @@ impl Graph<'_> {
         if dtype == DType::Bool {
             bail!(DTypeMismatch, "iota cannot produce bool");
         }
-        Ok(self.pending(Op::Iota { dim: dim as u8 }, dtype, shape, Vec::new()))
+        Ok(self.pending(Op::Iota { dim: dim as u8 }, dtype, shape, Inputs::new()))
     }
 
     pub fn identity(&self, dtype: DType, rows: usize, cols: usize) -> Arc<Node> {
-        self.pending(Op::Identity, dtype, Shape::new(&[rows, cols]), Vec::new())
+        self.pending(Op::Identity, dtype, Shape::new(&[rows, cols]), Inputs::new())
     }
 
     pub fn unary(&self, op: UnaryOp, a: &Arc<Node>) -> Result<Arc<Node>> {
@@ -156,7 +171,7 @@ impl Graph<'_> {
                 return Ok(self.fill(t, a.shape, r, baked));
             }
         }
-        Ok(self.pending(Op::Unary(op), t, a.shape, vec![a.clone()]))
+        Ok(self.pending(Op::Unary(op), t, a.shape, smallvec![a.clone()]))
     }
 
     /// `a` stretched to `shape` (trailing singleton dimensions of `a` are implicit).
@@ -170,8 +185,13 @@ impl Graph<'_> {
         }
     }
 
-    /// Operands brought to their common shape; rank-0 operands stay as they are (every
-    /// kernel reads a scalar the same way at every point).
+    /// An operand brought to `shape`; rank-0 operands stay as they are (every kernel
+    /// reads a scalar the same way at every point).
+    fn operand_to(&self, x: &Arc<Node>, shape: Shape) -> Result<Arc<Node>> {
+        if x.shape.rank() == 0 { Ok(x.clone()) } else { self.broadcast_to(x, shape) }
+    }
+
+    /// Operands brought to their common shape (see `operand_to`).
     fn broadcast_operands(&self, what: &str, xs: &[&Arc<Node>]) -> Result<(Shape, Vec<Arc<Node>>)> {
         let mut shape = xs[0].shape;
         for x in &xs[1..] {
@@ -180,10 +200,7 @@ impl Graph<'_> {
                 None => bail!(ShapeMismatch, "{what}: shapes {} and {} do not broadcast", shape, x.shape),
             };
         }
-        let ops = xs
-            .iter()
-            .map(|x| if x.shape.rank() == 0 { Ok((*x).clone()) } else { self.broadcast_to(x, shape) })
-            .collect::<Result<Vec<_>>>()?;
+        let ops = xs.iter().map(|x| self.operand_to(x, shape)).collect::<Result<Vec<_>>>()?;
         Ok((shape, ops))
     }
 
@@ -194,17 +211,21 @@ impl Graph<'_> {
         let Some(t) = op.result_dtype(a.dtype) else {
             bail!(DTypeMismatch, "{} is not defined for {} arrays", op.name(), a.dtype);
         };
-        let (shape, ops) = self.broadcast_operands(op.name(), &[a, b])?;
+        let Some(shape) = Shape::broadcast(&a.shape, &b.shape) else {
+            bail!(ShapeMismatch, "{}: shapes {} and {} do not broadcast", op.name(), a.shape, b.shape);
+        };
         let (ca, cb) = (constant(a), constant(b));
         if let (Some((x, bx)), Some((y, by))) = (ca, cb) {
             if let Some(r) = fold_binary(op, x, y) {
                 return Ok(self.fill(t, shape, r, bx && by));
             }
         }
-        if let Some(n) = self.simplify(op, &ops[0], cb.map(|c| c.0), shape)? {
+        let a = self.operand_to(a, shape)?;
+        if let Some(n) = self.simplify(op, &a, cb.map(|c| c.0), shape)? {
             return Ok(n);
         }
-        Ok(self.pending(Op::Binary(op), t, shape, ops))
+        let b = self.operand_to(b, shape)?;
+        Ok(self.pending(Op::Binary(op), t, shape, smallvec![a, b]))
     }
 
     /// Strength reduction and identities for `a op c` with a constant `c`, kept to the
@@ -249,7 +270,7 @@ impl Graph<'_> {
         if let Some((v, baked)) = constant(a) {
             return self.fill(to, a.shape, v.cast(to), baked);
         }
-        self.pending(Op::Cast, to, a.shape, vec![a.clone()])
+        self.pending(Op::Cast, to, a.shape, smallvec![a.clone()])
     }
 
     /// A view of `a` with shape `out`. Views of stored arrays that only re-index the
@@ -473,7 +494,7 @@ impl Graph<'_> {
                 a.shape.with_dim(d, 1)
             }
         };
-        Ok(self.pending(Op::Reduce { op, axis: axis.map(|d| d as u8) }, t, shape, vec![a.clone()]))
+        Ok(self.pending(Op::Reduce { op, axis: axis.map(|d| d as u8) }, t, shape, smallvec![a.clone()]))
     }
 
     pub fn scan(&self, op: ScanOp, a: &Arc<Node>, axis: usize) -> Result<Arc<Node>> {
@@ -482,7 +503,7 @@ impl Graph<'_> {
             bail!(DTypeMismatch, "{name} is not defined for {} arrays", a.dtype);
         };
         check_dim(name, axis, a.shape.rank())?;
-        Ok(self.pending(Op::Scan { op, axis: axis as u8 }, t, a.shape, vec![a.clone()]))
+        Ok(self.pending(Op::Scan { op, axis: axis as u8 }, t, a.shape, smallvec![a.clone()]))
     }
 
     /// `a` (m x k) times `b` (k x n, or a vector of length k).
@@ -500,7 +521,7 @@ impl Graph<'_> {
         let vector = b.shape.rank() == 1;
         let b2 = if vector { self.reshape(b, Shape::new(&[k, 1]))? } else { b.clone() };
         let n = b2.shape.dim(1);
-        let c = self.pending(Op::MatMul, a.dtype, Shape::new(&[m, n]), vec![a.clone(), b2]);
+        let c = self.pending(Op::MatMul, a.dtype, Shape::new(&[m, n]), smallvec![a.clone(), b2]);
         if vector { self.reshape(&c, Shape::new(&[m])) } else { Ok(c) }
     }
 

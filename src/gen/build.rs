@@ -56,7 +56,9 @@ pub struct KernelBuilder<'a> {
     insts: Vec<Inst>,
     types: Vec<DType>,
     cse: HashMap<(Inst, DType), u32>,
-    /// (node id, map id) -> value
+    /// Value of subgraph node `i` under the identity map (the common case), or u32::MAX.
+    done_plain: Vec<u32>,
+    /// (node id, map id) -> value, for the other cases.
     done: HashMap<(u64, u32), u32>,
     /// Interned maps as (parent, last step); map 0 is the identity.
     map_links: Vec<(u32, Option<MapStep>)>,
@@ -82,14 +84,17 @@ enum Task<'n> {
 
 impl<'a> KernelBuilder<'a> {
     pub fn new(domain: Shape, axis: Option<u8>, sub: &'a Subgraph, leaf: &'a dyn Fn(&Arc<Node>) -> Leaf) -> Self {
+        // Sized for a kernel that fuses most of the subgraph, so maps rarely regrow.
+        let n = sub.order.len() + 8;
         KernelBuilder {
             domain,
             axis,
             sub,
             leaf,
-            insts: Vec::new(),
-            types: Vec::new(),
-            cse: HashMap::default(),
+            insts: Vec::with_capacity(n),
+            types: Vec::with_capacity(n),
+            cse: HashMap::with_capacity_and_hasher(n, Default::default()),
+            done_plain: vec![u32::MAX; sub.order.len()],
             done: HashMap::default(),
             map_links: vec![(0, None)],
             map_ids: HashMap::default(),
@@ -159,19 +164,34 @@ impl<'a> KernelBuilder<'a> {
         (v, OutputKind::Reduce(r))
     }
 
+    /// The value already built for `n` under map `m`, if any.
+    fn done_get(&self, n: &Node, m: u32) -> Option<u32> {
+        match (m, self.sub.index_of(n)) {
+            (0, Some(i)) => Some(self.done_plain[i]).filter(|&v| v != u32::MAX),
+            _ => self.done.get(&(n.id, m)).copied(),
+        }
+    }
+
+    fn done_set(&mut self, n: &Node, m: u32, v: u32) {
+        match (m, self.sub.index_of(n)) {
+            (0, Some(i)) => self.done_plain[i] = v,
+            _ => {
+                self.done.insert((n.id, m), v);
+            }
+        }
+    }
+
     fn cast(&mut self, v: u32, to: DType) -> u32 {
         self.push(Inst::Cast { a: v }, to)
     }
 
     fn push(&mut self, inst: Inst, ty: DType) -> u32 {
-        let key = (inst, ty);
-        if let Some(&v) = self.cse.get(&key) {
-            return v;
+        let next = self.insts.len() as u32;
+        let v = *self.cse.entry((inst, ty)).or_insert(next);
+        if v == next {
+            self.insts.push(inst);
+            self.types.push(ty);
         }
-        let v = self.insts.len() as u32;
-        self.insts.push(key.0.clone());
-        self.types.push(ty);
-        self.cse.insert(key, v);
         v
     }
 
@@ -236,7 +256,7 @@ impl<'a> KernelBuilder<'a> {
             match task {
                 Task::Visit(n, m) => {
                     let m = norm(n, m);
-                    if self.done.contains_key(&(n.id, m)) {
+                    if self.done_get(n, m).is_some() {
                         continue;
                     }
                     let is_root = root_is_output && n.id == root.id && m == 0;
@@ -245,7 +265,7 @@ impl<'a> KernelBuilder<'a> {
                             let input = self.input(n, binding, layout);
                             let map = self.kernel_map(m);
                             let v = self.push(Inst::Load { input, map }, n.dtype);
-                            self.done.insert((n.id, m), v);
+                            self.done_set(n, m, v);
                             continue;
                         }
                     }
@@ -259,15 +279,15 @@ impl<'a> KernelBuilder<'a> {
                 }
                 Task::Build(n, m, start, len) => {
                     vals.clear();
-                    vals.extend(children[start..start + len].iter().map(|&(c, cm)| self.done[&(c.id, norm(c, cm))]));
+                    vals.extend(children[start..start + len].iter().map(|&(c, cm)| self.done_get(c, norm(c, cm)).expect("child built")));
                     let v = self.emit(n, m, &children[start..start + len], &vals);
-                    self.done.insert((n.id, m), v);
+                    self.done_set(n, m, v);
                     // Children are pushed and consumed in stack order.
                     children.truncate(start);
                 }
             }
         }
-        self.done[&(root.id, norm(root, m))]
+        self.done_get(root, norm(root, m)).expect("root built")
     }
 
     /// Appends the (input, map) pairs node `n` under map `m` needs.
@@ -359,8 +379,11 @@ impl<'a> KernelBuilder<'a> {
                     unreachable!("the planner stores gather sources")
                 };
                 let input = self.input(src, binding, layout);
-                let indices = vals.iter().map(|&v| if self.types[v as usize] == DType::I64 { v } else { self.cast(v, DType::I64) }).collect();
-                self.push(Inst::Gather { input, indices }, t)
+                let mut indices = [0u32; MAX_RANK];
+                for (k, &v) in vals.iter().enumerate() {
+                    indices[k] = if self.types[v as usize] == DType::I64 { v } else { self.cast(v, DType::I64) };
+                }
+                self.push(Inst::Gather { input, indices, rank: vals.len() as u8 }, t)
             }
             Op::Source | Op::Reduce { .. } | Op::Scan { .. } | Op::MatMul | Op::Scatter { .. } => {
                 unreachable!("{} is always stored before it is read", n.op.name())

@@ -4,7 +4,7 @@
 use super::dtype::{DType, Scalar};
 use super::node::Layout;
 use super::op::{BinaryOp, ScanOp, UnaryOp};
-use super::shape::Shape;
+use super::shape::{MAX_RANK, Shape};
 use super::view::Map;
 
 /// An array the kernel reads, and where its elements sit in its storage.
@@ -16,7 +16,7 @@ pub struct KernelInput {
 }
 
 /// One SSA instruction. Operands are indices of earlier instructions.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Inst {
     /// A scalar argument supplied at launch (application scalars, so one compiled kernel
     /// serves every value).
@@ -33,20 +33,41 @@ pub enum Inst {
     Binary { op: BinaryOp, a: u32, b: u32 },
     Select { cond: u32, a: u32, b: u32 },
     Cast { a: u32 },
-    /// Element of input `input` at the coordinates given by the i64 values `indices`
-    /// (one per input dimension), each clamped into range.
-    Gather { input: u32, indices: Vec<u32> },
+    /// Element of input `input` at the coordinates given by the i64 values
+    /// `indices[..rank]` (one per input dimension), each clamped into range.
+    Gather { input: u32, indices: [u32; MAX_RANK], rank: u8 },
 }
 
 impl Inst {
-    pub fn operands(&self) -> Vec<u32> {
-        match self {
-            Inst::Param { .. } | Inst::Const(_) | Inst::Load { .. } | Inst::Coord { .. } | Inst::Valid { .. } => vec![],
-            Inst::Unary { a, .. } | Inst::Cast { a } => vec![*a],
-            Inst::Binary { a, b, .. } => vec![*a, *b],
-            Inst::Select { cond, a, b } => vec![*cond, *a, *b],
-            Inst::Gather { indices, .. } => indices.clone(),
+    /// The values this instruction reads.
+    pub fn operands(&self) -> Operands {
+        let mut o = Operands { vals: [0; MAX_RANK], len: 0 };
+        let mut put = |v: &[u32]| {
+            o.vals[..v.len()].copy_from_slice(v);
+            o.len = v.len() as u8;
+        };
+        match *self {
+            Inst::Param { .. } | Inst::Const(_) | Inst::Load { .. } | Inst::Coord { .. } | Inst::Valid { .. } => {}
+            Inst::Unary { a, .. } | Inst::Cast { a } => put(&[a]),
+            Inst::Binary { a, b, .. } => put(&[a, b]),
+            Inst::Select { cond, a, b } => put(&[cond, a, b]),
+            Inst::Gather { indices, rank, .. } => put(&indices[..rank as usize]),
         }
+        o
+    }
+}
+
+/// Up to `MAX_RANK` operand indices, without allocating.
+#[derive(Copy, Clone, Debug)]
+pub struct Operands {
+    vals: [u32; MAX_RANK],
+    len: u8,
+}
+
+impl std::ops::Deref for Operands {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        &self.vals[..self.len as usize]
     }
 }
 

@@ -12,7 +12,7 @@ pub mod view;
 pub use dtype::{DType, Scalar};
 pub use error::{CallSite, Error, ErrorKind, Result};
 pub(crate) use error::bail;
-pub use node::{Layout, Node, NodeState, Promise, Storage, Value};
+pub use node::{Inputs, Layout, Node, NodeState, Promise, Storage, Value};
 pub use op::{BinaryOp, Op, ReduceOp, ScanOp, ScatterMode, UnaryOp};
 pub use shape::{MAX_RANK, Shape};
 pub use view::{Boundary, Map, MapStep, ViewStep};

@@ -93,11 +93,14 @@ impl Promise {
     }
 }
 
+/// A node's inputs: inline for up to two (most ops), so creating one does not allocate.
+pub type Inputs = smallvec::SmallVec<[Arc<Node>; 2]>;
+
 pub enum NodeState {
     /// Not yet flushed. `fused_unstored` records that an earlier flush computed this node
     /// inside a kernel without keeping it, so a second need stores it instead of
     /// recomputing again.
-    Pending { inputs: Vec<Arc<Node>>, fused_unstored: bool },
+    Pending { inputs: Inputs, fused_unstored: bool },
     /// In a submitted program sequence.
     Scheduled(Arc<Promise>),
     Ready(Value),
@@ -120,7 +123,7 @@ pub struct Node {
 static NEXT_NODE_ID: AtomicU64 = AtomicU64::new(1);
 
 impl Node {
-    pub fn pending(op: Op, dtype: DType, shape: Shape, site: CallSite, inputs: Vec<Arc<Node>>) -> Arc<Node> {
+    pub fn pending(op: Op, dtype: DType, shape: Shape, site: CallSite, inputs: Inputs) -> Arc<Node> {
         Self::with_state(op, dtype, shape, site, NodeState::Pending { inputs, fused_unstored: false })
     }
 
@@ -155,13 +158,15 @@ impl Node {
         st
     }
 
-    /// Moves a pending node into a submitted sequence; its inputs are no longer needed.
-    pub fn schedule(&self, promise: Arc<Promise>) {
+    /// Moves a pending node into a submitted sequence. Returns its inputs, which it no
+    /// longer needs, so the caller can drop them where it suits (freeing a long chain
+    /// takes time).
+    pub fn schedule(&self, promise: Arc<Promise>) -> Inputs {
         let mut st = self.state.lock();
-        debug_assert!(matches!(*st, NodeState::Pending { .. }));
-        let old = std::mem::replace(&mut *st, NodeState::Scheduled(promise));
-        drop(st);
-        drop(old);
+        match std::mem::replace(&mut *st, NodeState::Scheduled(promise)) {
+            NodeState::Pending { inputs, .. } => inputs,
+            _ => unreachable!("only pending nodes are scheduled"),
+        }
     }
 
     /// Marks a pending node failed (its work could not even be planned).
@@ -242,11 +247,14 @@ impl Drop for Node {
     /// unlink them iteratively instead.
     fn drop(&mut self) {
         let NodeState::Pending { inputs, .. } = self.state.get_mut() else { return };
-        let mut stack = std::mem::take(inputs);
+        if inputs.is_empty() {
+            return;
+        }
+        let mut stack: Vec<Arc<Node>> = std::mem::take(inputs).into_vec();
         while let Some(node) = stack.pop() {
             if let Some(mut owned) = Arc::into_inner(node) {
                 if let NodeState::Pending { inputs, .. } = owned.state.get_mut() {
-                    stack.append(inputs);
+                    stack.extend(inputs.drain(..));
                 }
             }
         }

@@ -75,10 +75,10 @@ impl Scheduler {
         }
         let epoch = self.epoch.fetch_add(1, Ordering::Relaxed).wrapping_add(1).max(1);
         match r#gen::plan(&roots, epoch, &**self.engine.executor(), &self.opts.r#gen) {
-            Ok(plan) => {
+            Ok(mut plan) => {
                 self.flushes.fetch_add(1, Ordering::Relaxed);
                 for (node, promise) in plan.scheduled {
-                    node.schedule(promise);
+                    plan.seq.retired.push(node.schedule(promise));
                 }
                 for node in plan.unstored {
                     node.mark_fused_unstored();

@@ -176,14 +176,14 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
     }
     for i in (0..n).rev() {
         if live[i] {
-            for a in k.insts[i].operands() {
+            for &a in k.insts[i].operands().iter() {
                 live[a as usize] = true;
             }
         }
     }
     let mut last_use = vec![0usize; n];
     for (i, inst) in k.insts.iter().enumerate().filter(|(i, _)| live[*i]) {
-        for a in inst.operands() {
+        for &a in inst.operands().iter() {
             last_use[a as usize] = i;
         }
     }
@@ -260,8 +260,9 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
                 VInst::Select { dtype: ty, dst, cond: arg(&slots, *cond), a: arg(&slots, *a), b: arg(&slots, *b) }
             }
             Inst::Cast { a } => VInst::Cast { from: k.types[*a as usize], to: ty, dst, a: arg(&slots, *a) },
-            Inst::Gather { input, indices } => {
-                VInst::Gather { dst, input: *input as u16, indices: indices.iter().map(|&v| arg(&slots, v)).collect() }
+            Inst::Gather { input, indices, rank } => {
+                let indices = indices[..*rank as usize].iter().map(|&v| arg(&slots, v)).collect();
+                VInst::Gather { dst, input: *input as u16, indices }
             }
             Inst::Param { .. } | Inst::Const(_) => unreachable!(),
         };
@@ -270,11 +271,10 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
         slots[i] = Some(Arg::Reg(dst));
         // Registers of operands whose last reader this was go back to the free list
         // only now, after the destination was chosen.
-        let mut ops = inst.operands();
-        ops.sort_unstable();
-        ops.dedup();
-        for a in ops {
-            if last_use[a as usize] == i {
+        let ops = inst.operands();
+        for (j, &a) in ops.iter().enumerate() {
+            // Each register once, even if an operand repeats (x * x).
+            if last_use[a as usize] == i && !ops[..j].contains(&a) {
                 if let Some(Arg::Reg(r)) = slots[a as usize] {
                     free.push(r);
                 }
