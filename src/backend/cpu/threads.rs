@@ -35,7 +35,7 @@ impl Workers {
         }
         // Workers claim runs of consecutive tasks: fewer contended claims, and each
         // worker streams through contiguous memory the prefetcher can follow.
-        let batch = (n / (self.threads() * 8)).clamp(1, 64);
+        let batch = (n / (self.threads() * 8)).clamp(1, 1 << 20);
         let next = AtomicUsize::new(0);
         self.pool.broadcast(|_| {
             loop {
