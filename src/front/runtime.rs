@@ -2,7 +2,9 @@
 //! `sl_init` or lazily by the first call; `sl_shutdown` ends it (a later call starts a
 //! new one).
 
+use std::cell::RefCell;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::RwLock;
 
@@ -39,17 +41,36 @@ impl Runtime {
 }
 
 static RUNTIME: RwLock<Option<Arc<Runtime>>> = RwLock::new(None);
+/// Bumped whenever the runtime starts or stops, so threads know their cached one is stale.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// Every call needs the runtime: each thread keeps it, saving the shared lock.
+    static CACHED: RefCell<Option<(u64, Arc<Runtime>)>> = const { RefCell::new(None) };
+}
 
 /// The running runtime, started from the environment's settings if none is.
 pub fn get() -> Result<Arc<Runtime>> {
-    if let Some(rt) = RUNTIME.read().as_ref() {
-        return Ok(rt.clone());
+    let generation = GENERATION.load(Ordering::Acquire);
+    let cached = CACHED.with(|c| c.borrow().as_ref().filter(|(g, _)| *g == generation).map(|(_, rt)| rt.clone()));
+    if let Some(rt) = cached {
+        return Ok(rt);
     }
-    let mut slot = RUNTIME.write();
-    if slot.is_none() {
-        *slot = Some(Arc::new(Runtime::start(Config::from_env()?)?));
-    }
-    Ok(slot.as_ref().expect("just started").clone())
+    let running = RUNTIME.read().clone();
+    let rt = match running {
+        Some(rt) => rt,
+        None => {
+            let mut slot = RUNTIME.write();
+            if slot.is_none() {
+                *slot = Some(Arc::new(Runtime::start(Config::from_env()?)?));
+                GENERATION.fetch_add(1, Ordering::Release);
+            }
+            slot.as_ref().expect("just started").clone()
+        }
+    };
+    let generation = GENERATION.load(Ordering::Acquire);
+    CACHED.with(|c| *c.borrow_mut() = Some((generation, rt.clone())));
+    Ok(rt)
 }
 
 /// Starts the runtime with explicit settings.
@@ -59,12 +80,18 @@ pub fn init(config: Config) -> Result<()> {
         bail!(InvalidState, "the runtime is already running (call sl_shutdown before sl_init)");
     }
     *slot = Some(Arc::new(Runtime::start(config)?));
+    GENERATION.fetch_add(1, Ordering::Release);
     Ok(())
 }
 
 /// Finishes all work, releases every handle and stops the threads.
 pub fn shutdown() {
-    let rt = RUNTIME.write().take();
+    let rt = {
+        let mut slot = RUNTIME.write();
+        GENERATION.fetch_add(1, Ordering::Release);
+        slot.take()
+    };
+    CACHED.with(|c| c.borrow_mut().take());
     if let Some(rt) = rt {
         rt.sched.sync();
         rt.handles.clear();
