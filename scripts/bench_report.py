@@ -1,0 +1,49 @@
+"""Turns criterion's estimates from `cargo bench --bench core` into the ratios that
+BENCHMARKS.md records: every Sluice time against a reference measured in the same run."""
+import json
+import os
+import sys
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "target", "criterion")
+N = 1 << 24
+
+
+def mean_ns(group, name):
+    path = os.path.join(ROOT, group, name, "new", "estimates.json")
+    with open(path) as f:
+        return json.load(f)["mean"]["point_estimate"]
+
+
+def main():
+    try:
+        triad = mean_ns("bandwidth", "triad_f32")
+        read = mean_ns("bandwidth", "read_f32")
+        axpb = mean_ns("fused", "axpb_f32")
+        chain = mean_ns("fused", "chain8_f32")
+        sumsq = mean_ns("fused", "sumsq_f32")
+        overhead = mean_ns("overhead", "y_mul_add_1024_x10000")
+        mm = mean_ns("matmul", "sluice_2048_f32")
+        blas = mean_ns("matmul", "openblas_2048_f32")
+        unfused = mean_ns("unfused", "chain8_f32")
+    except FileNotFoundError as e:
+        sys.exit(f"missing benchmark result: {e.filename}")
+    triad_bw = 3 * 4 * N / triad  # bytes per ns = GB/s
+    read_bw = 4 * N / read
+    axpb_bw = 2 * 4 * N / axpb
+    rows = [
+        ("STREAM triad bandwidth (reference)", f"{triad / 1e6:.2f} ms", f"{triad_bw:.1f} GB/s", "", ""),
+        ("read bandwidth (reference)", f"{read / 1e6:.2f} ms", f"{read_bw:.1f} GB/s", "", ""),
+        ("y = a*x + b, f32, 2^24", f"{axpb / 1e6:.2f} ms", f"{axpb_bw:.1f} GB/s", f"{axpb_bw / triad_bw * 100:.0f}% of triad bandwidth", ">= 75%"),
+        ("8-op chain, f32, 2^24", f"{chain / 1e6:.2f} ms", "", f"{chain / triad:.2f} x floor (3 arrays at triad bandwidth)", "<= 4x"),
+        ("same chain, fusion off", f"{unfused / 1e6:.2f} ms", "", f"fusion is {unfused / chain:.2f} x faster", ""),
+        ("sum(x*x), f32, 2^24", f"{sumsq / 1e6:.2f} ms", "", f"{sumsq / read:.2f} x read floor", "<= 1.5x"),
+        ("y = y*0.99 + x, 1024 f32, per iteration", f"{overhead / 1e4 / 1e3:.2f} us", "", "", "< 1 us"),
+        ("matmul 2048^2 f32", f"{mm / 1e6:.1f} ms", f"{2 * 2048**3 / mm:.0f} GFLOP/s", f"{mm / blas:.2f} x OpenBLAS ({blas / 1e6:.1f} ms)", "<= 1.25x"),
+    ]
+    print("| benchmark | time | rate | ratio (same run) | target |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+
+
+main()
