@@ -145,20 +145,26 @@ pub fn finish(op: KernelReduce, v: DType, out: DType, acc: Acc, count: usize) ->
 /// Independent accumulators per fold: enough to hide the add latency of wide vectors.
 const LANES: usize = 32;
 
+/// `LANES` independent running folds over `src` (lane `l` takes elements `l`, `l + LANES`,
+/// ...), and the elements left over.
 #[inline(always)]
-fn fold_f64<T: Elem + CastTo<f64>>(src: &[T], init: f64, f: impl Fn(f64, f64) -> f64) -> f64 {
+fn lane_folds<T: Copy, A: Copy>(src: &[T], init: A, to: impl Fn(T) -> A, f: impl Fn(A, A) -> A) -> ([A; LANES], &[T]) {
     let mut lanes = [init; LANES];
     let mut chunks = src.chunks_exact(LANES);
     for c in &mut chunks {
         for l in 0..LANES {
-            lanes[l] = f(lanes[l], c[l].cast_to());
+            lanes[l] = f(lanes[l], to(c[l]));
         }
     }
-    let mut acc = lanes.iter().fold(init, |a, &b| f(a, b));
-    for &x in chunks.remainder() {
-        acc = f(acc, x.cast_to());
-    }
-    acc
+    (lanes, chunks.remainder())
+}
+
+/// Folds `src` converted to the accumulator type `A`.
+#[inline(always)]
+fn fold_wide<T: Copy, A: Copy>(src: &[T], init: A, to: impl Fn(T) -> A + Copy, f: impl Fn(A, A) -> A + Copy) -> A {
+    let (lanes, rest) = lane_folds(src, init, to, f);
+    let acc = lanes.into_iter().fold(init, f);
+    rest.iter().fold(acc, |a, &x| f(a, to(x)))
 }
 
 /// Sum of a chunk of f32: each of the `LANES` accumulators adds at most
@@ -166,34 +172,8 @@ fn fold_f64<T: Elem + CastTo<f64>>(src: &[T], init: f64, f: impl Fn(f64, f64) ->
 /// stays near that of an f64 sum at half the arithmetic.
 #[inline(always)]
 fn sum_f32(src: &[f32]) -> f64 {
-    let mut lanes = [0f32; LANES];
-    let mut chunks = src.chunks_exact(LANES);
-    for c in &mut chunks {
-        for l in 0..LANES {
-            lanes[l] += c[l];
-        }
-    }
-    let mut acc: f64 = lanes.iter().map(|&x| x as f64).sum();
-    for &x in chunks.remainder() {
-        acc += x as f64;
-    }
-    acc
-}
-
-#[inline(always)]
-fn fold_i64<T: Elem + CastTo<i64>>(src: &[T], init: i64, f: impl Fn(i64, i64) -> i64) -> i64 {
-    let mut lanes = [init; LANES];
-    let mut chunks = src.chunks_exact(LANES);
-    for c in &mut chunks {
-        for l in 0..LANES {
-            lanes[l] = f(lanes[l], c[l].cast_to());
-        }
-    }
-    let mut acc = lanes.iter().fold(init, |a, &b| f(a, b));
-    for &x in chunks.remainder() {
-        acc = f(acc, x.cast_to());
-    }
-    acc
+    let (lanes, rest) = lane_folds(src, 0f32, |x| x, |a, b| a + b);
+    lanes.iter().chain(rest).map(|&x| x as f64).sum()
 }
 
 #[inline(always)]
@@ -216,6 +196,16 @@ fn fold_extreme<T: Bounds>(src: &[T], init: T, better: impl Fn(T, T) -> bool) ->
 }
 
 #[inline(always)]
+fn f64_of<T: CastTo<f64>>(x: T) -> f64 {
+    x.cast_to()
+}
+
+#[inline(always)]
+fn i64_of<T: CastTo<i64>>(x: T) -> i64 {
+    x.cast_to()
+}
+
+#[inline(always)]
 fn reduce_typed<T>(op: KernelReduce, v: DType, src: &[T], first_index: i64) -> Acc
 where
     T: Bounds + CastTo<f64> + CastTo<i64>,
@@ -228,10 +218,10 @@ where
             let s = unsafe { std::slice::from_raw_parts(src.as_ptr() as *const f32, src.len()) };
             Acc { bits: sum_f32(s).to_u64(), idx: -1 }
         }
-        KernelReduce::Sum | KernelReduce::Mean if float => Acc { bits: fold_f64(src, 0.0, |a, b| a + b).to_u64(), idx: -1 },
-        KernelReduce::Sum | KernelReduce::Mean => Acc { bits: fold_i64(src, 0, i64::wrapping_add) as u64, idx: -1 },
-        KernelReduce::Prod if float => Acc { bits: fold_f64(src, 1.0, |a, b| a * b).to_u64(), idx: -1 },
-        KernelReduce::Prod => Acc { bits: fold_i64(src, 1, i64::wrapping_mul) as u64, idx: -1 },
+        KernelReduce::Sum | KernelReduce::Mean if float => Acc { bits: fold_wide(src, 0.0, f64_of, |a, b| a + b).to_u64(), idx: -1 },
+        KernelReduce::Sum | KernelReduce::Mean => Acc { bits: fold_wide(src, 0, i64_of, i64::wrapping_add) as u64, idx: -1 },
+        KernelReduce::Prod if float => Acc { bits: fold_wide(src, 1.0, f64_of, |a, b| a * b).to_u64(), idx: -1 },
+        KernelReduce::Prod => Acc { bits: fold_wide(src, 1, i64_of, i64::wrapping_mul) as u64, idx: -1 },
         KernelReduce::Min => Acc { bits: fold_extreme(src, T::from_u64(identity(op, v).bits), |x, m| x < m).to_u64(), idx: -1 },
         KernelReduce::Max => Acc { bits: fold_extreme(src, T::from_u64(identity(op, v).bits), |x, m| x > m).to_u64(), idx: -1 },
         KernelReduce::ArgMin | KernelReduce::ArgMax => {
