@@ -5,6 +5,9 @@
 //! a threaded CPU executor. See `DESIGN.md` in the project's shared folder for the
 //! architecture; each module's documentation says what it is responsible for.
 
+// Loops over dimensions index several per-dimension arrays at once; indices read best.
+#![allow(clippy::needless_range_loop)]
+
 pub mod api;
 pub mod backend;
 pub mod config;

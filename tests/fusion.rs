@@ -134,7 +134,7 @@ fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
         }
         14 => {
             let n: usize = v.shape.iter().product();
-            let divs: Vec<usize> = (1..=n.max(1)).filter(|d| n % d == 0).collect();
+            let divs: Vec<usize> = (1..=n.max(1)).filter(|d| n.is_multiple_of(*d)).collect();
             let a = divs[rng.random_range(0..divs.len())];
             let shape = if n == 0 { vec![0, 3] } else if rng.random_bool(0.5) { vec![a, n / a] } else { vec![n] };
             (Step::Reshape(i, shape.iter().map(|&d| d as i64).collect()), Val { shape, dt: v.dt })
@@ -240,12 +240,11 @@ fn fused_equals_op_by_op() {
         let mut steps = Vec::new();
         let target = rng.random_range(12..48);
         while steps.len() < target {
-            if let Some((s, v)) = random_step(&mut rng, &vals) {
-                if v.shape.iter().product::<usize>() <= 20000 && v.shape.len() <= 8 {
+            if let Some((s, v)) = random_step(&mut rng, &vals)
+                && v.shape.iter().product::<usize>() <= 20000 && v.shape.len() <= 8 {
                     steps.push(s);
                     vals.push(v);
                 }
-            }
         }
         let n = vals.len();
         let mut read: Vec<usize> = (0..4).map(|_| rng.random_range(sources.len()..n)).collect();

@@ -173,20 +173,8 @@ impl HostBuffer {
         self.ptr.as_ptr()
     }
 
-    pub fn len(&self) -> usize {
-        self.len
-    }
 
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
 
-    /// # Safety
-    /// No one else may read or write the buffer while the slice lives.
-    #[allow(clippy::mut_from_ref)]
-    pub unsafe fn bytes_mut(&self) -> &mut [u8] {
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
-    }
 }
 
 impl Drop for HostBuffer {
@@ -218,7 +206,7 @@ mod tests {
     fn classes_cover_requests() {
         for bytes in [0, 1, 63, 64, 65, 4096, 4097, 5000, 1 << 20, (1 << 20) + 1, 123_456_789] {
             let c = size_class(bytes);
-            assert!(c >= bytes.max(1) && c % ALIGN == 0, "{bytes} -> {c}");
+            assert!(c >= bytes.max(1) && c.is_multiple_of(ALIGN), "{bytes} -> {c}");
             assert!(c <= bytes.max(ALIGN) + bytes / 4 + ALIGN, "{bytes} -> {c} wastes too much");
         }
     }

@@ -166,11 +166,10 @@ impl Graph<'_> {
         let Some(t) = op.result_dtype(a.dtype) else {
             bail!(DTypeMismatch, "{} is not defined for {} arrays", op.name(), a.dtype);
         };
-        if let Some((v, baked)) = constant(a) {
-            if let Some(r) = fold_unary(op, v) {
+        if let Some((v, baked)) = constant(a)
+            && let Some(r) = fold_unary(op, v) {
                 return Ok(self.fill(t, a.shape, r, baked));
             }
-        }
         Ok(self.pending(Op::Unary(op), t, a.shape, smallvec![a.clone()]))
     }
 
@@ -215,11 +214,10 @@ impl Graph<'_> {
             bail!(ShapeMismatch, "{}: shapes {} and {} do not broadcast", op.name(), a.shape, b.shape);
         };
         let (ca, cb) = (constant(a), constant(b));
-        if let (Some((x, bx)), Some((y, by))) = (ca, cb) {
-            if let Some(r) = fold_binary(op, x, y) {
+        if let (Some((x, bx)), Some((y, by))) = (ca, cb)
+            && let Some(r) = fold_binary(op, x, y) {
                 return Ok(self.fill(t, shape, r, bx && by));
             }
-        }
         let a = self.operand_to(a, shape)?;
         if let Some(n) = self.simplify(op, &a, cb.map(|c| c.0), shape)? {
             return Ok(n);
@@ -276,17 +274,15 @@ impl Graph<'_> {
     /// A view of `a` with shape `out`. Views of stored arrays that only re-index the
     /// storage cost nothing; views of constants are constants.
     pub fn view(&self, a: &Arc<Node>, step: ViewStep, out: Shape, fill: Option<Arc<Node>>) -> Arc<Node> {
-        if let NodeState::Ready(v) = &*a.state() {
-            if let Some(layout) = step.view_layout(&v.layout, &out, &a.shape) {
+        if let NodeState::Ready(v) = &*a.state()
+            && let Some(layout) = step.view_layout(&v.layout, &out, &a.shape) {
                 let value = Value { storage: v.storage.clone(), layout };
                 return Node::ready(Op::View(step), a.dtype, out, self.site, value);
             }
-        }
-        if fill.is_none() {
-            if let Some((v, baked)) = constant(a) {
+        if fill.is_none()
+            && let Some((v, baked)) = constant(a) {
                 return self.fill(a.dtype, out, v, baked);
             }
-        }
         let mut inputs = vec![a.clone()];
         inputs.extend(fill);
         self.pending(Op::View(step), a.dtype, out, inputs)

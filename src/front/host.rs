@@ -28,12 +28,21 @@ fn host_strides(shape: &Shape, order: HostOrder) -> [i64; MAX_RANK] {
     }
 }
 
-/// Copies every element of `shape` from `src` (offsets `src_off + sum(i * src_st)`) to
-/// `dst` likewise; element size `size` bytes. Walks dimension 0 innermost.
+/// Elements in memory: element `i` (a multi-index) is at `ptr + (offset + sum(i * strides)) * size`.
+struct Place<P> {
+    ptr: P,
+    offset: i64,
+    strides: [i64; MAX_RANK],
+}
+
+/// Copies every element of `shape` (of `size` bytes) from `src` to `dst`, walking
+/// dimension 0 innermost.
 ///
 /// # Safety
-/// Both buffers hold every offset the layouts reach.
-unsafe fn strided_copy(shape: &Shape, size: usize, src: *const u8, src_off: i64, src_st: &[i64; MAX_RANK], dst: *mut u8, dst_off: i64, dst_st: &[i64; MAX_RANK]) {
+/// Both places hold every offset their layouts reach.
+unsafe fn strided_copy(shape: &Shape, size: usize, src: Place<*const u8>, dst: Place<*mut u8>) {
+    let (src, src_off, src_st) = (src.ptr, src.offset, &src.strides);
+    let (dst, dst_off, dst_st) = (dst.ptr, dst.offset, &dst.strides);
     let total = shape.numel();
     if total == 0 {
         return;
@@ -82,15 +91,16 @@ impl Graph<'_> {
         if data.len() < bytes {
             bail!(InvalidArgument, "the data holds {} bytes; shape {shape} of {dtype} needs {bytes}", data.len());
         }
-        if dtype == DType::Bool {
-            if let Some(i) = data[..bytes].iter().position(|&b| b > 1) {
+        if dtype == DType::Bool
+            && let Some(i) = data[..bytes].iter().position(|&b| b > 1) {
                 bail!(InvalidArgument, "bool data must be 0 or 1; byte {i} is {}", data[i]);
             }
-        }
         let buf = self.rt.memory.alloc(bytes)?;
         // SAFETY: `buf` is fresh and `bytes` long; `data` is at least that long.
         unsafe {
-            strided_copy(&shape, dtype.size(), data.as_ptr(), 0, &host_strides(&shape, order), buf.as_mut_ptr(), 0, &shape.dense_strides());
+            let src = Place { ptr: data.as_ptr(), offset: 0, strides: host_strides(&shape, order) };
+            let dst = Place { ptr: buf.as_mut_ptr(), offset: 0, strides: shape.dense_strides() };
+            strided_copy(&shape, dtype.size(), src, dst);
         }
         Ok(self.stored(dtype, shape, Value { storage: Arc::new(buf), layout: Layout::dense(&shape) }))
     }
@@ -108,7 +118,9 @@ pub fn read_into(graph: &Graph, n: &Arc<Node>, dst: &mut [u8], order: HostOrder)
     };
     // SAFETY: the value's layout stays inside its storage; `dst` was checked above.
     unsafe {
-        strided_copy(&n.shape, n.dtype.size(), src.as_ptr(), v.layout.offset, &v.layout.strides, dst.as_mut_ptr(), 0, &host_strides(&n.shape, order));
+        let src = Place { ptr: src.as_ptr(), offset: v.layout.offset, strides: v.layout.strides };
+        let dst = Place { ptr: dst.as_mut_ptr(), offset: 0, strides: host_strides(&n.shape, order) };
+        strided_copy(&n.shape, n.dtype.size(), src, dst);
     }
     Ok(())
 }

@@ -48,7 +48,3 @@ pub fn keep(h: u64) -> Result<()> {
         Ok(())
     })
 }
-
-pub fn depth() -> usize {
-    FRAMES.with(|f| f.borrow().len())
-}

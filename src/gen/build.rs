@@ -260,15 +260,14 @@ impl<'a> KernelBuilder<'a> {
                         continue;
                     }
                     let is_root = root_is_output && n.id == root.id && m == 0;
-                    if !is_root {
-                        if let Leaf::Array(binding, layout) = (self.leaf)(n) {
+                    if !is_root
+                        && let Leaf::Array(binding, layout) = (self.leaf)(n) {
                             let input = self.input(n, binding, layout);
                             let map = self.kernel_map(m);
                             let v = self.push(Inst::Load { input, map }, n.dtype);
                             self.done_set(n, m, v);
                             continue;
                         }
-                    }
                     let start = children.len();
                     self.children(n, sub.inputs(n), m, &mut children);
                     let len = children.len() - start;

@@ -38,9 +38,15 @@ fn pending_subgraph(roots: &[Arc<Node>], epoch: u32) -> Subgraph {
     let mut sub = Subgraph { epoch, order: Vec::new(), ranges: Vec::new(), inputs: Vec::new(), fused_before: Vec::new() };
     // A node being visited is marked with index u32::MAX until it is placed.
     let visiting = u32::MAX;
-    // (node, its inputs' range in `sub.inputs`, fused before, next input to visit)
-    let mut stack: Vec<(Arc<Node>, (u32, u32), bool, u32)> = Vec::new();
-    let enter = |n: &Arc<Node>, sub: &mut Subgraph, stack: &mut Vec<_>| {
+    struct Visit {
+        node: Arc<Node>,
+        /// Its inputs' range in `sub.inputs`.
+        inputs: (u32, u32),
+        fused_before: bool,
+        next_input: u32,
+    }
+    let mut stack: Vec<Visit> = Vec::new();
+    let enter = |n: &Arc<Node>, sub: &mut Subgraph, stack: &mut Vec<Visit>| {
         let start = sub.inputs.len() as u32;
         let mut fused_before = false;
         let pending = n.with_pending(|inputs, fused| {
@@ -49,7 +55,7 @@ fn pending_subgraph(roots: &[Arc<Node>], epoch: u32) -> Subgraph {
         });
         if pending {
             n.set_plan_index(epoch, visiting);
-            stack.push((n.clone(), (start, sub.inputs.len() as u32 - start), fused_before, 0));
+            stack.push(Visit { node: n.clone(), inputs: (start, sub.inputs.len() as u32 - start), fused_before, next_input: 0 });
         }
     };
     // Marks from a flush 2^32 epochs ago could collide, so a placed mark only counts when
@@ -63,19 +69,20 @@ fn pending_subgraph(roots: &[Arc<Node>], epoch: u32) -> Subgraph {
         if !seen(r, &sub) {
             enter(r, &mut sub, &mut stack);
         }
-        while let Some((_, (start, len), _, next)) = stack.last_mut() {
-            if *next < *len {
-                let c = sub.inputs[(*start + *next) as usize].clone();
-                *next += 1;
+        while let Some(top) = stack.last_mut() {
+            let (start, len) = top.inputs;
+            if top.next_input < len {
+                let c = sub.inputs[(start + top.next_input) as usize].clone();
+                top.next_input += 1;
                 if !seen(&c, &sub) {
                     enter(&c, &mut sub, &mut stack);
                 }
             } else {
-                let (n, range, fused, _) = stack.pop().expect("non-empty");
-                n.set_plan_index(epoch, sub.order.len() as u32);
-                sub.order.push(n);
-                sub.ranges.push(range);
-                sub.fused_before.push(fused);
+                let done = stack.pop().expect("non-empty");
+                done.node.set_plan_index(epoch, sub.order.len() as u32);
+                sub.order.push(done.node);
+                sub.ranges.push(done.inputs);
+                sub.fused_before.push(done.fused_before);
             }
         }
     }
@@ -170,7 +177,7 @@ pub fn plan(roots: &[Arc<Node>], epoch: u32, exec: &dyn Executor, opts: &GenOpti
     let mut owner = vec![Owner::None; n];
     for i in (0..n).rev() {
         if store[i] {
-            owner[i] = Owner::One(domain_of(&order[i], &inputs_of[i]).0);
+            owner[i] = Owner::One(domain_of(&order[i], inputs_of[i]).0);
         } else if owner[i] == Owner::Many && cost[i] > STORE_COST {
             store[i] = true;
             owner[i] = Owner::One(order[i].shape);
@@ -214,7 +221,7 @@ pub fn plan(roots: &[Arc<Node>], epoch: u32, exec: &dyn Executor, opts: &GenOpti
         }
         let nd = &order[i];
         let intrinsic = !nd.op.is_fusible();
-        let (domain, axis) = domain_of(nd, &inputs_of[i]);
+        let (domain, axis) = domain_of(nd, inputs_of[i]);
         let joinable = |g: &Group| {
             !intrinsic
                 && !g.intrinsic

@@ -108,16 +108,6 @@ impl Scalar {
         }
     }
 
-    pub fn as_i64(self) -> i64 {
-        match self {
-            Scalar::I64(v) => v,
-            Scalar::I32(v) => v as i64,
-            Scalar::U8(v) => v as i64,
-            Scalar::Bool(v) => v as i64,
-            Scalar::F32(v) => v as i64,
-            Scalar::F64(v) => v as i64,
-        }
-    }
 
     pub fn is_nonzero(self) -> bool {
         match self {
@@ -153,18 +143,7 @@ impl Scalar {
         }
     }
 
-    /// The element as it is stored in memory (little-endian, `dtype().size()` bytes).
-    pub fn write_to(self, dst: &mut [u8]) {
-        let bytes = self.to_bits().to_le_bytes();
-        let n = self.dtype().size();
-        dst[..n].copy_from_slice(&bytes[..n]);
-    }
 
-    pub fn read_from(dtype: DType, src: &[u8]) -> Scalar {
-        let mut bytes = [0u8; 8];
-        bytes[..dtype.size()].copy_from_slice(&src[..dtype.size()]);
-        Scalar::from_bits(dtype, u64::from_le_bytes(bytes))
-    }
 
     pub fn zero(dtype: DType) -> Scalar {
         Scalar::from_bits(dtype, 0)

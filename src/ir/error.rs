@@ -26,10 +26,6 @@ pub struct CallSite {
     pub api: &'static str,
 }
 
-impl CallSite {
-    pub const INTERNAL: CallSite = CallSite { pc: 0, api: "" };
-}
-
 #[derive(Clone, Debug)]
 pub struct Error {
     pub kind: ErrorKind,

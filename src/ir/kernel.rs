@@ -115,13 +115,6 @@ pub struct Kernel {
 }
 
 impl Kernel {
-    pub fn output_shape(&self, out: &KernelOutput) -> Shape {
-        match (out.kind, self.axis) {
-            (OutputKind::Reduce(_), None) => Shape::SCALAR,
-            (OutputKind::Reduce(_), Some(k)) => self.domain.with_dim(k as usize, 1),
-            _ => self.domain,
-        }
-    }
 
     pub fn has_reduction(&self) -> bool {
         self.outputs.iter().any(|o| matches!(o.kind, OutputKind::Reduce(_)))

@@ -147,14 +147,13 @@ impl Node {
     /// The state, with a finished promise folded into `Ready`/`Failed`.
     pub fn state(&self) -> MutexGuard<'_, NodeState> {
         let mut st = self.state.lock();
-        if let NodeState::Scheduled(p) = &*st {
-            if let Some(r) = p.try_get() {
+        if let NodeState::Scheduled(p) = &*st
+            && let Some(r) = p.try_get() {
                 *st = match r {
                     Ok(v) => NodeState::Ready(v),
                     Err(e) => NodeState::Failed(e),
                 };
             }
-        }
         st
     }
 
@@ -252,11 +251,10 @@ impl Drop for Node {
         }
         let mut stack: Vec<Arc<Node>> = std::mem::take(inputs).into_vec();
         while let Some(node) = stack.pop() {
-            if let Some(mut owned) = Arc::into_inner(node) {
-                if let NodeState::Pending { inputs, .. } = owned.state.get_mut() {
+            if let Some(mut owned) = Arc::into_inner(node)
+                && let NodeState::Pending { inputs, .. } = owned.state.get_mut() {
                     stack.extend(inputs.drain(..));
                 }
-            }
         }
     }
 }

@@ -144,10 +144,6 @@ impl BinaryOp {
         [Add, Sub, Mul, Div, Rem, Pow, Atan2, Hypot, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor]
     };
 
-    pub fn is_comparison(self) -> bool {
-        use BinaryOp::*;
-        matches!(self, Eq | Ne | Lt | Le | Gt | Ge)
-    }
 
     /// The result type when both operands have type `t`, or `None` if not accepted.
     pub fn result_dtype(self, t: DType) -> Option<DType> {

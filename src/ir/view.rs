@@ -46,11 +46,6 @@ impl ViewStep {
         }
     }
 
-    /// Whether source coordinates are an affine function of out coordinates
-    /// (so the step composes into a strided layout).
-    pub fn is_affine(&self) -> bool {
-        !matches!(self, ViewStep::Reshape | ViewStep::Offset { .. })
-    }
 
     /// The source coordinate of out coordinate `out`, and whether it lies inside the
     /// source (always true except for `Offset` with `Boundary::Fill`). Out-of-range

@@ -422,9 +422,9 @@ pub unsafe fn select(dtype: DType, cond: Opnd, a: Opnd, b: Opnd, dst: *mut u8, n
 }
 
 #[inline(always)]
-unsafe fn cast_from<T: Elem>(to: DType, src: *const u8, dst: *mut u8, n: usize)
+unsafe fn cast_from<T>(to: DType, src: *const u8, dst: *mut u8, n: usize)
 where
-    T: CastTo<f32> + CastTo<f64> + CastTo<i32> + CastTo<i64> + CastTo<u8> + Default,
+    T: Elem + CastTo<f32> + CastTo<f64> + CastTo<i32> + CastTo<i64> + CastTo<u8> + Default,
 {
     unsafe {
         match to {

@@ -274,11 +274,10 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
         let ops = inst.operands();
         for (j, &a) in ops.iter().enumerate() {
             // Each register once, even if an operand repeats (x * x).
-            if last_use[a as usize] == i && !ops[..j].contains(&a) {
-                if let Some(Arg::Reg(r)) = slots[a as usize] {
+            if last_use[a as usize] == i && !ops[..j].contains(&a)
+                && let Some(Arg::Reg(r)) = slots[a as usize] {
                     free.push(r);
                 }
-            }
         }
     }
     if n_regs > u16::MAX as usize || uniforms.len() > u16::MAX as usize {

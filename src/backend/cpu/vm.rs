@@ -173,7 +173,7 @@ unsafe fn stream_copy(dst: *mut u8, src: *const u8, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     unsafe {
         use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
-        if dst as usize % 16 == 0 {
+        if (dst as usize).is_multiple_of(16) {
             let whole = bytes / 16;
             for i in 0..whole {
                 _mm_stream_si128(dst.add(16 * i) as *mut __m128i, _mm_loadu_si128(src.add(16 * i) as *const __m128i));
@@ -227,7 +227,7 @@ struct RowChunks {
 impl RowChunks {
     fn new(shape: &Shape, linear: bool) -> RowChunks {
         let d0 = shape.dim(0);
-        let rows = if d0 == 0 { 0 } else { shape.numel() / d0 };
+        let rows = shape.numel().checked_div(d0).unwrap_or(0);
         let parts = if linear { 1 } else { d0.div_ceil(CHUNK).max(1) };
         let rows_per = if parts > 1 { 1 } else { (CHUNK / d0.max(1)).max(1) };
         RowChunks { shape: *shape, d0, rows, linear, parts, rows_per }
@@ -536,7 +536,7 @@ unsafe fn row_chunk_outputs(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usiz
             let src = value_ptr(l, f, spec.value, spec.value_dtype, n);
             let out = l.outs[o];
             match spec.kind {
-                OutKind::Store if src == f.direct[o] as *const u8 => {} // written in place
+                OutKind::Store if std::ptr::eq(src, f.direct[o]) => {} // written in place
                 OutKind::Store => {
                     // A chunk's lanes are one contiguous run of the output.
                     let (size, dst) = (spec.dtype.size(), out.add(segs[0].linear * spec.dtype.size()));
