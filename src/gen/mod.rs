@@ -168,19 +168,28 @@ pub fn plan(roots: &[Arc<Node>], epoch: u32, exec: &dyn Executor, opts: &GenOpti
     }
     // A value read by kernels over different domains is stored when recomputing it in
     // each would cost more than storing it once.
+    // Owners are domains, numbered so comparing them is cheap (flushes see few domains).
     #[derive(Copy, Clone, PartialEq)]
     enum Owner {
         None,
-        One(Shape),
+        One(usize),
         Many,
     }
+    let mut domains: Vec<Shape> = Vec::new();
+    let mut domain_id = |s: Shape| match domains.iter().rposition(|d| *d == s) {
+        Some(k) => k,
+        None => {
+            domains.push(s);
+            domains.len() - 1
+        }
+    };
     let mut owner = vec![Owner::None; n];
     for i in (0..n).rev() {
         if store[i] {
-            owner[i] = Owner::One(domain_of(&order[i], inputs_of[i]).0);
+            owner[i] = Owner::One(domain_id(domain_of(&order[i], inputs_of[i]).0));
         } else if owner[i] == Owner::Many && cost[i] > STORE_COST {
             store[i] = true;
-            owner[i] = Owner::One(order[i].shape);
+            owner[i] = Owner::One(domain_id(order[i].shape));
         }
         let mine = owner[i];
         for j in inputs_of[i].iter().filter_map(pending_input) {
