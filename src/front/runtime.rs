@@ -95,6 +95,6 @@ pub fn shutdown() {
     if let Some(rt) = rt {
         rt.sched.sync();
         rt.handles.clear();
-        rt.sched.engine().shutdown();
+        rt.sched.shutdown();
     }
 }
