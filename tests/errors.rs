@@ -114,6 +114,11 @@ fn shape_dtype_and_dimension_errors() {
     fails(sl_gather(m, [a, a].as_ptr(), 2, &mut out), SL_ERR_DTYPE_MISMATCH, "integers");
     fails(sl_iota(SL_F32, 1, dims.as_ptr(), 1, &mut out), SL_ERR_INVALID_ARGUMENT, "out of range");
     fails(sl_cumsum(a, SL_ALL_DIMS, &mut out), SL_ERR_INVALID_ARGUMENT, "needs a dimension");
+    // Results whose size overflows are refused up front, not computed wrongly.
+    let reps = [i64::MAX / 2];
+    fails(sl_tile(a, reps.as_ptr(), 1, &mut out), SL_ERR_INVALID_ARGUMENT, "too large");
+    let (lo, hi) = ([i64::MAX / 4], [i64::MAX / 4]);
+    fails(sl_pad(a, lo.as_ptr(), hi.as_ptr(), SL_BOUNDARY_FILL, 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "too large");
     assert_eq!(out, 0);
     release(&[a, b, c, i, m]);
     still_works();

@@ -92,6 +92,16 @@ fn perm_array(perm: &[usize]) -> [u8; MAX_RANK] {
     p
 }
 
+/// A result shape built from sizes the application gave (paddings, repetitions, ...), if
+/// its elements can be counted and addressed.
+fn sized(what: &str, dims: &[u64]) -> Result<Shape> {
+    let fits = dims.iter().try_fold(8u64, |acc, &d| acc.checked_mul(d)).is_some_and(|bytes| bytes <= isize::MAX as u64);
+    if !fits || dims.len() > MAX_RANK {
+        bail!(InvalidArgument, "{what}: a result of shape {dims:?} is too large");
+    }
+    Ok(Shape::new(&dims.iter().map(|&d| d as usize).collect::<Vec<_>>()))
+}
+
 fn check_dim(what: &str, dim: usize, rank: usize) -> Result<()> {
     if dim >= rank {
         bail!(InvalidArgument, "{what}: dimension {dim} is out of range for a rank-{rank} array");
@@ -393,9 +403,9 @@ impl Graph<'_> {
         let mut dims = Vec::with_capacity(r);
         for d in 0..r {
             off[d] = lo[d];
-            dims.push(a.shape.dim(d) + (lo[d] + hi[d]) as usize);
+            dims.push((a.shape.dim(d) as u64).saturating_add(lo[d] as u64).saturating_add(hi[d] as u64));
         }
-        self.offset_view(a, off, Shape::new(&dims), boundary, fill)
+        self.offset_view(a, off, sized("pad", &dims)?, boundary, fill)
     }
 
     pub fn tile(&self, a: &Arc<Node>, reps: &[i64]) -> Result<Arc<Node>> {
@@ -404,8 +414,8 @@ impl Graph<'_> {
         }
         let r = a.shape.rank().max(reps.len());
         let src = a.shape.to_rank(r);
-        let dims: Vec<usize> = (0..r).map(|d| src.dim(d) * reps.get(d).copied().unwrap_or(1) as usize).collect();
-        let out = Shape::new(&dims);
+        let dims: Vec<u64> = (0..r).map(|d| (src.dim(d) as u64).saturating_mul(reps.get(d).copied().unwrap_or(1) as u64)).collect();
+        let out = sized("tile", &dims)?;
         let a = if src != a.shape { self.reshape(a, src)? } else { a.clone() };
         self.offset_view(&a, [0; MAX_RANK], out, Boundary::Wrap, 0.0)
     }
@@ -429,13 +439,14 @@ impl Graph<'_> {
                     bail!(ShapeMismatch, "concat along {dim}: shapes {} and {} differ in dimension {d}", first.shape, p.shape);
                 }
             }
-            dims[dim] += s.dim(dim);
+            dims[dim] = dims[dim].saturating_add(s.dim(dim));
             ranked.push(if s != p.shape { self.reshape(p, s)? } else { p.clone() });
         }
         if ranked.len() == 1 {
             return Ok(ranked.pop().expect("one part"));
         }
-        Ok(self.pending(Op::Concat { dim: dim as u8 }, first.dtype, Shape::new(&dims), ranked))
+        let dims: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
+        Ok(self.pending(Op::Concat { dim: dim as u8 }, first.dtype, sized("concat", &dims)?, ranked))
     }
 
     fn check_indices(&self, what: &str, rank: usize, indices: &[Arc<Node>]) -> Result<()> {
@@ -517,7 +528,7 @@ impl Graph<'_> {
         let vector = b.shape.rank() == 1;
         let b2 = if vector { self.reshape(b, Shape::new(&[k, 1]))? } else { b.clone() };
         let n = b2.shape.dim(1);
-        let c = self.pending(Op::MatMul, a.dtype, Shape::new(&[m, n]), smallvec![a.clone(), b2]);
+        let c = self.pending(Op::MatMul, a.dtype, sized("matmul", &[m as u64, n as u64])?, smallvec![a.clone(), b2]);
         if vector { self.reshape(&c, Shape::new(&[m])) } else { Ok(c) }
     }
 
