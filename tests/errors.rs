@@ -114,6 +114,9 @@ fn shape_dtype_and_dimension_errors() {
     fails(sl_gather(m, [a, a].as_ptr(), 2, &mut out), SL_ERR_DTYPE_MISMATCH, "integers");
     fails(sl_iota(SL_F32, 1, dims.as_ptr(), 1, &mut out), SL_ERR_INVALID_ARGUMENT, "out of range");
     fails(sl_cumsum(a, SL_ALL_DIMS, &mut out), SL_ERR_INVALID_ARGUMENT, "needs a dimension");
+    let empty = Arr::new(SL_F32, &[0], vec![]).upload();
+    fails(sl_gather(empty, [i].as_ptr(), 1, &mut out), SL_ERR_INVALID_ARGUMENT, "no elements");
+    release(&[empty]);
     // Results whose size overflows are refused up front, not computed wrongly.
     let reps = [i64::MAX / 2];
     fails(sl_tile(a, reps.as_ptr(), 1, &mut out), SL_ERR_INVALID_ARGUMENT, "too large");

@@ -466,6 +466,9 @@ impl Graph<'_> {
         for op in ops.iter_mut() {
             *op = self.broadcast_to(op, shape)?;
         }
+        if src.shape.numel() == 0 && shape.numel() > 0 {
+            bail!(InvalidArgument, "gather: the source {} has no elements to take", src.shape);
+        }
         let mut inputs = vec![src.clone()];
         inputs.extend(ops);
         Ok(self.pending(Op::Gather, src.dtype, shape, inputs))
