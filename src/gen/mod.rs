@@ -3,13 +3,15 @@
 //! fused kernels, build and compile each kernel, and return the program sequence.
 
 mod build;
+mod plan;
 
 use std::sync::Arc;
 
 use build::{KernelBuilder, Leaf, Subgraph};
+use plan::{Decisions, decide};
 
 use crate::exec::{Binding, Executor, ProgramSequence, Step, StepOutput, Work};
-use crate::ir::{Layout, Node, NodeState, Op, Promise, Result, Shape, UnaryOp, BinaryOp};
+use crate::ir::{Layout, Node, NodeState, Op, Promise, Result};
 
 #[derive(Clone, Debug)]
 pub struct GenOptions {
@@ -89,173 +91,13 @@ fn pending_subgraph(roots: &[Arc<Node>], epoch: u32) -> Subgraph {
     sub
 }
 
-/// Relative compute cost of one op, for deciding between recomputing and storing.
-fn op_cost(op: &Op) -> usize {
-    match op {
-        Op::Unary(u) if u.is_transcendental() && *u != UnaryOp::Sqrt => 8,
-        Op::Binary(BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot | BinaryOp::Rem) => 8,
-        Op::View(_) | Op::Fill { .. } | Op::Iota { .. } => 0,
-        _ => 1,
-    }
-}
-
-/// Recompute a value shared by kernels of different domains only if cheaper than this.
-const STORE_COST: usize = 8;
-
-/// The domain a stored node is computed over, and its reduction/scan axis if any.
-fn domain_of(n: &Node, inputs: &[Arc<Node>]) -> (Shape, Option<Option<u8>>) {
-    match &n.op {
-        Op::Reduce { axis, .. } => (inputs[0].shape, Some(*axis)),
-        Op::Scan { axis, .. } => (inputs[0].shape, Some(Some(*axis))),
-        _ => (n.shape, None),
-    }
-}
-
-struct Group {
-    domain: Shape,
-    /// `None` until a reduction or scan joins; then its axis.
-    axis: Option<Option<u8>>,
-    members: Vec<usize>,
-    ops: usize,
-    intrinsic: bool,
-}
-
 /// Plans the flush of `roots`; `epoch` must differ from every earlier flush's.
 pub fn plan(roots: &[Arc<Node>], epoch: u32, exec: &dyn Executor, opts: &GenOptions) -> Result<Plan> {
     let sub = pending_subgraph(roots, epoch);
     let order = &sub.order;
-    let inputs_of: Vec<&[Arc<Node>]> = (0..order.len()).map(|i| sub.inputs_at(i)).collect();
     let n = order.len();
-    let pending_input = |j: &Arc<Node>| sub.index_of(j);
 
-    // Which values must be stored.
-    let mut store = vec![!opts.fuse; n];
-    for r in roots {
-        if let Some(i) = sub.index_of(r) {
-            store[i] = true;
-        }
-    }
-    for (i, nd) in order.iter().enumerate() {
-        let boundary = matches!(nd.op, Op::Reduce { .. } | Op::Scan { .. }) || !nd.op.is_fusible();
-        if boundary || sub.fused_before[i] {
-            store[i] = true;
-        }
-        // Intrinsics read stored operands; gathers read their source at run-time indices.
-        let stored_inputs = match nd.op {
-            Op::MatMul | Op::Scatter { .. } => inputs_of[i].len(),
-            Op::Gather => 1,
-            _ => 0,
-        };
-        for j in inputs_of[i][..stored_inputs].iter().filter_map(pending_input) {
-            store[j] = true;
-        }
-    }
-    // Fused expression size and cost; very large expressions are cut.
-    let mut size = vec![0usize; n];
-    let mut cost = vec![0usize; n];
-    for i in 0..n {
-        let (mut s, mut c) = (1usize, op_cost(&order[i].op));
-        for j in inputs_of[i].iter().filter_map(pending_input) {
-            if !store[j] {
-                s = s.saturating_add(size[j]);
-                c = c.saturating_add(cost[j]);
-            }
-        }
-        if s > opts.max_kernel_ops {
-            store[i] = true;
-        }
-        (size[i], cost[i]) = (s, c);
-    }
-    // A value read by kernels over different domains is stored when recomputing it in
-    // each would cost more than storing it once.
-    // Owners are domains, numbered so comparing them is cheap (flushes see few domains).
-    #[derive(Copy, Clone, PartialEq)]
-    enum Owner {
-        None,
-        One(usize),
-        Many,
-    }
-    let mut domains: Vec<Shape> = Vec::new();
-    let mut domain_id = |s: Shape| match domains.iter().rposition(|d| *d == s) {
-        Some(k) => k,
-        None => {
-            domains.push(s);
-            domains.len() - 1
-        }
-    };
-    let mut owner = vec![Owner::None; n];
-    for i in (0..n).rev() {
-        if store[i] {
-            owner[i] = Owner::One(domain_id(domain_of(&order[i], inputs_of[i]).0));
-        } else if owner[i] == Owner::Many && cost[i] > STORE_COST {
-            store[i] = true;
-            owner[i] = Owner::One(domain_id(order[i].shape));
-        }
-        let mine = owner[i];
-        for j in inputs_of[i].iter().filter_map(pending_input) {
-            owner[j] = match (owner[j], mine) {
-                (Owner::None, o) => o,
-                (a, b) if a == b => a,
-                _ => Owner::Many,
-            };
-        }
-    }
-
-    // Group stored values into kernels, in dependency order. A value may join the kernel
-    // that stores an element-wise value it reads (the kernel computes it once, stores it
-    // and uses it), but must come after kernels whose reductions, scans or intrinsic
-    // results it reads, and after stored values it gathers from.
-    let mut groups: Vec<Group> = Vec::new();
-    let mut group_of = vec![usize::MAX; n];
-    // Per value: latest group it must follow (`after`) or may share (`with`); -1 for none.
-    let mut after = vec![-1isize; n];
-    let mut with = vec![-1isize; n];
-    for i in 0..n {
-        let (mut a, mut w) = (-1isize, -1isize);
-        for (k, j) in inputs_of[i].iter().enumerate() {
-            let Some(j) = pending_input(j) else { continue };
-            if !store[j] {
-                a = a.max(after[j]);
-                w = w.max(with[j]);
-                continue;
-            }
-            let g = group_of[j] as isize;
-            let elementwise = !matches!(order[j].op, Op::Reduce { .. } | Op::Scan { .. }) && !groups[group_of[j]].intrinsic;
-            let gathered = matches!(order[i].op, Op::Gather) && k == 0;
-            if elementwise && !gathered { w = w.max(g) } else { a = a.max(g) }
-        }
-        (after[i], with[i]) = (a, w);
-        if !store[i] {
-            continue;
-        }
-        let nd = &order[i];
-        let intrinsic = !nd.op.is_fusible();
-        let (domain, axis) = domain_of(nd, inputs_of[i]);
-        let joinable = |g: &Group| {
-            !intrinsic
-                && !g.intrinsic
-                && opts.fuse
-                && g.domain == domain
-                && (axis.is_none() || g.axis.is_none() || g.axis == axis)
-                && g.ops + size[i] <= opts.max_kernel_ops
-        };
-        let target = groups.iter().rposition(joinable).filter(|&g| g as isize > a && g as isize >= w);
-        let g = match target {
-            Some(g) => g,
-            None => {
-                groups.push(Group { domain, axis: None, members: Vec::new(), ops: 0, intrinsic });
-                groups.len() - 1
-            }
-        };
-        let grp = &mut groups[g];
-        grp.members.push(i);
-        grp.ops += size[i];
-        if axis.is_some() {
-            grp.axis = axis;
-        }
-        group_of[i] = g;
-    }
-
+    let Decisions { store, groups, group_of } = decide(&sub, roots, opts);
     let promises: Vec<Option<Arc<Promise>>> = (0..n).map(|i| store[i].then(Promise::new)).collect();
     // How kernel `g` reads a node: values stored by the same kernel are recomputed in
     // place (sharing the instructions that store them).
@@ -289,7 +131,8 @@ pub fn plan(roots: &[Arc<Node>], epoch: u32, exec: &dyn Executor, opts: &GenOpti
             })
             .collect();
         let step = if grp.intrinsic {
-            let inputs = inputs_of[grp.members[0]]
+            let inputs = sub
+                .inputs_at(grp.members[0])
                 .iter()
                 .map(|j| match leaf(j) {
                     Leaf::Array(b, _) => b,
@@ -298,11 +141,11 @@ pub fn plan(roots: &[Arc<Node>], epoch: u32, exec: &dyn Executor, opts: &GenOpti
                 .collect();
             let work = match &first.op {
                 Op::MatMul => {
-                    let (a, b) = (&inputs_of[grp.members[0]][0], &inputs_of[grp.members[0]][1]);
+                    let (a, b) = (&sub.inputs_at(grp.members[0])[0], &sub.inputs_at(grp.members[0])[1]);
                     Work::MatMul { dtype: first.dtype, m: a.shape.dim(0), k: a.shape.dim(1), n: b.shape.dim(1) }
                 }
                 Op::Scatter { mode } => {
-                    let ins = &inputs_of[grp.members[0]];
+                    let ins = sub.inputs_at(grp.members[0]);
                     Work::Scatter { mode: *mode, dtype: first.dtype, dst_shape: ins[0].shape, values_shape: ins[1].shape }
                 }
                 other => unreachable!("{} is not an intrinsic", other.name()),
