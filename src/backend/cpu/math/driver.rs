@@ -14,9 +14,20 @@ use super::real::{Fma, NoFma, Ops, Real};
 /// A unary elementwise function.
 pub trait UnaryKernel<T: Real> {
     fn eval<O: Ops>(x: T) -> T;
-    /// Runs after the vector loop; trig uses it to redo out-of-range lanes.
+    /// The slice loop, inlined into the calling clone: [`map`] by default; trig overrides it to
+    /// choose a code path per block from the range of its inputs.
     #[inline(always)]
-    fn fixup(_src: &[T], _dst: &mut [T]) {}
+    fn run<O: Ops>(src: &[T], dst: &mut [T]) {
+        map::<T, Self, O>(src, dst)
+    }
+}
+
+/// `dst[i] = K::eval(src[i])`: the plain vectorised loop.
+#[inline(always)]
+pub fn map<T: Real, K: UnaryKernel<T> + ?Sized, O: Ops>(src: &[T], dst: &mut [T]) {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = K::eval::<O>(s);
+    }
 }
 
 /// A binary elementwise function.
@@ -66,10 +77,7 @@ pub fn unary_core<T: Real, K: UnaryKernel<T>, O: Ops>(src: &[T], dst: &mut [T]) 
         dst.len(),
         "source length must equal destination length"
     );
-    for (d, &s) in dst.iter_mut().zip(src) {
-        *d = K::eval::<O>(s);
-    }
-    K::fixup(src, dst);
+    K::run::<O>(src, dst);
 }
 
 /// The vectorised loop of a binary function at one instruction-set level.

@@ -64,8 +64,9 @@ pub trait Real:
     fn hw_trunc(self) -> Self;
     /// `2^n` for an integral `n` in the normal exponent range `[-(bias-1), bias]`.
     fn exp2i(n: Self) -> Self;
-    /// Bit `bit` of the integer `n` (integral, `|n| < 2^(MANT-1)`).
-    fn int_bit(n: Self, bit: u32) -> bool;
+    /// Bit `bit` of the integer `n` held by `q = n + MAGIC` (`|n| < 2^(MANT-1)`): the low
+    /// mantissa bits of `q` are `n` in two's complement.
+    fn biased_bit(q: Self, bit: u32) -> bool;
     /// For positive normal `x`: `(m, k)` with `x = m * 2^k`, `m` in `[sqrt(2)/2, sqrt(2))`.
     fn split_sqrt2(x: Self) -> (Self, Self);
     /// For positive normal `x`: `(m, k)` with `x = m * 2^k`, `m` in `[1, 2)`.
@@ -141,8 +142,8 @@ macro_rules! impl_real {
                 $t::from_bits(b << $mant)
             }
             #[inline(always)]
-            fn int_bit(n: Self, bit: u32) -> bool {
-                ((n + Self::MAGIC).to_bits() >> bit) & 1 != 0
+            fn biased_bit(q: Self, bit: u32) -> bool {
+                (q.to_bits() >> bit) & 1 != 0
             }
             #[inline(always)]
             fn split_sqrt2(x: Self) -> (Self, Self) {
@@ -208,6 +209,9 @@ impl_real!(
 
 /// Instruction-set level of a kernel instantiation.
 pub trait Ops: Copy + 'static {
+    /// Whether [`Ops::mla`] is fused (lets a kernel pick a cheaper exact sequence that relies on
+    /// the single rounding; the choice is a compile-time constant).
+    const FMA: bool;
     /// `a * b + c`, fused where the hardware has FMA.
     fn mla<T: Real>(a: T, b: T, c: T) -> T;
     /// Round toward zero.
@@ -225,6 +229,7 @@ pub struct Fma;
 pub struct NoFma;
 
 impl Ops for Fma {
+    const FMA: bool = true;
     #[inline(always)]
     fn mla<T: Real>(a: T, b: T, c: T) -> T {
         a.hw_fma(b, c)
@@ -241,6 +246,7 @@ impl Ops for Fma {
 }
 
 impl Ops for NoFma {
+    const FMA: bool = false;
     #[inline(always)]
     fn mla<T: Real>(a: T, b: T, c: T) -> T {
         a * b + c

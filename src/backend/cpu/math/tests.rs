@@ -661,12 +661,17 @@ fn acc_log1p() {
     ];
     check_unary(UnaryFn::Log1p, &d, 1.0, 1.0);
 }
-const TRIG_DISTS: [Dist; 7] = [
+/// Covers both f32 vector tiers (|x| <= 2^17 in f32, up to 2^22 with the f64 reduction) and
+/// their boundary, and the f64 range limit 2^20.
+const TRIG_DISTS: [Dist; 10] = [
     Bits,
     Uniform(-10.0, 10.0),
     Multiples(PIO2, 100.0, 1e-3),
+    Multiples(PIO2, 8e4, 1e-2),
     Multiples(PIO2, 1e6, 1e-2),
     LogSym(1e-10, 5e6),
+    Uniform(-1.4e5, 1.4e5),
+    Around(131072.0, 1e-2, 1e3),
     Uniform(-2e6, 2e6),
     LogSym(1e6, 1e30),
 ];
@@ -1065,6 +1070,165 @@ fn c99_special_cases() {
     assert!(d[0].is_nan());
     round_f64(&[-0.5], &mut d);
     assert!(same(d[0], -1.0));
+}
+
+/// The f32 reduction's split of pi/2: the chunks are exactly the high part, each short enough for
+/// exact products with `|n| < 2^17`, and the parts are successive roundings of pi/2.
+#[test]
+fn trig_f32_pio2_split() {
+    use super::trig::{PIO2_F32, PIO2_F32_HI_CHUNKS};
+    let sum: f64 = PIO2_F32_HI_CHUNKS.iter().map(|&c| c as f64).sum();
+    assert_eq!(sum, PIO2_F32[0] as f64);
+    for c in PIO2_F32_HI_CHUNKS {
+        let m = c.to_bits() & 0x7f_ffff;
+        // At most 7 significant bits: the low 17 explicit mantissa bits are zero.
+        assert_eq!(m & 0x1_ffff, 0, "{c:e} has more than 7 significant bits");
+        assert!((131071.0 * c as f64) == (131071.0 * c) as f64);
+    }
+    // pi/2 to 40 digits, minus the parts, in f64 pieces (each difference is exact).
+    let rest = ((core::f64::consts::FRAC_PI_2 - PIO2_F32[0] as f64) - PIO2_F32[1] as f64)
+        - PIO2_F32[2] as f64;
+    // pi/2 - FRAC_PI_2 (f64) = 6.123233995736766e-17; the parts leave below 2^-70 in all.
+    assert!(
+        (rest + 6.123233995736766e-17).abs() < 2f64.powi(-70),
+        "{rest:e}"
+    );
+    assert_eq!(
+        PIO2_F32[1],
+        (core::f64::consts::FRAC_PI_2 - PIO2_F32[0] as f64) as f32
+    );
+}
+
+/// Trig results depend on the input only, not on the other lanes of the slice (a block with a
+/// lane beyond the f32 path's range is recomputed with the f64 reduction, but only that lane
+/// takes the new value), and a lone element matches the same element in a long slice.
+#[test]
+fn trig_results_independent_of_neighbours() {
+    let mut rng = Rng(seed() ^ 0x7219);
+    let n = 3000;
+    let xs: Vec<f32> = (0..n)
+        .map(|i| match i % 4 {
+            0 => Uniform(-10.0, 10.0).draw32(&mut rng),
+            1 => Uniform(-1.4e5, 1.4e5).draw32(&mut rng),
+            2 => LogSym(1e-3, 1e7).draw32(&mut rng),
+            _ if i < n / 2 => Uniform(-100.0, 100.0).draw32(&mut rng),
+            _ => Bits.draw32(&mut rng),
+        })
+        .collect();
+    let mut all = vec![0f32; n];
+    let mut one = [0f32];
+    for f in [UnaryFn::Sin, UnaryFn::Cos, UnaryFn::Tan] {
+        for nofma in [false, true] {
+            let run = |src: &[f32], dst: &mut [f32]| {
+                if nofma {
+                    unary_f32_nofma(f, src, dst)
+                } else {
+                    unary_f32(f, src, dst)
+                }
+            };
+            run(&xs, &mut all);
+            for (i, &x) in xs.iter().enumerate() {
+                run(&[x], &mut one);
+                assert!(
+                    one[0].to_bits() == all[i].to_bits() || (one[0].is_nan() && all[i].is_nan()),
+                    "{}_f32 (nofma {nofma}) of {x:e}: {:e} alone, {:e} in the slice (seed {})",
+                    f.name(),
+                    one[0],
+                    all[i],
+                    seed()
+                );
+            }
+        }
+    }
+}
+
+/// Every f32 input, both signs, against glibc's f64 function: prints the max error and the
+/// count of results that are not correctly rounded, per path. Takes a few minutes:
+/// `cargo test --release --lib exhaustive_trig -- --ignored --nocapture`;
+/// `SLUICE_MATH_EXHAUSTIVE_MAX=131072` stops at that |x|.
+#[test]
+#[ignore]
+fn exhaustive_trig_f32() {
+    let max: f32 = std::env::var("SLUICE_MATH_EXHAUSTIVE_MAX")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(f32::INFINITY);
+    let top = max.to_bits() as u64 + 1; // every |x| <= max, and NaNs when max is inf
+    let top = if max == f32::INFINITY {
+        1u64 << 31
+    } else {
+        top
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let mut outcomes = Vec::new();
+    for (f, bound) in [
+        (UnaryFn::Sin, 1.0),
+        (UnaryFn::Cos, 1.0),
+        (UnaryFn::Tan, 3.0),
+    ] {
+        let reference = reference_unary(f);
+        for (path, nofma) in [("dispatch", false), ("nofma", true)] {
+            let parts: Vec<(Worst, u64)> = std::thread::scope(|sc| {
+                let handles: Vec<_> = (0..threads)
+                    .map(|t| {
+                        sc.spawn(move || {
+                            let (lo, hi) = (top * t / threads, top * (t + 1) / threads);
+                            let mut xs = vec![0f32; 4096];
+                            let mut got = vec![0f32; 4096];
+                            let mut w = Worst::default();
+                            let mut inexact = 0u64;
+                            let mut b = lo;
+                            while b < hi {
+                                let m = (hi - b).min(2048) as usize;
+                                // Both signs: the even slots positive, the odd ones negative.
+                                for i in 0..m {
+                                    xs[2 * i] = f32::from_bits((b as u32) + i as u32);
+                                    xs[2 * i + 1] = -xs[2 * i];
+                                }
+                                let m2 = 2 * m;
+                                if nofma {
+                                    unary_f32_nofma(f, &xs[..m2], &mut got[..m2]);
+                                } else {
+                                    unary_f32(f, &xs[..m2], &mut got[..m2]);
+                                }
+                                for i in 0..m2 {
+                                    let want = reference(xs[i] as f64);
+                                    let e = ulp_err32(got[i], want);
+                                    if e > 0.5 {
+                                        inexact += 1;
+                                    }
+                                    w.add(e, (xs[i] as f64, 0.0), got[i] as f64, want);
+                                }
+                                b += m as u64;
+                            }
+                            (w, inexact)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            let mut w = Worst::default();
+            let mut inexact = 0;
+            for (pw, pi) in parts {
+                w.add(pw.err, pw.input, pw.got, pw.want);
+                inexact += pi;
+            }
+            println!(
+                "EXHAUSTIVE {}_f32/{path}: |x| <= {max:e}, {} inputs, {inexact} not correctly rounded",
+                f.name(),
+                2 * top
+            );
+            outcomes.push((
+                Outcome {
+                    name: format!("{}_f32/{path}", f.name()),
+                    worst: w,
+                    samples: 2 * top as usize,
+                },
+                bound,
+            ));
+        }
+    }
+    report(outcomes, 0);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,31 +1,78 @@
 //! sin, cos, tan.
 //!
-//! Vector path: Cody–Waite reduction `x = n pi/2 + r`, `|r| <= pi/4`.
+//! Vector path: Cody–Waite reduction `x = n pi/2 + r`, `|r| <= pi/4` (a little more where `n` is
+//! rounded from a short product), `r` kept as `r + rl` with `rl` the tail.
 //! * f64: pi/2 in four parts (33+33+33+53 bits), so `n * P_i` is exact for `n < 2^20` even
-//!   without FMA and the cancellation in `x - n P1` is exact (Sterbenz); valid for
-//!   `|x| <= 2^20`.
-//! * f32: the reduction runs in f64 (three parts, 28+28+53 bits), valid for `|x| <= 2^22`.
+//!   without FMA and the cancellation in `x - n P1` is exact (Sterbenz); two-sums carry the
+//!   rounding errors. Valid for `|x| <= 2^20`.
+//! * f32, main path, all in f32 (full SIMD width): valid for `|x| <= 2^17` (`|n| < 2^17`).
+//!   pi/2 = `P1 + P2 + P3` + O(2^-73), each part the f32 rounding of the rest ([`PIO2_F32`]).
+//!   `x - n P1` is exact: one FMA on the FMA clones; on the baseline, `P1` cut into four chunks
+//!   of at most 7 bits ([`PIO2_F32_HI_CHUNKS`]) so every `n * chunk` and every partial
+//!   difference is exact. Then `r = (x - n P1) - RN(n P2)` with its exact error (fast two-sum),
+//!   and the tail `rl = ((x - n P1 - r) - n P2) - n P3`: two FMAs (the baseline adds a Dekker
+//!   product for `n P2`). Over all f32 inputs up to 2^17 the smallest `|r|` is 2^-27.8 (x =
+//!   252.898), where the tail's rounding errors (~2^-56) stay below 1/30 ulp of `r`.
+//! * f32 lanes with `2^17 < |x| <= 2^22`: the reduction in f64 arithmetic (three parts,
+//!   28+28+53 bits; the only f32 path before the f32 one, at half the SIMD width). [`run`] scans
+//!   the input first (two instructions per vector); only when some lane is beyond 2^17 does it
+//!   pick a path per block of 256 elements: the f32 one, the f64 one, or both where the block is
+//!   mixed. Every result depends on its input alone, not on its neighbours.
 //!
-//! The reduced argument is kept as `r + rl` (two-sums in the f64 chain; the f64 remainder's
-//! rounding error for f32). Then `sin r = r + r^3 S(r^2)` and `cos r = 1 - r^2/2 + r^4 C(r^2)` (the `1 - r^2/2` step is
-//! compensated as in fdlibm), the quadrant `n mod 4` selects and negates; `tan = sin / cos` or
-//! `-cos / sin`. Coefficients: our Sollya minimax fits on `[0, pi/4]` (relative error 2^-57.9 /
-//! 2^-63.9 for f64 sin / cos, 2^-32.2 / 2^-33 for f32).
+//! Then `sin r = r + r^3 S(r^2)` and `cos r = 1 - r^2/2 + r^4 C(r^2)` (the `1 - r^2/2` step is
+//! compensated as in fdlibm), both corrected to first order in `rl`; the quadrant `n mod 4`
+//! selects and negates; `tan = sin / cos` or `-cos / sin`. Coefficients: our Sollya minimax
+//! fits (`fits.sollya`), f64 on `[0, pi/4]` (relative error 2^-57.9 / 2^-63.9 for sin / cos), f32
+//! on `[0, 0.797]` (2^-32.2 / 2^-32.6), which covers the f32 path's `|r|` (0.7968 at most).
 //!
-//! Lanes with finite `|x|` above the vector range are recomputed in a scalar second pass by
-//! glibc's `sin`/`cos`/`tan` in f64 (Payne–Hanek reduction; for f32 the f64 result is rounded).
+//! Lanes with finite `|x|` above every vector range are recomputed in a scalar pass by glibc's
+//! `sin`/`cos`/`tan` in f64 (Payne–Hanek reduction; for f32 the f64 result is rounded).
 
 use super::real::{Ops, Real, fast_two_sum, poly, round_int, sel, two_sum};
+
+/// Which of the three functions a kernel computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Sin,
+    Cos,
+    Tan,
+}
+
+impl Kind {
+    /// glibc's f64 function, for lanes beyond every vector path.
+    fn libm(self) -> fn(f64) -> f64 {
+        match self {
+            Kind::Sin => f64::sin,
+            Kind::Cos => f64::cos,
+            Kind::Tan => f64::tan,
+        }
+    }
+}
+
+/// f32 pi/2 = `PIO2_F32[0] + PIO2_F32[1] + PIO2_F32[2]` + O(2^-73), each part the f32 rounding
+/// of what the previous ones leave.
+pub(super) const PIO2_F32: [f32; 3] = [core::f32::consts::FRAC_PI_2, -4.371139e-8, -1.7151245e-15];
+
+/// `PIO2_F32[0]` cut into chunks of at most 7 significant bits, so that `n * chunk` is exact for
+/// `|n| < 2^17` without FMA (the baseline's replacement for one fused `x - n * PIO2_F32[0]`).
+pub(super) const PIO2_F32_HI_CHUNKS: [f32; 4] = [1.5625, 0.008178711, 0.00011730194, 3.5762787e-7];
 
 pub trait TrigConsts: Real {
     /// `sin r = r + r^3 S(r^2)`
     const SIN: &'static [Self];
     /// `cos r = 1 - r^2/2 + r^4 C(r^2)`
     const COS: &'static [Self];
-    /// Largest `|x|` the vector reduction handles.
+    /// Largest `|x|` the main vector path handles.
     const LIMIT: Self;
-    /// `(r, rl, n)` with `x = n pi/2 + r + rl`, `n` integral, `rl` the tail of `r`.
+    /// Largest `|x|` the second vector tier ([`TrigConsts::reduce_wide`]) handles; equal to
+    /// `LIMIT` where there is no second tier (f64).
+    const WIDE_LIMIT: Self;
+    /// `(r, rl, q)` with `x = n pi/2 + r + rl`, `n` integral, `rl` the tail of `r`, and
+    /// `q = n + MAGIC` (its low bits are `n`, see [`Real::biased_bit`]); valid for
+    /// `|x| <= LIMIT`.
     fn reduce<O: Ops>(x: Self) -> (Self, Self, Self);
+    /// The same, valid for `|x| <= WIDE_LIMIT`.
+    fn reduce_wide<O: Ops>(x: Self) -> (Self, Self, Self);
 }
 
 impl TrigConsts for f64 {
@@ -46,29 +93,73 @@ impl TrigConsts for f64 {
         -1.1358764799839056e-11,
     ];
     const LIMIT: f64 = 1048576.0;
+    const WIDE_LIMIT: f64 = Self::LIMIT;
     #[inline(always)]
     fn reduce<O: Ops>(x: f64) -> (f64, f64, f64) {
         const P1: f64 = 1.5707963267341256;
         const P2: f64 = 6.077100506303966e-11;
         const P3: f64 = 2.0222662487111665e-21;
         const P4: f64 = 8.4784276603689e-32;
-        let n = round_int(x * core::f64::consts::FRAC_2_PI);
+        let q = x * core::f64::consts::FRAC_2_PI + Self::MAGIC;
+        let n = q - Self::MAGIC;
         // n * P1..P3 are exact; x - n P1 is exact (Sterbenz); two-sums keep what the next
         // subtractions round away.
         let r1 = O::mla(n, -P1, x);
         let (r2, e2) = two_sum(r1, n * -P2);
         let (r3, e3) = two_sum(r2, n * -P3);
         let (r, rl) = fast_two_sum(r3, O::mla(n, -P4, e2 + e3));
-        (r, rl, n)
+        (r, rl, q)
+    }
+    #[inline(always)]
+    fn reduce_wide<O: Ops>(x: f64) -> (f64, f64, f64) {
+        Self::reduce::<O>(x)
     }
 }
 
 impl TrigConsts for f32 {
-    const SIN: &'static [f32] = &[-0.16666667, 0.008333372, -0.00019849911, 2.800547e-06];
-    const COS: &'static [f32] = &[0.041666646, -0.0013887311, 2.4432567e-05];
-    const LIMIT: f32 = 4194304.0;
+    const SIN: &'static [f32] = &[-0.16666667, 0.008333371, -0.00019849418, 2.794573e-6];
+    const COS: &'static [f32] = &[0.041666646, -0.0013887292, 2.4428959e-5];
+    const LIMIT: f32 = 131072.0;
+    const WIDE_LIMIT: f32 = 4194304.0;
     #[inline(always)]
     fn reduce<O: Ops>(x: f32) -> (f32, f32, f32) {
+        let [p1, p2, p3] = PIO2_F32;
+        // |n| <= 2^17 * 2/pi < 2^17. The rounding of 2/pi and (without FMA) of the product can
+        // pick the neighbouring n near a half-integer: then |r| reaches 0.797 (the fits cover it).
+        let q = O::mla(x, core::f32::consts::FRAC_2_PI, Self::MAGIC);
+        let n = q - Self::MAGIC;
+        // r1 = x - n p1 exactly: with FMA the exact product meets x (both multiples of 2^-24 once
+        // |x| >= 1/2, and |r1| < 1); without, every n * chunk is exact and so is each partial
+        // difference (the same argument, chunk by chunk).
+        let r1 = if O::FMA {
+            O::mla(n, -p1, x)
+        } else {
+            let mut r = x;
+            for c in PIO2_F32_HI_CHUNKS {
+                r = O::mla(n, -c, r);
+            }
+            r
+        };
+        // r = r1 - th with th = n p2 rounded. r1 is a multiple of 2^-24 and |th| < 1, so r1 is a
+        // multiple of th's ulp: `r1 - r` is exact (fast two-sum), and the exact remainder is
+        // r + ((r1 - r) - n p2) - n p3 - .... With FMA, `(r1 - r) - n p2` is one rounding;
+        // without, `((r1 - r) - th)` is exact and the product's error comes from a Dekker
+        // product. The tail is at most ~2^-32 and only needs a few correct bits.
+        let th = n * p2;
+        let r = r1 - th;
+        let d = r1 - r;
+        let u = if O::FMA {
+            O::mla(n, -p2, d)
+        } else {
+            let (_, tl) = O::two_prod(n, p2);
+            (d - th) - tl
+        };
+        let rl = O::mla(n, -p3, u);
+        (r, rl, q)
+    }
+    #[inline(always)]
+    fn reduce_wide<O: Ops>(x: f32) -> (f32, f32, f32) {
+        // In f64: pi/2 in three parts (28+28+53 bits).
         const P1: f64 = 1.570796325802803;
         const P2: f64 = 9.920935808982456e-10;
         const P3: f64 = -1.2177051777973966e-18;
@@ -78,72 +169,156 @@ impl TrigConsts for f32 {
         let r = O::mla(n, -P2, r);
         let r = O::mla(n, -P3, r);
         let rf = r as f32;
-        (rf, (r - rf as f64) as f32, n as f32)
+        (rf, (r - rf as f64) as f32, n as f32 + Self::MAGIC)
     }
 }
 
-/// `(sin, cos)` of `r + rl`, `|r| <= pi/4`, to first order in the tail `rl`.
+/// `(sin, cos)` of `r + rl`, `|r| <= pi/4` (0.797 for the f32 path), to first order in the
+/// tail `rl`. `1 - r^2/2` is compensated as in fdlibm: `w = 1 - z/2` and its rounding error
+/// `ew = (1 - w) - z/2` are exact steps (`z/2` is exact), each one `mla`.
 #[inline(always)]
 fn sincos_poly<T: TrigConsts, O: Ops>(r: T, rl: T) -> (T, T) {
     let z = r * r;
     let s = r + O::mla(r * z, poly::<T, O>(z, T::SIN), rl);
-    let hz = T::HALF * z;
-    let w = T::ONE - hz;
-    let c = w + (((T::ONE - w) - hz) + O::mla(z * z, poly::<T, O>(z, T::COS), -(r * rl)));
+    let w = O::mla(z, -T::HALF, T::ONE);
+    let ew = O::mla(z, -T::HALF, T::ONE - w);
+    let c = w + O::mla(z * z, poly::<T, O>(z, T::COS), O::mla(-r, rl, ew));
     (s, c)
 }
 
-/// sin or cos of quadrant `n` and offset `r`.
+/// sin or cos of quadrant `n` (held by `q = n + MAGIC`) and offset `r`.
 #[inline(always)]
-fn quadrant<T: TrigConsts>(s: T, c: T, n: T) -> T {
-    let v = sel(T::int_bit(n, 0), c, s);
-    sel(T::int_bit(n, 1), -v, v)
+fn quadrant<T: TrigConsts>(s: T, c: T, q: T) -> T {
+    let v = sel(T::biased_bit(q, 0), c, s);
+    sel(T::biased_bit(q, 1), -v, v)
+}
+
+/// The function `k` of `x`, given its reduction.
+#[inline(always)]
+fn finish<T: TrigConsts, O: Ops>(k: Kind, x: T, (r, rl, q): (T, T, T)) -> T {
+    let (s, c) = sincos_poly::<T, O>(r, rl);
+    match k {
+        Kind::Sin => sel(x == T::ZERO, x, quadrant(s, c, q)),
+        // cos(n pi/2 + r) = sin((n + 1) pi/2 + r); q + 1 is exact.
+        Kind::Cos => quadrant(s, c, q + T::ONE),
+        Kind::Tan => {
+            let odd = T::biased_bit(q, 0);
+            let t = sel(odd, -c, s) / sel(odd, s, c);
+            sel(x == T::ZERO, x, t)
+        }
+    }
 }
 
 #[inline(always)]
 pub fn sin<T: TrigConsts, O: Ops>(x: T) -> T {
-    let (r, rl, n) = T::reduce::<O>(x);
-    let (s, c) = sincos_poly::<T, O>(r, rl);
-    sel(x == T::ZERO, x, quadrant(s, c, n))
+    finish::<T, O>(Kind::Sin, x, T::reduce::<O>(x))
 }
 
 #[inline(always)]
 pub fn cos<T: TrigConsts, O: Ops>(x: T) -> T {
-    let (r, rl, n) = T::reduce::<O>(x);
-    let (s, c) = sincos_poly::<T, O>(r, rl);
-    quadrant(s, c, n + T::ONE)
+    finish::<T, O>(Kind::Cos, x, T::reduce::<O>(x))
 }
 
 #[inline(always)]
 pub fn tan<T: TrigConsts, O: Ops>(x: T) -> T {
-    let (r, rl, n) = T::reduce::<O>(x);
-    let (s, c) = sincos_poly::<T, O>(r, rl);
-    let odd = T::int_bit(n, 0);
-    let t = sel(odd, -c, s) / sel(odd, s, c);
-    sel(x == T::ZERO, x, t)
+    finish::<T, O>(Kind::Tan, x, T::reduce::<O>(x))
 }
 
-/// Second pass: recompute the (rare) finite lanes beyond the vector range with glibc's f64
-/// function. The check is a vectorisable OR-reduction, so the common case costs one compare per
-/// element.
+/// Block size for choosing the f32 path when some lane is beyond the main path's range.
+const BLOCK: usize = 256;
+
+/// Vectorisable OR-reduction.
 #[inline(always)]
-pub fn fix_large<T: TrigConsts>(src: &[T], dst: &mut [T], f: fn(f64) -> f64) {
-    let big = |x: T| x.abs() > T::LIMIT && x.abs() < T::INF;
-    if src.iter().fold(false, |acc, &x| acc | big(x)) {
-        fix_large_cold(src, dst, f, big);
+fn any<T: Copy>(xs: &[T], f: impl Fn(T) -> bool) -> bool {
+    xs.iter().fold(false, |acc, &x| acc | f(x))
+}
+
+/// Whether some `|x| > limit` (NaNs ignored, infinities included). Keeps 64 independent running
+/// maxima `a > m ? a : m` (that is `maxps`: an FP max reduction would not vectorise), so the
+/// scan costs two instructions per vector.
+#[inline(always)]
+fn any_above<T: Real>(xs: &[T], limit: T) -> bool {
+    const W: usize = 64;
+    let mut acc = [T::ZERO; W];
+    let mut chunks = xs.chunks_exact(W);
+    for c in &mut chunks {
+        for i in 0..W {
+            let a = c[i].abs();
+            acc[i] = sel(a > acc[i], a, acc[i]);
+        }
     }
+    for (m, &x) in acc.iter_mut().zip(chunks.remainder()) {
+        let a = x.abs();
+        *m = sel(a > *m, a, *m);
+    }
+    any(&acc, |m| m > limit)
+}
+
+/// The slice loop (inlined into the calling clone, so every path vectorises with the clone's
+/// instructions). A scan of the input first (two instructions per vector) finds whether some lane
+/// is beyond the main path's range `LIMIT`; if none is (the common case), one main-path loop.
+/// Otherwise:
+/// * f32, per block of [`BLOCK`] elements: the main path if all its lanes are within `LIMIT`, the
+///   f64 reduction if none is, and both (each lane takes its own range's result) if mixed, so
+///   every result depends on its input alone, not on its neighbours.
+/// * f64: the main path (it has no second tier).
+/// * Then finite lanes beyond `WIDE_LIMIT` are redone one at a time with glibc's f64 function.
+#[inline(always)]
+pub fn run<T: TrigConsts, O: Ops>(k: Kind, src: &[T], dst: &mut [T]) {
+    // (No closures around the kernels: one that LLVM declines to inline would be compiled
+    // without the clone's target features, and call libm's fma per element.)
+    if !any_above(src, T::LIMIT) {
+        for (d, &x) in dst.iter_mut().zip(src) {
+            *d = main_path::<T, O>(k, x);
+        }
+        return;
+    }
+    if T::WIDE_LIMIT > T::LIMIT {
+        // NaN lanes count as beyond: both paths return NaN for them.
+        let within = |x: T| x.abs() <= T::LIMIT;
+        for (s, d) in src.chunks(BLOCK).zip(dst.chunks_mut(BLOCK)) {
+            let (some_within, all_within) = (any(s, within), !any(s, |x| !within(x)));
+            for (d, &x) in d.iter_mut().zip(s) {
+                *d = if all_within {
+                    main_path::<T, O>(k, x)
+                } else if !some_within {
+                    wide_path::<T, O>(k, x)
+                } else {
+                    sel(within(x), main_path::<T, O>(k, x), wide_path::<T, O>(k, x))
+                };
+            }
+        }
+    } else {
+        for (d, &x) in dst.iter_mut().zip(src) {
+            *d = main_path::<T, O>(k, x);
+        }
+    }
+    let huge = |x: T| x.abs() > T::WIDE_LIMIT && x.abs() < T::INF;
+    if any(src, huge) {
+        fix_huge_cold(src, dst, k.libm(), huge);
+    }
+}
+
+#[inline(always)]
+fn main_path<T: TrigConsts, O: Ops>(k: Kind, x: T) -> T {
+    finish::<T, O>(k, x, T::reduce::<O>(x))
+}
+
+#[inline(always)]
+fn wide_path<T: TrigConsts, O: Ops>(k: Kind, x: T) -> T {
+    finish::<T, O>(k, x, T::reduce_wide::<O>(x))
 }
 
 #[cold]
 #[inline(never)]
-fn fix_large_cold<T: TrigConsts>(
+fn fix_huge_cold<T: TrigConsts>(
     src: &[T],
     dst: &mut [T],
     f: fn(f64) -> f64,
-    big: impl Fn(T) -> bool,
+    huge: impl Fn(T) -> bool,
 ) {
     for (d, &x) in dst.iter_mut().zip(src) {
-        if big(x) {
+        if huge(x) {
             *d = T::from_f64(f(x.to_f64()));
         }
     }
