@@ -14,7 +14,7 @@
 //!   product for `n P2`). Over all f32 inputs up to 2^17 the smallest `|r|` is 2^-27.8 (x =
 //!   252.898), where the tail's rounding errors (~2^-56) stay below 1/30 ulp of `r`.
 //! * f32 lanes with `2^17 < |x| <= 2^22`: the reduction in f64 arithmetic (three parts,
-//!   28+28+53 bits; the only f32 path before the f32 one, at half the SIMD width). [`run`] scans
+//!   28+28+53 bits; formerly the only f32 path, at half the SIMD width). [`run`] scans
 //!   the input first (two instructions per vector); only when some lane is beyond 2^17 does it
 //!   pick a path per block of 256 elements: the f32 one, the f64 one, or both where the block is
 //!   mixed. Every result depends on its input alone, not on its neighbours.
@@ -140,8 +140,8 @@ impl TrigConsts for f32 {
             }
             r
         };
-        // r = r1 - th with th = n p2 rounded. r1 is a multiple of 2^-24 and |th| < 1, so r1 is a
-        // multiple of th's ulp: `r1 - r` is exact (fast two-sum), and the exact remainder is
+        // r = r1 - th with th = n p2 rounded. r1 is a multiple of 2^-24 (or n = 0) and
+        // |th| < 1, so r1 is a multiple of th's ulp: `r1 - r` is exact (fast two-sum), and the exact remainder is
         // r + ((r1 - r) - n p2) - n p3 - .... With FMA, `(r1 - r) - n p2` is one rounding;
         // without, `((r1 - r) - th)` is exact and the product's error comes from a Dekker
         // product. The tail is at most ~2^-32 and only needs a few correct bits.
@@ -277,15 +277,19 @@ pub fn run<T: TrigConsts, O: Ops>(k: Kind, src: &[T], dst: &mut [T]) {
         // NaN lanes count as beyond: both paths return NaN for them.
         let within = |x: T| x.abs() <= T::LIMIT;
         for (s, d) in src.chunks(BLOCK).zip(dst.chunks_mut(BLOCK)) {
-            let (some_within, all_within) = (any(s, within), !any(s, |x| !within(x)));
-            for (d, &x) in d.iter_mut().zip(s) {
-                *d = if all_within {
-                    main_path::<T, O>(k, x)
-                } else if !some_within {
-                    wide_path::<T, O>(k, x)
-                } else {
-                    sel(within(x), main_path::<T, O>(k, x), wide_path::<T, O>(k, x))
-                };
+            if !any(s, |x| !within(x)) {
+                for (d, &x) in d.iter_mut().zip(s) {
+                    *d = main_path::<T, O>(k, x);
+                }
+            } else if !any(s, within) {
+                for (d, &x) in d.iter_mut().zip(s) {
+                    *d = wide_path::<T, O>(k, x);
+                }
+            } else {
+                for (d, &x) in d.iter_mut().zip(s) {
+                    let (m, w) = (main_path::<T, O>(k, x), wide_path::<T, O>(k, x));
+                    *d = sel(within(x), m, w);
+                }
             }
         }
     } else {
