@@ -5,9 +5,11 @@ fn main() {
     println!("cargo::rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
     // Call-site capture reads the frame pointer; only trust it when frame pointers are on.
     let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
-    let on = flags
-        .split('\x1f')
-        .any(|f| ["force-frame-pointers=yes", "force-frame-pointers=y", "force-frame-pointers=on", "force-frame-pointers=true"].iter().any(|s| f.ends_with(s)));
+    let on = flags.split('\x1f').any(|f| {
+        ["force-frame-pointers=yes", "force-frame-pointers=y", "force-frame-pointers=on", "force-frame-pointers=true"]
+            .iter()
+            .any(|s| f.ends_with(s))
+    });
     if on {
         println!("cargo::rustc-cfg=sluice_frame_pointers");
     }

@@ -92,7 +92,8 @@ fn compute(out: sl_array) {
 
 fn chain8(x: sl_array, y: sl_array) -> sl_array {
     // sin(x)*cos(y) + sqrt(abs(x))*exp(-y*y) - 0.5*x
-    let (mut s, mut c, mut p, mut a, mut q, mut yy, mut ny, mut e, mut r, mut h, mut t, mut out) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    let (mut s, mut c, mut p, mut a, mut q, mut yy, mut ny, mut e, mut r, mut h, mut t, mut out) =
+        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     check(sl_scope_begin());
     check(sl_sin(x, &mut s));
     check(sl_cos(y, &mut c));
@@ -205,7 +206,22 @@ fn overhead(c: &mut Criterion) {
 
 #[link(name = "openblas")]
 unsafe extern "C" {
-    fn cblas_sgemm(order: i32, ta: i32, tb: i32, m: i32, n: i32, k: i32, alpha: f32, a: *const f32, lda: i32, b: *const f32, ldb: i32, beta: f32, c: *mut f32, ldc: i32);
+    fn cblas_sgemm(
+        order: i32,
+        ta: i32,
+        tb: i32,
+        m: i32,
+        n: i32,
+        k: i32,
+        alpha: f32,
+        a: *const f32,
+        lda: i32,
+        b: *const f32,
+        ldb: i32,
+        beta: f32,
+        c: *mut f32,
+        ldc: i32,
+    );
 }
 
 fn matmul(c: &mut Criterion) {
@@ -229,7 +245,22 @@ fn matmul(c: &mut Criterion) {
     });
     g.bench_function("openblas_2048_f32", |bench| {
         bench.iter(|| unsafe {
-            cblas_sgemm(102, 111, 111, M as i32, M as i32, M as i32, 1.0, a.as_ptr(), M as i32, b.as_ptr(), M as i32, 0.0, out.as_mut_ptr(), M as i32)
+            cblas_sgemm(
+                102,
+                111,
+                111,
+                M as i32,
+                M as i32,
+                M as i32,
+                1.0,
+                a.as_ptr(),
+                M as i32,
+                b.as_ptr(),
+                M as i32,
+                0.0,
+                out.as_mut_ptr(),
+                M as i32,
+            )
         })
     });
     g.finish();

@@ -43,11 +43,23 @@ fn null_pointers_and_bad_sizes() {
     let a = vec_f32(4);
     fails(sl_neg(a, std::ptr::null_mut()), SL_ERR_INVALID_ARGUMENT, "NULL");
     let mut out = 0;
-    fails(sl_create(SL_F32, 1, std::ptr::null(), SL_COL_MAJOR, std::ptr::null(), 0, &mut out), SL_ERR_INVALID_ARGUMENT, "shape is NULL");
+    fails(
+        sl_create(SL_F32, 1, std::ptr::null(), SL_COL_MAJOR, std::ptr::null(), 0, &mut out),
+        SL_ERR_INVALID_ARGUMENT,
+        "shape is NULL",
+    );
     let dims = [4i64];
-    fails(sl_create(SL_F32, 1, dims.as_ptr(), SL_COL_MAJOR, std::ptr::null(), 16, &mut out), SL_ERR_INVALID_ARGUMENT, "data is NULL");
+    fails(
+        sl_create(SL_F32, 1, dims.as_ptr(), SL_COL_MAJOR, std::ptr::null(), 16, &mut out),
+        SL_ERR_INVALID_ARGUMENT,
+        "data is NULL",
+    );
     let data = [0f32; 3];
-    fails(sl_create(SL_F32, 1, dims.as_ptr(), SL_COL_MAJOR, data.as_ptr() as *const _, 12, &mut out), SL_ERR_INVALID_ARGUMENT, "needs 16");
+    fails(
+        sl_create(SL_F32, 1, dims.as_ptr(), SL_COL_MAJOR, data.as_ptr() as *const _, 12, &mut out),
+        SL_ERR_INVALID_ARGUMENT,
+        "needs 16",
+    );
     fails(sl_read(a, SL_COL_MAJOR, std::ptr::null_mut(), 16), SL_ERR_INVALID_ARGUMENT, "NULL");
     let mut small = [0f32; 2];
     fails(sl_read(a, SL_COL_MAJOR, small.as_mut_ptr() as *mut _, 8), SL_ERR_INVALID_ARGUMENT, "needs 16");
@@ -59,7 +71,11 @@ fn null_pointers_and_bad_sizes() {
     fails(sl_constant(SL_F32, 2, huge.as_ptr(), 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "too many elements");
     let bad_bool = [0u8, 1, 2];
     let three = [3i64];
-    fails(sl_create(SL_BOOL, 1, three.as_ptr(), SL_COL_MAJOR, bad_bool.as_ptr() as *const _, 3, &mut out), SL_ERR_INVALID_ARGUMENT, "0 or 1");
+    fails(
+        sl_create(SL_BOOL, 1, three.as_ptr(), SL_COL_MAJOR, bad_bool.as_ptr() as *const _, 3, &mut out),
+        SL_ERR_INVALID_ARGUMENT,
+        "0 or 1",
+    );
     fails(sl_shape(a, std::ptr::null_mut(), 1), SL_ERR_INVALID_ARGUMENT, "NULL");
     let mut d = [0i64; 1];
     ok(sl_shape(a, d.as_mut_ptr(), 1));

@@ -59,13 +59,20 @@ fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
             (Step::Unary(ops[rng.random_range(0..ops.len())], i), v.clone())
         }
         2..=4 => {
-            let partners: Vec<usize> = (0..vals.len()).filter(|&j| vals[j].dt == v.dt && broadcasts(&v.shape, &vals[j].shape)).collect();
+            let partners: Vec<usize> =
+                (0..vals.len()).filter(|&j| vals[j].dt == v.dt && broadcasts(&v.shape, &vals[j].shape)).collect();
             let j = partners[rng.random_range(0..partners.len())];
-            let ops: &[sl_binary_op] = if float { &[SL_ADD, SL_SUB, SL_MUL, SL_DIV, SL_MIN, SL_MAX, SL_POW, SL_HYPOT] } else { &[SL_ADD, SL_SUB, SL_MUL, SL_MAX, SL_XOR] };
-            let shape: Vec<usize> = (0..rank.max(vals[j].shape.len())).map(|d| {
-                let (x, y) = (*v.shape.get(d).unwrap_or(&1), *vals[j].shape.get(d).unwrap_or(&1));
-                if x == 1 { y } else { x }
-            }).collect();
+            let ops: &[sl_binary_op] = if float {
+                &[SL_ADD, SL_SUB, SL_MUL, SL_DIV, SL_MIN, SL_MAX, SL_POW, SL_HYPOT]
+            } else {
+                &[SL_ADD, SL_SUB, SL_MUL, SL_MAX, SL_XOR]
+            };
+            let shape: Vec<usize> = (0..rank.max(vals[j].shape.len()))
+                .map(|d| {
+                    let (x, y) = (*v.shape.get(d).unwrap_or(&1), *vals[j].shape.get(d).unwrap_or(&1));
+                    if x == 1 { y } else { x }
+                })
+                .collect();
             (Step::Binary(ops[rng.random_range(0..ops.len())], i, j), Val { shape, dt: v.dt })
         }
         5 => {
@@ -74,7 +81,8 @@ fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
             (Step::Scalar(ops[rng.random_range(0..ops.len())], i, s), v.clone())
         }
         6 => {
-            let partners: Vec<usize> = (0..vals.len()).filter(|&j| vals[j].dt == v.dt && vals[j].shape == v.shape).collect();
+            let partners: Vec<usize> =
+                (0..vals.len()).filter(|&j| vals[j].dt == v.dt && vals[j].shape == v.shape).collect();
             let (j, k) = (partners[rng.random_range(0..partners.len())], partners[rng.random_range(0..partners.len())]);
             (Step::Select(i, j, k), v.clone())
         }
@@ -89,13 +97,19 @@ fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
                 return None;
             }
             let dim = if rank == 0 || rng.random_bool(0.3) { SL_ALL_DIMS } else { pick_dim(rng) };
-            let shape = if dim == SL_ALL_DIMS { vec![] } else { v.shape.iter().enumerate().map(|(d, &n)| if d == dim as usize { 1 } else { n }).collect() };
+            let shape = if dim == SL_ALL_DIMS {
+                vec![]
+            } else {
+                v.shape.iter().enumerate().map(|(d, &n)| if d == dim as usize { 1 } else { n }).collect()
+            };
             let dt = if op == SL_SUM && !float { SL_I64 } else { v.dt };
             (Step::Reduce(op, i, dim), Val { shape, dt })
         }
         9 if rank > 0 && float => (Step::Scan(i, pick_dim(rng)), v.clone()),
         10 if rank > 0 => {
-            let shape = if rank == 1 { vec![1, v.shape[0]] } else {
+            let shape = if rank == 1 {
+                vec![1, v.shape[0]]
+            } else {
                 let mut s = v.shape.clone();
                 s.swap(0, 1);
                 s
@@ -107,7 +121,11 @@ fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
             for &n in &v.shape {
                 let step = [1i64, 2, -1, -2][rng.random_range(0..4)];
                 let count = rng.random_range(0..=((n as i64 - 1) / step.abs() + 1));
-                let start = if step > 0 { rng.random_range(0..=(n as i64 - 1 - (count - 1).max(0) * step)) } else { rng.random_range((count - 1).max(0) * -step..n as i64) };
+                let start = if step > 0 {
+                    rng.random_range(0..=(n as i64 - 1 - (count - 1).max(0) * step))
+                } else {
+                    rng.random_range((count - 1).max(0) * -step..n as i64)
+                };
                 st.push(start);
                 ct.push(count);
                 sd.push(step);
@@ -136,7 +154,13 @@ fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
             let n: usize = v.shape.iter().product();
             let divs: Vec<usize> = (1..=n.max(1)).filter(|d| n.is_multiple_of(*d)).collect();
             let a = divs[rng.random_range(0..divs.len())];
-            let shape = if n == 0 { vec![0, 3] } else if rng.random_bool(0.5) { vec![a, n / a] } else { vec![n] };
+            let shape = if n == 0 {
+                vec![0, 3]
+            } else if rng.random_bool(0.5) {
+                vec![a, n / a]
+            } else {
+                vec![n]
+            };
             (Step::Reshape(i, shape.iter().map(|&d| d as i64).collect()), Val { shape, dt: v.dt })
         }
         15 if rank > 0 => {
@@ -222,7 +246,10 @@ fn run(sources: &[Arr], steps: &[Step], read: &[usize], eager: bool) -> Vec<Arr>
             eager_reads.push(download(o));
         }
     }
-    let out = read.iter().map(|&i| if eager && i >= sources.len() { eager_reads[i - sources.len()].clone() } else { download(h[i]) }).collect();
+    let out = read
+        .iter()
+        .map(|&i| if eager && i >= sources.len() { eager_reads[i - sources.len()].clone() } else { download(h[i]) })
+        .collect();
     release(&h);
     out
 }
@@ -234,17 +261,20 @@ fn fused_equals_op_by_op() {
     for case in 0..60 {
         let dt = [SL_F32, SL_F64, SL_I32][rng.random_range(0..3)];
         let base: Vec<usize> = shapes[rng.random_range(0..shapes.len())].to_vec();
-        let mut sources = vec![rand_arr(&mut rng, dt, &base, -4.0, 4.0, false), rand_arr(&mut rng, dt, &base, 0.1, 4.0, false)];
+        let mut sources =
+            vec![rand_arr(&mut rng, dt, &base, -4.0, 4.0, false), rand_arr(&mut rng, dt, &base, 0.1, 4.0, false)];
         sources.push(rand_arr(&mut rng, dt, &[], -2.0, 2.0, false));
         let mut vals: Vec<Val> = sources.iter().map(|a| Val { shape: a.shape.clone(), dt }).collect();
         let mut steps = Vec::new();
         let target = rng.random_range(12..48);
         while steps.len() < target {
             if let Some((s, v)) = random_step(&mut rng, &vals)
-                && v.shape.iter().product::<usize>() <= 20000 && v.shape.len() <= 8 {
-                    steps.push(s);
-                    vals.push(v);
-                }
+                && v.shape.iter().product::<usize>() <= 20000
+                && v.shape.len() <= 8
+            {
+                steps.push(s);
+                vals.push(v);
+            }
         }
         let n = vals.len();
         let mut read: Vec<usize> = (0..4).map(|_| rng.random_range(sources.len()..n)).collect();

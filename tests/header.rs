@@ -7,7 +7,8 @@ use std::path::Path;
 fn header_is_current() {
     let root = env!("CARGO_MANIFEST_DIR");
     let config = cbindgen::Config::from_file(Path::new(root).join("cbindgen.toml")).expect("cbindgen.toml");
-    let bindings = cbindgen::Builder::new().with_crate(root).with_config(config).generate().expect("generate the header");
+    let bindings =
+        cbindgen::Builder::new().with_crate(root).with_config(config).generate().expect("generate the header");
     let mut fresh = Vec::new();
     bindings.write(&mut fresh);
     let fresh = String::from_utf8(fresh).expect("utf-8");
@@ -18,5 +19,8 @@ fn header_is_current() {
         return;
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(committed == fresh, "include/sluice.h is stale: run `SLUICE_BLESS=1 cargo test --test header` and commit it");
+    assert!(
+        committed == fresh,
+        "include/sluice.h is stale: run `SLUICE_BLESS=1 cargo test --test header` and commit it"
+    );
 }

@@ -59,7 +59,12 @@ fn unary_ops() {
                 ok(st);
                 let want = r::map1(&a, |x| r::unary(op, x));
                 let want = Arr { dt: r::unary_result_dtype(op, dt), ..want };
-                assert_close(&format!("unary {op} on {dt} {shape:?}"), &download(out), &want, max_ulps(r::unary_exact(op)));
+                assert_close(
+                    &format!("unary {op} on {dt} {shape:?}"),
+                    &download(out),
+                    &want,
+                    max_ulps(r::unary_exact(op)),
+                );
                 release(&[h, out]);
             }
         }
@@ -87,7 +92,13 @@ fn binary_ops() {
             let n = rng.random_range(2..30);
             let m = rng.random_range(2..30);
             // same shape, broadcast column against row, scalar (rank 0) on either side
-            let pairs = [(vec![n, m], vec![n, m]), (vec![n, 1], vec![1, m]), (vec![], vec![n, m]), (vec![n], vec![n, m]), (vec![2000], vec![])];
+            let pairs = [
+                (vec![n, m], vec![n, m]),
+                (vec![n, 1], vec![1, m]),
+                (vec![], vec![n, m]),
+                (vec![n], vec![n, m]),
+                (vec![2000], vec![]),
+            ];
             for (sa, sb) in pairs {
                 let a = rand_arr(&mut rng, dt, &sa, alo, ahi, true);
                 let b = rand_arr(&mut rng, dt, &sb, blo, bhi, true);
@@ -186,10 +197,12 @@ fn select_and_cast() {
         let want = Arr {
             dt,
             shape: vec![17, 9],
-            v: (0..17 * 9).map(|i| {
-                let idx = unravel(&[17, 9], i);
-                if r::bcast_at(&c, &idx) == V::B(true) { r::bcast_at(&a, &idx) } else { r::bcast_at(&b, &idx) }
-            }).collect(),
+            v: (0..17 * 9)
+                .map(|i| {
+                    let idx = unravel(&[17, 9], i);
+                    if r::bcast_at(&c, &idx) == V::B(true) { r::bcast_at(&a, &idx) } else { r::bcast_at(&b, &idx) }
+                })
+                .collect(),
         };
         assert_close("select", &download(out), &want, 0.0);
         release(&[out]);
@@ -236,17 +249,27 @@ fn creation_and_layouts() {
         if dt != SL_BOOL {
             for d in 0..3 {
                 ok(sl_iota(dt, 3, dims.as_ptr(), d, &mut h));
-                let want = Arr::new(dt, &shape, (0..numel(&shape)).map(|i| V::I64(unravel(&shape, i)[d as usize] as i64).cast(dt)).collect());
+                let want = Arr::new(
+                    dt,
+                    &shape,
+                    (0..numel(&shape)).map(|i| V::I64(unravel(&shape, i)[d as usize] as i64).cast(dt)).collect(),
+                );
                 assert_close("iota", &download(h), &want, 0.0);
                 release(&[h]);
             }
         }
         ok(sl_identity(dt, shape[0] as i64, shape[1] as i64, &mut h));
         let s2 = [shape[0], shape[1]];
-        let want = Arr::new(dt, &s2, (0..numel(&s2)).map(|i| {
-            let idx = unravel(&s2, i);
-            V::B(idx[0] == idx[1]).cast(dt)
-        }).collect());
+        let want = Arr::new(
+            dt,
+            &s2,
+            (0..numel(&s2))
+                .map(|i| {
+                    let idx = unravel(&s2, i);
+                    V::B(idx[0] == idx[1]).cast(dt)
+                })
+                .collect(),
+        );
         assert_close("identity", &download(h), &want, 0.0);
         release(&[h]);
     }
@@ -311,7 +334,8 @@ fn scans() {
         for dt in [SL_F32, SL_F64, SL_I32, SL_I64, SL_U8] {
             for shape in [vec![1], vec![3000], vec![7, 5], vec![3, 1500], vec![4, 3, 5], vec![0, 4]] {
                 let (lo, hi) = if prod { (0.8, 1.2) } else { (-10.0, 10.0) };
-                let (lo, hi) = if dt == SL_U8 || (prod && dt != SL_F32 && dt != SL_F64) { (0.0, 3.0) } else { (lo, hi) };
+                let (lo, hi) =
+                    if dt == SL_U8 || (prod && dt != SL_F32 && dt != SL_F64) { (0.0, 3.0) } else { (lo, hi) };
                 let a = rand_arr(&mut rng, dt, &shape, lo, hi, false);
                 let h = a.upload();
                 for axis in 0..shape.len() {
@@ -319,7 +343,13 @@ fn scans() {
                     ok(if prod { sl_cumprod(h, axis as i32, &mut out) } else { sl_cumsum(h, axis as i32, &mut out) });
                     let want = r::scan(prod, &a, axis);
                     let eps = if dt == SL_F32 { 1e-6 } else { 1e-13 };
-                    assert_near(&format!("scan prod={prod} {dt} {shape:?} axis {axis}"), &download(out), &want, 0.0, eps);
+                    assert_near(
+                        &format!("scan prod={prod} {dt} {shape:?} axis {axis}"),
+                        &download(out),
+                        &want,
+                        0.0,
+                        eps,
+                    );
                     release(&[out]);
                 }
                 release(&[h]);
@@ -386,36 +416,70 @@ fn views() {
             let k = rng.random_range(-n - 1..=n + 1);
             let fill = V::F64(7.0).cast(dt);
             let fill = if dt == SL_BOOL { V::B(true) } else { fill };
-            let want = r::remap(&a, &shape, |i| {
-                let s = i[dim] as i64 - k;
-                (0..n).contains(&s).then(|| { let mut j = i.to_vec(); j[dim] = s as usize; j })
-            }, fill);
+            let want = r::remap(
+                &a,
+                &shape,
+                |i| {
+                    let s = i[dim] as i64 - k;
+                    (0..n).contains(&s).then(|| {
+                        let mut j = i.to_vec();
+                        j[dim] = s as usize;
+                        j
+                    })
+                },
+                fill,
+            );
             check_view("shift fill", &a, &want, |h, o| sl_shift(h, dim as i32, k, SL_BOUNDARY_FILL, fill.f(), o));
-            let want = r::remap(&a, &shape, |i| { let mut j = i.to_vec(); j[dim] = (i[dim] as i64 - k).clamp(0, n - 1) as usize; Some(j) }, fill);
+            let want = r::remap(
+                &a,
+                &shape,
+                |i| {
+                    let mut j = i.to_vec();
+                    j[dim] = (i[dim] as i64 - k).clamp(0, n - 1) as usize;
+                    Some(j)
+                },
+                fill,
+            );
             check_view("shift clamp", &a, &want, |h, o| sl_shift(h, dim as i32, k, SL_BOUNDARY_CLAMP, 0.0, o));
-            let want = r::remap(&a, &shape, |i| { let mut j = i.to_vec(); j[dim] = (i[dim] as i64 - k).rem_euclid(n) as usize; Some(j) }, fill);
+            let want = r::remap(
+                &a,
+                &shape,
+                |i| {
+                    let mut j = i.to_vec();
+                    j[dim] = (i[dim] as i64 - k).rem_euclid(n) as usize;
+                    Some(j)
+                },
+                fill,
+            );
             check_view("rotate", &a, &want, |h, o| sl_rotate(h, dim as i32, k, o));
         }
 
         let lo = [rng.random_range(0..4i64), 0, rng.random_range(0..3i64)];
         let hi = [rng.random_range(0..4i64), rng.random_range(0..3i64), 0];
         let out_shape: Vec<usize> = (0..3).map(|d| shape[d] + (lo[d] + hi[d]) as usize).collect();
-        for (mode, name) in [(SL_BOUNDARY_FILL, "pad fill"), (SL_BOUNDARY_CLAMP, "pad clamp"), (SL_BOUNDARY_WRAP, "pad wrap")] {
+        for (mode, name) in
+            [(SL_BOUNDARY_FILL, "pad fill"), (SL_BOUNDARY_CLAMP, "pad clamp"), (SL_BOUNDARY_WRAP, "pad wrap")]
+        {
             let fill = if dt == SL_BOOL { V::B(false) } else { V::F64(3.0).cast(dt) };
-            let want = r::remap(&a, &out_shape, |i| {
-                let mut j = Vec::new();
-                for d in 0..3 {
-                    let s = i[d] as i64 - lo[d];
-                    let n = shape[d] as i64;
-                    j.push(match mode {
-                        SL_BOUNDARY_FILL if !(0..n).contains(&s) => return None,
-                        SL_BOUNDARY_FILL => s,
-                        SL_BOUNDARY_CLAMP => s.clamp(0, n - 1),
-                        _ => s.rem_euclid(n),
-                    } as usize);
-                }
-                Some(j)
-            }, fill);
+            let want = r::remap(
+                &a,
+                &out_shape,
+                |i| {
+                    let mut j = Vec::new();
+                    for d in 0..3 {
+                        let s = i[d] as i64 - lo[d];
+                        let n = shape[d] as i64;
+                        j.push(match mode {
+                            SL_BOUNDARY_FILL if !(0..n).contains(&s) => return None,
+                            SL_BOUNDARY_FILL => s,
+                            SL_BOUNDARY_CLAMP => s.clamp(0, n - 1),
+                            _ => s.rem_euclid(n),
+                        } as usize);
+                    }
+                    Some(j)
+                },
+                fill,
+            );
             check_view(name, &a, &want, |h, o| sl_pad(h, lo.as_ptr(), hi.as_ptr(), mode, fill.f(), o));
         }
 
@@ -440,7 +504,9 @@ fn empty_and_scalar_views() {
     let lo = [1i64, 0];
     let hi = [2i64, 0];
     let want = Arr::new(SL_F32, &[3, 4], vec![V::F32(5.0); 12]);
-    check_view("pad of empty with fill", &a, &want, |h, o| sl_pad(h, lo.as_ptr(), hi.as_ptr(), SL_BOUNDARY_FILL, 5.0, o));
+    check_view("pad of empty with fill", &a, &want, |h, o| {
+        sl_pad(h, lo.as_ptr(), hi.as_ptr(), SL_BOUNDARY_FILL, 5.0, o)
+    });
     let s = Arr::new(SL_F64, &[], vec![V::F64(4.25)]);
     let dims = [3i64, 2];
     let want = Arr::new(SL_F64, &[3, 2], vec![V::F64(4.25); 6]);
@@ -452,21 +518,29 @@ fn concat_gather_scatter() {
     let mut rng = rng("concat_gather_scatter");
     for dt in [SL_F32, SL_F64, SL_I32, SL_U8] {
         let (n0, n1) = (rng.random_range(1..10), rng.random_range(1..10));
-        let parts: Vec<Arr> = (0..3).map(|_| {
-            let k = rng.random_range(0..5);
-            rand_arr(&mut rng, dt, &[n0, k], 0.0, 100.0, false)
-        }).collect();
+        let parts: Vec<Arr> = (0..3)
+            .map(|_| {
+                let k = rng.random_range(0..5);
+                rand_arr(&mut rng, dt, &[n0, k], 0.0, 100.0, false)
+            })
+            .collect();
         let widths: Vec<usize> = parts.iter().map(|p| p.shape[1]).collect();
         let total: usize = widths.iter().sum();
-        let want = Arr::new(dt, &[n0, total], (0..n0 * total).map(|i| {
-            let idx = unravel(&[n0, total], i);
-            let (mut j, mut p) = (idx[1], 0);
-            while j >= widths[p] {
-                j -= widths[p];
-                p += 1;
-            }
-            parts[p].at(&[idx[0], j])
-        }).collect());
+        let want = Arr::new(
+            dt,
+            &[n0, total],
+            (0..n0 * total)
+                .map(|i| {
+                    let idx = unravel(&[n0, total], i);
+                    let (mut j, mut p) = (idx[1], 0);
+                    while j >= widths[p] {
+                        j -= widths[p];
+                        p += 1;
+                    }
+                    parts[p].at(&[idx[0], j])
+                })
+                .collect(),
+        );
         let hs: Vec<sl_array> = parts.iter().map(|p| p.upload()).collect();
         let pend: Vec<sl_array> = hs.iter().map(|&h| pending_copy(h)).collect();
         for set in [&hs, &pend] {
@@ -483,11 +557,17 @@ fn concat_gather_scatter() {
         let m = rng.random_range(1..200);
         let i0 = rand_arr(&mut rng, SL_I32, &[m], -2.0, n0 as f64 + 1.0, false);
         let i1 = rand_arr(&mut rng, SL_I64, &[m], -2.0, n1 as f64 + 1.0, false);
-        let want = Arr::new(dt, &[m], (0..m).map(|k| {
-            let a = (i0.v[k].f() as i64).clamp(0, n0 as i64 - 1) as usize;
-            let b = (i1.v[k].f() as i64).clamp(0, n1 as i64 - 1) as usize;
-            src.at(&[a, b])
-        }).collect());
+        let want = Arr::new(
+            dt,
+            &[m],
+            (0..m)
+                .map(|k| {
+                    let a = (i0.v[k].f() as i64).clamp(0, n0 as i64 - 1) as usize;
+                    let b = (i1.v[k].f() as i64).clamp(0, n1 as i64 - 1) as usize;
+                    src.at(&[a, b])
+                })
+                .collect(),
+        );
         let (hs, h0, h1) = (src.upload(), i0.upload(), i1.upload());
         let mut out = 0;
         ok(sl_gather(hs, [h0, h1].as_ptr(), 2, &mut out));

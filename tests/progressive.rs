@@ -34,7 +34,8 @@ fn progressive_evaluation() {
     // only buffer allocated is the result.
     ok(sl_scope_begin());
     let before = stats();
-    let (mut s, mut c, mut p, mut a, mut q, mut yy, mut ny, mut e, mut r, mut h, mut t, mut out) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    let (mut s, mut c, mut p, mut a, mut q, mut yy, mut ny, mut e, mut r, mut h, mut t, mut out) =
+        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     ok(sl_sin(x, &mut s));
     ok(sl_cos(y, &mut c));
     ok(sl_mul(s, c, &mut p));
@@ -134,7 +135,11 @@ fn progressive_evaluation() {
     release(&[unused]);
     ok(sl_sync());
     let after = stats();
-    assert_eq!(after.kernels, before.kernels, "a released pending value is never computed: flushes {} -> {}", before.flushes, after.flushes);
+    assert_eq!(
+        after.kernels, before.kernels,
+        "a released pending value is never computed: flushes {} -> {}",
+        before.flushes, after.flushes
+    );
     let mut ev = 0;
     ok(sl_exp(x, &mut ev));
     ok(sl_eval(&ev, 1));

@@ -2,7 +2,15 @@ use sluice::*;
 
 fn create_f32(shape: &[i64], data: &[f32]) -> sl_array {
     let mut h = 0;
-    let st = sl_create(SL_F32, shape.len() as i32, shape.as_ptr(), SL_COL_MAJOR, data.as_ptr() as *const _, data.len() * 4, &mut h);
+    let st = sl_create(
+        SL_F32,
+        shape.len() as i32,
+        shape.as_ptr(),
+        SL_COL_MAJOR,
+        data.as_ptr() as *const _,
+        data.len() * 4,
+        &mut h,
+    );
     assert_eq!(st, SL_OK);
     h
 }

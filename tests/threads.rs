@@ -24,13 +24,16 @@ fn many_threads_issue_ops_and_reads() {
                     ok(sl_scope_begin());
                     let mine = rand_arr(&mut rng, SL_F64, &[3000], -2.0, 2.0, false);
                     let hm = mine.upload();
-                    let (op, s) = ([SL_ADD, SL_MUL, SL_SUB, SL_MAX][rng.random_range(0..4)], rng.random_range(-3.0..3.0));
+                    let (op, s) =
+                        ([SL_ADD, SL_MUL, SL_SUB, SL_MAX][rng.random_range(0..4)], rng.random_range(-3.0..3.0));
                     let (mut a, mut b, mut c, mut total) = (0, 0, 0, 0);
                     ok(sl_binary(op, hm, hs, &mut a));
                     ok(sl_mul_scalar(a, s, &mut b));
                     ok(sl_tanh(b, &mut c));
                     ok(sl_sum(c, SL_ALL_DIMS, &mut total));
-                    let want_c = r::map1(&r::map2(&mine, shared, |x, y| r::binary(op, x, y)), |v| r::unary(SL_TANH, r::binary(SL_MUL, v, V::F64(s))));
+                    let want_c = r::map1(&r::map2(&mine, shared, |x, y| r::binary(op, x, y)), |v| {
+                        r::unary(SL_TANH, r::binary(SL_MUL, v, V::F64(s)))
+                    });
                     // Read the element-wise result and the sum, in an order that varies.
                     if it % 2 == 0 {
                         assert_close(&format!("thread {t} it {it}"), &download(c), &want_c, 4.0);

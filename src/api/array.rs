@@ -50,7 +50,13 @@ pub extern "C" fn sl_create(
 /// A new array with every element equal to `value` (converted to `dtype`; a value the
 /// type cannot hold exactly is an error).
 #[unsafe(no_mangle)]
-pub extern "C" fn sl_constant(dtype: sl_dtype, rank: i32, dims: *const i64, value: f64, out: *mut sl_array) -> sl_status {
+pub extern "C" fn sl_constant(
+    dtype: sl_dtype,
+    rank: i32,
+    dims: *const i64,
+    value: f64,
+    out: *mut sl_array,
+) -> sl_status {
     boundary!("sl_constant", |site| {
         let out = out_slot(out)?;
         let (t, s) = (parse_dtype(dtype)?, parse_shape(rank, dims)?);

@@ -25,7 +25,14 @@ fn binary(site: CallSite, op: BinaryOp, a: sl_array, b: sl_array, out: *mut sl_a
     Ok(())
 }
 
-fn binary_scalar(site: CallSite, op: BinaryOp, a: sl_array, s: f64, scalar_first: bool, out: *mut sl_array) -> Result<()> {
+fn binary_scalar(
+    site: CallSite,
+    op: BinaryOp,
+    a: sl_array,
+    s: f64,
+    scalar_first: bool,
+    out: *mut sl_array,
+) -> Result<()> {
     let out = out_slot(out)?;
     let rt = runtime()?;
     let a = node(&rt, a)?;

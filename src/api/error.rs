@@ -156,7 +156,8 @@ pub fn run(site: CallSite, body: impl FnOnce(CallSite) -> Result<()>) -> sl_stat
         Ok(Ok(())) => SL_OK,
         Ok(Err(e)) => report(site, e),
         Err(panic) => {
-            let e = Error::new(ErrorKind::Internal, format!("internal error (please report): {}", panic_message(&panic)));
+            let e =
+                Error::new(ErrorKind::Internal, format!("internal error (please report): {}", panic_message(&panic)));
             report(site, e)
         }
     }

@@ -19,7 +19,9 @@ use std::sync::Arc;
 
 use crate::front::runtime::{self as rtm, Runtime};
 use crate::front::{Graph, scope};
-use crate::ir::{BinaryOp, Boundary, CallSite, DType, MAX_RANK, Node, ReduceOp, Result, ScatterMode, Shape, UnaryOp, bail};
+use crate::ir::{
+    BinaryOp, Boundary, CallSite, DType, MAX_RANK, Node, ReduceOp, Result, ScatterMode, Shape, UnaryOp, bail,
+};
 use types::*;
 
 /// The runtime and a graph builder for calls from `site`.
@@ -149,36 +151,94 @@ mod tests {
     #[test]
     fn op_codes_match_names() {
         let unary = [
-            (SL_NEG, "neg"), (SL_ABS, "abs"), (SL_SIGN, "sign"), (SL_SQRT, "sqrt"), (SL_RSQRT, "rsqrt"),
-            (SL_CBRT, "cbrt"), (SL_RCP, "rcp"), (SL_EXP, "exp"), (SL_EXP2, "exp2"), (SL_EXPM1, "expm1"),
-            (SL_LOG, "log"), (SL_LOG2, "log2"), (SL_LOG10, "log10"), (SL_LOG1P, "log1p"), (SL_SIN, "sin"),
-            (SL_COS, "cos"), (SL_TAN, "tan"), (SL_ASIN, "asin"), (SL_ACOS, "acos"), (SL_ATAN, "atan"),
-            (SL_SINH, "sinh"), (SL_COSH, "cosh"), (SL_TANH, "tanh"), (SL_ASINH, "asinh"), (SL_ACOSH, "acosh"),
-            (SL_ATANH, "atanh"), (SL_ERF, "erf"), (SL_FLOOR, "floor"), (SL_CEIL, "ceil"), (SL_ROUND, "round"),
-            (SL_TRUNC, "trunc"), (SL_ISNAN, "isnan"), (SL_ISINF, "isinf"), (SL_NOT, "not"),
+            (SL_NEG, "neg"),
+            (SL_ABS, "abs"),
+            (SL_SIGN, "sign"),
+            (SL_SQRT, "sqrt"),
+            (SL_RSQRT, "rsqrt"),
+            (SL_CBRT, "cbrt"),
+            (SL_RCP, "rcp"),
+            (SL_EXP, "exp"),
+            (SL_EXP2, "exp2"),
+            (SL_EXPM1, "expm1"),
+            (SL_LOG, "log"),
+            (SL_LOG2, "log2"),
+            (SL_LOG10, "log10"),
+            (SL_LOG1P, "log1p"),
+            (SL_SIN, "sin"),
+            (SL_COS, "cos"),
+            (SL_TAN, "tan"),
+            (SL_ASIN, "asin"),
+            (SL_ACOS, "acos"),
+            (SL_ATAN, "atan"),
+            (SL_SINH, "sinh"),
+            (SL_COSH, "cosh"),
+            (SL_TANH, "tanh"),
+            (SL_ASINH, "asinh"),
+            (SL_ACOSH, "acosh"),
+            (SL_ATANH, "atanh"),
+            (SL_ERF, "erf"),
+            (SL_FLOOR, "floor"),
+            (SL_CEIL, "ceil"),
+            (SL_ROUND, "round"),
+            (SL_TRUNC, "trunc"),
+            (SL_ISNAN, "isnan"),
+            (SL_ISINF, "isinf"),
+            (SL_NOT, "not"),
         ];
         assert_eq!(unary.len(), UnaryOp::ALL.len());
         for (code, name) in unary {
             assert_eq!(unary_op(code).unwrap().name(), name);
         }
         let binary = [
-            (SL_ADD, "add"), (SL_SUB, "sub"), (SL_MUL, "mul"), (SL_DIV, "div"), (SL_REM, "rem"), (SL_POW, "pow"),
-            (SL_ATAN2, "atan2"), (SL_HYPOT, "hypot"), (SL_MIN, "min"), (SL_MAX, "max"), (SL_EQ, "eq"), (SL_NE, "ne"),
-            (SL_LT, "lt"), (SL_LE, "le"), (SL_GT, "gt"), (SL_GE, "ge"), (SL_AND, "and"), (SL_OR, "or"), (SL_XOR, "xor"),
+            (SL_ADD, "add"),
+            (SL_SUB, "sub"),
+            (SL_MUL, "mul"),
+            (SL_DIV, "div"),
+            (SL_REM, "rem"),
+            (SL_POW, "pow"),
+            (SL_ATAN2, "atan2"),
+            (SL_HYPOT, "hypot"),
+            (SL_MIN, "min"),
+            (SL_MAX, "max"),
+            (SL_EQ, "eq"),
+            (SL_NE, "ne"),
+            (SL_LT, "lt"),
+            (SL_LE, "le"),
+            (SL_GT, "gt"),
+            (SL_GE, "ge"),
+            (SL_AND, "and"),
+            (SL_OR, "or"),
+            (SL_XOR, "xor"),
         ];
         assert_eq!(binary.len(), BinaryOp::ALL.len());
         for (code, name) in binary {
             assert_eq!(binary_op(code).unwrap().name(), name);
         }
         let reduce = [
-            (SL_SUM, "sum"), (SL_PROD, "prod"), (SL_MINVAL, "min"), (SL_MAXVAL, "max"), (SL_MEAN, "mean"),
-            (SL_ANY, "any"), (SL_ALL, "all"), (SL_COUNT, "count"), (SL_ARGMIN, "argmin"), (SL_ARGMAX, "argmax"),
+            (SL_SUM, "sum"),
+            (SL_PROD, "prod"),
+            (SL_MINVAL, "min"),
+            (SL_MAXVAL, "max"),
+            (SL_MEAN, "mean"),
+            (SL_ANY, "any"),
+            (SL_ALL, "all"),
+            (SL_COUNT, "count"),
+            (SL_ARGMIN, "argmin"),
+            (SL_ARGMAX, "argmax"),
         ];
         assert_eq!(reduce.len(), ReduceOp::ALL.len());
         for (code, name) in reduce {
             assert_eq!(reduce_op(code).unwrap().name(), name);
         }
-        for (code, t) in [(SL_F32, DType::F32), (SL_F64, DType::F64), (SL_I32, DType::I32), (SL_I64, DType::I64), (SL_U8, DType::U8), (SL_BOOL, DType::Bool)] {
+        for (code, t) in [
+            (SL_F32, DType::F32),
+            (SL_F64, DType::F64),
+            (SL_I32, DType::I32),
+            (SL_I64, DType::I64),
+            (SL_U8, DType::U8),
+            (SL_BOOL, DType::Bool),
+        ] {
             assert_eq!(parse_dtype(code).unwrap(), t);
         }
     }

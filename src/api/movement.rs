@@ -3,13 +3,20 @@
 
 use super::error::boundary;
 use super::types::*;
-use super::{boundary as parse_boundary, graph, node, nodes, out_slot, parse_dim, parse_shape, put, runtime, scatter_mode, slice};
+use super::{
+    boundary as parse_boundary, graph, node, nodes, out_slot, parse_dim, parse_shape, put, runtime, scatter_mode, slice,
+};
 use crate::front::Graph;
 use crate::ir::{Node, Result, bail};
 use std::sync::Arc;
 
 /// Runs `f` on the node of `a` and stores the resulting array in `out`.
-fn with_one(site: crate::ir::CallSite, a: sl_array, out: *mut sl_array, f: impl FnOnce(&Graph, &Arc<Node>) -> Result<Arc<Node>>) -> Result<()> {
+fn with_one(
+    site: crate::ir::CallSite,
+    a: sl_array,
+    out: *mut sl_array,
+    f: impl FnOnce(&Graph, &Arc<Node>) -> Result<Arc<Node>>,
+) -> Result<()> {
     let out = out_slot(out)?;
     let rt = runtime()?;
     let a = node(&rt, a)?;
@@ -54,7 +61,13 @@ pub extern "C" fn sl_transpose(a: sl_array, out: *mut sl_array) -> sl_status {
 /// Elements `start[d] + i * stride[d]` for `i < count[d]` in each dimension (a negative
 /// stride walks backwards). Each array has one entry per dimension of `a`.
 #[unsafe(no_mangle)]
-pub extern "C" fn sl_section(a: sl_array, start: *const i64, count: *const i64, stride: *const i64, out: *mut sl_array) -> sl_status {
+pub extern "C" fn sl_section(
+    a: sl_array,
+    start: *const i64,
+    count: *const i64,
+    stride: *const i64,
+    out: *mut sl_array,
+) -> sl_status {
     boundary!("sl_section", |site| {
         with_one(site, a, out, |g, a| {
             let r = a.shape.rank();
@@ -75,7 +88,14 @@ pub extern "C" fn sl_project(a: sl_array, dim: i32, index: i64, out: *mut sl_arr
 /// `out[.., i, ..] = a[.., i - offset, ..]` along `dim`; positions that fall outside
 /// take `fill` (`SL_BOUNDARY_FILL`) or the nearest edge (`SL_BOUNDARY_CLAMP`).
 #[unsafe(no_mangle)]
-pub extern "C" fn sl_shift(a: sl_array, dim: i32, offset: i64, boundary: sl_boundary, fill: f64, out: *mut sl_array) -> sl_status {
+pub extern "C" fn sl_shift(
+    a: sl_array,
+    dim: i32,
+    offset: i64,
+    boundary: sl_boundary,
+    fill: f64,
+    out: *mut sl_array,
+) -> sl_status {
     boundary!("sl_shift", |site| {
         let d = parse_dim(dim, "sl_shift")?;
         let b = parse_boundary(boundary)?;
@@ -95,7 +115,14 @@ pub extern "C" fn sl_rotate(a: sl_array, dim: i32, offset: i64, out: *mut sl_arr
 /// `a` with `lo[d]` elements added before and `hi[d]` after each dimension, filled by
 /// the boundary rule (constant `fill`, edge clamp, or wrap-around).
 #[unsafe(no_mangle)]
-pub extern "C" fn sl_pad(a: sl_array, lo: *const i64, hi: *const i64, boundary: sl_boundary, fill: f64, out: *mut sl_array) -> sl_status {
+pub extern "C" fn sl_pad(
+    a: sl_array,
+    lo: *const i64,
+    hi: *const i64,
+    boundary: sl_boundary,
+    fill: f64,
+    out: *mut sl_array,
+) -> sl_status {
     boundary!("sl_pad", |site| {
         let b = parse_boundary(boundary)?;
         with_one(site, a, out, |g, a| {
@@ -159,7 +186,14 @@ pub extern "C" fn sl_gather(src: sl_array, indices: *const sl_array, n: i32, out
 /// out-of-range index are dropped. With `SL_SCATTER_REPLACE` the value from the highest
 /// source position (column-major) wins.
 #[unsafe(no_mangle)]
-pub extern "C" fn sl_scatter(dst: sl_array, indices: *const sl_array, n: i32, values: sl_array, mode: sl_scatter_mode, out: *mut sl_array) -> sl_status {
+pub extern "C" fn sl_scatter(
+    dst: sl_array,
+    indices: *const sl_array,
+    n: i32,
+    values: sl_array,
+    mode: sl_scatter_mode,
+    out: *mut sl_array,
+) -> sl_status {
     boundary!("sl_scatter", |site| {
         let out = out_slot(out)?;
         let m = scatter_mode(mode)?;

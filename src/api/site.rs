@@ -40,9 +40,10 @@ pub fn symbolize(pc: usize) -> Option<(String, u32)> {
     // The return address follows the call; look up the call instruction itself.
     backtrace::resolve((pc - 1) as *mut std::ffi::c_void, |sym| {
         if found.is_none()
-            && let (Some(file), Some(line)) = (sym.filename(), sym.lineno()) {
-                found = Some((file.display().to_string(), line));
-            }
+            && let (Some(file), Some(line)) = (sym.filename(), sym.lineno())
+        {
+            found = Some((file.display().to_string(), line));
+        }
     });
     found
 }

@@ -174,7 +174,8 @@ pub struct sl_error_info {
 /// Called for every failing call, newest handler first, before the call returns its
 /// status. Return nonzero to stop older handlers from being called. A handler must
 /// return (it may also end the process); it must not unwind or longjmp across Sluice.
-pub type sl_error_handler = Option<extern "C" fn(status: sl_status, info: *const sl_error_info, user: *mut c_void) -> i32>;
+pub type sl_error_handler =
+    Option<extern "C" fn(status: sl_status, info: *const sl_error_info, user: *mut c_void) -> i32>;
 
 /// Settings for `sl_init`; start from `sl_config_default`. Zero or negative fields mean
 /// "the default" (which environment variables may set).

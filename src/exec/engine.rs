@@ -171,11 +171,7 @@ fn run_step(executor: &dyn Executor, step: Step) -> bool {
         }
     }
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let outputs = step
-            .outputs
-            .iter()
-            .map(|o| executor.alloc(o.dtype, &o.shape))
-            .collect::<Result<Vec<_>, _>>()?;
+        let outputs = step.outputs.iter().map(|o| executor.alloc(o.dtype, &o.shape)).collect::<Result<Vec<_>, _>>()?;
         executor.run(&step.work, &inputs, &step.params, &outputs)?;
         Ok::<_, Error>(outputs)
     }));

@@ -172,9 +172,6 @@ impl HostBuffer {
     pub fn as_mut_ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()
     }
-
-
-
 }
 
 impl Drop for HostBuffer {

@@ -18,11 +18,24 @@ pub trait CompiledKernel: Send + Sync {
 
 /// What one step of a program sequence does.
 pub enum Work {
-    Kernel { kernel: Arc<Kernel>, compiled: Arc<dyn CompiledKernel> },
+    Kernel {
+        kernel: Arc<Kernel>,
+        compiled: Arc<dyn CompiledKernel>,
+    },
     /// inputs [a (m x k), b (k x n)] -> [c (m x n)]
-    MatMul { dtype: DType, m: usize, k: usize, n: usize },
+    MatMul {
+        dtype: DType,
+        m: usize,
+        k: usize,
+        n: usize,
+    },
     /// inputs [dst, values, index_0, ...] (indices i64, shaped like values) -> [out]
-    Scatter { mode: ScatterMode, dtype: DType, dst_shape: Shape, values_shape: Shape },
+    Scatter {
+        mode: ScatterMode,
+        dtype: DType,
+        dst_shape: Shape,
+        values_shape: Shape,
+    },
 }
 
 impl Work {

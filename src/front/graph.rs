@@ -40,8 +40,20 @@ fn fold_binary(op: BinaryOp, a: Scalar, b: Scalar) -> Option<Scalar> {
                 B::Div => x / y,
                 B::Min if nan => x + y,
                 B::Max if nan => x + y,
-                B::Min => if x < y { x } else { y },
-                B::Max => if x > y { x } else { y },
+                B::Min => {
+                    if x < y {
+                        x
+                    } else {
+                        y
+                    }
+                }
+                B::Max => {
+                    if x > y {
+                        x
+                    } else {
+                        y
+                    }
+                }
                 _ => return None,
             }))
         }};
@@ -53,7 +65,13 @@ fn fold_binary(op: BinaryOp, a: Scalar, b: Scalar) -> Option<Scalar> {
                 B::Add => x.wrapping_add(y),
                 B::Sub => x.wrapping_sub(y),
                 B::Mul => x.wrapping_mul(y),
-                B::Div => if y == 0 { 0 } else { x.wrapping_div(y) },
+                B::Div => {
+                    if y == 0 {
+                        0
+                    } else {
+                        x.wrapping_div(y)
+                    }
+                }
                 B::Min => x.min(y),
                 B::Max => x.max(y),
                 _ => return None,
@@ -125,7 +143,9 @@ impl Graph<'_> {
         }
         RECENT.with(|r| {
             let (next, slots) = &mut *r.borrow_mut();
-            if let Some(n) = slots.iter().flatten().find(|n| n.dtype == dtype && n.op == (Op::Fill { value, baked: false })) {
+            if let Some(n) =
+                slots.iter().flatten().find(|n| n.dtype == dtype && n.op == (Op::Fill { value, baked: false }))
+            {
                 return n.clone();
             }
             let n = Node::pending(Op::Fill { value, baked: false }, dtype, Shape::SCALAR, self.site, Inputs::new());
@@ -177,9 +197,10 @@ impl Graph<'_> {
             bail!(DTypeMismatch, "{} is not defined for {} arrays", op.name(), a.dtype);
         };
         if let Some((v, baked)) = constant(a)
-            && let Some(r) = fold_unary(op, v) {
-                return Ok(self.fill(t, a.shape, r, baked));
-            }
+            && let Some(r) = fold_unary(op, v)
+        {
+            return Ok(self.fill(t, a.shape, r, baked));
+        }
         Ok(self.pending(Op::Unary(op), t, a.shape, smallvec![a.clone()]))
     }
 
@@ -225,9 +246,10 @@ impl Graph<'_> {
         };
         let (ca, cb) = (constant(a), constant(b));
         if let (Some((x, bx)), Some((y, by))) = (ca, cb)
-            && let Some(r) = fold_binary(op, x, y) {
-                return Ok(self.fill(t, shape, r, bx && by));
-            }
+            && let Some(r) = fold_binary(op, x, y)
+        {
+            return Ok(self.fill(t, shape, r, bx && by));
+        }
         let a = self.operand_to(a, shape)?;
         if let Some(n) = self.simplify(op, &a, cb.map(|c| c.0), shape)? {
             return Ok(n);
@@ -285,14 +307,16 @@ impl Graph<'_> {
     /// storage cost nothing; views of constants are constants.
     pub fn view(&self, a: &Arc<Node>, step: ViewStep, out: Shape, fill: Option<Arc<Node>>) -> Arc<Node> {
         if let NodeState::Ready(v) = &*a.state()
-            && let Some(layout) = step.view_layout(&v.layout, &out, &a.shape) {
-                let value = Value { storage: v.storage.clone(), layout };
-                return Node::ready(Op::View(step), a.dtype, out, self.site, value);
-            }
+            && let Some(layout) = step.view_layout(&v.layout, &out, &a.shape)
+        {
+            let value = Value { storage: v.storage.clone(), layout };
+            return Node::ready(Op::View(step), a.dtype, out, self.site, value);
+        }
         if fill.is_none()
-            && let Some((v, baked)) = constant(a) {
-                return self.fill(a.dtype, out, v, baked);
-            }
+            && let Some((v, baked)) = constant(a)
+        {
+            return self.fill(a.dtype, out, v, baked);
+        }
         let mut inputs = vec![a.clone()];
         inputs.extend(fill);
         self.pending(Op::View(step), a.dtype, out, inputs)
@@ -300,7 +324,14 @@ impl Graph<'_> {
 
     pub fn reshape(&self, a: &Arc<Node>, shape: Shape) -> Result<Arc<Node>> {
         if shape.numel() != a.shape.numel() {
-            bail!(ShapeMismatch, "reshape: {} has {} elements, {} has {}", a.shape, a.shape.numel(), shape, shape.numel());
+            bail!(
+                ShapeMismatch,
+                "reshape: {} has {} elements, {} has {}",
+                a.shape,
+                a.shape.numel(),
+                shape,
+                shape.numel()
+            );
         }
         if shape == a.shape {
             return Ok(a.clone());
@@ -367,13 +398,24 @@ impl Graph<'_> {
     pub fn project(&self, a: &Arc<Node>, dim: usize, index: i64) -> Result<Arc<Node>> {
         check_dim("project", dim, a.shape.rank())?;
         if !(0..a.shape.dim(dim) as i64).contains(&index) {
-            bail!(InvalidArgument, "project: index {index} is out of range for dimension {dim} of size {}", a.shape.dim(dim));
+            bail!(
+                InvalidArgument,
+                "project: index {index} is out of range for dimension {dim} of size {}",
+                a.shape.dim(dim)
+            );
         }
         let out = a.shape.without_dim(dim);
         Ok(self.view(a, ViewStep::Project { dim: dim as u8, index }, out, None))
     }
 
-    fn offset_view(&self, a: &Arc<Node>, offset: [i64; MAX_RANK], out: Shape, boundary: Boundary, fill: f64) -> Result<Arc<Node>> {
+    fn offset_view(
+        &self,
+        a: &Arc<Node>,
+        offset: [i64; MAX_RANK],
+        out: Shape,
+        boundary: Boundary,
+        fill: f64,
+    ) -> Result<Arc<Node>> {
         let fill = match boundary {
             Boundary::Fill => Some(self.operand(a.dtype, self.app_scalar(a.dtype, fill)?)),
             _ => {
@@ -414,7 +456,8 @@ impl Graph<'_> {
         }
         let r = a.shape.rank().max(reps.len());
         let src = a.shape.to_rank(r);
-        let dims: Vec<u64> = (0..r).map(|d| (src.dim(d) as u64).saturating_mul(reps.get(d).copied().unwrap_or(1) as u64)).collect();
+        let dims: Vec<u64> =
+            (0..r).map(|d| (src.dim(d) as u64).saturating_mul(reps.get(d).copied().unwrap_or(1) as u64)).collect();
         let out = sized("tile", &dims)?;
         let a = if src != a.shape { self.reshape(a, src)? } else { a.clone() };
         self.offset_view(&a, [0; MAX_RANK], out, Boundary::Wrap, 0.0)
@@ -436,7 +479,12 @@ impl Graph<'_> {
             let s = p.shape.to_rank(r);
             for d in (0..r).filter(|&d| d != dim) {
                 if s.dim(d) != first.shape.to_rank(r).dim(d) {
-                    bail!(ShapeMismatch, "concat along {dim}: shapes {} and {} differ in dimension {d}", first.shape, p.shape);
+                    bail!(
+                        ShapeMismatch,
+                        "concat along {dim}: shapes {} and {} differ in dimension {d}",
+                        first.shape,
+                        p.shape
+                    );
                 }
             }
             dims[dim] = dims[dim].saturating_add(s.dim(dim));
@@ -474,7 +522,13 @@ impl Graph<'_> {
         Ok(self.pending(Op::Gather, src.dtype, shape, inputs))
     }
 
-    pub fn scatter(&self, dst: &Arc<Node>, indices: &[Arc<Node>], values: &Arc<Node>, mode: ScatterMode) -> Result<Arc<Node>> {
+    pub fn scatter(
+        &self,
+        dst: &Arc<Node>,
+        indices: &[Arc<Node>],
+        values: &Arc<Node>,
+        mode: ScatterMode,
+    ) -> Result<Arc<Node>> {
         self.check_indices("scatter", dst.shape.rank(), indices)?;
         if values.dtype != dst.dtype {
             bail!(DTypeMismatch, "scatter: values are {} but the destination is {}", values.dtype, dst.dtype);

@@ -51,7 +51,11 @@ unsafe fn strided_copy(shape: &Shape, size: usize, src: Place<*const u8>, dst: P
     let contiguous = |st: &[i64; MAX_RANK]| (0..shape.rank()).all(|d| shape.dim(d) <= 1 || st[d] == dense[d]);
     unsafe {
         if contiguous(src_st) && contiguous(dst_st) {
-            std::ptr::copy_nonoverlapping(src.offset((src_off * size as i64) as isize), dst.offset((dst_off * size as i64) as isize), total * size);
+            std::ptr::copy_nonoverlapping(
+                src.offset((src_off * size as i64) as isize),
+                dst.offset((dst_off * size as i64) as isize),
+                total * size,
+            );
             return;
         }
         let d0 = shape.dim(0).max(1);
@@ -92,9 +96,10 @@ impl Graph<'_> {
             bail!(InvalidArgument, "the data holds {} bytes; shape {shape} of {dtype} needs {bytes}", data.len());
         }
         if dtype == DType::Bool
-            && let Some(i) = data[..bytes].iter().position(|&b| b > 1) {
-                bail!(InvalidArgument, "bool data must be 0 or 1; byte {i} is {}", data[i]);
-            }
+            && let Some(i) = data[..bytes].iter().position(|&b| b > 1)
+        {
+            bail!(InvalidArgument, "bool data must be 0 or 1; byte {i} is {}", data[i]);
+        }
         let buf = self.rt.memory.alloc(bytes)?;
         // SAFETY: `buf` is fresh and `bytes` long; `data` is at least that long.
         unsafe {
@@ -110,7 +115,13 @@ impl Graph<'_> {
 pub fn read_into(graph: &Graph, n: &Arc<Node>, dst: &mut [u8], order: HostOrder) -> Result<()> {
     let bytes = n.shape.numel() * n.dtype.size();
     if dst.len() < bytes {
-        bail!(InvalidArgument, "the buffer holds {} bytes; the array ({} of {}) needs {bytes}", dst.len(), n.shape, n.dtype);
+        bail!(
+            InvalidArgument,
+            "the buffer holds {} bytes; the array ({} of {}) needs {bytes}",
+            dst.len(),
+            n.shape,
+            n.dtype
+        );
     }
     let v = graph.rt.sched.value(n).map_err(|e| poisoned(&e))?;
     let Some(src) = v.storage.host_bytes() else {

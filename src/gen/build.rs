@@ -26,7 +26,9 @@ pub struct Subgraph {
 
 impl Subgraph {
     pub fn index_of(&self, n: &Node) -> Option<usize> {
-        n.plan_index(self.epoch).filter(|&i| (i as usize) < self.order.len() && self.order[i as usize].id == n.id).map(|i| i as usize)
+        n.plan_index(self.epoch)
+            .filter(|&i| (i as usize) < self.order.len() && self.order[i as usize].id == n.id)
+            .map(|i| i as usize)
     }
 
     pub fn inputs_at(&self, i: usize) -> &[Arc<Node>] {
@@ -260,14 +262,13 @@ impl<'a> KernelBuilder<'a> {
                         continue;
                     }
                     let is_root = root_is_output && n.id == root.id && m == 0;
-                    if !is_root
-                        && let Leaf::Array(binding, layout) = (self.leaf)(n) {
-                            let input = self.input(n, binding, layout);
-                            let map = self.kernel_map(m);
-                            let v = self.push(Inst::Load { input, map }, n.dtype);
-                            self.done_set(n, m, v);
-                            continue;
-                        }
+                    if !is_root && let Leaf::Array(binding, layout) = (self.leaf)(n) {
+                        let input = self.input(n, binding, layout);
+                        let map = self.kernel_map(m);
+                        let v = self.push(Inst::Load { input, map }, n.dtype);
+                        self.done_set(n, m, v);
+                        continue;
+                    }
                     let start = children.len();
                     self.children(n, sub.inputs(n), m, &mut children);
                     let len = children.len() - start;
@@ -278,7 +279,11 @@ impl<'a> KernelBuilder<'a> {
                 }
                 Task::Build(n, m, start, len) => {
                     vals.clear();
-                    vals.extend(children[start..start + len].iter().map(|&(c, cm)| self.done_get(c, norm(c, cm)).expect("child built")));
+                    vals.extend(
+                        children[start..start + len]
+                            .iter()
+                            .map(|&(c, cm)| self.done_get(c, norm(c, cm)).expect("child built")),
+                    );
                     let v = self.emit(n, m, &children[start..start + len], &vals);
                     self.done_set(n, m, v);
                     // Children are pushed and consumed in stack order.

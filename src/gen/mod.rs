@@ -37,7 +37,8 @@ pub struct Plan {
 
 /// Pending nodes reachable from `roots`, inputs before consumers.
 fn pending_subgraph(roots: &[Arc<Node>], epoch: u32) -> Subgraph {
-    let mut sub = Subgraph { epoch, order: Vec::new(), ranges: Vec::new(), inputs: Vec::new(), fused_before: Vec::new() };
+    let mut sub =
+        Subgraph { epoch, order: Vec::new(), ranges: Vec::new(), inputs: Vec::new(), fused_before: Vec::new() };
     // A node being visited is marked with index u32::MAX until it is placed.
     let visiting = u32::MAX;
     struct Visit {
@@ -57,7 +58,12 @@ fn pending_subgraph(roots: &[Arc<Node>], epoch: u32) -> Subgraph {
         });
         if pending {
             n.set_plan_index(epoch, visiting);
-            stack.push(Visit { node: n.clone(), inputs: (start, sub.inputs.len() as u32 - start), fused_before, next_input: 0 });
+            stack.push(Visit {
+                node: n.clone(),
+                inputs: (start, sub.inputs.len() as u32 - start),
+                fused_before,
+                next_input: 0,
+            });
         }
     };
     // Marks from a flush 2^32 epochs ago could collide, so a placed mark only counts when
@@ -111,7 +117,9 @@ pub fn plan(roots: &[Arc<Node>], epoch: u32, exec: &dyn Executor, opts: &GenOpti
             None => match &*nd.state() {
                 NodeState::Ready(v) => Leaf::Array(Binding::Value(v.clone()), v.layout),
                 NodeState::Scheduled(p) => Leaf::Array(Binding::Promise(p.clone()), Layout::dense(&nd.shape)),
-                NodeState::Failed(e) => Leaf::Array(Binding::Promise(Promise::failed(e.clone())), Layout::dense(&nd.shape)),
+                NodeState::Failed(e) => {
+                    Leaf::Array(Binding::Promise(Promise::failed(e.clone())), Layout::dense(&nd.shape))
+                }
                 NodeState::Pending { .. } => unreachable!("pending nodes are in the subgraph"),
             },
         }
@@ -146,7 +154,12 @@ pub fn plan(roots: &[Arc<Node>], epoch: u32, exec: &dyn Executor, opts: &GenOpti
                 }
                 Op::Scatter { mode } => {
                     let ins = sub.inputs_at(grp.members[0]);
-                    Work::Scatter { mode: *mode, dtype: first.dtype, dst_shape: ins[0].shape, values_shape: ins[1].shape }
+                    Work::Scatter {
+                        mode: *mode,
+                        dtype: first.dtype,
+                        dst_shape: ins[0].shape,
+                        values_shape: ins[1].shape,
+                    }
                 }
                 other => unreachable!("{} is not an intrinsic", other.name()),
             };

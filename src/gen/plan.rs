@@ -145,7 +145,8 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions) -> Decisio
                 continue;
             }
             let g = group_of[j] as isize;
-            let elementwise = !matches!(order[j].op, Op::Reduce { .. } | Op::Scan { .. }) && !groups[group_of[j]].intrinsic;
+            let elementwise =
+                !matches!(order[j].op, Op::Reduce { .. } | Op::Scan { .. }) && !groups[group_of[j]].intrinsic;
             let gathered = matches!(order[i].op, Op::Gather) && k == 0;
             if elementwise && !gathered { w = w.max(g) } else { a = a.max(g) }
         }

@@ -108,7 +108,6 @@ impl Scalar {
         }
     }
 
-
     pub fn is_nonzero(self) -> bool {
         match self {
             Scalar::F32(v) => v != 0.0,
@@ -142,8 +141,6 @@ impl Scalar {
             DType::Bool => Scalar::Bool(bits & 1 != 0),
         }
     }
-
-
 
     pub fn zero(dtype: DType) -> Scalar {
         Scalar::from_bits(dtype, 0)

@@ -20,22 +20,49 @@ pub struct KernelInput {
 pub enum Inst {
     /// A scalar argument supplied at launch (application scalars, so one compiled kernel
     /// serves every value).
-    Param { index: u32 },
+    Param {
+        index: u32,
+    },
     /// A constant compiled into the kernel.
     Const(Scalar),
     /// Element of input `input` reached from the domain point through `maps[map]`.
-    Load { input: u32, map: u32 },
+    Load {
+        input: u32,
+        map: u32,
+    },
     /// Coordinate (i64) along `dim` of the space reached through `maps[map]`.
-    Coord { map: u32, dim: u8 },
+    Coord {
+        map: u32,
+        dim: u8,
+    },
     /// Whether `maps[map]` passes every fill boundary inside its source (bool).
-    Valid { map: u32 },
-    Unary { op: UnaryOp, a: u32 },
-    Binary { op: BinaryOp, a: u32, b: u32 },
-    Select { cond: u32, a: u32, b: u32 },
-    Cast { a: u32 },
+    Valid {
+        map: u32,
+    },
+    Unary {
+        op: UnaryOp,
+        a: u32,
+    },
+    Binary {
+        op: BinaryOp,
+        a: u32,
+        b: u32,
+    },
+    Select {
+        cond: u32,
+        a: u32,
+        b: u32,
+    },
+    Cast {
+        a: u32,
+    },
     /// Element of input `input` at the coordinates given by the i64 values
     /// `indices[..rank]` (one per input dimension), each clamped into range.
-    Gather { input: u32, indices: [u32; MAX_RANK], rank: u8 },
+    Gather {
+        input: u32,
+        indices: [u32; MAX_RANK],
+        rank: u8,
+    },
 }
 
 impl Inst {
@@ -115,7 +142,6 @@ pub struct Kernel {
 }
 
 impl Kernel {
-
     pub fn has_reduction(&self) -> bool {
         self.outputs.iter().any(|o| matches!(o.kind, OutputKind::Reduce(_)))
     }

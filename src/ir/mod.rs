@@ -10,8 +10,8 @@ pub mod shape;
 pub mod view;
 
 pub use dtype::{DType, Scalar};
-pub use error::{CallSite, Error, ErrorKind, Result};
 pub(crate) use error::bail;
+pub use error::{CallSite, Error, ErrorKind, Result};
 pub use node::{Inputs, Layout, Node, NodeState, Promise, Storage, Value};
 pub use op::{BinaryOp, Op, ReduceOp, ScanOp, ScatterMode, UnaryOp};
 pub use shape::{MAX_RANK, Shape};

@@ -100,7 +100,10 @@ pub enum NodeState {
     /// Not yet flushed. `fused_unstored` records that an earlier flush computed this node
     /// inside a kernel without keeping it, so a second need stores it instead of
     /// recomputing again.
-    Pending { inputs: Inputs, fused_unstored: bool },
+    Pending {
+        inputs: Inputs,
+        fused_unstored: bool,
+    },
     /// In a submitted program sequence.
     Scheduled(Arc<Promise>),
     Ready(Value),
@@ -148,12 +151,13 @@ impl Node {
     pub fn state(&self) -> MutexGuard<'_, NodeState> {
         let mut st = self.state.lock();
         if let NodeState::Scheduled(p) = &*st
-            && let Some(r) = p.try_get() {
-                *st = match r {
-                    Ok(v) => NodeState::Ready(v),
-                    Err(e) => NodeState::Failed(e),
-                };
-            }
+            && let Some(r) = p.try_get()
+        {
+            *st = match r {
+                Ok(v) => NodeState::Ready(v),
+                Err(e) => NodeState::Failed(e),
+            };
+        }
         st
     }
 
@@ -252,9 +256,10 @@ impl Drop for Node {
         let mut stack: Vec<Arc<Node>> = std::mem::take(inputs).into_vec();
         while let Some(node) = stack.pop() {
             if let Some(mut owned) = Arc::into_inner(node)
-                && let NodeState::Pending { inputs, .. } = owned.state.get_mut() {
-                    stack.extend(inputs.drain(..));
-                }
+                && let NodeState::Pending { inputs, .. } = owned.state.get_mut()
+            {
+                stack.extend(inputs.drain(..));
+            }
         }
     }
 }

@@ -46,9 +46,8 @@ impl UnaryOp {
     pub const ALL: [UnaryOp; 34] = {
         use UnaryOp::*;
         [
-            Neg, Abs, Sign, Sqrt, Rsqrt, Cbrt, Rcp, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sin,
-            Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Erf, Floor, Ceil,
-            Round, Trunc, IsNan, IsInf, Not,
+            Neg, Abs, Sign, Sqrt, Rsqrt, Cbrt, Rcp, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sin, Cos, Tan, Asin,
+            Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Erf, Floor, Ceil, Round, Trunc, IsNan, IsInf, Not,
         ]
     };
 
@@ -57,8 +56,29 @@ impl UnaryOp {
         use UnaryOp::*;
         matches!(
             self,
-            Sqrt | Rsqrt | Cbrt | Rcp | Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos
-                | Tan | Asin | Acos | Atan | Sinh | Cosh | Tanh | Asinh | Acosh | Atanh | Erf
+            Sqrt | Rsqrt
+                | Cbrt
+                | Rcp
+                | Exp
+                | Exp2
+                | Expm1
+                | Log
+                | Log2
+                | Log10
+                | Log1p
+                | Sin
+                | Cos
+                | Tan
+                | Asin
+                | Acos
+                | Atan
+                | Sinh
+                | Cosh
+                | Tanh
+                | Asinh
+                | Acosh
+                | Atanh
+                | Erf
         )
     }
 
@@ -143,7 +163,6 @@ impl BinaryOp {
         use BinaryOp::*;
         [Add, Sub, Mul, Div, Rem, Pow, Atan2, Hypot, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor]
     };
-
 
     /// The result type when both operands have type `t`, or `None` if not accepted.
     pub fn result_dtype(self, t: DType) -> Option<DType> {

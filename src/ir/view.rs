@@ -46,7 +46,6 @@ impl ViewStep {
         }
     }
 
-
     /// The source coordinate of out coordinate `out`, and whether it lies inside the
     /// source (always true except for `Offset` with `Boundary::Fill`). Out-of-range
     /// coordinates under `Fill` are clamped so that reading them stays in bounds.

@@ -102,22 +102,24 @@ impl Planner {
         let (req, bsy, stp) = (requested.clone(), busy.clone(), stop.clone());
         let thread = std::thread::Builder::new()
             .name("sluice-plan".into())
-            .spawn(move || loop {
-                {
-                    let mut r = req.0.lock();
-                    while !*r && !stp.load(Ordering::Acquire) {
-                        req.1.wait(&mut r);
+            .spawn(move || {
+                loop {
+                    {
+                        let mut r = req.0.lock();
+                        while !*r && !stp.load(Ordering::Acquire) {
+                            req.1.wait(&mut r);
+                        }
+                        if !*r {
+                            return;
+                        }
+                        *r = false;
                     }
-                    if !*r {
-                        return;
+                    core.flush(&core.take_live(), false);
+                    let mut b = bsy.0.lock();
+                    if !*req.0.lock() {
+                        *b = false;
+                        bsy.1.notify_all();
                     }
-                    *r = false;
-                }
-                core.flush(&core.take_live(), false);
-                let mut b = bsy.0.lock();
-                if !*req.0.lock() {
-                    *b = false;
-                    bsy.1.notify_all();
                 }
             })
             .expect("spawn the planning thread");

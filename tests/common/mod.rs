@@ -21,7 +21,11 @@ pub fn rng(test: &str) -> StdRng {
 pub fn last_error() -> (sl_status, String) {
     let mut info: sl_error_info = unsafe { std::mem::zeroed() };
     sl_last_error(&mut info);
-    let msg = if info.message.is_null() { String::new() } else { unsafe { CStr::from_ptr(info.message) }.to_string_lossy().into_owned() };
+    let msg = if info.message.is_null() {
+        String::new()
+    } else {
+        unsafe { CStr::from_ptr(info.message) }.to_string_lossy().into_owned()
+    };
     (info.status, msg)
 }
 
@@ -294,7 +298,13 @@ pub fn ulps(a: V, b: V) -> f64 {
                 (key64(x) - key64(y)).abs() as f64
             }
         }
-        _ => if a == b { 0.0 } else { f64::INFINITY },
+        _ => {
+            if a == b {
+                0.0
+            } else {
+                f64::INFINITY
+            }
+        }
     }
 }
 
@@ -305,7 +315,13 @@ pub fn assert_close(what: &str, got: &Arr, want: &Arr, max_ulps: f64) {
     assert_eq!(got.dt, want.dt, "{what}: dtype");
     for i in 0..got.v.len() {
         let e = ulps(got.v[i], want.v[i]);
-        assert!(e <= max_ulps, "{what}: element {i} {:?}: got {:?}, want {:?} ({e} ulps)", unravel(&got.shape, i), got.v[i], want.v[i]);
+        assert!(
+            e <= max_ulps,
+            "{what}: element {i} {:?}: got {:?}, want {:?} ({e} ulps)",
+            unravel(&got.shape, i),
+            got.v[i],
+            want.v[i]
+        );
     }
 }
 

@@ -14,7 +14,22 @@ unsafe extern "C" {
 
 /// Ops whose results are exact (compared bit for bit); the rest get an ulp bound.
 pub fn unary_exact(op: sl_unary_op) -> bool {
-    matches!(op, SL_NEG | SL_ABS | SL_SIGN | SL_SQRT | SL_RSQRT | SL_RCP | SL_FLOOR | SL_CEIL | SL_ROUND | SL_TRUNC | SL_ISNAN | SL_ISINF | SL_NOT)
+    matches!(
+        op,
+        SL_NEG
+            | SL_ABS
+            | SL_SIGN
+            | SL_SQRT
+            | SL_RSQRT
+            | SL_RCP
+            | SL_FLOOR
+            | SL_CEIL
+            | SL_ROUND
+            | SL_TRUNC
+            | SL_ISNAN
+            | SL_ISINF
+            | SL_NOT
+    )
 }
 
 /// Which element types a unary op accepts.
@@ -74,7 +89,13 @@ pub fn unary(op: sl_unary_op, x: V) -> V {
             match op {
                 SL_NEG => $w(-x),
                 SL_ABS => $w(x.abs()),
-                SL_SIGN => $w(if x > 0.0 { $one } else if x < 0.0 { -$one } else { x }),
+                SL_SIGN => $w(if x > 0.0 {
+                    $one
+                } else if x < 0.0 {
+                    -$one
+                } else {
+                    x
+                }),
                 SL_SQRT => $w(x.sqrt()),
                 SL_RSQRT => $w($one / x.sqrt()),
                 SL_RCP => $w($one / x),
@@ -146,7 +167,13 @@ fn int_pow(b: i64, e: i64, bits: u32) -> i64 {
     if e < 0 {
         return match b {
             1 => 1,
-            -1 => if e % 2 == 0 { 1 } else { -1 },
+            -1 => {
+                if e % 2 == 0 {
+                    1
+                } else {
+                    -1
+                }
+            }
             _ => 0,
         };
     }
@@ -174,8 +201,20 @@ pub fn binary(op: sl_binary_op, a: V, b: V) -> V {
                 SL_POW => $w((x as f64).powf(y as f64) as $t),
                 SL_ATAN2 => $w((x as f64).atan2(y as f64) as $t),
                 SL_HYPOT => $w((x as f64).hypot(y as f64) as $t),
-                SL_MIN => $w(if nan { <$t>::NAN } else if x < y { x } else { y }),
-                SL_MAX => $w(if nan { <$t>::NAN } else if x > y { x } else { y }),
+                SL_MIN => $w(if nan {
+                    <$t>::NAN
+                } else if x < y {
+                    x
+                } else {
+                    y
+                }),
+                SL_MAX => $w(if nan {
+                    <$t>::NAN
+                } else if x > y {
+                    x
+                } else {
+                    y
+                }),
                 SL_EQ => V::B(x == y),
                 SL_NE => V::B(x != y),
                 SL_LT => V::B(x < y),
@@ -258,10 +297,12 @@ pub fn map1(a: &Arr, f: impl Fn(V) -> V) -> Arr {
 
 pub fn map2(a: &Arr, b: &Arr, f: impl Fn(V, V) -> V) -> Arr {
     let shape = broadcast_shape(&a.shape, &b.shape);
-    let v: Vec<V> = (0..numel(&shape)).map(|i| {
-        let idx = unravel(&shape, i);
-        f(bcast_at(a, &idx), bcast_at(b, &idx))
-    }).collect();
+    let v: Vec<V> = (0..numel(&shape))
+        .map(|i| {
+            let idx = unravel(&shape, i);
+            f(bcast_at(a, &idx), bcast_at(b, &idx))
+        })
+        .collect();
     let dt = v.first().map_or(a.dt, |x| x.dtype());
     Arr { dt, shape, v }
 }
@@ -278,9 +319,21 @@ pub fn binary_result_dtype(op: sl_binary_op, dt: sl_dtype) -> sl_dtype {
 /// products and means accumulate in f64.
 pub fn reduce(op: sl_reduce_op, a: &Arr, axis: Option<usize>) -> Arr {
     let out_dt = match op {
-        SL_SUM | SL_PROD => if matches!(a.dt, SL_F32 | SL_F64) { a.dt } else { SL_I64 },
+        SL_SUM | SL_PROD => {
+            if matches!(a.dt, SL_F32 | SL_F64) {
+                a.dt
+            } else {
+                SL_I64
+            }
+        }
         SL_MINVAL | SL_MAXVAL => a.dt,
-        SL_MEAN => if a.dt == SL_F32 { SL_F32 } else { SL_F64 },
+        SL_MEAN => {
+            if a.dt == SL_F32 {
+                SL_F32
+            } else {
+                SL_F64
+            }
+        }
         SL_ANY | SL_ALL => SL_BOOL,
         _ => SL_I64,
     };
@@ -288,17 +341,21 @@ pub fn reduce(op: sl_reduce_op, a: &Arr, axis: Option<usize>) -> Arr {
         None => vec![],
         Some(k) => a.shape.iter().enumerate().map(|(d, &n)| if d == k { 1 } else { n }).collect(),
     };
-    let groups: Vec<Vec<(usize, V)>> = (0..numel(&out_shape)).map(|o| {
-        let oidx = unravel(&out_shape, o);
-        match axis {
-            None => a.v.iter().copied().enumerate().collect(),
-            Some(k) => (0..a.shape[k]).map(|j| {
-                let mut idx = oidx.clone();
-                idx[k] = j;
-                (j, a.at(&idx))
-            }).collect(),
-        }
-    }).collect();
+    let groups: Vec<Vec<(usize, V)>> = (0..numel(&out_shape))
+        .map(|o| {
+            let oidx = unravel(&out_shape, o);
+            match axis {
+                None => a.v.iter().copied().enumerate().collect(),
+                Some(k) => (0..a.shape[k])
+                    .map(|j| {
+                        let mut idx = oidx.clone();
+                        idx[k] = j;
+                        (j, a.at(&idx))
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
     let v = groups.iter().map(|g| fold(op, a.dt, out_dt, g)).collect();
     Arr { dt: out_dt, shape: out_shape, v }
 }
@@ -334,7 +391,13 @@ fn fold(op: sl_reduce_op, dt: sl_dtype, out_dt: sl_dtype, g: &[(usize, V)]) -> V
                 let better = if op == SL_MINVAL { b.f() < a.f() } else { b.f() > a.f() };
                 // compare integers exactly (i64 beyond 2^53 would lose precision as f64)
                 let better = match (a, b) {
-                    (V::I64(x), V::I64(y)) => if op == SL_MINVAL { y < x } else { y > x },
+                    (V::I64(x), V::I64(y)) => {
+                        if op == SL_MINVAL {
+                            y < x
+                        } else {
+                            y > x
+                        }
+                    }
                     _ => better,
                 };
                 if better { b } else { a }
@@ -364,8 +427,20 @@ fn fold(op: sl_reduce_op, dt: sl_dtype, out_dt: sl_dtype, g: &[(usize, V)]) -> V
                 let take = match best {
                     None => true,
                     Some((_, b)) => match (b, v) {
-                        (V::I64(x), V::I64(y)) => if op == SL_ARGMIN { y < x } else { y > x },
-                        _ => if op == SL_ARGMIN { v.f() < b.f() } else { v.f() > b.f() },
+                        (V::I64(x), V::I64(y)) => {
+                            if op == SL_ARGMIN {
+                                y < x
+                            } else {
+                                y > x
+                            }
+                        }
+                        _ => {
+                            if op == SL_ARGMIN {
+                                v.f() < b.f()
+                            } else {
+                                v.f() > b.f()
+                            }
+                        }
                     },
                 };
                 if take {
@@ -411,10 +486,12 @@ pub fn scan(prod: bool, a: &Arr, axis: usize) -> Arr {
 
 /// A view defined by a function from out index to source index (None: fill).
 pub fn remap(a: &Arr, out_shape: &[usize], f: impl Fn(&[usize]) -> Option<Vec<usize>>, fill: V) -> Arr {
-    let v = (0..numel(out_shape)).map(|i| match f(&unravel(out_shape, i)) {
-        Some(src) => a.at(&src),
-        None => fill,
-    }).collect();
+    let v = (0..numel(out_shape))
+        .map(|i| match f(&unravel(out_shape, i)) {
+            Some(src) => a.at(&src),
+            None => fill,
+        })
+        .collect();
     Arr { dt: a.dt, shape: out_shape.to_vec(), v }
 }
 

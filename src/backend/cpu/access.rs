@@ -301,7 +301,8 @@ fn bound(p: Piece, d: usize, src: &Shape, boundary: Boundary, out: &mut Vec<Piec
                     let edge = if k < 0 { 0 } else { n - 1 };
                     let side = k.signum();
                     let mut more = run;
-                    while lane + more < p.len && (c.base + c.step * (lane + more) as i64).div_euclid(n).signum() == side {
+                    while lane + more < p.len && (c.base + c.step * (lane + more) as i64).div_euclid(n).signum() == side
+                    {
                         more += 1;
                     }
                     run = more;
@@ -368,7 +369,9 @@ mod tests {
             check(&map, &Shape::new(&[11, 6]), &layout, &src);
         }
         // tile: a wrap with offset 0 over a larger output
-        let map = Map { steps: vec![step(ViewStep::Offset { offset: [0; MAX_RANK], boundary: Boundary::Wrap }, &[23, 3], &[7, 1])] };
+        let map = Map {
+            steps: vec![step(ViewStep::Offset { offset: [0; MAX_RANK], boundary: Boundary::Wrap }, &[23, 3], &[7, 1])],
+        };
         check(&map, &Shape::new(&[23, 3]), &Layout::dense(&Shape::new(&[7, 1])), &Shape::new(&[7, 1]));
         // reshape after transpose, then reversed section
         let mut perm = [0u8; MAX_RANK];

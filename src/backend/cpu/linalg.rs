@@ -33,7 +33,16 @@ fn host(v: &Value, size: usize) -> Result<*const u8> {
 
 /// `c = a * b` with `a` m x k and `b` k x n in any strided layout; `c` dense column-major.
 #[allow(clippy::too_many_arguments)]
-pub fn matmul(dtype: DType, m: usize, k: usize, n: usize, a: &Value, b: &Value, c: &Value, workers: &Workers) -> Result<()> {
+pub fn matmul(
+    dtype: DType,
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &Value,
+    b: &Value,
+    c: &Value,
+    workers: &Workers,
+) -> Result<()> {
     let size = dtype.size();
     let ops = Operands { a: host(a, size)?, b: host(b, size)?, c: host(c, size)? as *mut u8 };
     if k == 0 {
@@ -50,11 +59,25 @@ pub fn matmul(dtype: DType, m: usize, k: usize, n: usize, a: &Value, b: &Value, 
                 // SAFETY: operands span their layouts; `c` is a fresh m*n buffer.
                 unsafe {
                     gemm::<$t>(
-                        m, n, k,
-                        c as *mut $t, m as isize, 1, false,
-                        a as *const $t, sa[1] as isize, sa[0] as isize,
-                        b as *const $t, sb[1] as isize, sb[0] as isize,
-                        0.0, 1.0, false, false, false, parallelism,
+                        m,
+                        n,
+                        k,
+                        c as *mut $t,
+                        m as isize,
+                        1,
+                        false,
+                        a as *const $t,
+                        sa[1] as isize,
+                        sa[0] as isize,
+                        b as *const $t,
+                        sb[1] as isize,
+                        sb[0] as isize,
+                        0.0,
+                        1.0,
+                        false,
+                        false,
+                        false,
+                        parallelism,
                     )
                 }
             })

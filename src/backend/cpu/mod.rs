@@ -20,7 +20,6 @@ use crate::exec::{CompiledKernel, Executor, Work};
 use crate::ir::kernel::Kernel;
 use crate::ir::{DType, Layout, Result, Scalar, Shape, Value, bail};
 
-
 impl CompiledKernel for program::Program {
     fn as_any(&self) -> &dyn Any {
         self

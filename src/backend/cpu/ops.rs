@@ -70,8 +70,14 @@ unsafe fn map2<T: Elem, R: Elem>(a: Opnd, b: Opnd, dst: *mut u8, n: usize, f: im
 }
 
 /// Float behaviour shared by f32 and f64.
-trait Float: Elem + std::ops::Neg<Output = Self> + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self>
-    + std::ops::Mul<Output = Self> + std::ops::Div<Output = Self> + std::ops::Rem<Output = Self>
+trait Float:
+    Elem
+    + std::ops::Neg<Output = Self>
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+    + std::ops::Rem<Output = Self>
 {
     const ZERO: Self;
     const ONE: Self;
@@ -89,14 +95,24 @@ macro_rules! float_impl {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
             #[inline(always)]
-            fn abs(self) -> Self { <$t>::abs(self) }
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
             #[inline(always)]
-            fn sqrt(self) -> Self { <$t>::sqrt(self) }
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
             #[inline(always)]
-            fn is_nan(self) -> bool { <$t>::is_nan(self) }
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
             #[inline(always)]
-            fn is_infinite(self) -> bool { <$t>::is_infinite(self) }
-            fn math_unary(f: UnaryFn, src: &[Self], dst: &mut [Self]) { $unary(f, src, dst) }
+            fn is_infinite(self) -> bool {
+                <$t>::is_infinite(self)
+            }
+            fn math_unary(f: UnaryFn, src: &[Self], dst: &mut [Self]) {
+                $unary(f, src, dst)
+            }
             fn math_binary(f: BinaryFn, a: Opnd, b: Opnd, dst: &mut [Self]) {
                 let n = dst.len();
                 // SAFETY: operands hold `n` elements (caller contract of `binary`).
@@ -118,8 +134,13 @@ float_impl!(f32, math::unary_f32, math::binary_f32, math::binary_f32_vs, math::b
 float_impl!(f64, math::unary_f64, math::binary_f64, math::binary_f64_vs, math::binary_f64_sv);
 
 /// Integer behaviour shared by i32, i64 and u8 (wrapping arithmetic; x / 0 = x % 0 = 0).
-trait Int: Elem + Ord + std::ops::BitAnd<Output = Self> + std::ops::BitOr<Output = Self>
-    + std::ops::BitXor<Output = Self> + std::ops::Not<Output = Self>
+trait Int:
+    Elem
+    + Ord
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::BitXor<Output = Self>
+    + std::ops::Not<Output = Self>
 {
     const ZERO: Self;
     const ONE: Self;
@@ -141,28 +162,54 @@ macro_rules! int_impl {
             const ZERO: Self = 0;
             const ONE: Self = 1;
             #[inline(always)]
-            fn wadd(self, o: Self) -> Self { self.wrapping_add(o) }
+            fn wadd(self, o: Self) -> Self {
+                self.wrapping_add(o)
+            }
             #[inline(always)]
-            fn wsub(self, o: Self) -> Self { self.wrapping_sub(o) }
+            fn wsub(self, o: Self) -> Self {
+                self.wrapping_sub(o)
+            }
             #[inline(always)]
-            fn wmul(self, o: Self) -> Self { self.wrapping_mul(o) }
+            fn wmul(self, o: Self) -> Self {
+                self.wrapping_mul(o)
+            }
             #[inline(always)]
-            fn wdiv(self, o: Self) -> Self { if o == 0 { 0 } else { self.wrapping_div(o) } }
+            fn wdiv(self, o: Self) -> Self {
+                if o == 0 { 0 } else { self.wrapping_div(o) }
+            }
             #[inline(always)]
-            fn wrem(self, o: Self) -> Self { if o == 0 { 0 } else { self.wrapping_rem(o) } }
+            fn wrem(self, o: Self) -> Self {
+                if o == 0 { 0 } else { self.wrapping_rem(o) }
+            }
             #[inline(always)]
-            fn wneg(self) -> Self { self.wrapping_neg() }
+            fn wneg(self) -> Self {
+                self.wrapping_neg()
+            }
             #[inline(always)]
             #[allow(unused_comparisons)]
-            fn wabs(self) -> Self { if self < 0 { self.wrapping_neg() } else { self } }
+            fn wabs(self) -> Self {
+                if self < 0 { self.wrapping_neg() } else { self }
+            }
             #[inline(always)]
             #[allow(unused_comparisons)]
-            fn sign(self) -> Self { if self > 0 { 1 } else if self < 0 { (0 as $t).wrapping_sub(1) } else { 0 } }
+            fn sign(self) -> Self {
+                if self > 0 {
+                    1
+                } else if self < 0 {
+                    (0 as $t).wrapping_sub(1)
+                } else {
+                    0
+                }
+            }
             #[inline(always)]
             #[allow(unused_comparisons)]
-            fn is_negative(self) -> bool { self < 0 }
+            fn is_negative(self) -> bool {
+                self < 0
+            }
             #[inline(always)]
-            fn minus_one_or_zero() -> Self { if $signed { (0 as $t).wrapping_sub(1) } else { 0 } }
+            fn minus_one_or_zero() -> Self {
+                if $signed { (0 as $t).wrapping_sub(1) } else { 0 }
+            }
         }
     };
 }
@@ -235,7 +282,15 @@ unsafe fn unary_float<T: Float>(op: UnaryOp, src: *const u8, dst: *mut u8, n: us
         match op {
             U::Neg => map1(src, dst, n, |x: T| -x),
             U::Abs => map1(src, dst, n, |x: T| x.abs()),
-            U::Sign => map1(src, dst, n, |x: T| if x > T::ZERO { T::ONE } else if x < T::ZERO { -T::ONE } else { x }),
+            U::Sign => map1(src, dst, n, |x: T| {
+                if x > T::ZERO {
+                    T::ONE
+                } else if x < T::ZERO {
+                    -T::ONE
+                } else {
+                    x
+                }
+            }),
             U::Sqrt => map1(src, dst, n, |x: T| x.sqrt()),
             U::Rsqrt => map1(src, dst, n, |x: T| T::ONE / x.sqrt()),
             U::Rcp => map1(src, dst, n, |x: T| T::ONE / x),

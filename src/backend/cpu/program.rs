@@ -30,15 +30,51 @@ pub enum Access {
 
 #[derive(Clone, Debug)]
 pub enum VInst {
-    Load { dst: u16, input: u16, access: Access },
+    Load {
+        dst: u16,
+        input: u16,
+        access: Access,
+    },
     /// Coordinate along `dim` of the space a map reaches.
-    Coord { dst: u16, access: CoordAccess },
-    Valid { dst: u16, map: u32 },
-    Unary { op: UnaryOp, dtype: DType, dst: u16, a: Arg },
-    Binary { op: BinaryOp, dtype: DType, dst: u16, a: Arg, b: Arg },
-    Select { dtype: DType, dst: u16, cond: Arg, a: Arg, b: Arg },
-    Cast { from: DType, to: DType, dst: u16, a: Arg },
-    Gather { dst: u16, input: u16, indices: Vec<Arg> },
+    Coord {
+        dst: u16,
+        access: CoordAccess,
+    },
+    Valid {
+        dst: u16,
+        map: u32,
+    },
+    Unary {
+        op: UnaryOp,
+        dtype: DType,
+        dst: u16,
+        a: Arg,
+    },
+    Binary {
+        op: BinaryOp,
+        dtype: DType,
+        dst: u16,
+        a: Arg,
+        b: Arg,
+    },
+    Select {
+        dtype: DType,
+        dst: u16,
+        cond: Arg,
+        a: Arg,
+        b: Arg,
+    },
+    Cast {
+        from: DType,
+        to: DType,
+        dst: u16,
+        a: Arg,
+    },
+    Gather {
+        dst: u16,
+        input: u16,
+        indices: Vec<Arg>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -53,11 +89,32 @@ pub enum UInst {
     Param(u32),
     Bits(u64),
     /// The one element a constant-address load reads.
-    Load { input: u16, offset: i64 },
-    Unary { op: UnaryOp, dtype: DType, a: u16 },
-    Binary { op: BinaryOp, dtype: DType, a: u16, b: u16 },
-    Select { dtype: DType, cond: u16, a: u16, b: u16 },
-    Cast { from: DType, to: DType, a: u16 },
+    Load {
+        input: u16,
+        offset: i64,
+    },
+    Unary {
+        op: UnaryOp,
+        dtype: DType,
+        a: u16,
+    },
+    Binary {
+        op: BinaryOp,
+        dtype: DType,
+        a: u16,
+        b: u16,
+    },
+    Select {
+        dtype: DType,
+        cond: u16,
+        a: u16,
+        b: u16,
+    },
+    Cast {
+        from: DType,
+        to: DType,
+        a: u16,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -214,9 +271,10 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
                 Inst::Param { index } => UInst::Param(*index),
                 Inst::Const(s) => UInst::Bits(s.to_bits()),
                 Inst::Valid { .. } => UInst::Bits(1),
-                Inst::Load { input, map } => {
-                    UInst::Load { input: *input as u16, offset: address(*input, *map).expect("constant address").offset }
-                }
+                Inst::Load { input, map } => UInst::Load {
+                    input: *input as u16,
+                    offset: address(*input, *map).expect("constant address").offset,
+                },
                 Inst::Unary { op, a } => UInst::Unary { op: *op, dtype: k.types[*a as usize], a: uni(&slots, *a) },
                 Inst::Binary { op, a, b } => {
                     UInst::Binary { op: *op, dtype: k.types[*a as usize], a: uni(&slots, *a), b: uni(&slots, *b) }
@@ -274,10 +332,12 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
         let ops = inst.operands();
         for (j, &a) in ops.iter().enumerate() {
             // Each register once, even if an operand repeats (x * x).
-            if last_use[a as usize] == i && !ops[..j].contains(&a)
-                && let Some(Arg::Reg(r)) = slots[a as usize] {
-                    free.push(r);
-                }
+            if last_use[a as usize] == i
+                && !ops[..j].contains(&a)
+                && let Some(Arg::Reg(r)) = slots[a as usize]
+            {
+                free.push(r);
+            }
         }
     }
     if n_regs > u16::MAX as usize || uniforms.len() > u16::MAX as usize {

@@ -22,7 +22,11 @@ pub struct Acc {
 pub fn acc_dtype(op: KernelReduce, v: DType) -> DType {
     match op {
         KernelReduce::Sum | KernelReduce::Prod | KernelReduce::Mean => {
-            if v.is_float() { DType::F64 } else { DType::I64 }
+            if v.is_float() {
+                DType::F64
+            } else {
+                DType::I64
+            }
         }
         _ => v,
     }
@@ -41,7 +45,9 @@ macro_rules! bounds {
             const HIGHEST: Self = $hi;
             #[inline(always)]
             #[allow(clippy::redundant_closure_call)]
-            fn nan(self) -> bool { ($nan)(self) }
+            fn nan(self) -> bool {
+                ($nan)(self)
+            }
         }
     };
 }
@@ -66,7 +72,11 @@ pub fn identity(op: KernelReduce, v: DType) -> Acc {
     let bits = match op {
         KernelReduce::Sum | KernelReduce::Mean => 0,
         KernelReduce::Prod => {
-            if v.is_float() { 1f64.to_u64() } else { 1 }
+            if v.is_float() {
+                1f64.to_u64()
+            } else {
+                1
+            }
         }
         KernelReduce::Min | KernelReduce::ArgMin => highest(v),
         KernelReduce::Max | KernelReduce::ArgMax => lowest(v),
@@ -76,12 +86,24 @@ pub fn identity(op: KernelReduce, v: DType) -> Acc {
 
 #[inline(always)]
 fn pick_min<T: Bounds>(a: T, b: T) -> T {
-    if a.nan() { a } else if b.nan() || b < a { b } else { a }
+    if a.nan() {
+        a
+    } else if b.nan() || b < a {
+        b
+    } else {
+        a
+    }
 }
 
 #[inline(always)]
 fn pick_max<T: Bounds>(a: T, b: T) -> T {
-    if a.nan() { a } else if b.nan() || b > a { b } else { a }
+    if a.nan() {
+        a
+    } else if b.nan() || b > a {
+        b
+    } else {
+        a
+    }
 }
 
 /// `a` then `b` (order matters only for ties in arg-reductions: the earlier wins).
@@ -90,8 +112,12 @@ pub fn combine(op: KernelReduce, v: DType, a: Acc, b: Acc) -> Acc {
     match op {
         KernelReduce::Sum | KernelReduce::Mean => Acc { bits: add_bits(acc, a.bits, b.bits), idx: -1 },
         KernelReduce::Prod => Acc { bits: mul_bits(acc, a.bits, b.bits), idx: -1 },
-        KernelReduce::Min => with_elem!(v, T => Acc { bits: pick_min(T::from_u64(a.bits), T::from_u64(b.bits)).to_u64(), idx: -1 }),
-        KernelReduce::Max => with_elem!(v, T => Acc { bits: pick_max(T::from_u64(a.bits), T::from_u64(b.bits)).to_u64(), idx: -1 }),
+        KernelReduce::Min => {
+            with_elem!(v, T => Acc { bits: pick_min(T::from_u64(a.bits), T::from_u64(b.bits)).to_u64(), idx: -1 })
+        }
+        KernelReduce::Max => {
+            with_elem!(v, T => Acc { bits: pick_max(T::from_u64(a.bits), T::from_u64(b.bits)).to_u64(), idx: -1 })
+        }
         KernelReduce::ArgMin | KernelReduce::ArgMax => {
             if a.idx < 0 {
                 return b;
@@ -218,12 +244,20 @@ where
             let s = unsafe { std::slice::from_raw_parts(src.as_ptr() as *const f32, src.len()) };
             Acc { bits: sum_f32(s).to_u64(), idx: -1 }
         }
-        KernelReduce::Sum | KernelReduce::Mean if float => Acc { bits: fold_wide(src, 0.0, f64_of, |a, b| a + b).to_u64(), idx: -1 },
-        KernelReduce::Sum | KernelReduce::Mean => Acc { bits: fold_wide(src, 0, i64_of, i64::wrapping_add) as u64, idx: -1 },
+        KernelReduce::Sum | KernelReduce::Mean if float => {
+            Acc { bits: fold_wide(src, 0.0, f64_of, |a, b| a + b).to_u64(), idx: -1 }
+        }
+        KernelReduce::Sum | KernelReduce::Mean => {
+            Acc { bits: fold_wide(src, 0, i64_of, i64::wrapping_add) as u64, idx: -1 }
+        }
         KernelReduce::Prod if float => Acc { bits: fold_wide(src, 1.0, f64_of, |a, b| a * b).to_u64(), idx: -1 },
         KernelReduce::Prod => Acc { bits: fold_wide(src, 1, i64_of, i64::wrapping_mul) as u64, idx: -1 },
-        KernelReduce::Min => Acc { bits: fold_extreme(src, T::from_u64(identity(op, v).bits), |x, m| x < m).to_u64(), idx: -1 },
-        KernelReduce::Max => Acc { bits: fold_extreme(src, T::from_u64(identity(op, v).bits), |x, m| x > m).to_u64(), idx: -1 },
+        KernelReduce::Min => {
+            Acc { bits: fold_extreme(src, T::from_u64(identity(op, v).bits), |x, m| x < m).to_u64(), idx: -1 }
+        }
+        KernelReduce::Max => {
+            Acc { bits: fold_extreme(src, T::from_u64(identity(op, v).bits), |x, m| x > m).to_u64(), idx: -1 }
+        }
         KernelReduce::ArgMin | KernelReduce::ArgMax => {
             let mut acc = identity(op, v);
             for (i, &x) in src.iter().enumerate() {
@@ -315,7 +349,15 @@ pub struct ScanCarry {
 ///
 /// # Safety
 /// `src` holds `n` values of type `v`, `dst` room for `n` of type `out`.
-pub unsafe fn scan_lanes(prod: bool, v: DType, out: DType, carry: &mut ScanCarry, src: *const u8, dst: *mut u8, n: usize) {
+pub unsafe fn scan_lanes(
+    prod: bool,
+    v: DType,
+    out: DType,
+    carry: &mut ScanCarry,
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
     unsafe {
         with_elem!(v, T => {
             let s = slice::from_raw_parts(src as *const T, n);

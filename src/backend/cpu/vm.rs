@@ -356,7 +356,9 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
         let target = prog.writes_output[i].map(|o| f.direct[o as usize]).filter(|p| !p.is_null());
         unsafe {
             match vi {
-                VInst::Load { dst, input, access } => load(l, f, *dst as usize, &l.inputs[*input as usize], access, segs),
+                VInst::Load { dst, input, access } => {
+                    load(l, f, *dst as usize, &l.inputs[*input as usize], access, segs)
+                }
                 VInst::Coord { dst, access } => {
                     let d = f.reg(*dst as usize) as *mut i64;
                     for s in segs {
@@ -406,7 +408,15 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                 }
                 VInst::Gather { dst, input, indices } => {
                     let d = f.reg(*dst as usize);
-                    gather(f, &l.uni, &l.inputs[*input as usize], &prog.kernel.inputs[*input as usize].shape, indices, d, n);
+                    gather(
+                        f,
+                        &l.uni,
+                        &l.inputs[*input as usize],
+                        &prog.kernel.inputs[*input as usize].shape,
+                        indices,
+                        d,
+                        n,
+                    );
                     f.ptrs[*dst as usize] = d;
                 }
             }
@@ -472,11 +482,7 @@ unsafe fn gather(f: &Frame, uni: &[u64], inp: &BoundInput, shape: &Shape, indice
             off += i.clamp(0, hi.max(0)) * inp.layout.strides[dim];
         }
         unsafe {
-            ptr::copy_nonoverlapping(
-                inp.ptr.offset(off as isize * inp.size as isize),
-                d.add(lane * inp.size),
-                inp.size,
-            )
+            ptr::copy_nonoverlapping(inp.ptr.offset(off as isize * inp.size as isize), d.add(lane * inp.size), inp.size)
         };
     }
 }
@@ -520,7 +526,8 @@ unsafe fn row_chunk(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usize, carri
         f.direct.clear();
         for (o, spec) in l.prog.outputs.iter().enumerate() {
             let direct = spec.kind == OutKind::Store && !l.stream[o];
-            let here = if direct { unsafe { l.outs[o].add(segs[0].linear * spec.dtype.size()) } } else { ptr::null_mut() };
+            let here =
+                if direct { unsafe { l.outs[o].add(segs[0].linear * spec.dtype.size()) } } else { ptr::null_mut() };
             f.direct.push(here);
         }
         unsafe { row_chunk_outputs(l, rows, f, t, carries, &segs, n) };
@@ -528,7 +535,15 @@ unsafe fn row_chunk(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usize, carri
     f.segs = segs;
 }
 
-unsafe fn row_chunk_outputs(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usize, carries: &mut [ScanCarry], segs: &[Segment], n: usize) {
+unsafe fn row_chunk_outputs(
+    l: &Launch,
+    rows: &RowChunks,
+    f: &mut Frame,
+    t: usize,
+    carries: &mut [ScanCarry],
+    segs: &[Segment],
+    n: usize,
+) {
     let prog = l.prog;
     unsafe {
         exec_code(l, f, segs, n);
@@ -552,7 +567,15 @@ unsafe fn row_chunk_outputs(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usiz
                         if rows.parts == 1 {
                             carries[o] = reduce::scan_identity(prod, spec.dtype);
                         }
-                        reduce::scan_lanes(prod, spec.value_dtype, spec.dtype, &mut carries[o], src.add(s.lane * vs), out.add(s.linear * os), s.len);
+                        reduce::scan_lanes(
+                            prod,
+                            spec.value_dtype,
+                            spec.dtype,
+                            &mut carries[o],
+                            src.add(s.lane * vs),
+                            out.add(s.linear * os),
+                            s.len,
+                        );
                     }
                 }
                 OutKind::Reduce(op) if prog.axis.is_none() => {
@@ -683,7 +706,14 @@ unsafe fn plane_chunk(l: &Launch, rows: &RowChunks, axis: usize, f: &mut Frame, 
                         let (vs, os) = (spec.value_dtype.size(), spec.dtype.size());
                         for s in &segs {
                             let carry = &mut f.carry[o * n + s.lane..o * n + s.lane + s.len];
-                            reduce::scan_fold(prod, spec.value_dtype, spec.dtype, carry, src.add(s.lane * vs), out.add(s.linear * os));
+                            reduce::scan_fold(
+                                prod,
+                                spec.value_dtype,
+                                spec.dtype,
+                                carry,
+                                src.add(s.lane * vs),
+                                out.add(s.linear * os),
+                            );
                         }
                     }
                     OutKind::Reduce(op) => {

@@ -45,11 +45,7 @@ pub trait Operand<T>: Copy {
 impl<T: Copy> Operand<T> for &[T] {
     #[inline(always)]
     fn take(self, n: usize) -> Self {
-        assert_eq!(
-            self.len(),
-            n,
-            "operand length must equal destination length"
-        );
+        assert_eq!(self.len(), n, "operand length must equal destination length");
         &self[..n]
     }
     #[inline(always)]
@@ -72,21 +68,13 @@ impl<T: Real> Operand<T> for T {
 /// The vectorised loop of a unary function at one instruction-set level.
 #[inline(always)]
 pub fn unary_core<T: Real, K: UnaryKernel<T>, O: Ops>(src: &[T], dst: &mut [T]) {
-    assert_eq!(
-        src.len(),
-        dst.len(),
-        "source length must equal destination length"
-    );
+    assert_eq!(src.len(), dst.len(), "source length must equal destination length");
     K::run::<O>(src, dst);
 }
 
 /// The vectorised loop of a binary function at one instruction-set level.
 #[inline(always)]
-pub fn binary_core<T: Real, K: BinaryKernel<T>, O: Ops, A: Operand<T>, B: Operand<T>>(
-    a: A,
-    b: B,
-    dst: &mut [T],
-) {
+pub fn binary_core<T: Real, K: BinaryKernel<T>, O: Ops, A: Operand<T>, B: Operand<T>>(a: A, b: B, dst: &mut [T]) {
     let n = dst.len();
     let (a, b) = (a.take(n), b.take(n));
     for (i, d) in dst.iter_mut().enumerate() {
@@ -110,11 +98,7 @@ pub fn unary<T: Real, K: UnaryKernel<T>>(src: &[T], dst: &mut [T]) {
     "x86_64+avx512f+avx512vl+avx512dq+avx512bw+avx2+fma+bmi1+bmi2+lzcnt+popcnt",
     "x86_64+avx2+fma+sse4.1",
 ))]
-pub fn binary<T: Real, K: BinaryKernel<T>, A: Operand<T>, B: Operand<T>>(
-    a: A,
-    b: B,
-    dst: &mut [T],
-) {
+pub fn binary<T: Real, K: BinaryKernel<T>, A: Operand<T>, B: Operand<T>>(a: A, b: B, dst: &mut [T]) {
     if target_cfg_f!(target_feature = "fma") {
         binary_core::<T, K, Fma, A, B>(a, b, dst)
     } else {

@@ -91,14 +91,7 @@ impl ExpLogConsts for f64 {
 }
 
 impl ExpLogConsts for f32 {
-    const EXP_Q: &'static [f32] = &[
-        0.5,
-        0.16666664,
-        0.041666456,
-        0.008333886,
-        0.0013935755,
-        0.00019578634,
-    ];
+    const EXP_Q: &'static [f32] = &[0.5, 0.16666664, 0.041666456, 0.008333886, 0.0013935755, 0.00019578634];
     const LOG_L: &'static [f32] = &[0.66666776, 0.39977586, 0.29870692];
     const EXP_HI: f32 = 89.0;
     const EXP_LO: f32 = -104.0;
@@ -243,12 +236,7 @@ fn log_parts_m<T: ExpLogConsts, O: Ops>(m: T, k: T) -> LogParts<T> {
     let z = s * s;
     let r = z * poly::<T, O>(z, T::LOG_L);
     let hfsq = T::HALF * f * f;
-    LogParts {
-        k,
-        f,
-        hfsq,
-        tail: s * (hfsq + r),
-    }
+    LogParts { k, f, hfsq, tail: s * (hfsq + r) }
 }
 
 /// Special values shared by log, log2, log10.
@@ -316,11 +304,7 @@ fn log_split<T: ExpLogConsts, O: Ops>(x: T, c_hi: T, c_lo: T, ck_hi: T, ck_lo: T
 pub fn ln_k<T: ExpLogConsts, O: Ops>(x: T) -> T {
     let (m, k) = split_log(x);
     let p = log_parts_m::<T, O>(m, k);
-    O::mla(
-        p.k,
-        T::LN2_HI,
-        -((p.hfsq - O::mla(p.k, T::LN2_LO, p.tail)) - p.f),
-    )
+    O::mla(p.k, T::LN2_HI, -((p.hfsq - O::mla(p.k, T::LN2_LO, p.tail)) - p.f))
 }
 
 #[inline(always)]
@@ -346,11 +330,7 @@ pub fn log1p_k<T: ExpLogConsts, O: Ops>(x: T) -> T {
     let (m, k) = T::split_sqrt2(u);
     let c = e / u;
     let p = log_parts_m::<T, O>(m, k);
-    O::mla(
-        p.k,
-        T::LN2_HI,
-        -((p.hfsq - (p.tail + O::mla(p.k, T::LN2_LO, c))) - p.f),
-    )
+    O::mla(p.k, T::LN2_HI, -((p.hfsq - (p.tail + O::mla(p.k, T::LN2_LO, c))) - p.f))
 }
 
 #[inline(always)]

@@ -79,12 +79,7 @@ pub fn tanh<T: HyperConsts, O: Ops>(x: T) -> T {
     let (u, ul) = expm1_dd::<T, O>(sel(small, -T::TWO, T::TWO) * axc);
     // u + 2 and the quotient in double-T, so the rounding of u does not show.
     let (dh, dl) = two_sum(u, T::TWO);
-    let (q, ql) = div_dd::<T, O>(
-        sel(small, -u, T::TWO),
-        sel(small, -ul, T::ZERO),
-        dh,
-        dl + ul,
-    );
+    let (q, ql) = div_dd::<T, O>(sel(small, -u, T::TWO), sel(small, -ul, T::ZERO), dh, dl + ul);
     sel(small, q + ql, (T::ONE - q) - ql).copysign(x)
 }
 

@@ -79,14 +79,7 @@ impl InvTrigConsts for f64 {
 }
 
 impl InvTrigConsts for f32 {
-    const ASIN: &'static [f32] = &[
-        0.1666666,
-        0.075005166,
-        0.044514995,
-        0.031821825,
-        0.014391219,
-        0.03757677,
-    ];
+    const ASIN: &'static [f32] = &[0.1666666, 0.075005166, 0.044514995, 0.031821825, 0.014391219, 0.03757677];
     const ATAN: &'static [f32] = &[-0.33333316, 0.1999853, -0.1424443, 0.10599487, -0.060908936];
     const PIO2_HI: f32 = core::f32::consts::FRAC_PI_2;
     const PIO2_LO: f32 = -4.371139e-08;
@@ -188,11 +181,7 @@ pub fn atan2<T: InvTrigConsts, O: Ops>(y: T, x: T) -> T {
     let swap = ay > ax;
     let num = sel(swap, ax, ay); // num <= den
     let den = sel(swap, ay, ax);
-    let sc = sel(
-        den > T::HUGE,
-        T::ONE / two60::<T>(),
-        sel(den < T::TINY, two60::<T>(), T::ONE),
-    );
+    let sc = sel(den > T::HUGE, T::ONE / two60::<T>(), sel(den < T::TINY, two60::<T>(), T::ONE));
     let (num, den) = (num * sc, den * sc);
     let both_inf = num == T::INF;
     let both_zero = den == T::ZERO;
@@ -200,12 +189,8 @@ pub fn atan2<T: InvTrigConsts, O: Ops>(y: T, x: T) -> T {
     let mid = num > T::TAN_PI8 * den || both_inf;
     let (mnh, mnl) = two_sum(num, -den);
     let (mdh, mdl) = two_sum(num, den);
-    let (t, tl) = div_dd::<T, O>(
-        sel(mid, mnh, num),
-        sel(mid, mnl, T::ZERO),
-        sel(mid, mdh, den),
-        sel(mid, mdl, T::ZERO),
-    );
+    let (t, tl) =
+        div_dd::<T, O>(sel(mid, mnh, num), sel(mid, mnl, T::ZERO), sel(mid, mdh, den), sel(mid, mdl, T::ZERO));
     let degenerate = both_inf || both_zero;
     let t = sel(degenerate, T::ZERO, t);
     // The tail only matters against the pi/4 offset; for tiny quotients (possibly from

@@ -152,11 +152,7 @@ pub fn pow<T: PowConsts, O: Ops>(x: T, y: T) -> T {
     let yneg = y < T::ZERO;
     let r = sel(ax == T::ZERO, sel(yneg, T::INF, T::ZERO), r);
     let r = sel(ax == T::INF, sel(yneg, T::ZERO, T::INF), r);
-    let y_inf = sel(
-        ax == T::ONE,
-        T::ONE,
-        sel((ax < T::ONE) == yneg, T::INF, T::ZERO),
-    );
+    let y_inf = sel(ax == T::ONE, T::ONE, sel((ax < T::ONE) == yneg, T::INF, T::ZERO));
     let r = sel(ay == T::INF, y_inf, r);
     let r = sel(x.sign_bit() && y_odd, -r, r);
     let r = sel(x < T::ZERO && x > -T::INF && !y_int, T::NAN, r);

@@ -182,18 +182,7 @@ trait IntFromSmall<I> {
     fn int_from_small(k: I) -> Self;
 }
 
-impl_real!(
-    f32,
-    u32,
-    i32,
-    23,
-    127,
-    4097.0,
-    0.69314575,
-    1.4286068e-06,
-    0x3f35_04f3u32,
-    0xffff_f000u32
-);
+impl_real!(f32, u32, i32, 23, 127, 4097.0, 0.69314575, 1.4286068e-06, 0x3f35_04f3u32, 0xffff_f000u32);
 impl_real!(
     f64,
     u64,

@@ -116,23 +116,14 @@ impl Rng {
 fn seed() -> u64 {
     static SEED: OnceLock<u64> = OnceLock::new();
     *SEED.get_or_init(|| {
-        std::env::var("SLUICE_MATH_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap()
-                    .as_nanos() as u64
-            })
+        std::env::var("SLUICE_MATH_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
+        })
     })
 }
 
 fn samples() -> usize {
-    std::env::var("SLUICE_MATH_SAMPLES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1 << 20)
+    std::env::var("SLUICE_MATH_SAMPLES").ok().and_then(|s| s.parse().ok()).unwrap_or(1 << 20)
 }
 
 /// Input distributions. `Bits` draws random bit patterns: every exponent (subnormals included)
@@ -198,18 +189,10 @@ impl Dist {
 fn ulp_err32(got: f32, exact: f64) -> f64 {
     let r = exact as f32;
     if r.is_nan() || got.is_nan() {
-        return if r.is_nan() && got.is_nan() {
-            0.0
-        } else {
-            f64::INFINITY
-        };
+        return if r.is_nan() && got.is_nan() { 0.0 } else { f64::INFINITY };
     }
     if r.is_infinite() || exact == 0.0 || got.is_infinite() {
-        return if got == r && got.is_sign_negative() == r.is_sign_negative() {
-            0.0
-        } else {
-            f64::INFINITY
-        };
+        return if got == r && got.is_sign_negative() == r.is_sign_negative() { 0.0 } else { f64::INFINITY };
     }
     let e = ((exact.abs().to_bits() >> 52) as i32 - 1023).max(-126);
     (got as f64 - exact).abs() / (2f64).powi(e - 23)
@@ -218,11 +201,7 @@ fn ulp_err32(got: f32, exact: f64) -> f64 {
 /// Error of `got` in f64 ulps of the reference value.
 fn ulp_err64(got: f64, reference: f64) -> f64 {
     if reference.is_nan() || got.is_nan() {
-        return if reference.is_nan() && got.is_nan() {
-            0.0
-        } else {
-            f64::INFINITY
-        };
+        return if reference.is_nan() && got.is_nan() { 0.0 } else { f64::INFINITY };
     }
     if reference.is_infinite() || reference == 0.0 || got.is_infinite() {
         return if got == reference && got.is_sign_negative() == reference.is_sign_negative() {
@@ -249,12 +228,7 @@ struct Worst {
 impl Worst {
     fn add(&mut self, err: f64, input: (f64, f64), got: f64, want: f64) {
         if err > self.err || (err.is_nan() && !self.err.is_nan()) {
-            *self = Worst {
-                err,
-                input,
-                got,
-                want,
-            };
+            *self = Worst { err, input, got, want };
         }
     }
 }
@@ -304,14 +278,7 @@ fn special_values() -> Vec<f64> {
         8388607.5,
         -8388607.5,
     ];
-    for t in [
-        f64::MIN_POSITIVE,
-        5e-324,
-        f64::MAX,
-        f32::MIN_POSITIVE as f64,
-        1e-45,
-        f32::MAX as f64,
-    ] {
+    for t in [f64::MIN_POSITIVE, 5e-324, f64::MAX, f32::MIN_POSITIVE as f64, 1e-45, f32::MAX as f64] {
         v.push(t);
         v.push(-t);
     }
@@ -347,21 +314,9 @@ fn check_unary(f: UnaryFn, dists: &[Dist], bound32: f64, bound64: f64) {
         }
         let mut w = Worst::default();
         for i in 0..xs.len() {
-            w.add(
-                ulp_err32(got[i], want[i]),
-                (xs[i] as f64, 0.0),
-                got[i] as f64,
-                want[i],
-            );
+            w.add(ulp_err32(got[i], want[i]), (xs[i] as f64, 0.0), got[i] as f64, want[i]);
         }
-        outcomes.push((
-            Outcome {
-                name: format!("{}_f32/{path}", f.name()),
-                worst: w,
-                samples: xs.len(),
-            },
-            bound32,
-        ));
+        outcomes.push((Outcome { name: format!("{}_f32/{path}", f.name()), worst: w, samples: xs.len() }, bound32));
     }
 
     // f64
@@ -381,14 +336,7 @@ fn check_unary(f: UnaryFn, dists: &[Dist], bound32: f64, bound64: f64) {
         for i in 0..xs.len() {
             w.add(ulp_err64(got[i], want[i]), (xs[i], 0.0), got[i], want[i]);
         }
-        outcomes.push((
-            Outcome {
-                name: format!("{}_f64/{path}", f.name()),
-                worst: w,
-                samples: xs.len(),
-            },
-            bound64,
-        ));
+        outcomes.push((Outcome { name: format!("{}_f64/{path}", f.name()), worst: w, samples: xs.len() }, bound64));
     }
     report(outcomes, seed);
 }
@@ -415,11 +363,7 @@ fn report(outcomes: Vec<(Outcome, f64)>, seed: u64) {
             ));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "seed {seed} (SLUICE_MATH_SEED={seed} reproduces):\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "seed {seed} (SLUICE_MATH_SEED={seed} reproduces):\n{}", failures.join("\n"));
 }
 
 /// Pairs of inputs for binary functions.
@@ -438,11 +382,7 @@ enum Dist2 {
 impl Dist2 {
     fn draw(self, r: &mut Rng, single: bool) -> (f64, f64) {
         let one = |d: Dist, r: &mut Rng| {
-            if single {
-                d.draw32(r) as f64
-            } else {
-                d.draw64(r)
-            }
+            if single { d.draw32(r) as f64 } else { d.draw64(r) }
         };
         let round = |v: f64| if single { v as f32 as f64 } else { v };
         match self {
@@ -450,14 +390,7 @@ impl Dist2 {
             Dist2::PowRange(a, lo, hi) => {
                 let x = one(a, r);
                 let l = x.ln();
-                (
-                    x,
-                    round(if l == 0.0 {
-                        r.uniform(-1e6, 1e6)
-                    } else {
-                        r.uniform(lo, hi) / l
-                    }),
-                )
+                (x, round(if l == 0.0 { r.uniform(-1e6, 1e6) } else { r.uniform(lo, hi) / l }))
             }
             Dist2::IntExp(a, m) => (one(a, r), r.uniform(-m, m).round()),
             Dist2::Ratio(a, lo, hi) => {
@@ -469,29 +402,8 @@ impl Dist2 {
 }
 
 fn binary_specials() -> Vec<(f64, f64)> {
-    let mut vals = vec![
-        0.0,
-        -0.0,
-        1.0,
-        -1.0,
-        0.5,
-        -0.5,
-        2.0,
-        -2.0,
-        3.0,
-        -3.0,
-        f64::INFINITY,
-    ];
-    vals.extend([
-        f64::NEG_INFINITY,
-        f64::NAN,
-        1.0 / 3.0,
-        -8.0,
-        1e-310,
-        -1e-310,
-        1e300,
-        -1e300,
-    ]);
+    let mut vals = vec![0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0, f64::INFINITY];
+    vals.extend([f64::NEG_INFINITY, f64::NAN, 1.0 / 3.0, -8.0, 1e-310, -1e-310, 1e300, -1e300]);
     vals.extend([f64::MAX, f64::MIN_POSITIVE, 0.75, -0.75, 1e10, -1e10, 1e-10]);
     let mut out = Vec::new();
     for &a in &vals {
@@ -511,20 +423,14 @@ fn check_binary(f: BinaryFn, dists: &[Dist2], bound32: f64, bound64: f64) {
     let mut outcomes = Vec::new();
 
     // f32
-    let mut pairs: Vec<(f64, f64)> = binary_specials()
-        .iter()
-        .map(|&(a, b)| (a as f32 as f64, b as f32 as f64))
-        .collect();
+    let mut pairs: Vec<(f64, f64)> =
+        binary_specials().iter().map(|&(a, b)| (a as f32 as f64, b as f32 as f64)).collect();
     for d in dists {
         pairs.extend((0..per).map(|_| d.draw(&mut rng, true)));
     }
     let a: Vec<f32> = pairs.iter().map(|p| p.0 as f32).collect();
     let b: Vec<f32> = pairs.iter().map(|p| p.1 as f32).collect();
-    let want: Vec<f64> = a
-        .iter()
-        .zip(&b)
-        .map(|(&x, &y)| reference(x as f64, y as f64))
-        .collect();
+    let want: Vec<f64> = a.iter().zip(&b).map(|(&x, &y)| reference(x as f64, y as f64)).collect();
     let mut got = vec![0f32; a.len()];
     for (path, nofma) in [("dispatch", false), ("nofma", true)] {
         if nofma {
@@ -534,21 +440,9 @@ fn check_binary(f: BinaryFn, dists: &[Dist2], bound32: f64, bound64: f64) {
         }
         let mut w = Worst::default();
         for i in 0..a.len() {
-            w.add(
-                ulp_err32(got[i], want[i]),
-                (a[i] as f64, b[i] as f64),
-                got[i] as f64,
-                want[i],
-            );
+            w.add(ulp_err32(got[i], want[i]), (a[i] as f64, b[i] as f64), got[i] as f64, want[i]);
         }
-        outcomes.push((
-            Outcome {
-                name: format!("{}_f32/{path}", f.name()),
-                worst: w,
-                samples: a.len(),
-            },
-            bound32,
-        ));
+        outcomes.push((Outcome { name: format!("{}_f32/{path}", f.name()), worst: w, samples: a.len() }, bound32));
     }
 
     // f64
@@ -570,14 +464,7 @@ fn check_binary(f: BinaryFn, dists: &[Dist2], bound32: f64, bound64: f64) {
         for i in 0..a.len() {
             w.add(ulp_err64(got[i], want[i]), (a[i], b[i]), got[i], want[i]);
         }
-        outcomes.push((
-            Outcome {
-                name: format!("{}_f64/{path}", f.name()),
-                worst: w,
-                samples: a.len(),
-            },
-            bound64,
-        ));
+        outcomes.push((Outcome { name: format!("{}_f64/{path}", f.name()), worst: w, samples: a.len() }, bound64));
     }
     report(outcomes, seed);
 }
@@ -591,53 +478,24 @@ const PIO2: f64 = core::f64::consts::FRAC_PI_2;
 
 #[test]
 fn acc_cbrt() {
-    check_unary(
-        UnaryFn::Cbrt,
-        &[Bits, Uniform(-10.0, 10.0), LogSym(1e-320, 1e-300)],
-        1.0,
-        1.0,
-    );
+    check_unary(UnaryFn::Cbrt, &[Bits, Uniform(-10.0, 10.0), LogSym(1e-320, 1e-300)], 1.0, 1.0);
 }
 #[test]
 fn acc_exp() {
-    let d = [
-        Bits,
-        Uniform(-750.0, 750.0),
-        Uniform(-110.0, 95.0),
-        Uniform(-1.0, 1.0),
-        LogSym(1e-30, 1.0),
-    ];
+    let d = [Bits, Uniform(-750.0, 750.0), Uniform(-110.0, 95.0), Uniform(-1.0, 1.0), LogSym(1e-30, 1.0)];
     check_unary(UnaryFn::Exp, &d, 1.0, 1.0);
 }
 #[test]
 fn acc_exp2() {
-    let d = [
-        Bits,
-        Uniform(-1100.0, 1100.0),
-        Uniform(-160.0, 140.0),
-        Uniform(-1.0, 1.0),
-        LogSym(1e-30, 1.0),
-    ];
+    let d = [Bits, Uniform(-1100.0, 1100.0), Uniform(-160.0, 140.0), Uniform(-1.0, 1.0), LogSym(1e-30, 1.0)];
     check_unary(UnaryFn::Exp2, &d, 1.0, 1.0);
 }
 #[test]
 fn acc_expm1() {
-    let d = [
-        Bits,
-        Uniform(-50.0, 720.0),
-        Uniform(-20.0, 95.0),
-        Uniform(-1.0, 1.0),
-        LogSym(1e-30, 1.0),
-    ];
+    let d = [Bits, Uniform(-50.0, 720.0), Uniform(-20.0, 95.0), Uniform(-1.0, 1.0), LogSym(1e-30, 1.0)];
     check_unary(UnaryFn::Expm1, &d, 1.5, 1.5);
 }
-const LOG_DISTS: [Dist; 5] = [
-    Bits,
-    BitsPos,
-    Uniform(0.7, 1.5),
-    Around(1.0, 1e-17, 0.1),
-    LogPos(1e-320, 1e-300),
-];
+const LOG_DISTS: [Dist; 5] = [Bits, BitsPos, Uniform(0.7, 1.5), Around(1.0, 1e-17, 0.1), LogPos(1e-320, 1e-300)];
 #[test]
 fn acc_log() {
     check_unary(UnaryFn::Log, &LOG_DISTS, 1.0, 1.0);
@@ -652,13 +510,7 @@ fn acc_log10() {
 }
 #[test]
 fn acc_log1p() {
-    let d = [
-        Bits,
-        Uniform(-1.0, 1.0),
-        Around(-1.0, 1e-17, 0.5),
-        LogSym(1e-30, 1.0),
-        LogPos(1.0, 1e30),
-    ];
+    let d = [Bits, Uniform(-1.0, 1.0), Around(-1.0, 1e-17, 0.5), LogSym(1e-30, 1.0), LogPos(1.0, 1e30)];
     check_unary(UnaryFn::Log1p, &d, 1.0, 1.0);
 }
 /// Covers both f32 vector tiers (|x| <= 2^17 in f32, up to 2^22 with the f64 reduction) and
@@ -705,12 +557,7 @@ fn acc_acos() {
 }
 #[test]
 fn acc_atan() {
-    check_unary(
-        UnaryFn::Atan,
-        &[Bits, Uniform(-5.0, 5.0), LogSym(1e-30, 1e30)],
-        1.0,
-        1.0,
-    );
+    check_unary(UnaryFn::Atan, &[Bits, Uniform(-5.0, 5.0), LogSym(1e-30, 1e30)], 1.0, 1.0);
 }
 const SINH_DISTS: [Dist; 7] = [
     Bits,
@@ -731,69 +578,27 @@ fn acc_cosh() {
 }
 #[test]
 fn acc_tanh() {
-    check_unary(
-        UnaryFn::Tanh,
-        &[
-            Bits,
-            Uniform(-25.0, 25.0),
-            Uniform(-1.0, 1.0),
-            LogSym(1e-30, 1.0),
-        ],
-        1.5,
-        3.0,
-    );
+    check_unary(UnaryFn::Tanh, &[Bits, Uniform(-25.0, 25.0), Uniform(-1.0, 1.0), LogSym(1e-30, 1.0)], 1.5, 3.0);
 }
 #[test]
 fn acc_asinh() {
-    check_unary(
-        UnaryFn::Asinh,
-        &[Bits, Uniform(-3.0, 3.0), LogSym(1e-30, 1e30)],
-        3.0,
-        3.0,
-    );
+    check_unary(UnaryFn::Asinh, &[Bits, Uniform(-3.0, 3.0), LogSym(1e-30, 1e30)], 3.0, 3.0);
 }
 #[test]
 fn acc_acosh() {
-    let d = [
-        Bits,
-        Around(1.0, 1e-17, 1.0),
-        Uniform(1.0, 5.0),
-        LogPos(1.0, 1e300),
-    ];
+    let d = [Bits, Around(1.0, 1e-17, 1.0), Uniform(1.0, 5.0), LogPos(1.0, 1e300)];
     check_unary(UnaryFn::Acosh, &d, 3.0, 3.0);
 }
 #[test]
 fn acc_atanh() {
-    let d = [
-        Bits,
-        Uniform(-1.0, 1.0),
-        Around(1.0, 1e-17, 0.5),
-        Around(-1.0, 1e-17, 0.5),
-        LogSym(1e-30, 1.0),
-    ];
+    let d = [Bits, Uniform(-1.0, 1.0), Around(1.0, 1e-17, 0.5), Around(-1.0, 1e-17, 0.5), LogSym(1e-30, 1.0)];
     check_unary(UnaryFn::Atanh, &d, 3.0, 3.0);
 }
 #[test]
 fn acc_erf() {
-    check_unary(
-        UnaryFn::Erf,
-        &[
-            Bits,
-            Uniform(-7.0, 7.0),
-            Uniform(-2.0, 2.0),
-            LogSym(1e-30, 1.0),
-        ],
-        1.0,
-        4.0,
-    );
+    check_unary(UnaryFn::Erf, &[Bits, Uniform(-7.0, 7.0), Uniform(-2.0, 2.0), LogSym(1e-30, 1.0)], 1.0, 4.0);
 }
-const ROUND_DISTS: [Dist; 5] = [
-    Bits,
-    Uniform(-10.0, 10.0),
-    Halves(1e6),
-    LogSym(4e6, 2e7),
-    LogSym(2e15, 1e16),
-];
+const ROUND_DISTS: [Dist; 5] = [Bits, Uniform(-10.0, 10.0), Halves(1e6), LogSym(4e6, 2e7), LogSym(2e15, 1e16)];
 #[test]
 fn acc_floor() {
     check_unary(UnaryFn::Floor, &ROUND_DISTS, 0.0, 0.0);
@@ -899,10 +704,7 @@ fn enum_dispatch_matches_named_functions() {
     assert_eq!(a, b);
     unary_f32(UnaryFn::Log1p, &src, &mut a);
     log1p_f32(&src, &mut b);
-    assert_eq!(
-        a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-        b.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-    );
+    assert_eq!(a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), b.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
     assert_eq!(UnaryFn::ALL.len(), 25);
     assert_eq!(BinaryFn::ALL.len(), 3);
     // Empty slices are fine.
@@ -920,51 +722,21 @@ fn avx2_clone_matches_dispatch() {
     }
     let mut rng = Rng(seed() ^ 0xa5a5);
     let n = 1 << 14;
-    let same32 = |a: &[f32], b: &[f32]| {
-        a.iter()
-            .zip(b)
-            .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
-    };
-    let same64 = |a: &[f64], b: &[f64]| {
-        a.iter()
-            .zip(b)
-            .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
-    };
+    let same32 =
+        |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
+    let same64 =
+        |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
     let x32: Vec<f32> = (0..n)
-        .map(|i| {
-            if i % 2 == 0 {
-                Bits.draw32(&mut rng)
-            } else {
-                Uniform(-20.0, 20.0).draw32(&mut rng)
-            }
-        })
+        .map(|i| if i % 2 == 0 { Bits.draw32(&mut rng) } else { Uniform(-20.0, 20.0).draw32(&mut rng) })
         .collect();
     let y32: Vec<f32> = (0..n)
-        .map(|i| {
-            if i % 2 == 0 {
-                Bits.draw32(&mut rng)
-            } else {
-                Uniform(-20.0, 20.0).draw32(&mut rng)
-            }
-        })
+        .map(|i| if i % 2 == 0 { Bits.draw32(&mut rng) } else { Uniform(-20.0, 20.0).draw32(&mut rng) })
         .collect();
     let x64: Vec<f64> = (0..n)
-        .map(|i| {
-            if i % 2 == 0 {
-                Bits.draw64(&mut rng)
-            } else {
-                Uniform(-20.0, 20.0).draw64(&mut rng)
-            }
-        })
+        .map(|i| if i % 2 == 0 { Bits.draw64(&mut rng) } else { Uniform(-20.0, 20.0).draw64(&mut rng) })
         .collect();
     let y64: Vec<f64> = (0..n)
-        .map(|i| {
-            if i % 2 == 0 {
-                Bits.draw64(&mut rng)
-            } else {
-                Uniform(-20.0, 20.0).draw64(&mut rng)
-            }
-        })
+        .map(|i| if i % 2 == 0 { Bits.draw64(&mut rng) } else { Uniform(-20.0, 20.0).draw64(&mut rng) })
         .collect();
     let (mut a32, mut b32) = (vec![0f32; n], vec![0f32; n]);
     let (mut a64, mut b64) = (vec![0f64; n], vec![0f64; n]);
@@ -972,41 +744,21 @@ fn avx2_clone_matches_dispatch() {
         unary_f32(f, &x32, &mut a32);
         // SAFETY: AVX2 and FMA were detected above.
         unsafe { unary_f32_avx2(f, &x32, &mut b32) };
-        assert!(
-            same32(&a32, &b32),
-            "{}_f32 differs between clones (seed {})",
-            f.name(),
-            seed()
-        );
+        assert!(same32(&a32, &b32), "{}_f32 differs between clones (seed {})", f.name(), seed());
         unary_f64(f, &x64, &mut a64);
         // SAFETY: as above.
         unsafe { unary_f64_avx2(f, &x64, &mut b64) };
-        assert!(
-            same64(&a64, &b64),
-            "{}_f64 differs between clones (seed {})",
-            f.name(),
-            seed()
-        );
+        assert!(same64(&a64, &b64), "{}_f64 differs between clones (seed {})", f.name(), seed());
     }
     for &f in BinaryFn::ALL {
         binary_f32(f, &x32, &y32, &mut a32);
         // SAFETY: as above.
         unsafe { binary_f32_avx2(f, &x32, &y32, &mut b32) };
-        assert!(
-            same32(&a32, &b32),
-            "{}_f32 differs between clones (seed {})",
-            f.name(),
-            seed()
-        );
+        assert!(same32(&a32, &b32), "{}_f32 differs between clones (seed {})", f.name(), seed());
         binary_f64(f, &x64, &y64, &mut a64);
         // SAFETY: as above.
         unsafe { binary_f64_avx2(f, &x64, &y64, &mut b64) };
-        assert!(
-            same64(&a64, &b64),
-            "{}_f64 differs between clones (seed {})",
-            f.name(),
-            seed()
-        );
+        assert!(same64(&a64, &b64), "{}_f64 differs between clones (seed {})", f.name(), seed());
     }
 }
 
@@ -1029,11 +781,7 @@ fn c99_special_cases() {
         pow_f64(&[x], &[y], &mut d);
         let mut d32 = [0.0f32];
         pow_f32(&[x as f32], &[y as f32], &mut d32);
-        assert_eq!(
-            d[0].to_bits(),
-            (d32[0] as f64).to_bits(),
-            "pow({x}, {y}) f32 vs f64"
-        );
+        assert_eq!(d[0].to_bits(), (d32[0] as f64).to_bits(), "pow({x}, {y}) f32 vs f64");
         d[0]
     };
     let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
@@ -1055,10 +803,7 @@ fn c99_special_cases() {
     assert!(same(a2(0.0, -0.0), core::f64::consts::PI));
     assert!(same(a2(-0.0, -0.0), -core::f64::consts::PI));
     assert!(same(a2(-0.0, 0.0), -0.0));
-    assert!(same(
-        a2(f64::INFINITY, f64::NEG_INFINITY),
-        3.0 * core::f64::consts::FRAC_PI_4
-    ));
+    assert!(same(a2(f64::INFINITY, f64::NEG_INFINITY), 3.0 * core::f64::consts::FRAC_PI_4));
     let mut d = [0.0];
     hypot_f64(&[f64::INFINITY], &[f64::NAN], &mut d);
     assert!(same(d[0], f64::INFINITY));
@@ -1086,17 +831,10 @@ fn trig_f32_pio2_split() {
         assert!((131071.0 * c as f64) == (131071.0 * c) as f64);
     }
     // pi/2 to 40 digits, minus the parts, in f64 pieces (each difference is exact).
-    let rest = ((core::f64::consts::FRAC_PI_2 - PIO2_F32[0] as f64) - PIO2_F32[1] as f64)
-        - PIO2_F32[2] as f64;
+    let rest = ((core::f64::consts::FRAC_PI_2 - PIO2_F32[0] as f64) - PIO2_F32[1] as f64) - PIO2_F32[2] as f64;
     // pi/2 - FRAC_PI_2 (f64) = 6.123233995736766e-17; the parts leave below 2^-70 in all.
-    assert!(
-        (rest + 6.123233995736766e-17).abs() < 2f64.powi(-70),
-        "{rest:e}"
-    );
-    assert_eq!(
-        PIO2_F32[1],
-        (core::f64::consts::FRAC_PI_2 - PIO2_F32[0] as f64) as f32
-    );
+    assert!((rest + 6.123233995736766e-17).abs() < 2f64.powi(-70), "{rest:e}");
+    assert_eq!(PIO2_F32[1], (core::f64::consts::FRAC_PI_2 - PIO2_F32[0] as f64) as f32);
 }
 
 /// Trig results depend on the input only, not on the other lanes of the slice (a block with a
@@ -1120,11 +858,7 @@ fn trig_results_independent_of_neighbours() {
     for f in [UnaryFn::Sin, UnaryFn::Cos, UnaryFn::Tan] {
         for nofma in [false, true] {
             let run = |src: &[f32], dst: &mut [f32]| {
-                if nofma {
-                    unary_f32_nofma(f, src, dst)
-                } else {
-                    unary_f32(f, src, dst)
-                }
+                if nofma { unary_f32_nofma(f, src, dst) } else { unary_f32(f, src, dst) }
             };
             run(&xs, &mut all);
             for (i, &x) in xs.iter().enumerate() {
@@ -1149,23 +883,13 @@ fn trig_results_independent_of_neighbours() {
 #[test]
 #[ignore]
 fn exhaustive_trig_f32() {
-    let max: f32 = std::env::var("SLUICE_MATH_EXHAUSTIVE_MAX")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(f32::INFINITY);
+    let max: f32 =
+        std::env::var("SLUICE_MATH_EXHAUSTIVE_MAX").ok().and_then(|s| s.parse().ok()).unwrap_or(f32::INFINITY);
     let top = max.to_bits() as u64 + 1; // every |x| <= max, and NaNs when max is inf
-    let top = if max == f32::INFINITY {
-        1u64 << 31
-    } else {
-        top
-    };
+    let top = if max == f32::INFINITY { 1u64 << 31 } else { top };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
     let mut outcomes = Vec::new();
-    for (f, bound) in [
-        (UnaryFn::Sin, 1.0),
-        (UnaryFn::Cos, 1.0),
-        (UnaryFn::Tan, 3.0),
-    ] {
+    for (f, bound) in [(UnaryFn::Sin, 1.0), (UnaryFn::Cos, 1.0), (UnaryFn::Tan, 3.0)] {
         let reference = reference_unary(f);
         for (path, nofma) in [("dispatch", false), ("nofma", true)] {
             let parts: Vec<(Worst, u64)> = std::thread::scope(|sc| {
@@ -1219,11 +943,7 @@ fn exhaustive_trig_f32() {
                 2 * top
             );
             outcomes.push((
-                Outcome {
-                    name: format!("{}_f32/{path}", f.name()),
-                    worst: w,
-                    samples: 2 * top as usize,
-                },
+                Outcome { name: format!("{}_f32/{path}", f.name()), worst: w, samples: 2 * top as usize },
                 bound,
             ));
         }
@@ -1409,9 +1129,7 @@ fn throughput() {
             time_ns(|| binary_f32(f, black_box(a32), black_box(b32), black_box(&mut d32))),
             if avx2 {
                 // SAFETY: as above.
-                time_ns(|| unsafe {
-                    binary_f32_avx2(f, black_box(a32), black_box(b32), black_box(&mut d32))
-                })
+                time_ns(|| unsafe { binary_f32_avx2(f, black_box(a32), black_box(b32), black_box(&mut d32)) })
             } else {
                 f64::NAN
             },
@@ -1427,9 +1145,7 @@ fn throughput() {
             time_ns(|| binary_f64(f, black_box(a64), black_box(b64), black_box(&mut d64))),
             if avx2 {
                 // SAFETY: as above.
-                time_ns(|| unsafe {
-                    binary_f64_avx2(f, black_box(a64), black_box(b64), black_box(&mut d64))
-                })
+                time_ns(|| unsafe { binary_f64_avx2(f, black_box(a64), black_box(b64), black_box(&mut d64)) })
             } else {
                 f64::NAN
             },

@@ -315,12 +315,7 @@ fn wide_path<T: TrigConsts, O: Ops>(k: Kind, x: T) -> T {
 
 #[cold]
 #[inline(never)]
-fn fix_huge_cold<T: TrigConsts>(
-    src: &[T],
-    dst: &mut [T],
-    f: fn(f64) -> f64,
-    huge: impl Fn(T) -> bool,
-) {
+fn fix_huge_cold<T: TrigConsts>(src: &[T], dst: &mut [T], f: fn(f64) -> f64, huge: impl Fn(T) -> bool) {
     for (d, &x) in dst.iter_mut().zip(src) {
         if huge(x) {
             *d = T::from_f64(f(x.to_f64()));
