@@ -64,6 +64,14 @@ fn out_of_memory_poisons_results_and_keeps_the_rest() {
     assert!(stats.peak_live_bytes <= 64 << 20, "the limit held: peak {}", stats.peak_live_bytes);
     release(&[hx, kept, big, y, z, w, again]);
     ok(sl_shutdown());
-    // A handle from before the shutdown belongs to no runtime now.
+    // A handle from before the shutdown belongs to no runtime now; the next call started
+    // a fresh runtime (without the limit), which computes as usual.
     fails(sl_release(hx), SL_ERR_INVALID_HANDLE, "invalid handle");
+    let h = x.upload();
+    let mut twice = 0;
+    ok(sl_add(h, h, &mut twice));
+    let want: Vec<V> = x.v.iter().map(|v| V::F32(v.f() as f32 * 2.0)).collect();
+    assert_eq!(download(twice).v, want);
+    release(&[h, twice]);
+    ok(sl_shutdown());
 }
