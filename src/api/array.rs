@@ -4,7 +4,7 @@ use std::os::raw::c_void;
 
 use super::error::boundary;
 use super::types::*;
-use super::{graph, node, nodes, out_slot, parse_dim, parse_dtype, parse_shape, put, runtime};
+use super::{graph, lookup, node, nodes, out_slot, parse_dim, parse_dtype, parse_shape, put, runtime, write_out};
 use crate::front::host::read_into;
 use crate::front::{HostOrder, scope};
 use crate::ir::{DType, Result, Shape, bail};
@@ -151,24 +151,14 @@ pub extern "C" fn sl_release(a: sl_array) -> sl_status {
 /// The number of dimensions.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_rank(a: sl_array, rank: *mut i32) -> sl_status {
-    boundary!("sl_rank", |_site| {
-        if rank.is_null() {
-            bail!(InvalidArgument, "rank is NULL");
-        }
-        let rt = runtime()?;
-        let n = node(&rt, a)?;
-        // SAFETY: non-null.
-        unsafe { *rank = n.shape.rank() as i32 };
-        Ok(())
-    })
+    boundary!("sl_rank", |_site| write_out(rank, "rank", lookup(a)?.shape.rank() as i32))
 }
 
 /// The dimensions, into `dims[0..rank]`; `capacity` is the length of `dims`.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_shape(a: sl_array, dims: *mut i64, capacity: i32) -> sl_status {
     boundary!("sl_shape", |_site| {
-        let rt = runtime()?;
-        let n = node(&rt, a)?;
+        let n = lookup(a)?;
         let r = n.shape.rank();
         if (capacity as i64) < r as i64 {
             bail!(InvalidArgument, "capacity {capacity} is less than the rank {r}");
@@ -188,45 +178,22 @@ pub extern "C" fn sl_shape(a: sl_array, dims: *mut i64, capacity: i32) -> sl_sta
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_get_dtype(a: sl_array, out: *mut sl_dtype) -> sl_status {
     boundary!("sl_get_dtype", |_site| {
-        if out.is_null() {
-            bail!(InvalidArgument, "out is NULL");
-        }
-        let rt = runtime()?;
-        let n = node(&rt, a)?;
+        let n = lookup(a)?;
         let code = DType::ALL.iter().position(|&t| t == n.dtype).expect("every dtype has a code") as sl_dtype;
-        // SAFETY: non-null.
-        unsafe { *out = code };
-        Ok(())
+        write_out(out, "out", code)
     })
 }
 
 /// The number of elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_numel(a: sl_array, out: *mut i64) -> sl_status {
-    boundary!("sl_numel", |_site| {
-        if out.is_null() {
-            bail!(InvalidArgument, "out is NULL");
-        }
-        let rt = runtime()?;
-        let n = node(&rt, a)?;
-        // SAFETY: non-null.
-        unsafe { *out = n.shape.numel() as i64 };
-        Ok(())
-    })
+    boundary!("sl_numel", |_site| write_out(out, "out", lookup(a)?.shape.numel() as i64))
 }
 
 /// How many handles are live (to check for leaks).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_live_handles(out: *mut i64) -> sl_status {
-    boundary!("sl_live_handles", |_site| {
-        if out.is_null() {
-            bail!(InvalidArgument, "out is NULL");
-        }
-        let live = runtime()?.handles.live();
-        // SAFETY: non-null.
-        unsafe { *out = live as i64 };
-        Ok(())
-    })
+    boundary!("sl_live_handles", |_site| write_out(out, "out", runtime()?.handles.live() as i64))
 }
 
 /// Opens a scope on this thread: handles created until the matching `sl_scope_end` are
@@ -257,8 +224,7 @@ pub extern "C" fn sl_scope_end() -> sl_status {
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_keep(a: sl_array) -> sl_status {
     boundary!("sl_keep", |_site| {
-        let rt = runtime()?;
-        node(&rt, a)?;
+        lookup(a)?;
         scope::keep(a)
     })
 }

@@ -37,6 +37,12 @@ pub(crate) fn node(rt: &Runtime, h: sl_array) -> Result<Arc<Node>> {
     rt.handles.get(h)
 }
 
+/// The node of handle `h` in the running runtime.
+pub(crate) fn lookup(h: sl_array) -> Result<Arc<Node>> {
+    let rt = runtime()?;
+    node(&rt, h)
+}
+
 pub(crate) fn nodes(rt: &Runtime, hs: *const sl_array, n: i32) -> Result<Vec<Arc<Node>>> {
     slice(hs, n, "array list")?.iter().map(|&h| node(rt, h)).collect()
 }
@@ -57,6 +63,16 @@ pub(crate) fn put(rt: &Runtime, out: &mut sl_array, n: Arc<Node>) {
     let h = rt.handles.insert(n);
     scope::register(h);
     *out = h;
+}
+
+/// Stores `value` through an application's out-pointer named `what`.
+pub(crate) fn write_out<T>(p: *mut T, what: &str, value: T) -> Result<()> {
+    if p.is_null() {
+        bail!(InvalidArgument, "{what} is NULL");
+    }
+    // SAFETY: non-null; the application passes a pointer to writable storage.
+    unsafe { p.write(value) };
+    Ok(())
 }
 
 /// `n` elements at `p`; NULL is allowed only when `n` is 0.
