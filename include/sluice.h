@@ -28,6 +28,9 @@
 // The largest rank of an array.
 #define SL_MAX_RANK 8
 
+// Plan marks of leaves carry this bit and their first position in `Subgraph::inputs`.
+#define LEAF_MARK (1 << 31)
+
 // Status of every call: `SL_OK` or an error code (details in `sl_last_error`).
 typedef int32_t sl_status;
 
@@ -66,6 +69,9 @@ typedef struct {
   int32_t fusion;
   // Queued ops before the queue flushes by itself (`SLUICE_QUEUE_LIMIT`).
   int32_t queue_limit;
+  // Flush recipes the trace cache keeps; 0 turns it off, negative means the default
+  // (`SLUICE_TRACE_CACHE_ENTRIES`).
+  int32_t trace_cache_entries;
 } sl_config;
 
 // Details of the last failed call on this thread. Strings stay valid until the next
@@ -114,6 +120,22 @@ typedef struct {
   // Handles the application holds.
   uint64_t live_handles;
 } sl_stats;
+
+// The caches whose counters `sl_cache_stats` reports.
+typedef int32_t sl_cache;
+
+// Counters of one cache since the runtime started (`sl_cache_stats`).
+typedef struct {
+  uint64_t lookups;
+  uint64_t hits;
+  uint64_t misses;
+  uint64_t evictions;
+  // Entries held now.
+  uint64_t entries;
+  // Planning and compiling time the hits skipped, in nanoseconds (what building each
+  // hit entry took when it was first made).
+  uint64_t saved_ns;
+} sl_cache_stats;
 
 #define SL_OK 0
 
@@ -314,6 +336,9 @@ typedef struct {
 #define SL_SCATTER_MIN 2
 
 #define SL_SCATTER_MAX 3
+
+// Recipes of earlier flushes, replayed when the same sequence of ops is flushed again.
+#define SL_CACHE_TRACE 0
 
 
 
@@ -739,6 +764,9 @@ sl_status sl_pop_error_handler(void);
 
 // What the runtime has done since it started (for tuning and for tests).
 sl_status sl_get_stats(sl_stats *out);
+
+// Counters of cache `which` (`SL_CACHE_TRACE`) since the runtime started.
+sl_status sl_cache_stats(sl_cache which, sl_cache_stats *out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -8,6 +8,11 @@
 // Loops over dimensions index several per-dimension arrays at once; indices read best.
 #![allow(clippy::needless_range_loop)]
 
+/// Graph nodes are made on the application's thread and freed on the execution thread;
+/// mimalloc frees across threads without the lock contention of the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub mod api;
 pub mod backend;
 pub mod config;

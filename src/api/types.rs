@@ -189,6 +189,9 @@ pub struct sl_config {
     pub fusion: i32,
     /// Queued ops before the queue flushes by itself (`SLUICE_QUEUE_LIMIT`).
     pub queue_limit: i32,
+    /// Flush recipes the trace cache keeps; 0 turns it off, negative means the default
+    /// (`SLUICE_TRACE_CACHE_ENTRIES`).
+    pub trace_cache_entries: i32,
 }
 
 /// Counters since the runtime started (`sl_get_stats`).
@@ -210,4 +213,23 @@ pub struct sl_stats {
     pub peak_live_bytes: u64,
     /// Handles the application holds.
     pub live_handles: u64,
+}
+
+/// The caches whose counters `sl_cache_stats` reports.
+pub type sl_cache = i32;
+/// Recipes of earlier flushes, replayed when the same sequence of ops is flushed again.
+pub const SL_CACHE_TRACE: sl_cache = 0;
+
+/// Counters of one cache since the runtime started (`sl_cache_stats`).
+#[repr(C)]
+pub struct sl_cache_stats {
+    pub lookups: u64,
+    pub hits: u64,
+    pub misses: u64,
+    pub evictions: u64,
+    /// Entries held now.
+    pub entries: u64,
+    /// Planning and compiling time the hits skipped, in nanoseconds (what building each
+    /// hit entry took when it was first made).
+    pub saved_ns: u64,
 }

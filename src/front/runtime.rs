@@ -35,6 +35,8 @@ impl Runtime {
             r#gen: GenOptions { fuse: config.fusion, max_kernel_ops: config.max_kernel_ops },
             queue_limit: config.queue_limit,
             inline_elements: 1 << 16,
+            trace_cache_entries: config.trace_cache_entries,
+            explain_misses: config.explain_misses,
         };
         Ok(Runtime { handles: HandleTable::new(), sched: Scheduler::new(engine, opts), memory, config })
     }

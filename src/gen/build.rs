@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::exec::Binding;
+use super::recipe::Source;
 use crate::ir::kernel::{Inst, Kernel, KernelInput, KernelOutput, KernelReduce, OutputKind};
 use crate::ir::{
     BinaryOp, Boundary, DType, Layout, MAX_RANK, Map, MapStep, Node, Op, ReduceOp, Scalar, Shape, ViewStep,
@@ -24,11 +24,23 @@ pub struct Subgraph {
     pub fused_before: Vec<bool>,
 }
 
+/// Plan marks of leaves carry this bit and their first position in `Subgraph::inputs`.
+pub const LEAF_MARK: u32 = 1 << 31;
+
 impl Subgraph {
     pub fn index_of(&self, n: &Node) -> Option<usize> {
         n.plan_index(self.epoch)
             .filter(|&i| (i as usize) < self.order.len() && self.order[i as usize].id == n.id)
             .map(|i| i as usize)
+    }
+
+    /// For a node outside the subgraph that a node in it reads (a leaf), its first
+    /// position in `inputs`.
+    pub fn leaf_position(&self, n: &Node) -> Option<u32> {
+        n.plan_index(self.epoch)
+            .filter(|&i| i & LEAF_MARK != 0)
+            .map(|i| i & !LEAF_MARK)
+            .filter(|&p| self.inputs.get(p as usize).is_some_and(|l| l.id == n.id))
     }
 
     pub fn inputs_at(&self, i: usize) -> &[Arc<Node>] {
@@ -45,7 +57,7 @@ impl Subgraph {
 /// How the planner sees a node the kernel reads instead of expanding.
 pub enum Leaf {
     /// An array with storage (or the promise of one) in this layout.
-    Array(Binding, Layout),
+    Array(Source, Layout),
     /// Not a leaf: expand it into the kernel.
     Fused,
 }
@@ -70,10 +82,11 @@ pub struct KernelBuilder<'a> {
     maps: Vec<Map>,
     inputs: Vec<KernelInput>,
     input_of: HashMap<u64, u32>,
-    pub bindings: Vec<Binding>,
+    sources: Vec<Source>,
     params: Vec<DType>,
     param_of: HashMap<u64, u32>,
-    pub param_values: Vec<Scalar>,
+    /// Subgraph index of the fill node each parameter takes its value from.
+    param_nodes: Vec<u32>,
     outputs: Vec<KernelOutput>,
 }
 
@@ -104,10 +117,10 @@ impl<'a> KernelBuilder<'a> {
             maps: Vec::new(),
             inputs: Vec::new(),
             input_of: HashMap::default(),
-            bindings: Vec::new(),
+            sources: Vec::new(),
             params: Vec::new(),
             param_of: HashMap::default(),
-            param_values: Vec::new(),
+            param_nodes: Vec::new(),
             outputs: Vec::new(),
         }
     }
@@ -225,13 +238,13 @@ impl<'a> KernelBuilder<'a> {
         k
     }
 
-    fn input(&mut self, n: &Arc<Node>, binding: Binding, layout: Layout) -> u32 {
+    fn input(&mut self, n: &Arc<Node>, source: Source, layout: Layout) -> u32 {
         if let Some(&i) = self.input_of.get(&n.id) {
             return i;
         }
         let i = self.inputs.len() as u32;
         self.inputs.push(KernelInput { dtype: n.dtype, shape: n.shape, layout });
-        self.bindings.push(binding);
+        self.sources.push(source);
         self.input_of.insert(n.id, i);
         i
     }
@@ -262,8 +275,8 @@ impl<'a> KernelBuilder<'a> {
                         continue;
                     }
                     let is_root = root_is_output && n.id == root.id && m == 0;
-                    if !is_root && let Leaf::Array(binding, layout) = (self.leaf)(n) {
-                        let input = self.input(n, binding, layout);
+                    if !is_root && let Leaf::Array(source, layout) = (self.leaf)(n) {
+                        let input = self.input(n, source, layout);
                         let map = self.kernel_map(m);
                         let v = self.push(Inst::Load { input, map }, n.dtype);
                         self.done_set(n, m, v);
@@ -327,13 +340,14 @@ impl<'a> KernelBuilder<'a> {
         let t = n.dtype;
         match &n.op {
             Op::Fill { value, baked: true } => self.push(Inst::Const(*value), t),
-            Op::Fill { value, baked: false } => {
+            Op::Fill { baked: false, .. } => {
                 let index = match self.param_of.get(&n.id) {
                     Some(&i) => i,
                     None => {
                         let i = self.params.len() as u32;
+                        let node = self.sub.index_of(n).expect("expanded nodes are in the subgraph");
                         self.params.push(t);
-                        self.param_values.push(*value);
+                        self.param_nodes.push(node as u32);
                         self.param_of.insert(n.id, i);
                         i
                     }
@@ -379,10 +393,10 @@ impl<'a> KernelBuilder<'a> {
             }
             Op::Gather => {
                 let src = &self.sub.inputs(n)[0];
-                let Leaf::Array(binding, layout) = (self.leaf)(src) else {
+                let Leaf::Array(source, layout) = (self.leaf)(src) else {
                     unreachable!("the planner stores gather sources")
                 };
-                let input = self.input(src, binding, layout);
+                let input = self.input(src, source, layout);
                 let mut indices = [0u32; MAX_RANK];
                 for (k, &v) in vals.iter().enumerate() {
                     indices[k] = if self.types[v as usize] == DType::I64 { v } else { self.cast(v, DType::I64) };
@@ -395,7 +409,8 @@ impl<'a> KernelBuilder<'a> {
         }
     }
 
-    pub fn finish(self) -> (Kernel, Vec<Binding>, Vec<Scalar>) {
+    /// The kernel, where its inputs come from, and the fill nodes holding its parameters.
+    pub fn finish(self) -> (Kernel, Vec<Source>, Vec<u32>) {
         let kernel = Kernel {
             domain: self.domain,
             axis: self.axis,
@@ -406,6 +421,6 @@ impl<'a> KernelBuilder<'a> {
             types: self.types,
             outputs: self.outputs,
         };
-        (kernel, self.bindings, self.param_values)
+        (kernel, self.sources, self.param_nodes)
     }
 }

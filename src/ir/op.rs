@@ -287,7 +287,7 @@ pub enum ScatterMode {
 }
 
 /// What a graph node computes. Node inputs are listed per variant.
-#[derive(Clone, PartialEq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Op {
     /// Data copied in from the application; always materialised.
     Source,
