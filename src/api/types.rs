@@ -222,6 +222,7 @@ pub const SL_CACHE_TRACE: sl_cache = 0;
 
 /// Counters of one cache since the runtime started (`sl_cache_stats`).
 #[repr(C)]
+#[derive(Copy, Clone, Debug)]
 pub struct sl_cache_stats {
     pub lookups: u64,
     pub hits: u64,

@@ -142,7 +142,7 @@ impl TraceKey {
     }
 
     /// Nodes in the flush.
-    pub fn len(&self) -> usize {
+    pub fn nodes(&self) -> usize {
         self.starts.len()
     }
 
@@ -151,7 +151,7 @@ impl TraceKey {
     pub fn common_nodes(&self, other: &TraceKey) -> usize {
         let same = self.words.iter().zip(&other.words).take_while(|(a, b)| a == b).count();
         if same == self.words.len() {
-            return self.len();
+            return self.nodes();
         }
         self.starts.partition_point(|&(s, _)| s as usize <= same).saturating_sub(1)
     }

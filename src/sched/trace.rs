@@ -92,7 +92,7 @@ impl TraceCache {
 
     /// Why `key` (of flush `sub`) missed: where it departs from the nearest cached key.
     pub fn explain_miss(&self, key: &TraceKey, sub: &Subgraph) -> String {
-        let head = format!("trace cache miss: a flush of {} ops", key.len());
+        let head = format!("trace cache miss: a flush of {} ops", key.nodes());
         let nearest = self.buckets.values().flatten().max_by_key(|e| key.common_nodes(&e.key));
         let Some(near) = nearest else {
             return format!("{head}; the cache is empty");
@@ -106,7 +106,7 @@ impl TraceCache {
             .map_or(String::new(), |n| format!(" (`{}` {}{} called by {})", n.op.name(), n.dtype, n.shape, n.site));
         format!(
             "{head}; the nearest cached flush ({} ops) first differs at op {}{node}: {}",
-            near.key.len(),
+            near.key.nodes(),
             d.node,
             d.what
         )
