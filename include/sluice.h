@@ -49,6 +49,9 @@ typedef int32_t sl_unary_op;
 // Binary element-wise operations (`sl_binary`).
 typedef int32_t sl_binary_op;
 
+// How `sl_macro_begin` starts a section.
+typedef int32_t sl_macro_mode;
+
 // What views yield outside their source (`sl_shift`, `sl_pad`).
 typedef int32_t sl_boundary;
 
@@ -72,6 +75,9 @@ typedef struct {
   // Flush recipes the trace cache keeps; 0 turns it off, negative means the default
   // (`SLUICE_TRACE_CACHE_ENTRIES`).
   int32_t trace_cache_entries;
+  // Recorded macro sections kept; 0 keeps none (every section records), negative means
+  // the default (`SLUICE_MACRO_CACHE_ENTRIES`).
+  int32_t macro_cache_entries;
 } sl_config;
 
 // Details of the last failed call on this thread. Strings stay valid until the next
@@ -133,7 +139,7 @@ typedef struct {
   // Entries held now.
   uint64_t entries;
   // Planning and compiling time the hits skipped, in nanoseconds (what building each
-  // hit entry took when it was first made).
+  // hit entry took when it was first made; trace cache only).
   uint64_t saved_ns;
 } sl_cache_stats;
 
@@ -339,6 +345,15 @@ typedef struct {
 
 // Recipes of earlier flushes, replayed when the same sequence of ops is flushed again.
 #define SL_CACHE_TRACE 0
+
+// Recorded macro sections (`sl_macro_begin`).
+#define SL_CACHE_MACRO 1
+
+// First time for this key: run the section's calls; `sl_macro_end` records them.
+#define SL_MACRO_RECORD 0
+
+// Recorded before: skip the section; the outputs are already filled in.
+#define SL_MACRO_REPLAY 1
 
 
 
@@ -622,6 +637,31 @@ sl_status sl_min_scalar(sl_array a, double s, sl_array *out);
 // Element-wise max(a, s) for a scalar `s`.
 sl_status sl_max_scalar(sl_array a, double s, sl_array *out);
 
+// Opens a code reuse section named `name` reading `inputs` (their values are what vary
+// between runs) with `controls` (values the section's calls depend on, e.g. an if/else;
+// each combination is its own entry) and `n_out` outputs. `*mode` says what to do:
+// `SL_MACRO_RECORD`: run the section's calls and close it with `sl_macro_end`;
+// `SL_MACRO_REPLAY`: skip them; `outputs` already holds new handles to the results.
+// Inside a recording section, reads, writes, `sl_eval` and `sl_sync` are refused, and
+// arrays it makes are released at `sl_macro_end` unless declared as outputs.
+sl_status sl_macro_begin(const char *name,
+                         const sl_array *inputs,
+                         int32_t n_in,
+                         const double *controls,
+                         int32_t n_ctrl,
+                         sl_array *outputs,
+                         int32_t n_out,
+                         sl_macro_mode *mode);
+
+// Closes the section being recorded on this thread, declaring its `n_out` outputs (as
+// many as `sl_macro_begin` was given); they stay valid after the section, every other
+// array it made is released. The section is compiled as one unit and cached.
+sl_status sl_macro_end(const sl_array *outputs, int32_t n_out);
+
+// Abandons the section being recorded on this thread (e.g. when its calls failed):
+// nothing is cached, the arrays it made are released, everything else is kept.
+sl_status sl_macro_cancel(void);
+
 // The same elements (column-major order) with shape `dims[0..rank]`.
 sl_status sl_reshape(sl_array a, int32_t rank, const int64_t *dims, sl_array *out);
 
@@ -765,7 +805,7 @@ sl_status sl_pop_error_handler(void);
 // What the runtime has done since it started (for tuning and for tests).
 sl_status sl_get_stats(sl_stats *out);
 
-// Counters of cache `which` (`SL_CACHE_TRACE`) since the runtime started.
+// Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`) since the runtime started.
 sl_status sl_cache_stats(sl_cache which, sl_cache_stats *out);
 
 #ifdef __cplusplus
@@ -773,3 +813,30 @@ sl_status sl_cache_stats(sl_cache which, sl_cache_stats *out);
 #endif  // __cplusplus
 
 #endif  /* SLUICE_H */
+
+#ifndef SLUICE_MACRO_HELPERS
+#define SLUICE_MACRO_HELPERS
+/*
+ * A code reuse section in C. The body runs when the section is recorded (the first time
+ * for its name, input types/shapes and control values) and is skipped when it is
+ * replayed; either way `out` holds the section's results afterwards:
+ *
+ *     sl_array in[2] = {y, x}, out[1];
+ *     SL_MACRO("step", in, 2, NULL, 0, out, 1) {
+ *         sl_array t;
+ *         sl_mul_scalar(in[0], 0.99, &t);
+ *         sl_add(t, in[1], &out[0]);
+ *     }
+ *
+ * Arrays the body makes are released when it ends, except the outputs. If
+ * sl_macro_begin fails, the body is skipped and `out` holds 0 handles (see sl_last_error).
+ */
+static inline int sl_macro_records_(const char *name, const sl_array *in, int32_t n_in, const double *ctrl,
+                                    int32_t n_ctrl, sl_array *out, int32_t n_out) {
+    sl_macro_mode mode = SL_MACRO_REPLAY;
+    return sl_macro_begin(name, in, n_in, ctrl, n_ctrl, out, n_out, &mode) == SL_OK && mode == SL_MACRO_RECORD;
+}
+#define SL_MACRO(name, in, n_in, ctrl, n_ctrl, out, n_out)                                                     \
+    for (int sl_macro_rec_ = sl_macro_records_(name, in, n_in, ctrl, n_ctrl, out, n_out); sl_macro_rec_;      \
+         sl_macro_rec_ = (sl_macro_end(out, n_out), 0))
+#endif /* SLUICE_MACRO_HELPERS */

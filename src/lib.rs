@@ -24,6 +24,7 @@ pub mod sched;
 
 pub use api::array::*;
 pub use api::elementwise::*;
+pub use api::macros::*;
 pub use api::movement::*;
 pub use api::reduce::*;
 pub use api::runtime::*;

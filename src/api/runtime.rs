@@ -37,7 +37,14 @@ pub extern "C" fn sl_config_default(config: *mut sl_config) -> sl_status {
         }
         // SAFETY: non-null pointer to a config struct.
         unsafe {
-            *config = sl_config { threads: 0, memory_limit: 0, fusion: -1, queue_limit: 0, trace_cache_entries: -1 }
+            *config = sl_config {
+                threads: 0,
+                memory_limit: 0,
+                fusion: -1,
+                queue_limit: 0,
+                trace_cache_entries: -1,
+                macro_cache_entries: -1,
+            }
         };
         Ok(())
     })
@@ -68,6 +75,9 @@ pub extern "C" fn sl_init(config: *const sl_config) -> sl_status {
             }
             if cfg.trace_cache_entries >= 0 {
                 c.trace_cache_entries = cfg.trace_cache_entries as usize;
+            }
+            if cfg.macro_cache_entries >= 0 {
+                c.macro_cache_entries = cfg.macro_cache_entries as usize;
             }
         }
         runtime::init(c)
@@ -155,7 +165,7 @@ pub extern "C" fn sl_get_stats(out: *mut sl_stats) -> sl_status {
     })
 }
 
-/// Counters of cache `which` (`SL_CACHE_TRACE`) since the runtime started.
+/// Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`) since the runtime started.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_cache_stats(which: sl_cache, out: *mut sl_cache_stats) -> sl_status {
     boundary!("sl_cache_stats", |_site| {
@@ -164,7 +174,8 @@ pub extern "C" fn sl_cache_stats(which: sl_cache, out: *mut sl_cache_stats) -> s
         }
         let s = match which {
             SL_CACHE_TRACE => runtime::get()?.sched.trace_stats(),
-            other => bail!(InvalidArgument, "{other} is not a cache (SL_CACHE_TRACE)"),
+            SL_CACHE_MACRO => runtime::get()?.sched.macro_stats(),
+            other => bail!(InvalidArgument, "{other} is not a cache (SL_CACHE_TRACE, SL_CACHE_MACRO)"),
         };
         let stats = sl_cache_stats {
             lookups: s.lookups,

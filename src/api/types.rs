@@ -192,6 +192,9 @@ pub struct sl_config {
     /// Flush recipes the trace cache keeps; 0 turns it off, negative means the default
     /// (`SLUICE_TRACE_CACHE_ENTRIES`).
     pub trace_cache_entries: i32,
+    /// Recorded macro sections kept; 0 keeps none (every section records), negative means
+    /// the default (`SLUICE_MACRO_CACHE_ENTRIES`).
+    pub macro_cache_entries: i32,
 }
 
 /// Counters since the runtime started (`sl_get_stats`).
@@ -219,6 +222,15 @@ pub struct sl_stats {
 pub type sl_cache = i32;
 /// Recipes of earlier flushes, replayed when the same sequence of ops is flushed again.
 pub const SL_CACHE_TRACE: sl_cache = 0;
+/// Recorded macro sections (`sl_macro_begin`).
+pub const SL_CACHE_MACRO: sl_cache = 1;
+
+/// How `sl_macro_begin` starts a section.
+pub type sl_macro_mode = i32;
+/// First time for this key: run the section's calls; `sl_macro_end` records them.
+pub const SL_MACRO_RECORD: sl_macro_mode = 0;
+/// Recorded before: skip the section; the outputs are already filled in.
+pub const SL_MACRO_REPLAY: sl_macro_mode = 1;
 
 /// Counters of one cache since the runtime started (`sl_cache_stats`).
 #[repr(C)]
@@ -231,6 +243,6 @@ pub struct sl_cache_stats {
     /// Entries held now.
     pub entries: u64,
     /// Planning and compiling time the hits skipped, in nanoseconds (what building each
-    /// hit entry took when it was first made).
+    /// hit entry took when it was first made; trace cache only).
     pub saved_ns: u64,
 }

@@ -10,6 +10,7 @@
 //! | `SLUICE_MAX_KERNEL_OPS` | largest fused expression before a value is stored | 4096 |
 //! | `SLUICE_TRACE_CACHE_ENTRIES` | flush recipes the trace cache keeps (0: off) | 256 |
 //! | `SLUICE_EXPLAIN_MISSES` | `1`/`on` logs why each trace cache lookup missed | off |
+//! | `SLUICE_MACRO_CACHE_ENTRIES` | recorded macro sections kept (0: none, always record) | 64 |
 
 use crate::ir::{Result, bail};
 
@@ -22,6 +23,7 @@ pub struct Config {
     pub max_kernel_ops: usize,
     pub trace_cache_entries: usize,
     pub explain_misses: bool,
+    pub macro_cache_entries: usize,
 }
 
 impl Default for Config {
@@ -34,6 +36,7 @@ impl Default for Config {
             max_kernel_ops: 4096,
             trace_cache_entries: 256,
             explain_misses: false,
+            macro_cache_entries: 64,
         }
     }
 }
@@ -98,6 +101,12 @@ impl Config {
             match v.trim().parse::<usize>() {
                 Ok(n) => c.trace_cache_entries = n,
                 _ => bail!(InvalidArgument, "SLUICE_TRACE_CACHE_ENTRIES={v} is not a non-negative integer"),
+            }
+        }
+        if let Some(v) = var("SLUICE_MACRO_CACHE_ENTRIES") {
+            match v.trim().parse::<usize>() {
+                Ok(n) => c.macro_cache_entries = n,
+                _ => bail!(InvalidArgument, "SLUICE_MACRO_CACHE_ENTRIES={v} is not a non-negative integer"),
             }
         }
         if let Some(v) = var("SLUICE_EXPLAIN_MISSES") {

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::runtime::Runtime;
+use crate::sched::macros;
 use smallvec::smallvec;
 
 use crate::ir::{
@@ -306,7 +307,9 @@ impl Graph<'_> {
     /// A view of `a` with shape `out`. Views of stored arrays that only re-index the
     /// storage cost nothing; views of constants are constants.
     pub fn view(&self, a: &Arc<Node>, step: ViewStep, out: Shape, fill: Option<Arc<Node>>) -> Arc<Node> {
-        if let NodeState::Ready(v) = &*a.state()
+        // A recording macro section reads only its inputs: its views stay ops.
+        if !macros::recording()
+            && let NodeState::Ready(v) = &*a.state()
             && let Some(layout) = step.view_layout(&v.layout, &out, &a.shape)
         {
             let value = Value { storage: v.storage.clone(), layout };

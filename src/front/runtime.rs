@@ -37,6 +37,7 @@ impl Runtime {
             inline_elements: 1 << 16,
             trace_cache_entries: config.trace_cache_entries,
             explain_misses: config.explain_misses,
+            macro_cache_entries: config.macro_cache_entries,
         };
         Ok(Runtime { handles: HandleTable::new(), sched: Scheduler::new(engine, opts), memory, config })
     }

@@ -13,8 +13,8 @@ pub use build::Subgraph;
 use build::{KernelBuilder, LEAF_MARK, Leaf};
 pub use key::{Difference, TraceKey};
 use plan::{Decisions, decide};
-pub use recipe::{Plan, Recipe};
-use recipe::{Source, StepRecipe, leaf_layout};
+pub use recipe::{Plan, Recipe, fill_value, leaf_binding, leaf_layout};
+use recipe::{Source, StepRecipe};
 
 use crate::exec::{Executor, Work};
 use crate::ir::{Layout, Node, Op, Result};
@@ -173,5 +173,6 @@ pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &
         };
         steps.push(step);
     }
-    Ok(Recipe { steps, stored, is_stored: store })
+    let slot_types = stored.iter().map(|&i| (order[i as usize].dtype, order[i as usize].shape)).collect();
+    Ok(Recipe { steps, stored, slot_types, is_stored: store })
 }

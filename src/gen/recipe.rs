@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::build::Subgraph;
 use crate::exec::{Binding, ProgramSequence, Step, StepOutput, Work};
-use crate::ir::{Layout, Node, NodeState, Op, Promise};
+use crate::ir::{CallSite, DType, Layout, Node, NodeState, Op, Promise, Scalar, Shape};
 
 /// Where a step's input comes from.
 #[derive(Copy, Clone, Debug)]
@@ -27,7 +27,7 @@ pub fn leaf_layout(n: &Node) -> Layout {
     }
 }
 
-fn leaf_binding(n: &Node) -> Binding {
+pub fn leaf_binding(n: &Node) -> Binding {
     match &*n.state() {
         NodeState::Ready(v) => Binding::Value(v.clone()),
         NodeState::Scheduled(p) => Binding::Promise(p.clone()),
@@ -47,10 +47,12 @@ pub struct StepRecipe {
     pub site: u32,
 }
 
+#[derive(Default)]
 pub struct Recipe {
     pub steps: Vec<StepRecipe>,
-    /// Subgraph index of the node stored in each slot.
+    /// Subgraph index of the node stored in each slot, and its type and shape.
     pub stored: Vec<u32>,
+    pub slot_types: Vec<(DType, Shape)>,
     /// Per subgraph node, whether it is stored.
     pub is_stored: Vec<bool>,
 }
@@ -64,13 +66,19 @@ pub struct Plan {
 }
 
 impl Recipe {
-    /// The program sequence for `sub`, which must have the key the recipe was made for.
-    pub fn instantiate(&self, sub: &Subgraph) -> Plan {
-        let order = &sub.order;
+    /// The program sequence with each leaf position bound by `leaf`, each parameter's
+    /// fill node (a subgraph index) valued by `param`, and each step reporting failures
+    /// at `site` of its subgraph node; with the promise of each stored slot.
+    pub fn sequence(
+        &self,
+        leaf: impl Fn(u32) -> Binding,
+        param: impl Fn(u32) -> Scalar,
+        site: impl Fn(u32) -> CallSite,
+    ) -> (ProgramSequence, Vec<Arc<Promise>>) {
         let promises: Vec<Arc<Promise>> = self.stored.iter().map(|_| Promise::new()).collect();
         let binding = |s: &Source| match *s {
             Source::Stored(slot) => Binding::Promise(promises[slot as usize].clone()),
-            Source::Leaf(pos) => leaf_binding(&sub.inputs[pos as usize]),
+            Source::Leaf(pos) => leaf(pos),
         };
         let steps = self
             .steps
@@ -78,30 +86,42 @@ impl Recipe {
             .map(|r| Step {
                 work: r.work.clone(),
                 inputs: r.inputs.iter().map(binding).collect(),
-                params: r
-                    .params
-                    .iter()
-                    .map(|&i| match order[i as usize].op {
-                        Op::Fill { value, .. } => value,
-                        _ => unreachable!("parameters come from fill nodes"),
-                    })
-                    .collect(),
+                params: r.params.iter().map(|&i| param(i)).collect(),
                 outputs: r
                     .outputs
                     .iter()
                     .map(|&slot| {
-                        let n = &order[self.stored[slot as usize] as usize];
-                        StepOutput { dtype: n.dtype, shape: n.shape, promise: promises[slot as usize].clone() }
+                        let (dtype, shape) = self.slot_types[slot as usize];
+                        StepOutput { dtype, shape, promise: promises[slot as usize].clone() }
                     })
                     .collect(),
-                site: order[r.site as usize].site,
+                site: site(r.site),
             })
             .collect();
+        (ProgramSequence { steps, retired: Vec::new() }, promises)
+    }
+
+    /// The plan for `sub`, which must have the key the recipe was made for.
+    pub fn instantiate(&self, sub: &Subgraph) -> Plan {
+        let order = &sub.order;
+        let (seq, promises) = self.sequence(
+            |pos| leaf_binding(&sub.inputs[pos as usize]),
+            |i| fill_value(&order[i as usize]),
+            |i| order[i as usize].site,
+        );
         let unstored = order.iter().zip(&self.is_stored).filter(|(n, s)| !**s && n.has_handles());
         Plan {
-            seq: ProgramSequence { steps, retired: Vec::new() },
+            seq,
             scheduled: self.stored.iter().zip(promises).map(|(&i, p)| (order[i as usize].clone(), p)).collect(),
             unstored: unstored.map(|(n, _)| n.clone()).collect(),
         }
+    }
+}
+
+/// The value of a fill node that a kernel takes as a parameter.
+pub fn fill_value(n: &Node) -> Scalar {
+    match n.op {
+        Op::Fill { value, .. } => value,
+        _ => unreachable!("parameters come from fill nodes"),
     }
 }

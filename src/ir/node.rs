@@ -135,6 +135,11 @@ impl Node {
         Self::with_state(op, dtype, shape, site, NodeState::Ready(value))
     }
 
+    /// A node computed by work already submitted.
+    pub fn scheduled(op: Op, dtype: DType, shape: Shape, site: CallSite, promise: Arc<Promise>) -> Arc<Node> {
+        Self::with_state(op, dtype, shape, site, NodeState::Scheduled(promise))
+    }
+
     fn with_state(op: Op, dtype: DType, shape: Shape, site: CallSite, state: NodeState) -> Arc<Node> {
         Arc::new(Node {
             id: NEXT_NODE_ID.fetch_add(1, Ordering::Relaxed),

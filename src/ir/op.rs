@@ -289,7 +289,8 @@ pub enum ScatterMode {
 /// What a graph node computes. Node inputs are listed per variant.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Op {
-    /// Data copied in from the application; always materialised.
+    /// Data that exists (or is being computed) when the node is made: copied in from the
+    /// application, or an output of a replayed macro. Never part of a fused kernel.
     Source,
     /// Every element equal to `value`. `baked` constants come from the runtime itself
     /// (folding, strength reduction) and are compiled in; others are kernel arguments.

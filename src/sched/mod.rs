@@ -2,6 +2,7 @@
 //! needed part of the graph to `gen/` (or replays what it made for an equal flush before,
 //! from the trace cache) and the resulting program sequence to the engine.
 
+pub mod macros;
 mod trace;
 
 use std::collections::VecDeque;
@@ -11,13 +12,35 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex};
+use rustc_hash::FxHashMap as HashMap;
 
+use macros::{Frame, MacroCache, MacroEntry, MacroKey, OutputRef};
 use trace::TraceCache;
-pub use trace::TraceStats;
 
 use crate::exec::engine::Engine;
-use crate::r#gen::{self, GenOptions, Plan, Subgraph, TraceKey};
-use crate::ir::{Error, Inputs, Node, Result, Value};
+use crate::r#gen::{self, GenOptions, Plan, Recipe, Subgraph, TraceKey, leaf_binding};
+use crate::ir::{CallSite, Error, Inputs, Node, Op, Result, Value, bail};
+
+/// Counters of a cache since the runtime started.
+#[derive(Copy, Clone, Default, Debug)]
+pub struct CacheStats {
+    pub lookups: u64,
+    pub hits: u64,
+    pub misses: u64,
+    pub evictions: u64,
+    pub entries: u64,
+    /// Planning and compiling time the hits skipped: for each hit, what building its
+    /// entry took when it missed (trace cache only).
+    pub saved_ns: u64,
+}
+
+/// How a macro section starts.
+pub enum MacroStart {
+    /// Run the section; its ops are recorded.
+    Record,
+    /// Skip the section: these are its outputs.
+    Replay(Vec<Arc<Node>>),
+}
 
 pub struct SchedOptions {
     pub r#gen: GenOptions,
@@ -30,6 +53,8 @@ pub struct SchedOptions {
     pub trace_cache_entries: usize,
     /// Log why each trace cache lookup missed (to stderr).
     pub explain_misses: bool,
+    /// Recorded macro sections kept.
+    pub macro_cache_entries: usize,
 }
 
 /// Ops in call order since the last full flush (weak: releasing one drops it).
@@ -55,6 +80,7 @@ struct Core {
     last_flush_nodes: AtomicUsize,
     /// Held while a flush is planned, so a node is scheduled once.
     planning: Mutex<TraceCache>,
+    macros: Mutex<MacroCache>,
     engine: Engine,
     opts: SchedOptions,
 }
@@ -71,30 +97,11 @@ impl Core {
         if roots.is_empty() {
             return;
         }
-        let epoch = self.epoch.fetch_add(1, Ordering::Relaxed).wrapping_add(1).max(1);
-        let sub = r#gen::pending_subgraph(&roots, epoch, self.last_flush_nodes.load(Ordering::Relaxed));
-        self.last_flush_nodes.store(sub.order.len(), Ordering::Relaxed);
+        let sub = self.subgraph(&roots);
         match self.plan(&mut cache, &sub, &roots) {
-            Ok(mut plan) => {
+            Ok(plan) => {
                 drop(cache);
-                self.flushes.fetch_add(1, Ordering::Relaxed);
-                for (node, promise) in plan.scheduled {
-                    plan.seq.retired.push(node.schedule(promise));
-                }
-                // The subgraph may hold the last references to nodes: freed on the
-                // execution thread with the rest.
-                plan.seq.retired.extend([sub.order, sub.inputs].map(Inputs::from_vec));
-                for node in plan.unstored {
-                    node.mark_fused_unstored();
-                }
-                let small = plan.seq.output_elements() <= self.opts.inline_elements;
-                if for_read && small {
-                    if let Some(seq) = self.engine.try_run_inline(plan.seq) {
-                        self.engine.submit(seq);
-                    }
-                } else {
-                    self.engine.submit(plan.seq);
-                }
+                self.submit(plan, sub, for_read);
             }
             Err(e) => {
                 let e = Arc::new(e);
@@ -103,6 +110,54 @@ impl Core {
                 }
             }
         }
+    }
+
+    /// The pending subgraph of `roots` for a new flush (the planning lock must be held).
+    fn subgraph(&self, roots: &[Arc<Node>]) -> Subgraph {
+        let epoch = self.epoch.fetch_add(1, Ordering::Relaxed).wrapping_add(1).max(1);
+        let sub = r#gen::pending_subgraph(roots, epoch, self.last_flush_nodes.load(Ordering::Relaxed));
+        self.last_flush_nodes.store(sub.order.len(), Ordering::Relaxed);
+        sub
+    }
+
+    /// Moves the planned nodes to their promises and hands the sequence to the engine;
+    /// a small one for a blocking read runs on this thread.
+    fn submit(&self, mut plan: Plan, sub: Subgraph, for_read: bool) {
+        self.flushes.fetch_add(1, Ordering::Relaxed);
+        for (node, promise) in plan.scheduled {
+            plan.seq.retired.push(node.schedule(promise));
+        }
+        // The subgraph may hold the last references to nodes: freed on the
+        // execution thread with the rest.
+        plan.seq.retired.extend([sub.order, sub.inputs].map(Inputs::from_vec));
+        for node in plan.unstored {
+            node.mark_fused_unstored();
+        }
+        let small = plan.seq.output_elements() <= self.opts.inline_elements;
+        if for_read && small {
+            if let Some(seq) = self.engine.try_run_inline(plan.seq) {
+                self.engine.submit(seq);
+            }
+        } else {
+            self.engine.submit(plan.seq);
+        }
+    }
+
+    /// Plans and submits `roots` as one unit (no trace cache), after `check` has
+    /// accepted the subgraph and recipe; returns what `check` made of them.
+    fn flush_recorded<R>(
+        &self,
+        roots: &[Arc<Node>],
+        check: impl FnOnce(&Subgraph, &Recipe) -> Result<R>,
+    ) -> Result<(Arc<Recipe>, R)> {
+        let cache = self.planning.lock();
+        let sub = self.subgraph(roots);
+        let recipe = Arc::new(r#gen::compile(&sub, roots, &**self.engine.executor(), &self.opts.r#gen)?);
+        let made = check(&sub, &recipe)?;
+        let plan = recipe.instantiate(&sub);
+        drop(cache);
+        self.submit(plan, sub, false);
+        Ok((recipe, made))
     }
 
     /// The plan for subgraph `sub`: replayed from the trace cache when an equal flush
@@ -227,6 +282,7 @@ impl Scheduler {
             epoch: AtomicU32::new(0),
             last_flush_nodes: AtomicUsize::new(0),
             planning: Mutex::new(TraceCache::new(opts.trace_cache_entries)),
+            macros: Mutex::new(MacroCache::new(opts.macro_cache_entries)),
             engine,
             opts,
         });
@@ -242,13 +298,20 @@ impl Scheduler {
         self.core.flushes.load(Ordering::Relaxed)
     }
 
-    pub fn trace_stats(&self) -> TraceStats {
+    pub fn trace_stats(&self) -> CacheStats {
         self.core.planning.lock().stats()
+    }
+
+    pub fn macro_stats(&self) -> CacheStats {
+        self.core.macros.lock().stats()
     }
 
     /// Adds a new pending op; when the queue is full, what it holds is planned on the
     /// planning thread.
     pub fn enqueue(&self, n: &Arc<Node>) {
+        if macros::capture(n) {
+            return;
+        }
         let full = {
             let mut q = self.core.queue.lock();
             q.entries.push(Arc::downgrade(n));
@@ -283,6 +346,177 @@ impl Scheduler {
         self.planner.wait_idle();
         self.core.flush(&self.core.take_live(), false);
         self.core.engine.wait_idle();
+    }
+
+    /// Opens a macro section with `inputs` (computed first, so the section reads them as
+    /// arrays) and `outputs` outputs: recorded the first time its key is seen, replayed
+    /// after. A section opened while another records on this thread is part of that
+    /// recording (its body runs).
+    pub fn macro_begin(
+        &self,
+        name: &str,
+        inputs: Vec<Arc<Node>>,
+        controls: &[f64],
+        outputs: usize,
+        site: CallSite,
+    ) -> Result<MacroStart> {
+        let nested = macros::recording();
+        if !nested {
+            let pending: Vec<Arc<Node>> = inputs.iter().filter(|n| n.is_pending()).cloned().collect();
+            self.flush(&pending);
+        }
+        let key = MacroKey::new(name, &inputs, controls);
+        if macros::is_open(&key) {
+            bail!(
+                InvalidState,
+                "macro '{name}' is already being recorded on this thread (a section cannot contain itself)"
+            );
+        }
+        if !nested && let Some(entry) = self.core.macros.lock().lookup_or_claim(&key)? {
+            return Ok(MacroStart::Replay(self.replay(&entry, &inputs, site)));
+        }
+        macros::push(Frame { key, outputs, inputs, made: Vec::new(), nested });
+        Ok(MacroStart::Record)
+    }
+
+    fn replay(&self, e: &MacroEntry, inputs: &[Arc<Node>], site: CallSite) -> Vec<Arc<Node>> {
+        let (seq, promises) =
+            e.recipe.sequence(|pos| leaf_binding(&inputs[e.leaves[&pos] as usize]), |i| e.params[&i], |i| e.sites[&i]);
+        self.planner.wait_idle();
+        self.core.engine.submit(seq);
+        e.outputs
+            .iter()
+            .map(|o| match *o {
+                OutputRef::Slot(s) => {
+                    let (dtype, shape) = e.recipe.slot_types[s as usize];
+                    Node::scheduled(Op::Source, dtype, shape, site, promises[s as usize].clone())
+                }
+                OutputRef::Input(i) => inputs[i as usize].clone(),
+            })
+            .collect()
+    }
+
+    /// Closes the innermost section on this thread, declaring its outputs. The section's
+    /// values stay computable whatever the outcome.
+    pub fn macro_end(&self, outputs: &[Arc<Node>]) -> Result<()> {
+        let Some(frame) = macros::pop() else {
+            bail!(InvalidState, "sl_macro_end without an open sl_macro_begin on this thread");
+        };
+        let recorded = self.record(&frame, outputs);
+        self.close(frame, recorded)
+    }
+
+    /// Abandons the innermost section recording on this thread (nothing is cached).
+    pub fn macro_cancel(&self) -> Result<()> {
+        let Some(frame) = macros::pop() else {
+            bail!(InvalidState, "sl_macro_cancel without an open sl_macro_begin on this thread");
+        };
+        self.close(frame, Ok(None))
+    }
+
+    /// Returns a closed section's ops to the work queue (or its enclosing recording) and
+    /// ends its claim on the key, caching what it recorded.
+    fn close(&self, frame: Frame, recorded: Result<Option<MacroEntry>>) -> Result<()> {
+        if frame.nested {
+            macros::adopt(frame.made);
+            return recorded.map(|_| ());
+        }
+        self.core.queue.lock().entries.extend(frame.made);
+        let (entry, result) = match recorded {
+            Ok(e) => (e, Ok(())),
+            Err(e) => (None, Err(e)),
+        };
+        self.core.macros.lock().finish(frame.key, entry);
+        result
+    }
+
+    /// Checks a recorded section and compiles it as one unit (outermost sections only).
+    fn record(&self, frame: &Frame, outputs: &[Arc<Node>]) -> Result<Option<MacroEntry>> {
+        let name = &frame.key.name;
+        if outputs.len() != frame.outputs {
+            bail!(
+                InvalidArgument,
+                "macro '{name}' was begun with {} outputs but ended with {}",
+                frame.outputs,
+                outputs.len()
+            );
+        }
+        let declared = |n: &Arc<Node>| outputs.iter().any(|o| Arc::ptr_eq(o, n));
+        for n in frame.made.iter().filter_map(Weak::upgrade) {
+            if n.has_handles() && n.is_pending() && !declared(&n) {
+                bail!(
+                    InvalidState,
+                    "macro '{name}': the array made by {} is still held after the section but is not one of its outputs (declare it, or release it inside the section)",
+                    n.site
+                );
+            }
+        }
+        if frame.nested {
+            return Ok(None);
+        }
+        let input_index = |n: &Node| frame.inputs.iter().position(|i| i.id == n.id);
+        let mut roots: Vec<Arc<Node>> = Vec::new();
+        for (k, o) in outputs.iter().enumerate() {
+            if input_index(o).is_none() && !o.is_pending() {
+                bail!(
+                    InvalidArgument,
+                    "macro '{name}': output {k} (made by {}) is not computed inside the section",
+                    o.site
+                );
+            }
+            if o.is_pending() && !roots.iter().any(|r| Arc::ptr_eq(r, o)) {
+                roots.push(o.clone());
+            }
+        }
+        if roots.is_empty() {
+            let outputs = outputs.iter().map(|o| OutputRef::Input(input_index(o).expect("checked") as u32)).collect();
+            let recipe = Arc::new(Recipe::default());
+            return Ok(Some(MacroEntry {
+                recipe,
+                leaves: Default::default(),
+                params: Default::default(),
+                sites: Default::default(),
+                outputs,
+            }));
+        }
+        self.planner.wait_idle();
+        let (recipe, (leaves, params, sites, refs)) = self.core.flush_recorded(&roots, |sub, recipe| {
+            let mut leaves = HashMap::default();
+            for (pos, leaf) in sub.inputs.iter().enumerate() {
+                if sub.leaf_position(leaf) != Some(pos as u32) {
+                    continue;
+                }
+                let Some(i) = input_index(leaf) else {
+                    bail!(
+                        InvalidArgument,
+                        "macro '{name}': the section reads the array made by {}, which is neither an input of the section nor computed inside it",
+                        leaf.site
+                    );
+                };
+                leaves.insert(pos as u32, i as u32);
+            }
+            let mut params = HashMap::default();
+            let mut sites = HashMap::default();
+            for step in &recipe.steps {
+                for &p in &step.params {
+                    params.insert(p, r#gen::fill_value(&sub.order[p as usize]));
+                }
+                sites.insert(step.site, sub.order[step.site as usize].site);
+            }
+            let slot_of = |o: &Arc<Node>| {
+                let i = sub.index_of(o).expect("roots are in the subgraph") as u32;
+                recipe.stored.iter().position(|&s| s == i).expect("roots are stored") as u32
+            };
+            let refs: Vec<OutputRef> = outputs
+                .iter()
+                .map(|o| match input_index(o) {
+                    Some(i) => OutputRef::Input(i as u32),
+                    None => OutputRef::Slot(slot_of(o)),
+                })
+                .collect();
+            Ok((leaves, params, sites, refs))
+        })?;
+        Ok(Some(MacroEntry { recipe, leaves, params, sites, outputs: refs }))
     }
 
     /// Stops the planning and execution threads (after finishing what they hold).

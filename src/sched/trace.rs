@@ -6,20 +6,8 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 
+use super::CacheStats;
 use crate::r#gen::{Recipe, Subgraph, TraceKey};
-
-/// Counters of the cache since the runtime started.
-#[derive(Copy, Clone, Default, Debug)]
-pub struct TraceStats {
-    pub lookups: u64,
-    pub hits: u64,
-    pub misses: u64,
-    pub evictions: u64,
-    pub entries: u64,
-    /// Planning and compiling time the hits skipped: for each hit, what building its
-    /// recipe took when it missed.
-    pub saved_ns: u64,
-}
 
 struct Entry {
     key: TraceKey,
@@ -33,20 +21,20 @@ pub struct TraceCache {
     /// Keys by hash; equal hashes are compared in full.
     buckets: HashMap<u64, Vec<Entry>>,
     clock: u64,
-    stats: TraceStats,
+    stats: CacheStats,
 }
 
 impl TraceCache {
     /// A cache holding at most `capacity` recipes (0 disables it).
     pub fn new(capacity: usize) -> TraceCache {
-        TraceCache { capacity, buckets: HashMap::default(), clock: 0, stats: TraceStats::default() }
+        TraceCache { capacity, buckets: HashMap::default(), clock: 0, stats: CacheStats::default() }
     }
 
     pub fn enabled(&self) -> bool {
         self.capacity > 0
     }
 
-    pub fn stats(&self) -> TraceStats {
+    pub fn stats(&self) -> CacheStats {
         self.stats
     }
 
