@@ -58,6 +58,13 @@ typedef int32_t sl_boundary;
 // How `sl_scatter` combines values that land on the same element.
 typedef int32_t sl_scatter_mode;
 
+// Bit generators. Both are counter-based: element i of draw d is a function of the seed,
+// d and i only, identical on every executor.
+typedef int32_t sl_rng_kind;
+
+// A random number generator object (`sl_rng_create`).
+typedef uint64_t sl_rng;
+
 // Reductions (`sl_reduce`).
 typedef int32_t sl_reduce_op;
 
@@ -127,10 +134,10 @@ typedef struct {
   uint64_t live_handles;
 } sl_stats;
 
-// The caches whose counters `sl_cache_stats` reports.
+// The caches whose counters `sl_get_cache_stats` reports.
 typedef int32_t sl_cache;
 
-// Counters of one cache since the runtime started (`sl_cache_stats`).
+// Counters of one cache since the runtime started (`sl_get_cache_stats`).
 typedef struct {
   uint64_t lookups;
   uint64_t hits;
@@ -354,6 +361,13 @@ typedef struct {
 
 // Recorded before: skip the section; the outputs are already filled in.
 #define SL_MACRO_REPLAY 1
+
+// Philox4x32-10: long period (2^128 counters per seed), passes BigCrush.
+#define SL_RNG_PHILOX 0
+
+// A 32-bit hash: cheaper, but a draw's stream repeats after 2^32 elements; for
+// simulations that need speed more than statistical quality.
+#define SL_RNG_FAST 1
 
 
 
@@ -729,6 +743,35 @@ sl_status sl_scatter(sl_array dst,
                      sl_scatter_mode mode,
                      sl_array *out);
 
+// A new generator of `kind` seeded with `seed`, at draw 0.
+sl_status sl_rng_create(sl_rng_kind kind_, uint64_t seed, sl_rng *out);
+
+sl_status sl_rng_destroy(sl_rng rng);
+
+// The generator's seed and next draw (each random array takes one draw). Either
+// pointer may be NULL.
+sl_status sl_rng_get_state(sl_rng rng, uint64_t *seed, uint64_t *draw);
+
+// Sets the seed and next draw: a generator set to a state it had before repeats the
+// numbers it gave from there.
+sl_status sl_rng_set_state(sl_rng rng, uint64_t seed, uint64_t draw);
+
+// An array of `dtype` (SL_F32 or SL_F64) and shape `dims[0..rank]` of independent
+// values uniform on [0, 1), taking the generator's next draw. Fused into its consumers
+// like any other op; the values depend only on the seed, the draw and the element.
+sl_status sl_random_uniform(sl_rng rng,
+                            sl_dtype dtype,
+                            int32_t rank,
+                            const int64_t *dims,
+                            sl_array *out);
+
+// Like `sl_random_uniform`, with standard normal values (Box-Muller).
+sl_status sl_random_normal(sl_rng rng,
+                           sl_dtype dtype,
+                           int32_t rank,
+                           const int64_t *dims,
+                           sl_array *out);
+
 // Reduces `a` along dimension `dim` (kept with size 1), or over every element to a
 // rank-0 array when `dim` is `SL_ALL_DIMS`.
 sl_status sl_reduce(sl_reduce_op op, sl_array a, int32_t dim, sl_array *out);
@@ -806,7 +849,7 @@ sl_status sl_pop_error_handler(void);
 sl_status sl_get_stats(sl_stats *out);
 
 // Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`) since the runtime started.
-sl_status sl_cache_stats(sl_cache which, sl_cache_stats *out);
+sl_status sl_get_cache_stats(sl_cache which, sl_cache_stats *out);
 
 #ifdef __cplusplus
 }  // extern "C"

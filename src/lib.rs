@@ -26,6 +26,7 @@ pub use api::array::*;
 pub use api::elementwise::*;
 pub use api::macros::*;
 pub use api::movement::*;
+pub use api::random::*;
 pub use api::reduce::*;
 pub use api::runtime::*;
 pub use api::types::*;

@@ -317,6 +317,6 @@ fn fused_equals_op_by_op() {
 
 fn trace_hits() -> u64 {
     let mut s: sl_cache_stats = unsafe { std::mem::zeroed() };
-    ok(sl_cache_stats(SL_CACHE_TRACE, &mut s));
+    ok(sl_get_cache_stats(SL_CACHE_TRACE, &mut s));
     s.hits
 }

@@ -12,7 +12,7 @@ use sluice::*;
 
 fn macro_stats() -> sl_cache_stats {
     let mut s: sl_cache_stats = unsafe { std::mem::zeroed() };
-    ok(sl_cache_stats(SL_CACHE_MACRO, &mut s));
+    ok(sl_get_cache_stats(SL_CACHE_MACRO, &mut s));
     s
 }
 

@@ -13,7 +13,7 @@ use sluice::*;
 
 fn cache_stats() -> sl_cache_stats {
     let mut s: sl_cache_stats = unsafe { std::mem::zeroed() };
-    ok(sl_cache_stats(SL_CACHE_TRACE, &mut s));
+    ok(sl_get_cache_stats(SL_CACHE_TRACE, &mut s));
     s
 }
 
@@ -134,9 +134,9 @@ fn trace_cache() {
     release(&handles);
 
     // Bad arguments.
-    fails(sl_cache_stats(SL_CACHE_TRACE, std::ptr::null_mut()), SL_ERR_INVALID_ARGUMENT, "NULL");
+    fails(sl_get_cache_stats(SL_CACHE_TRACE, std::ptr::null_mut()), SL_ERR_INVALID_ARGUMENT, "NULL");
     let mut s: sl_cache_stats = unsafe { std::mem::zeroed() };
-    fails(sl_cache_stats(99, &mut s), SL_ERR_INVALID_ARGUMENT, "not a cache");
+    fails(sl_get_cache_stats(99, &mut s), SL_ERR_INVALID_ARGUMENT, "not a cache");
     ok(sl_shutdown());
 }
 

@@ -44,7 +44,11 @@ pub extern "C" fn sl_macro_begin(
         let rt = runtime()?;
         let ins = nodes(&rt, inputs, n_in)?;
         let ctrl = slice(controls, n_ctrl, "controls")?;
-        match rt.sched.macro_begin(name, ins, ctrl, outs.len(), site)? {
+        let reserve = |rng: u64, count: u64| -> Result<(u64, u64)> {
+            let st = rt.rngs.get(rng)?.take(count);
+            Ok((st.seed, st.draw))
+        };
+        match rt.sched.macro_begin(name, ins, ctrl, outs.len(), site, &reserve)? {
             MacroStart::Replay(results) => {
                 for (slot, n) in outs.iter_mut().zip(results) {
                     put(&rt, slot, n);

@@ -11,6 +11,7 @@ pub mod elementwise;
 pub mod error;
 pub mod macros;
 pub mod movement;
+pub mod random;
 pub mod reduce;
 pub mod runtime;
 pub mod site;

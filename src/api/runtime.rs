@@ -167,8 +167,8 @@ pub extern "C" fn sl_get_stats(out: *mut sl_stats) -> sl_status {
 
 /// Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`) since the runtime started.
 #[unsafe(no_mangle)]
-pub extern "C" fn sl_cache_stats(which: sl_cache, out: *mut sl_cache_stats) -> sl_status {
-    boundary!("sl_cache_stats", |_site| {
+pub extern "C" fn sl_get_cache_stats(which: sl_cache, out: *mut sl_cache_stats) -> sl_status {
+    boundary!("sl_get_cache_stats", |_site| {
         if out.is_null() {
             bail!(InvalidArgument, "out is NULL");
         }

@@ -218,7 +218,7 @@ pub struct sl_stats {
     pub live_handles: u64,
 }
 
-/// The caches whose counters `sl_cache_stats` reports.
+/// The caches whose counters `sl_get_cache_stats` reports.
 pub type sl_cache = i32;
 /// Recipes of earlier flushes, replayed when the same sequence of ops is flushed again.
 pub const SL_CACHE_TRACE: sl_cache = 0;
@@ -232,7 +232,7 @@ pub const SL_MACRO_RECORD: sl_macro_mode = 0;
 /// Recorded before: skip the section; the outputs are already filled in.
 pub const SL_MACRO_REPLAY: sl_macro_mode = 1;
 
-/// Counters of one cache since the runtime started (`sl_cache_stats`).
+/// Counters of one cache since the runtime started (`sl_get_cache_stats`).
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct sl_cache_stats {
@@ -246,3 +246,15 @@ pub struct sl_cache_stats {
     /// hit entry took when it was first made; trace cache only).
     pub saved_ns: u64,
 }
+
+/// A random number generator object (`sl_rng_create`).
+pub type sl_rng = u64;
+
+/// Bit generators. Both are counter-based: element i of draw d is a function of the seed,
+/// d and i only, identical on every executor.
+pub type sl_rng_kind = i32;
+/// Philox4x32-10: long period (2^128 counters per seed), passes BigCrush.
+pub const SL_RNG_PHILOX: sl_rng_kind = 0;
+/// A 32-bit hash: cheaper, but a draw's stream repeats after 2^32 elements; for
+/// simulations that need speed more than statistical quality.
+pub const SL_RNG_FAST: sl_rng_kind = 1;

@@ -52,6 +52,23 @@ pub enum OutputRef {
     Input(u32),
 }
 
+/// A generator the section draws from: its draws at recording were `first ..
+/// first + count`; a replay takes `count` new ones.
+pub struct RngUse {
+    pub rng: u64,
+    pub first: u64,
+    pub count: u64,
+}
+
+/// A parameter that comes from a generator's state instead of its recorded value.
+#[derive(Copy, Clone)]
+pub enum RngParam {
+    /// The seed of use `.0`.
+    Seed(usize),
+    /// Draw `first + .1` of use `.0`.
+    Draw(usize, u64),
+}
+
 /// What a replay needs besides the recipe: how the recipe's leaves, parameters and call
 /// sites (subgraph positions at recording time) map to the new call.
 pub struct MacroEntry {
@@ -62,6 +79,8 @@ pub struct MacroEntry {
     pub params: HashMap<u32, Scalar>,
     pub sites: HashMap<u32, CallSite>,
     pub outputs: Vec<OutputRef>,
+    pub rng_uses: Vec<RngUse>,
+    pub rng_params: HashMap<u32, RngParam>,
 }
 
 struct Cached {

@@ -14,12 +14,12 @@ use std::time::Instant;
 use parking_lot::{Condvar, Mutex};
 use rustc_hash::FxHashMap as HashMap;
 
-use macros::{Frame, MacroCache, MacroEntry, MacroKey, OutputRef};
+use macros::{Frame, MacroCache, MacroEntry, MacroKey, OutputRef, RngParam, RngUse};
 use trace::TraceCache;
 
 use crate::exec::engine::Engine;
 use crate::r#gen::{self, GenOptions, Plan, Recipe, Subgraph, TraceKey, leaf_binding};
-use crate::ir::{CallSite, Error, Inputs, Node, Op, Result, Value, bail};
+use crate::ir::{CallSite, Error, Inputs, Node, Op, Result, Scalar, Value, bail};
 
 /// Counters of a cache since the runtime started.
 #[derive(Copy, Clone, Default, Debug)]
@@ -179,6 +179,39 @@ impl Core {
         cache.insert(key, recipe.clone(), start.elapsed().as_nanos() as u64);
         Ok(recipe.instantiate(sub))
     }
+}
+
+/// The generators a recorded subgraph draws from, and which of its parameters are their
+/// seeds and draws.
+fn rng_draws(sub: &Subgraph) -> (Vec<RngUse>, HashMap<u32, RngParam>) {
+    let mut uses: Vec<RngUse> = Vec::new();
+    let mut draws: Vec<(u32, u32, usize, u64)> = Vec::new();
+    for (i, n) in sub.order.iter().enumerate() {
+        let Op::Random { rng, .. } = n.op else { continue };
+        let ins = sub.inputs_at(i);
+        let index = |k: usize| sub.index_of(&ins[k]).expect("random operands are pending") as u32;
+        let draw = match r#gen::fill_value(&ins[1]) {
+            Scalar::I64(v) => v as u64,
+            other => unreachable!("a draw is an i64, not {other:?}"),
+        };
+        let u = match uses.iter().position(|u| u.rng == rng) {
+            Some(u) => u,
+            None => {
+                uses.push(RngUse { rng, first: draw, count: 0 });
+                uses.len() - 1
+            }
+        };
+        uses[u].first = uses[u].first.min(draw);
+        draws.push((index(0), index(1), u, draw));
+    }
+    let mut params = HashMap::default();
+    for &(seed, draw_node, u, draw) in &draws {
+        let offset = draw - uses[u].first;
+        uses[u].count = uses[u].count.max(offset + 1);
+        params.insert(seed, RngParam::Seed(u));
+        params.insert(draw_node, RngParam::Draw(u, offset));
+    }
+    (uses, params)
 }
 
 /// Batches of roots the planning thread has yet to flush, in the order they were cut.
@@ -351,7 +384,9 @@ impl Scheduler {
     /// Opens a macro section with `inputs` (computed first, so the section reads them as
     /// arrays) and `outputs` outputs: recorded the first time its key is seen, replayed
     /// after. A section opened while another records on this thread is part of that
-    /// recording (its body runs).
+    /// recording (its body runs). `reserve(rng, count)` takes `count` draws from a
+    /// generator the section uses and returns its seed and first draw, so each replay
+    /// draws new numbers.
     pub fn macro_begin(
         &self,
         name: &str,
@@ -359,6 +394,7 @@ impl Scheduler {
         controls: &[f64],
         outputs: usize,
         site: CallSite,
+        reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
     ) -> Result<MacroStart> {
         let nested = macros::recording();
         if !nested {
@@ -373,18 +409,30 @@ impl Scheduler {
             );
         }
         if !nested && let Some(entry) = self.core.macros.lock().lookup_or_claim(&key)? {
-            return Ok(MacroStart::Replay(self.replay(&entry, &inputs, site)));
+            return Ok(MacroStart::Replay(self.replay(&entry, &inputs, site, reserve)?));
         }
         macros::push(Frame { key, outputs, inputs, made: Vec::new(), nested });
         Ok(MacroStart::Record)
     }
 
-    fn replay(&self, e: &MacroEntry, inputs: &[Arc<Node>], site: CallSite) -> Vec<Arc<Node>> {
+    fn replay(
+        &self,
+        e: &MacroEntry,
+        inputs: &[Arc<Node>],
+        site: CallSite,
+        reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
+    ) -> Result<Vec<Arc<Node>>> {
+        let states = e.rng_uses.iter().map(|u| reserve(u.rng, u.count)).collect::<Result<Vec<_>>>()?;
+        let param = |i: u32| match e.rng_params.get(&i) {
+            Some(RngParam::Seed(u)) => Scalar::I64(states[*u].0 as i64),
+            Some(RngParam::Draw(u, offset)) => Scalar::I64(states[*u].1.wrapping_add(*offset) as i64),
+            None => e.params[&i],
+        };
         let (seq, promises) =
-            e.recipe.sequence(|pos| leaf_binding(&inputs[e.leaves[&pos] as usize]), |i| e.params[&i], |i| e.sites[&i]);
+            e.recipe.sequence(|pos| leaf_binding(&inputs[e.leaves[&pos] as usize]), param, |i| e.sites[&i]);
         self.planner.wait_idle();
         self.core.engine.submit(seq);
-        e.outputs
+        Ok(e.outputs
             .iter()
             .map(|o| match *o {
                 OutputRef::Slot(s) => {
@@ -393,7 +441,7 @@ impl Scheduler {
                 }
                 OutputRef::Input(i) => inputs[i as usize].clone(),
             })
-            .collect()
+            .collect())
     }
 
     /// Closes the innermost section on this thread, declaring its outputs. The section's
@@ -470,17 +518,18 @@ impl Scheduler {
         }
         if roots.is_empty() {
             let outputs = outputs.iter().map(|o| OutputRef::Input(input_index(o).expect("checked") as u32)).collect();
-            let recipe = Arc::new(Recipe::default());
             return Ok(Some(MacroEntry {
-                recipe,
+                recipe: Arc::new(Recipe::default()),
                 leaves: Default::default(),
                 params: Default::default(),
                 sites: Default::default(),
                 outputs,
+                rng_uses: Vec::new(),
+                rng_params: Default::default(),
             }));
         }
         self.planner.wait_idle();
-        let (recipe, (leaves, params, sites, refs)) = self.core.flush_recorded(&roots, |sub, recipe| {
+        let (recipe, recorded) = self.core.flush_recorded(&roots, |sub, recipe| {
             let mut leaves = HashMap::default();
             for (pos, leaf) in sub.inputs.iter().enumerate() {
                 if sub.leaf_position(leaf) != Some(pos as u32) {
@@ -514,9 +563,11 @@ impl Scheduler {
                     None => OutputRef::Slot(slot_of(o)),
                 })
                 .collect();
-            Ok((leaves, params, sites, refs))
+            let (rng_uses, rng_params) = rng_draws(sub);
+            Ok((leaves, params, sites, refs, rng_uses, rng_params))
         })?;
-        Ok(Some(MacroEntry { recipe, leaves, params, sites, outputs: refs }))
+        let (leaves, params, sites, outputs, rng_uses, rng_params) = recorded;
+        Ok(Some(MacroEntry { recipe, leaves, params, sites, outputs, rng_uses, rng_params }))
     }
 
     /// Stops the planning and execution threads (after finishing what they hold).
