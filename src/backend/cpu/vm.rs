@@ -422,8 +422,12 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                 }
                 VInst::Random { kind, word, dtype, dst, seed, draw, index } => {
                     let d = f.reg(*dst as usize);
-                    let (s, w, i) = (opnd(f, &l.uni, *seed), opnd(f, &l.uni, *draw), opnd(f, &l.uni, *index));
-                    random::uniform(*kind, *word, *dtype, s, w, i, d, n);
+                    let at = random::StreamAt {
+                        seed: opnd(f, &l.uni, *seed),
+                        draw: opnd(f, &l.uni, *draw),
+                        index: opnd(f, &l.uni, *index),
+                    };
+                    random::uniform(*kind, *word, *dtype, at, d, n);
                     f.ptrs[*dst as usize] = d;
                 }
             }
