@@ -4,21 +4,20 @@ use super::ops::Opnd;
 use crate::ir::DType;
 use crate::ir::random::{RngKind, uniform_f32, uniform_f64, words};
 
+/// Where in the random streams the lanes read: each is one value or `n` lanes of i64.
+pub struct StreamAt {
+    pub seed: Opnd,
+    pub draw: Opnd,
+    pub index: Opnd,
+}
+
 /// Writes `n` uniform values of `dtype` (f32 or f64) from word `word` of the stream at
-/// (seed, draw, index) to `dst`; each operand is one value or `n` lanes of i64.
+/// `at` to `dst`.
 ///
 /// # Safety
 /// Vector operands point at `n` i64 lanes; `dst` has room for `n` values of `dtype`.
-pub unsafe fn uniform(
-    kind: RngKind,
-    word: u8,
-    dtype: DType,
-    seed: Opnd,
-    draw: Opnd,
-    index: Opnd,
-    dst: *mut u8,
-    n: usize,
-) {
+pub unsafe fn uniform(kind: RngKind, word: u8, dtype: DType, at: StreamAt, dst: *mut u8, n: usize) {
+    let StreamAt { seed, draw, index } = at;
     let lane = |o: &Opnd, i: usize| match *o {
         Opnd::Scalar(bits) => bits,
         // SAFETY: the caller passes `n` lanes.
