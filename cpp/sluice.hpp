@@ -70,7 +70,8 @@ public:
     static Error last(sl_status status) {
         sl_error_info info{};
         if (sl_last_error(&info) != SL_OK) return Error(status, "no error detail available", {});
-        return Error(status, text(info.message), {text(info.function), text(info.call_file), info.call_line, info.call_pc},
+        return Error(status, text(info.message),
+                     {text(info.function), text(info.call_file), info.call_line, info.call_pc},
                      {text(info.origin_function), text(info.origin_file), info.origin_line, info.origin_pc});
     }
 
@@ -115,8 +116,7 @@ static_assert(sizeof(bool) == 1, "Sluice bool arrays need a one-byte bool");
 }  // namespace detail
 
 // The element type of host type T (float, double, int32_t, int64_t, uint8_t, bool).
-template <class T>
-constexpr DType dtype_of() {
+template <class T> constexpr DType dtype_of() {
     static_assert(detail::is_element<T>, "Sluice elements are float, double, int32_t, int64_t, uint8_t or bool");
     if constexpr (std::is_same_v<T, float>) return DType::f32;
     if constexpr (std::is_same_v<T, double>) return DType::f64;
@@ -154,8 +154,7 @@ public:
     }
 
     // A copy of `data`, shaped `dims`, elements in `layout` order.
-    template <class T>
-    explicit Array(const T* data, const Shape& dims, Layout layout = Layout::col_major) {
+    template <class T> explicit Array(const T* data, const Shape& dims, Layout layout = Layout::col_major) {
         create(dtype_of<T>(), dims, layout, data, element_count(dims) * sizeof(T));
     }
 
@@ -213,14 +212,12 @@ public:
 
     // Computes the array (waiting for it) and copies its elements into `count` elements at
     // `dst`, which must be exactly the array's size; T must match the array's dtype.
-    template <class T>
-    void read(T* dst, std::size_t count, Layout layout = Layout::col_major) const {
+    template <class T> void read(T* dst, std::size_t count, Layout layout = Layout::col_major) const {
         require_dtype(dtype_of<T>());
         detail::check(sl_read(handle_, static_cast<sl_layout>(layout), dst, count * sizeof(T)));
     }
 
-    template <class T>
-    std::vector<T> read(Layout layout = Layout::col_major) const {
+    template <class T> std::vector<T> read(Layout layout = Layout::col_major) const {
         const auto n = static_cast<std::size_t>(numel());
         if constexpr (std::is_same_v<T, bool>) {
             std::vector<uint8_t> bytes(n);
@@ -235,8 +232,7 @@ public:
     }
 
     // The single element of a one-element array (e.g. a full reduction).
-    template <class T>
-    T item() const {
+    template <class T> T item() const {
         T value{};
         read(&value, 1);
         return value;
@@ -282,8 +278,7 @@ private:
 namespace detail {
 
 // Calls a C function whose last argument is the out-handle and owns the result.
-template <class Fn, class... Args>
-Array make(Fn fn, Args... args) {
+template <class Fn, class... Args> Array make(Fn fn, Args... args) {
     sl_array out = 0;
     check(fn(args..., &out));
     return Array::adopt(out);
@@ -403,7 +398,9 @@ inline Array binary(sl_binary_op op, double s, const Array& b) {
 inline Array select(const Array& cond, const Array& a, const Array& b) {
     return detail::make(sl_select, cond.handle(), a.handle(), b.handle());
 }
-inline Array cast(const Array& a, DType dtype) { return detail::make(sl_cast, a.handle(), static_cast<sl_dtype>(dtype)); }
+inline Array cast(const Array& a, DType dtype) {
+    return detail::make(sl_cast, a.handle(), static_cast<sl_dtype>(dtype));
+}
 
 // ---------------------------------------------------------------------------------------
 // Element-wise unary ops
@@ -522,8 +519,7 @@ namespace detail {
 template <class L, class R>
 constexpr bool operands = (std::is_same_v<L, Array> && (std::is_same_v<R, Array> || std::is_arithmetic_v<R>)) ||
                           (std::is_arithmetic_v<L> && std::is_same_v<R, Array>);
-template <class L, class R>
-using if_operands = std::enable_if_t<operands<L, R>, Array>;
+template <class L, class R> using if_operands = std::enable_if_t<operands<L, R>, Array>;
 }  // namespace detail
 
 template <class L, class R> detail::if_operands<L, R> operator+(const L& a, const R& b) { return add(a, b); }
@@ -599,8 +595,7 @@ inline Array project(const Array& a, int32_t dim, int64_t index) {
     return detail::make(sl_project, a.handle(), dim, index);
 }
 // out[.., i, ..] = a[.., i - offset, ..] along `dim`; outside positions take `fill` or the edge.
-inline Array shift(const Array& a, int32_t dim, int64_t offset, Boundary boundary = Boundary::fill,
-                   double fill = 0) {
+inline Array shift(const Array& a, int32_t dim, int64_t offset, Boundary boundary = Boundary::fill, double fill = 0) {
     return detail::make(sl_shift, a.handle(), dim, offset, static_cast<sl_boundary>(boundary), fill);
 }
 // Cyclic shift along `dim`.

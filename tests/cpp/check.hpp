@@ -23,18 +23,17 @@ inline void fail(const char* file, int line, const std::string& what) {
     failures++;
 }
 
-#define EXPECT(cond, what)                                                                   \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            std::ostringstream m_;                                                           \
-            m_ << "expected " #cond ": " << what;                                            \
-            test::fail(__FILE__, __LINE__, m_.str());                                        \
-        }                                                                                    \
+#define EXPECT(cond, what)                            \
+    do {                                              \
+        if (!(cond)) {                                \
+            std::ostringstream m_;                    \
+            m_ << "expected " #cond ": " << what;     \
+            test::fail(__FILE__, __LINE__, m_.str()); \
+        }                                             \
     } while (0)
 
 // `body` must throw a sluice::Error with `status` and a message containing `needle`.
-#define EXPECT_ERROR(status, needle, body)                                                   \
-    test::expect_error(__FILE__, __LINE__, #body, status, needle, [&] { body; })
+#define EXPECT_ERROR(status, needle, body) test::expect_error(__FILE__, __LINE__, #body, status, needle, [&] { body; })
 
 template <class Body>
 sluice::Error expect_error(const char* file, int line, const char* what, sl_status status, const std::string& needle,
@@ -43,8 +42,9 @@ sluice::Error expect_error(const char* file, int line, const char* what, sl_stat
         body();
     } catch (const sluice::Error& e) {
         if (e.status() != status || e.message().find(needle) == std::string::npos)
-            fail(file, line, std::string(what) + " threw " + e.what() + "; wanted " + sluice::status_name(status) +
-                                 " with \"" + needle + "\"");
+            fail(file, line,
+                 std::string(what) + " threw " + e.what() + "; wanted " + sluice::status_name(status) + " with \"" +
+                     needle + "\"");
         return e;
     }
     fail(file, line, std::string(what) + " did not throw");
@@ -69,8 +69,7 @@ inline std::vector<double> uniform(std::size_t n, double lo, double hi) {
     return v;
 }
 
-template <class T>
-std::vector<T> integers(std::size_t n, T lo, T hi) {
+template <class T> std::vector<T> integers(std::size_t n, T lo, T hi) {
     std::uniform_int_distribution<int64_t> dist(lo, hi);
     std::vector<T> v(n);
     for (T& x : v) x = static_cast<T>(dist(rng()));
@@ -104,6 +103,9 @@ void expect_close(const char* file, int line, const std::string& what, const std
 }
 
 #define EXPECT_CLOSE(what, got, want, tol) test::expect_close(__FILE__, __LINE__, what, got, want, tol)
+#define EXPECT_NEAR(what, got, want, tol)                                                       \
+    test::expect_close(__FILE__, __LINE__, what, std::vector<double>{static_cast<double>(got)}, \
+                       std::vector<double>{static_cast<double>(want)}, tol)
 
 // The exit status of a test program.
 inline int finish(const char* name) {

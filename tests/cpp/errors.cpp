@@ -75,8 +75,8 @@ static void bad_dimensions(const std::vector<double>& x) {
     EXPECT_ERROR(SL_ERR_INVALID_ARGUMENT, "", sluice::permute(m, {0, 0}));
     EXPECT_ERROR(SL_ERR_INVALID_ARGUMENT, "rank 9", sluice::constant(DType::f32, sluice::Shape(9, 1), 0));
     // Per-dimension arguments whose length the C call cannot check are checked in C++.
-    const sluice::Error e =
-        EXPECT_ERROR(SL_ERR_INVALID_ARGUMENT, "start has 1 entries for an array of rank 2", sluice::section(m, {0}, {1, 1}));
+    const sluice::Error e = EXPECT_ERROR(SL_ERR_INVALID_ARGUMENT, "start has 1 entries for an array of rank 2",
+                                         sluice::section(m, {0}, {1, 1}));
     EXPECT(e.function() == "sluice::section", e.function());
     EXPECT_ERROR(SL_ERR_INVALID_ARGUMENT, "hi has 3 entries", sluice::pad(m, {1, 1}, {1, 1, 1}));
     still_works(x);
@@ -93,7 +93,8 @@ static void bad_state(const std::vector<double>& x) {
         }
         sluice::Scope deeper;
         // keep(outside_made) would keep a fresh copy; moving in hands over the outer handle itself.
-        EXPECT_ERROR(SL_ERR_INVALID_ARGUMENT, "not created in the current scope", sluice::keep(std::move(outside_made)));
+        EXPECT_ERROR(SL_ERR_INVALID_ARGUMENT, "not created in the current scope",
+                     sluice::keep(std::move(outside_made)));
     }
     EXPECT_ERROR(SL_ERR_INVALID_STATE, "no error handler", sluice::pop_error_handler());
     EXPECT_ERROR(SL_ERR_INVALID_STATE, "", sluice::init());  // already running

@@ -70,7 +70,8 @@ static void scopes(const std::vector<double>& x) {
         stale = twice;  // not kept: the scope releases it
         EXPECT(sluice::live_handles() == start + 5, "inside the scope");
     }
-    EXPECT(sluice::live_handles() == start + 1, "only the kept array outlives the scope: " << sluice::live_handles() - start);
+    EXPECT(sluice::live_handles() == start + 1,
+           "only the kept array outlives the scope: " << sluice::live_handles() - start);
     std::vector<double> want(x.size());
     for (std::size_t i = 0; i < x.size(); i++) want[i] = 3.0 * (x[i] + x[i]);
     EXPECT_CLOSE("kept value", values(kept), want, 1e-15);

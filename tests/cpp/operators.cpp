@@ -67,7 +67,8 @@ void floats() {
     check_binary<double>("-", x, y, s, minus, 0);
     check_binary<double>("*", x, y, s, times, 0);
     check_binary<double>("/", x, y, s, divide, 0);
-    check_binary<double>("%", x, y, s, modulo, [](double p, double q) { return std::fmod(p, q); }, 0);
+    check_binary<double>(
+        "%", x, y, s, modulo, [](double p, double q) { return std::fmod(p, q); }, 0);
 
     // Comparisons: z shares some elements with x so == and != see both outcomes.
     std::vector<double> z = y;
@@ -107,7 +108,8 @@ void unary_and_compound() {
 
     // A longer expression, fused into one kernel.
     const Array e = (a * b + 2.0) / (1.0 + a * a) - 3.0 * b % 1.25;
-    for (std::size_t i = 0; i < n; i++) want[i] = (x[i] * y[i] + 2.0) / (1.0 + x[i] * x[i]) - std::fmod(3.0 * y[i], 1.25);
+    for (std::size_t i = 0; i < n; i++)
+        want[i] = (x[i] * y[i] + 2.0) / (1.0 + x[i] * x[i]) - std::fmod(3.0 * y[i], 1.25);
     EXPECT_CLOSE("expression", e.read<double>(), want, 1e-15);
 }
 
