@@ -10,6 +10,8 @@
 // that must outlive a Scope is kept (`outer = sluice::keep(inner);`); one that is not
 // holds a stale handle afterwards, and using it throws SL_ERR_INVALID_HANDLE.
 //
+// sluice::macro records a lambda once and replays it on new inputs (a code reuse section).
+//
 // Destroy every Array before sluice::shutdown(): its handle is invalid afterwards.
 #ifndef SLUICE_HPP
 #define SLUICE_HPP
@@ -379,6 +381,75 @@ inline void push_error_handler(sl_error_handler handler, void* user = nullptr) {
     detail::check(sl_push_error_handler(handler, user));
 }
 inline void pop_error_handler() { detail::check(sl_pop_error_handler()); }
+
+// ---------------------------------------------------------------------------------------
+// Macros (code reuse sections)
+
+namespace detail {
+
+template <class R> constexpr bool always_false = false;
+
+// What a macro body returns: one Array, or a std::array of them.
+template <class R> struct MacroOutputs {
+    static_assert(always_false<R>, "a macro body returns a sluice::Array or a std::array<sluice::Array, N>");
+};
+template <> struct MacroOutputs<Array> {
+    static constexpr std::size_t count = 1;
+    static std::array<sl_array, 1> handles(const Array& a) { return {a.handle()}; }
+    static Array adopt(const std::array<sl_array, 1>& h) { return Array::adopt(h[0]); }
+};
+template <std::size_t N> struct MacroOutputs<std::array<Array, N>> {
+    static constexpr std::size_t count = N;
+    static std::array<sl_array, N> handles(const std::array<Array, N>& arrays) {
+        std::array<sl_array, N> hs{};
+        for (std::size_t i = 0; i < N; i++) hs[i] = arrays[i].handle();
+        return hs;
+    }
+    static std::array<Array, N> adopt(const std::array<sl_array, N>& hs) {
+        std::array<Array, N> arrays;
+        for (std::size_t i = 0; i < N; i++) arrays[i] = Array::adopt(hs[i]);
+        return arrays;
+    }
+};
+
+}  // namespace detail
+
+// A code reuse section. The first time for this name, these inputs' dtypes and shapes and
+// these control values, body(inputs) runs and Sluice records it; later calls skip the body
+// and replay the recording on the inputs' current values. Either way the result is what
+// the body returns: a sluice::Array or a std::array<sluice::Array, N>.
+//
+// The body may use only `inputs` and arrays computed from them. Values that change between
+// calls must be inputs, or controls when they change what the body does (an if/else picks
+// an entry per control value); scalars written in the body are fixed when it records, and
+// constant inputs (sluice::constant, sluice::scalar) are keyed by their value.
+// Reads, eval and arrays made from host data are refused while recording. An exception
+// from the body cancels the recording and propagates.
+template <class Body>
+auto macro(const std::string& name, const std::vector<Array>& inputs, const std::vector<double>& controls, Body body) {
+    using Result = std::invoke_result_t<Body&, const std::vector<Array>&>;
+    using Outputs = detail::MacroOutputs<Result>;
+    const std::vector<sl_array> in = detail::handles(inputs);
+    std::array<sl_array, Outputs::count> out{};
+    sl_macro_mode mode = SL_MACRO_REPLAY;
+    detail::check(sl_macro_begin(name.c_str(), in.data(), detail::length(in.size()), controls.data(),
+                                 detail::length(controls.size()), out.data(), detail::length(out.size()), &mode));
+    if (mode == SL_MACRO_REPLAY) return Outputs::adopt(out);
+    Result result;
+    try {
+        result = body(inputs);
+    } catch (...) {
+        sl_macro_cancel();
+        throw;
+    }
+    out = Outputs::handles(result);
+    detail::check(sl_macro_end(out.data(), detail::length(out.size())));
+    return result;
+}
+
+template <class Body> auto macro(const std::string& name, const std::vector<Array>& inputs, Body body) {
+    return macro(name, inputs, {}, std::move(body));
+}
 
 // ---------------------------------------------------------------------------------------
 // Element-wise: generic forms, select, cast
