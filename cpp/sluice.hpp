@@ -322,6 +322,51 @@ inline Array identity(DType dtype, int64_t rows, int64_t cols) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Random numbers
+
+enum class RngKind : sl_rng_kind { philox = SL_RNG_PHILOX, fast = SL_RNG_FAST };
+
+// A random number generator (owned: destroyed with the object). Each array it makes takes
+// one draw; `state`/`set_state` read and restore the seed and the next draw.
+class Rng {
+public:
+    explicit Rng(uint64_t seed, RngKind kind = RngKind::philox) {
+        detail::check(sl_rng_create(static_cast<sl_rng_kind>(kind), seed, &rng_));
+    }
+    Rng(const Rng&) = delete;
+    Rng& operator=(const Rng&) = delete;
+    Rng(Rng&& other) noexcept : rng_(std::exchange(other.rng_, 0)) {}
+    Rng& operator=(Rng&& other) noexcept {
+        std::swap(rng_, other.rng_);
+        return *this;
+    }
+    ~Rng() {
+        if (rng_ != 0) sl_rng_destroy(rng_);
+    }
+
+    sl_rng handle() const noexcept { return rng_; }
+    // {seed, next draw}
+    std::array<uint64_t, 2> state() const {
+        std::array<uint64_t, 2> s{};
+        detail::check(sl_rng_get_state(rng_, &s[0], &s[1]));
+        return s;
+    }
+    void set_state(uint64_t seed, uint64_t draw) { detail::check(sl_rng_set_state(rng_, seed, draw)); }
+    // Values uniform on [0, 1) / standard normal, of dtype f32 or f64.
+    Array uniform(DType dtype, const Shape& dims) const {
+        return detail::make(sl_random_uniform, rng_, static_cast<sl_dtype>(dtype), detail::length(dims.size()),
+                            dims.data());
+    }
+    Array normal(DType dtype, const Shape& dims) const {
+        return detail::make(sl_random_normal, rng_, static_cast<sl_dtype>(dtype), detail::length(dims.size()),
+                            dims.data());
+    }
+
+private:
+    sl_rng rng_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------
 // Scopes, evaluation, runtime
 
 // Opens a scope for its lifetime (on this thread; see the top of this file).
@@ -367,6 +412,12 @@ inline void shutdown() { detail::check(sl_shutdown()); }
 inline sl_stats stats() {
     sl_stats s{};
     detail::check(sl_get_stats(&s));
+    return s;
+}
+enum class Cache : sl_cache { trace = SL_CACHE_TRACE, macro = SL_CACHE_MACRO };
+inline sl_cache_stats cache_stats(Cache which) {
+    sl_cache_stats s{};
+    detail::check(sl_get_cache_stats(static_cast<sl_cache>(which), &s));
     return s;
 }
 // Handles the application holds (to check for leaks).

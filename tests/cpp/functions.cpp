@@ -434,6 +434,29 @@ void evaluation() {
            "version " << v[0] << "." << v[1]);
 }
 
+void random_numbers() {
+    sluice::Rng rng(test::rng()());
+    const Array u = rng.uniform(DType::f64, {100000});
+    const std::vector<double> v = u.read<double>();
+    double mean = 0;
+    for (double x : v) {
+        EXPECT(x >= 0 && x < 1, "uniform value " << x << " in [0, 1)");
+        mean += x / static_cast<double>(v.size());
+    }
+    // Six standard errors of the mean of 1e5 uniforms.
+    EXPECT(std::abs(mean - 0.5) < 6 * std::sqrt(1.0 / 12 / 1e5), "uniform mean " << mean);
+    const std::array<uint64_t, 2> s = rng.state();
+    EXPECT(s[1] == 1, "one draw taken");
+    const std::vector<float> z1 = rng.normal(DType::f32, {50}).read<float>();
+    rng.set_state(s[0], s[1]);
+    EXPECT(rng.normal(DType::f32, {50}).read<float>() == z1, "a restored state repeats its draw");
+    EXPECT_ERROR(SL_ERR_DTYPE_MISMATCH, "f32 or f64", rng.uniform(DType::i32, {3}));
+    sluice::Rng moved = std::move(rng);
+    EXPECT(moved.state()[1] == 2, "a moved generator keeps its state");
+    const sl_cache_stats trace = sluice::cache_stats(sluice::Cache::trace);
+    EXPECT(trace.lookups >= trace.hits, "trace cache counters");
+}
+
 }  // namespace
 
 int main() {
@@ -447,5 +470,6 @@ int main() {
     gather_and_scatter();
     linear_algebra();
     evaluation();
+    random_numbers();
     return test::finish("functions");
 }
