@@ -209,6 +209,62 @@ fn overhead(c: &mut Criterion) {
     bench_mul_add_loop(c, "overhead");
 }
 
+/// An 8-op step on small arrays: `y' = (sqrt(|(y*0.99 + sin x) * 0.5|) - x) * 0.9`.
+fn step8(y: sl_array, x: sl_array) -> sl_array {
+    let mut t = [0; 8];
+    check(sl_mul_scalar(y, 0.99, &mut t[0]));
+    check(sl_sin(x, &mut t[1]));
+    check(sl_add(t[0], t[1], &mut t[2]));
+    check(sl_mul_scalar(t[2], 0.5, &mut t[3]));
+    check(sl_abs(t[3], &mut t[4]));
+    check(sl_sqrt(t[4], &mut t[5]));
+    check(sl_sub(t[5], x, &mut t[6]));
+    check(sl_mul_scalar(t[6], 0.9, &mut t[7]));
+    for &h in &t[..7] {
+        check(sl_release(h));
+    }
+    t[7]
+}
+
+/// 10,000 steps of `step8` on 1024 elements, each through `step` (which returns the new
+/// y), read at the end.
+fn step8_loop(x: sl_array, step: impl Fn(sl_array, sl_array) -> sl_array) -> Vec<f32> {
+    let mut y = 0;
+    check(sl_retain(x, &mut y));
+    for _ in 0..10_000 {
+        let next = step(y, x);
+        check(sl_release(y));
+        y = next;
+    }
+    let mut out = vec![0f32; 1024];
+    check(sl_read(y, SL_COL_MAJOR, out.as_mut_ptr() as *mut _, 4096));
+    check(sl_release(y));
+    out
+}
+
+/// The 8-op step called op by op (trace cache replaying the flushes), and as a macro
+/// (one call per step replays the recorded section).
+fn macro_replay(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..1024).map(|i| i as f32 * 0.001).collect();
+    let x = upload(&xs);
+    let name = std::ffi::CString::new("step8").unwrap();
+    let as_macro = |y: sl_array, x: sl_array| {
+        let (ins, mut out, mut mode) = ([y, x], [0], 0);
+        check(sl_macro_begin(name.as_ptr(), ins.as_ptr(), 2, std::ptr::null(), 0, out.as_mut_ptr(), 1, &mut mode));
+        if mode == SL_MACRO_RECORD {
+            out[0] = step8(y, x);
+            check(sl_macro_end(out.as_ptr(), 1));
+        }
+        out[0]
+    };
+    let mut g = c.benchmark_group("macro");
+    g.sample_size(20).measurement_time(Duration::from_secs(6));
+    g.bench_function("step8_calls_1024_x10000", |bench| bench.iter(|| black_box(step8_loop(x, step8))));
+    g.bench_function("step8_replay_1024_x10000", |bench| bench.iter(|| black_box(step8_loop(x, as_macro))));
+    g.finish();
+    check(sl_release(x));
+}
+
 /// The same loop with the trace cache off (every flush planned and compiled afresh).
 fn overhead_no_trace_cache(c: &mut Criterion) {
     check(sl_shutdown());
@@ -284,5 +340,5 @@ fn matmul(c: &mut Criterion) {
     check(sl_release(hb));
 }
 
-criterion_group!(benches, bandwidth, fused, overhead, matmul, unfused, overhead_no_trace_cache);
+criterion_group!(benches, bandwidth, fused, overhead, macro_replay, matmul, unfused, overhead_no_trace_cache);
 criterion_main!(benches);

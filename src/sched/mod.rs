@@ -17,6 +17,7 @@ use rustc_hash::FxHashMap as HashMap;
 use macros::{Frame, MacroCache, MacroEntry, MacroKey, OutputRef, RngParam, RngUse};
 use trace::TraceCache;
 
+use crate::exec::ProgramSequence;
 use crate::exec::engine::Engine;
 use crate::r#gen::{self, GenOptions, Plan, Recipe, Subgraph, TraceKey, leaf_binding};
 use crate::ir::{CallSite, Error, Inputs, Node, Op, Result, Scalar, Value, bail};
@@ -133,13 +134,18 @@ impl Core {
         for node in plan.unstored {
             node.mark_fused_unstored();
         }
-        let small = plan.seq.output_elements() <= self.opts.inline_elements;
-        if for_read && small {
-            if let Some(seq) = self.engine.try_run_inline(plan.seq) {
+        self.dispatch(plan.seq, for_read);
+    }
+
+    /// Hands a sequence to the engine; a small one whose caller would otherwise wait for
+    /// it (`inline`) runs on this thread when the engine is idle, saving two hand-offs.
+    fn dispatch(&self, seq: ProgramSequence, inline: bool) {
+        if inline && seq.output_elements() <= self.opts.inline_elements {
+            if let Some(seq) = self.engine.try_run_inline(seq) {
                 self.engine.submit(seq);
             }
         } else {
-            self.engine.submit(plan.seq);
+            self.engine.submit(seq);
         }
     }
 
@@ -431,7 +437,9 @@ impl Scheduler {
         let (seq, promises) =
             e.recipe.sequence(|pos| leaf_binding(&inputs[e.leaves[&pos] as usize]), param, |i| e.sites[&i]);
         self.planner.wait_idle();
-        self.core.engine.submit(seq);
+        // Replays are the small calls of loops: running a small one here when the engine
+        // is idle keeps the loop from paying a thread hand-off per call.
+        self.core.dispatch(seq, true);
         Ok(e.outputs
             .iter()
             .map(|o| match *o {
