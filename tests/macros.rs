@@ -283,3 +283,43 @@ fn nested_sections_and_threads() {
     assert_close("replayed on another thread", &replayed, &want, 0.0);
     release(&[out[0], ah]);
 }
+
+/// Run by `bounded_cache` in a child process with `SLUICE_MACRO_CACHE_ENTRIES=2`.
+#[test]
+#[ignore = "run by bounded_cache in a child process"]
+fn bounded_cache_child() {
+    let mut rng = rng("bounded_cache");
+    let a = rand_arr(&mut rng, SL_F64, &[50], -1.0, 1.0, false);
+    let h = a.upload();
+    let mut runs = 0;
+    // Three keys cycling through a cache of two: the least recently used goes each time.
+    for round in 0..3 {
+        for (k, name) in ["a", "b", "c"].iter().enumerate() {
+            let mut out = [0];
+            let (st, mode) = begin(name, &[h], &[], &mut out);
+            ok(st);
+            if mode == SL_MACRO_RECORD {
+                runs += 1;
+                ok(sl_mul_scalar(h, k as f64 + 2.0, &mut out[0]));
+                ok(sl_macro_end(out.as_ptr(), 1));
+            }
+            let want = Arr::new(SL_F64, &[50], a.v.iter().map(|v| V::F64(v.f() * (k as f64 + 2.0))).collect());
+            assert_close(&format!("round {round}, section {name}"), &download(out[0]), &want, 0.0);
+            release(&out);
+        }
+    }
+    let s = macro_stats();
+    assert_eq!(runs, 9, "a cycle longer than the cache never hits");
+    assert!(s.entries == 2 && s.evictions == 7, "{s:?}");
+    release(&[h]);
+}
+
+#[test]
+fn bounded_cache() {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "bounded_cache_child", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("SLUICE_MACRO_CACHE_ENTRIES", "2")
+        .output()
+        .expect("run the test binary");
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+}
