@@ -265,6 +265,76 @@ fn macro_replay(c: &mut Criterion) {
     check(sl_release(x));
 }
 
+/// An iterative update of about 20 ops on 2^16 elements, flushed every iteration (as a
+/// solver that checks convergence would): the trace cache replays each flush.
+fn iterative20(x: sl_array) {
+    let mut y = 0;
+    check(sl_retain(x, &mut y));
+    for _ in 0..200 {
+        let mut t = [0; 20];
+        check(sl_mul_scalar(y, 0.5, &mut t[0]));
+        check(sl_sin(t[0], &mut t[1]));
+        check(sl_mul(t[1], x, &mut t[2]));
+        check(sl_add(t[2], y, &mut t[3]));
+        check(sl_abs(t[3], &mut t[4]));
+        check(sl_sqrt(t[4], &mut t[5]));
+        check(sl_sub(t[5], x, &mut t[6]));
+        check(sl_mul(t[6], t[6], &mut t[7]));
+        check(sl_add_scalar(t[7], 1.0, &mut t[8]));
+        check(sl_rcp(t[8], &mut t[9]));
+        check(sl_mul(t[9], y, &mut t[10]));
+        check(sl_max_scalar(t[10], -2.0, &mut t[11]));
+        check(sl_min_scalar(t[11], 2.0, &mut t[12]));
+        check(sl_cos(t[12], &mut t[13]));
+        check(sl_mul_scalar(t[13], 0.25, &mut t[14]));
+        check(sl_add(t[14], t[3], &mut t[15]));
+        check(sl_mul_scalar(t[15], 0.5, &mut t[16]));
+        check(sl_sub(t[16], t[12], &mut t[17]));
+        check(sl_add(t[17], x, &mut t[18]));
+        check(sl_mul_scalar(t[18], 0.5, &mut t[19]));
+        check(sl_eval(&t[19], 1));
+        for &h in &t[..19] {
+            check(sl_release(h));
+        }
+        check(sl_release(y));
+        y = t[19];
+    }
+    check(sl_sync());
+    check(sl_release(y));
+}
+
+fn bench_iterative20(c: &mut Criterion, group: &str) {
+    let xs: Vec<f32> = (0..1 << 16).map(|i| (i % 1000) as f32 * 0.001).collect();
+    let x = upload(&xs);
+    let mut g = c.benchmark_group(group);
+    g.sample_size(10).measurement_time(Duration::from_secs(6));
+    g.bench_function("ops20_65536_x200", |bench| bench.iter(|| iterative20(x)));
+    g.finish();
+    check(sl_release(x));
+}
+
+fn trace_stats() -> sl_cache_stats {
+    let mut s: sl_cache_stats = unsafe { std::mem::zeroed() };
+    check(sl_get_cache_stats(SL_CACHE_TRACE, &mut s));
+    s
+}
+
+/// Also records what planning the loop's flushes cost with the cache (hits) and what the
+/// hits saved (planning them afresh), for `scripts/bench_report.py`.
+fn trace_cache(c: &mut Criterion) {
+    let before = trace_stats();
+    bench_iterative20(c, "trace_cache_on");
+    let after = trace_stats();
+    let json = format!(
+        "{{\"hits\": {}, \"hit_ns\": {}, \"saved_ns\": {}}}",
+        after.hits - before.hits,
+        after.hit_ns - before.hit_ns,
+        after.saved_ns - before.saved_ns
+    );
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/target/criterion/trace_cache_on");
+    std::fs::create_dir_all(dir).and_then(|_| std::fs::write(format!("{dir}/planning.json"), json)).expect("write");
+}
+
 /// The same loop with the trace cache off (every flush planned and compiled afresh).
 fn overhead_no_trace_cache(c: &mut Criterion) {
     check(sl_shutdown());
@@ -273,6 +343,7 @@ fn overhead_no_trace_cache(c: &mut Criterion) {
     cfg.trace_cache_entries = 0;
     check(sl_init(&cfg));
     bench_mul_add_loop(c, "overhead_no_trace_cache");
+    bench_iterative20(c, "trace_cache_off");
     check(sl_shutdown());
 }
 
@@ -340,5 +411,15 @@ fn matmul(c: &mut Criterion) {
     check(sl_release(hb));
 }
 
-criterion_group!(benches, bandwidth, fused, overhead, macro_replay, matmul, unfused, overhead_no_trace_cache);
+criterion_group!(
+    benches,
+    bandwidth,
+    fused,
+    overhead,
+    macro_replay,
+    trace_cache,
+    matmul,
+    unfused,
+    overhead_no_trace_cache
+);
 criterion_main!(benches);

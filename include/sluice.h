@@ -148,6 +148,9 @@ typedef struct {
   // Planning and compiling time the hits skipped, in nanoseconds (what building each
   // hit entry took when it was first made; trace cache only).
   uint64_t saved_ns;
+  // What the hits took instead, in nanoseconds: keying the flush, finding and
+  // instantiating its entry (trace cache only).
+  uint64_t hit_ns;
 } sl_cache_stats;
 
 #define SL_OK 0

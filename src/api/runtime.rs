@@ -184,6 +184,7 @@ pub extern "C" fn sl_get_cache_stats(which: sl_cache, out: *mut sl_cache_stats) 
             evictions: s.evictions,
             entries: s.entries,
             saved_ns: s.saved_ns,
+            hit_ns: s.hit_ns,
         };
         // SAFETY: non-null pointer to a stats struct.
         unsafe { *out = stats };

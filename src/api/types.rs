@@ -245,6 +245,9 @@ pub struct sl_cache_stats {
     /// Planning and compiling time the hits skipped, in nanoseconds (what building each
     /// hit entry took when it was first made; trace cache only).
     pub saved_ns: u64,
+    /// What the hits took instead, in nanoseconds: keying the flush, finding and
+    /// instantiating its entry (trace cache only).
+    pub hit_ns: u64,
 }
 
 /// A random number generator object (`sl_rng_create`).

@@ -33,6 +33,9 @@ pub struct CacheStats {
     /// Planning and compiling time the hits skipped: for each hit, what building its
     /// entry took when it missed (trace cache only).
     pub saved_ns: u64,
+    /// Time the hits took instead: keying the flush, finding and instantiating its entry
+    /// (trace cache only).
+    pub hit_ns: u64,
 }
 
 /// How a macro section starts.
@@ -173,14 +176,16 @@ impl Core {
         if !cache.enabled() {
             return Ok(r#gen::compile(sub, roots, exec, &self.opts.r#gen)?.instantiate(sub));
         }
+        let start = Instant::now();
         let key = TraceKey::of(sub, roots);
         if let Some(recipe) = cache.lookup(&key) {
-            return Ok(recipe.instantiate(sub));
+            let plan = recipe.instantiate(sub);
+            cache.note_hit_time(start.elapsed().as_nanos() as u64);
+            return Ok(plan);
         }
         if self.opts.explain_misses {
             eprintln!("sluice: {}", cache.explain_miss(&key, sub));
         }
-        let start = Instant::now();
         let recipe = Arc::new(r#gen::compile(sub, roots, exec, &self.opts.r#gen)?);
         cache.insert(key, recipe.clone(), start.elapsed().as_nanos() as u64);
         Ok(recipe.instantiate(sub))

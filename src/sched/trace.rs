@@ -56,6 +56,10 @@ impl TraceCache {
         }
     }
 
+    pub fn note_hit_time(&mut self, ns: u64) {
+        self.stats.hit_ns += ns;
+    }
+
     /// Adds the recipe built for `key` in `build_ns`, evicting the least recently used
     /// entry when full. Finding it scans every entry: this happens only on a miss, which
     /// costs a compile anyway.
