@@ -101,7 +101,7 @@ module sluice
   end type
 
   ! ---------------------------------------------------------------------------------------
-  ! The raw C API. Functions of the same shape share an interface.
+  ! The raw C API.
 
   abstract interface
     ! An error handler for sl_push_error_handler (pass c_funloc of a procedure like this).
@@ -112,35 +112,555 @@ module sluice
       type(c_ptr), value :: user
       integer(c_int32_t) :: stop_older
     end function
-    function no_arg_fn() result(status) bind(C)
-      import :: c_int
-      integer(c_int) :: status
-    end function
-    function handle_fn(a) result(status) bind(C)
+  end interface
+  public :: sl_error_handler
+
+  ! Handles, scopes and flushes.
+  interface
+    function sl_release(a) result(status) bind(C, name="sl_release")
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: a
       integer(c_int) :: status
     end function
-    function unary_fn(a, out) result(status) bind(C)
+    function sl_keep(a) result(status) bind(C, name="sl_keep")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int) :: status
+    end function
+    function sl_hint_read(a) result(status) bind(C, name="sl_hint_read")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int) :: status
+    end function
+    function sl_retain(a, out) result(status) bind(C, name="sl_retain")
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: a
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
-    function binary_fn(a, b, out) result(status) bind(C)
+    function sl_scope_begin() result(status) bind(C, name="sl_scope_begin")
+      import :: c_int
+      integer(c_int) :: status
+    end function
+    function sl_scope_end() result(status) bind(C, name="sl_scope_end")
+      import :: c_int
+      integer(c_int) :: status
+    end function
+    function sl_sync() result(status) bind(C, name="sl_sync")
+      import :: c_int
+      integer(c_int) :: status
+    end function
+    function sl_shutdown() result(status) bind(C, name="sl_shutdown")
+      import :: c_int
+      integer(c_int) :: status
+    end function
+    function sl_pop_error_handler() result(status) bind(C, name="sl_pop_error_handler")
+      import :: c_int
+      integer(c_int) :: status
+    end function
+  end interface
+  public :: sl_release, sl_keep, sl_hint_read, sl_retain, sl_scope_begin, sl_scope_end, sl_sync, sl_shutdown, &
+    sl_pop_error_handler
+
+  ! Element-wise unary ops.
+  interface
+    function sl_neg(a, out) result(status) bind(C, name="sl_neg")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_abs(a, out) result(status) bind(C, name="sl_abs")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_sign(a, out) result(status) bind(C, name="sl_sign")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_sqrt(a, out) result(status) bind(C, name="sl_sqrt")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_rsqrt(a, out) result(status) bind(C, name="sl_rsqrt")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cbrt(a, out) result(status) bind(C, name="sl_cbrt")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_rcp(a, out) result(status) bind(C, name="sl_rcp")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_exp(a, out) result(status) bind(C, name="sl_exp")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_exp2(a, out) result(status) bind(C, name="sl_exp2")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_expm1(a, out) result(status) bind(C, name="sl_expm1")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_log(a, out) result(status) bind(C, name="sl_log")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_log2(a, out) result(status) bind(C, name="sl_log2")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_log10(a, out) result(status) bind(C, name="sl_log10")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_log1p(a, out) result(status) bind(C, name="sl_log1p")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_sin(a, out) result(status) bind(C, name="sl_sin")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cos(a, out) result(status) bind(C, name="sl_cos")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_tan(a, out) result(status) bind(C, name="sl_tan")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_asin(a, out) result(status) bind(C, name="sl_asin")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_acos(a, out) result(status) bind(C, name="sl_acos")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_atan(a, out) result(status) bind(C, name="sl_atan")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_sinh(a, out) result(status) bind(C, name="sl_sinh")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cosh(a, out) result(status) bind(C, name="sl_cosh")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_tanh(a, out) result(status) bind(C, name="sl_tanh")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_asinh(a, out) result(status) bind(C, name="sl_asinh")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_acosh(a, out) result(status) bind(C, name="sl_acosh")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_atanh(a, out) result(status) bind(C, name="sl_atanh")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_erf(a, out) result(status) bind(C, name="sl_erf")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_floor(a, out) result(status) bind(C, name="sl_floor")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_ceil(a, out) result(status) bind(C, name="sl_ceil")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_round(a, out) result(status) bind(C, name="sl_round")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_trunc(a, out) result(status) bind(C, name="sl_trunc")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_isnan(a, out) result(status) bind(C, name="sl_isnan")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_isinf(a, out) result(status) bind(C, name="sl_isinf")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_not(a, out) result(status) bind(C, name="sl_not")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_transpose(a, out) result(status) bind(C, name="sl_transpose")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+  end interface
+  public :: sl_neg, sl_abs, sl_sign, sl_sqrt, sl_rsqrt, sl_cbrt, sl_rcp, sl_exp, sl_exp2, sl_expm1, sl_log, &
+    sl_log2, sl_log10, sl_log1p, sl_sin, sl_cos, sl_tan, sl_asin, sl_acos, sl_atan, sl_sinh, sl_cosh, sl_tanh, &
+    sl_asinh, sl_acosh, sl_atanh, sl_erf, sl_floor, sl_ceil, sl_round, sl_trunc, sl_isnan, sl_isinf, sl_not, &
+    sl_transpose
+
+  ! Element-wise binary ops, and the two products.
+  interface
+    function sl_add(a, b, out) result(status) bind(C, name="sl_add")
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: a, b
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
-    function with_scalar_fn(a, s, out) result(status) bind(C)
+    function sl_sub(a, b, out) result(status) bind(C, name="sl_sub")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_mul(a, b, out) result(status) bind(C, name="sl_mul")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_div(a, b, out) result(status) bind(C, name="sl_div")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_rem(a, b, out) result(status) bind(C, name="sl_rem")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_pow(a, b, out) result(status) bind(C, name="sl_pow")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_atan2(a, b, out) result(status) bind(C, name="sl_atan2")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_hypot(a, b, out) result(status) bind(C, name="sl_hypot")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_min(a, b, out) result(status) bind(C, name="sl_min")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_max(a, b, out) result(status) bind(C, name="sl_max")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_eq(a, b, out) result(status) bind(C, name="sl_eq")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_ne(a, b, out) result(status) bind(C, name="sl_ne")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_lt(a, b, out) result(status) bind(C, name="sl_lt")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_le(a, b, out) result(status) bind(C, name="sl_le")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_gt(a, b, out) result(status) bind(C, name="sl_gt")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_ge(a, b, out) result(status) bind(C, name="sl_ge")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_and(a, b, out) result(status) bind(C, name="sl_and")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_or(a, b, out) result(status) bind(C, name="sl_or")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_xor(a, b, out) result(status) bind(C, name="sl_xor")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_matmul(a, b, out) result(status) bind(C, name="sl_matmul")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_dot(a, b, out) result(status) bind(C, name="sl_dot")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+  end interface
+  public :: sl_add, sl_sub, sl_mul, sl_div, sl_rem, sl_pow, sl_atan2, sl_hypot, sl_min, sl_max, sl_eq, sl_ne, &
+    sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor, sl_matmul, sl_dot
+
+  ! Element-wise ops with a scalar.
+  interface
+    function sl_add_scalar(a, s, out) result(status) bind(C, name="sl_add_scalar")
       import :: c_int, c_int64_t, c_double
       integer(c_int64_t), value :: a
       real(c_double), value :: s
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
-    function along_fn(a, dim, out) result(status) bind(C)
+    function sl_sub_scalar(a, s, out) result(status) bind(C, name="sl_sub_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_rsub_scalar(a, s, out) result(status) bind(C, name="sl_rsub_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_mul_scalar(a, s, out) result(status) bind(C, name="sl_mul_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_div_scalar(a, s, out) result(status) bind(C, name="sl_div_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_rdiv_scalar(a, s, out) result(status) bind(C, name="sl_rdiv_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_pow_scalar(a, s, out) result(status) bind(C, name="sl_pow_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_min_scalar(a, s, out) result(status) bind(C, name="sl_min_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_max_scalar(a, s, out) result(status) bind(C, name="sl_max_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+  end interface
+  public :: sl_add_scalar, sl_sub_scalar, sl_rsub_scalar, sl_mul_scalar, sl_div_scalar, sl_rdiv_scalar, &
+    sl_pow_scalar, sl_min_scalar, sl_max_scalar
+
+  ! Reductions and scans along a dimension (0-based, or SL_ALL_DIMS).
+  interface
+    function sl_sum(a, dim, out) result(status) bind(C, name="sl_sum")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_prod(a, dim, out) result(status) bind(C, name="sl_prod")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_minval(a, dim, out) result(status) bind(C, name="sl_minval")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_maxval(a, dim, out) result(status) bind(C, name="sl_maxval")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_mean(a, dim, out) result(status) bind(C, name="sl_mean")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_any(a, dim, out) result(status) bind(C, name="sl_any")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_all(a, dim, out) result(status) bind(C, name="sl_all")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_count(a, dim, out) result(status) bind(C, name="sl_count")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_argmin(a, dim, out) result(status) bind(C, name="sl_argmin")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_argmax(a, dim, out) result(status) bind(C, name="sl_argmax")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cumsum(a, dim, out) result(status) bind(C, name="sl_cumsum")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cumprod(a, dim, out) result(status) bind(C, name="sl_cumprod")
       import :: c_int, c_int32_t, c_int64_t
       integer(c_int64_t), value :: a
       integer(c_int32_t), value :: dim
@@ -148,113 +668,6 @@ module sluice
       integer(c_int) :: status
     end function
   end interface
-  public :: sl_error_handler
-
-  ! Handles, scopes and flushes.
-  procedure(handle_fn), bind(C, name="sl_release") :: sl_release
-  procedure(handle_fn), bind(C, name="sl_keep") :: sl_keep
-  procedure(handle_fn), bind(C, name="sl_hint_read") :: sl_hint_read
-  procedure(unary_fn), bind(C, name="sl_retain") :: sl_retain
-  procedure(no_arg_fn), bind(C, name="sl_scope_begin") :: sl_scope_begin
-  procedure(no_arg_fn), bind(C, name="sl_scope_end") :: sl_scope_end
-  procedure(no_arg_fn), bind(C, name="sl_sync") :: sl_sync
-  procedure(no_arg_fn), bind(C, name="sl_shutdown") :: sl_shutdown
-  procedure(no_arg_fn), bind(C, name="sl_pop_error_handler") :: sl_pop_error_handler
-  public :: sl_release, sl_keep, sl_hint_read, sl_retain, sl_scope_begin, sl_scope_end, sl_sync, sl_shutdown, &
-    sl_pop_error_handler
-
-  ! Element-wise unary ops.
-  procedure(unary_fn), bind(C, name="sl_neg") :: sl_neg
-  procedure(unary_fn), bind(C, name="sl_abs") :: sl_abs
-  procedure(unary_fn), bind(C, name="sl_sign") :: sl_sign
-  procedure(unary_fn), bind(C, name="sl_sqrt") :: sl_sqrt
-  procedure(unary_fn), bind(C, name="sl_rsqrt") :: sl_rsqrt
-  procedure(unary_fn), bind(C, name="sl_cbrt") :: sl_cbrt
-  procedure(unary_fn), bind(C, name="sl_rcp") :: sl_rcp
-  procedure(unary_fn), bind(C, name="sl_exp") :: sl_exp
-  procedure(unary_fn), bind(C, name="sl_exp2") :: sl_exp2
-  procedure(unary_fn), bind(C, name="sl_expm1") :: sl_expm1
-  procedure(unary_fn), bind(C, name="sl_log") :: sl_log
-  procedure(unary_fn), bind(C, name="sl_log2") :: sl_log2
-  procedure(unary_fn), bind(C, name="sl_log10") :: sl_log10
-  procedure(unary_fn), bind(C, name="sl_log1p") :: sl_log1p
-  procedure(unary_fn), bind(C, name="sl_sin") :: sl_sin
-  procedure(unary_fn), bind(C, name="sl_cos") :: sl_cos
-  procedure(unary_fn), bind(C, name="sl_tan") :: sl_tan
-  procedure(unary_fn), bind(C, name="sl_asin") :: sl_asin
-  procedure(unary_fn), bind(C, name="sl_acos") :: sl_acos
-  procedure(unary_fn), bind(C, name="sl_atan") :: sl_atan
-  procedure(unary_fn), bind(C, name="sl_sinh") :: sl_sinh
-  procedure(unary_fn), bind(C, name="sl_cosh") :: sl_cosh
-  procedure(unary_fn), bind(C, name="sl_tanh") :: sl_tanh
-  procedure(unary_fn), bind(C, name="sl_asinh") :: sl_asinh
-  procedure(unary_fn), bind(C, name="sl_acosh") :: sl_acosh
-  procedure(unary_fn), bind(C, name="sl_atanh") :: sl_atanh
-  procedure(unary_fn), bind(C, name="sl_erf") :: sl_erf
-  procedure(unary_fn), bind(C, name="sl_floor") :: sl_floor
-  procedure(unary_fn), bind(C, name="sl_ceil") :: sl_ceil
-  procedure(unary_fn), bind(C, name="sl_round") :: sl_round
-  procedure(unary_fn), bind(C, name="sl_trunc") :: sl_trunc
-  procedure(unary_fn), bind(C, name="sl_isnan") :: sl_isnan
-  procedure(unary_fn), bind(C, name="sl_isinf") :: sl_isinf
-  procedure(unary_fn), bind(C, name="sl_not") :: sl_not
-  procedure(unary_fn), bind(C, name="sl_transpose") :: sl_transpose
-  public :: sl_neg, sl_abs, sl_sign, sl_sqrt, sl_rsqrt, sl_cbrt, sl_rcp, sl_exp, sl_exp2, sl_expm1, sl_log, &
-    sl_log2, sl_log10, sl_log1p, sl_sin, sl_cos, sl_tan, sl_asin, sl_acos, sl_atan, sl_sinh, sl_cosh, sl_tanh, &
-    sl_asinh, sl_acosh, sl_atanh, sl_erf, sl_floor, sl_ceil, sl_round, sl_trunc, sl_isnan, sl_isinf, sl_not, &
-    sl_transpose
-
-  ! Element-wise binary ops, and the two products.
-  procedure(binary_fn), bind(C, name="sl_add") :: sl_add
-  procedure(binary_fn), bind(C, name="sl_sub") :: sl_sub
-  procedure(binary_fn), bind(C, name="sl_mul") :: sl_mul
-  procedure(binary_fn), bind(C, name="sl_div") :: sl_div
-  procedure(binary_fn), bind(C, name="sl_rem") :: sl_rem
-  procedure(binary_fn), bind(C, name="sl_pow") :: sl_pow
-  procedure(binary_fn), bind(C, name="sl_atan2") :: sl_atan2
-  procedure(binary_fn), bind(C, name="sl_hypot") :: sl_hypot
-  procedure(binary_fn), bind(C, name="sl_min") :: sl_min
-  procedure(binary_fn), bind(C, name="sl_max") :: sl_max
-  procedure(binary_fn), bind(C, name="sl_eq") :: sl_eq
-  procedure(binary_fn), bind(C, name="sl_ne") :: sl_ne
-  procedure(binary_fn), bind(C, name="sl_lt") :: sl_lt
-  procedure(binary_fn), bind(C, name="sl_le") :: sl_le
-  procedure(binary_fn), bind(C, name="sl_gt") :: sl_gt
-  procedure(binary_fn), bind(C, name="sl_ge") :: sl_ge
-  procedure(binary_fn), bind(C, name="sl_and") :: sl_and
-  procedure(binary_fn), bind(C, name="sl_or") :: sl_or
-  procedure(binary_fn), bind(C, name="sl_xor") :: sl_xor
-  procedure(binary_fn), bind(C, name="sl_matmul") :: sl_matmul
-  procedure(binary_fn), bind(C, name="sl_dot") :: sl_dot
-  public :: sl_add, sl_sub, sl_mul, sl_div, sl_rem, sl_pow, sl_atan2, sl_hypot, sl_min, sl_max, sl_eq, sl_ne, &
-    sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor, sl_matmul, sl_dot
-
-  ! Element-wise ops with a scalar.
-  procedure(with_scalar_fn), bind(C, name="sl_add_scalar") :: sl_add_scalar
-  procedure(with_scalar_fn), bind(C, name="sl_sub_scalar") :: sl_sub_scalar
-  procedure(with_scalar_fn), bind(C, name="sl_rsub_scalar") :: sl_rsub_scalar
-  procedure(with_scalar_fn), bind(C, name="sl_mul_scalar") :: sl_mul_scalar
-  procedure(with_scalar_fn), bind(C, name="sl_div_scalar") :: sl_div_scalar
-  procedure(with_scalar_fn), bind(C, name="sl_rdiv_scalar") :: sl_rdiv_scalar
-  procedure(with_scalar_fn), bind(C, name="sl_pow_scalar") :: sl_pow_scalar
-  procedure(with_scalar_fn), bind(C, name="sl_min_scalar") :: sl_min_scalar
-  procedure(with_scalar_fn), bind(C, name="sl_max_scalar") :: sl_max_scalar
-  public :: sl_add_scalar, sl_sub_scalar, sl_rsub_scalar, sl_mul_scalar, sl_div_scalar, sl_rdiv_scalar, &
-    sl_pow_scalar, sl_min_scalar, sl_max_scalar
-
-  ! Reductions and scans along a dimension (0-based, or SL_ALL_DIMS).
-  procedure(along_fn), bind(C, name="sl_sum") :: sl_sum
-  procedure(along_fn), bind(C, name="sl_prod") :: sl_prod
-  procedure(along_fn), bind(C, name="sl_minval") :: sl_minval
-  procedure(along_fn), bind(C, name="sl_maxval") :: sl_maxval
-  procedure(along_fn), bind(C, name="sl_mean") :: sl_mean
-  procedure(along_fn), bind(C, name="sl_any") :: sl_any
-  procedure(along_fn), bind(C, name="sl_all") :: sl_all
-  procedure(along_fn), bind(C, name="sl_count") :: sl_count
-  procedure(along_fn), bind(C, name="sl_argmin") :: sl_argmin
-  procedure(along_fn), bind(C, name="sl_argmax") :: sl_argmax
-  procedure(along_fn), bind(C, name="sl_cumsum") :: sl_cumsum
-  procedure(along_fn), bind(C, name="sl_cumprod") :: sl_cumprod
   public :: sl_sum, sl_prod, sl_minval, sl_maxval, sl_mean, sl_any, sl_all, sl_count, sl_argmin, sl_argmax, &
     sl_cumsum, sl_cumprod
 
@@ -730,11 +1143,11 @@ module sluice
   interface signum
     module procedure signum_arr
   end interface
-  interface isnan
-    module procedure isnan_arr
+  interface is_nan
+    module procedure is_nan_arr
   end interface
-  interface isinf
-    module procedure isinf_arr
+  interface is_inf
+    module procedure is_inf_arr
   end interface
   interface floor
     module procedure floor_arr
@@ -860,7 +1273,7 @@ module sluice
     atanh, erf, aint, anint, not, floor, ceiling, nint, atan2, hypot, min, max, mod, iand, ior, ieor, real, &
     dble, int, logical, sum, product, maxval, minval, count, any, all, minloc, maxloc, matmul, dot_product, &
     transpose, reshape, cshift, eoshift, spread, merge, shape, size
-  public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, isnan, isinf, mean, cumsum, cumprod, section, &
+  public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
   public :: scope_begin, scope_end, keep, release, update, eval, hint_read, sync, init, live_handles, &
     error_message
@@ -938,8 +1351,10 @@ contains
     character(:), allocatable :: text
     character(kind=c_char), pointer :: chars(:)
     integer :: i
-    text = ''
-    if (.not. c_associated(p)) return
+    if (.not. c_associated(p)) then
+      text = ''
+      return
+    end if
     call c_f_pointer(p, chars, [c_strlen(p)])
     allocate (character(size(chars)) :: text)
     do i = 1, size(chars)
@@ -2691,12 +3106,12 @@ contains
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_SIGN, x, stat)
   end function
-  type(sl_array) function isnan_arr(x, stat) result(r)
+  type(sl_array) function is_nan_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_ISNAN, x, stat)
   end function
-  type(sl_array) function isinf_arr(x, stat) result(r)
+  type(sl_array) function is_inf_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_ISINF, x, stat)
