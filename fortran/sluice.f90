@@ -1275,7 +1275,7 @@ module sluice
     transpose, reshape, cshift, eoshift, spread, merge, shape, size
   public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
-  public :: scope_begin, scope_end, keep, release, update, eval, hint_read, sync, init, live_handles, &
+  public :: scope_begin, scope_end, keep, release, update, retain, eval, hint_read, sync, init, live_handles, &
     error_message
 
   ! The message of the last error this module reported (shared by all threads).
@@ -1621,6 +1621,14 @@ contains
     end if
     call finish(status, stat)
   end subroutine
+
+  ! A second handle to a's array, released on its own: for a variable that must outlive
+  ! another holding the same array (`p = retain(r)` when r is updated or released first).
+  type(sl_array) function retain(a, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    call finish(sl_retain(a%handle, r%handle), stat)
+  end function
 
   ! Starts computing these arrays now, without waiting.
   subroutine eval(arrays, stat)

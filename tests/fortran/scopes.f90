@@ -1,6 +1,7 @@
 ! Lifetimes: the arrays expressions create belong to the innermost scope and go when it ends
 ! (the live-handle count comes back to where it started); keep and update carry arrays out;
-! the functions that take several C calls release their intermediate arrays; release.
+! the functions that take several C calls release their intermediate arrays; release and
+! retain.
 program scopes
   use sluice
   use checks
@@ -23,6 +24,8 @@ program scopes
   call expect(live_handles() == start, 'nested scopes leave no handles')
   call one_handle_per_result()
   call expect(live_handles() == start, 'results released one by one leave no handles')
+  call retained_handles()
+  call expect(live_handles() == start, 'both handles of a retained array released')
   call end_test('scopes')
 
 contains
@@ -118,6 +121,19 @@ contains
     call release(v)
     call release(m)
     call release(a)
+  end subroutine
+
+  ! retain gives a second handle of its own: releasing one leaves the array to the other.
+  subroutine retained_handles()
+    type(sl_array) :: a, b
+    real(8) :: back(n)
+    a = sl_array(x)
+    b = retain(a)
+    call expect(b%handle /= a%handle .and. live_handles() == start + 2, 'retain makes a second handle')
+    call release(a)
+    back = b
+    call expect_close(back, x, 0d0, 'the array lives on through the other handle')
+    call release(b)
   end subroutine
 
   ! `result` is the only handle made since the count was `before`; releases it.
