@@ -39,6 +39,8 @@ contains
     do i = 1, 20
       total = sum(sin(a) ** 2 + cos(a) ** 2 - a * i)
     end do
+    call hint_read(exp(a))
+    call sync()
     call expect_close(total, sum(sin(x) ** 2 + cos(x) ** 2 - x * 20), 1d-12, 'computed in the scope')
     call expect(live_handles() > start + 100, 'the expressions made handles')
     call scope_end()
