@@ -12,14 +12,16 @@
 ! Lifetimes: every array an expression creates belongs to the innermost Sluice scope of the
 ! thread (scope_begin ... scope_end); nothing relies on finalisation. Keep an array past its
 ! scope with keep, or replace a loop variable with update. An sl_array variable is a plain
-! handle: copying the variable does not copy or retain the array.
+! handle: copying the variable does not copy the array nor give it a second handle (retain
+! does).
 !
 ! Errors: procedures with an optional `stat` argument return the status there (SL_OK or an
 ! SL_ERR_* code; error_message() gives the detail); without it, and in operators and
 ! assignments, a failure prints its message and stops the program with `error stop`.
 !
 ! The module is shipped as source, to be compiled by the application's own compiler: with
-! CMake, find_package(Sluice CONFIG REQUIRED) and link Sluice::fortran.
+! CMake, enable Fortran, find_package(Sluice CONFIG REQUIRED COMPONENTS Fortran) and link
+! Sluice::fortran.
 module sluice
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: error_unit
@@ -1278,8 +1280,9 @@ module sluice
   public :: scope_begin, scope_end, keep, release, update, retain, eval, hint_read, sync, init, live_handles, &
     error_message
 
-  ! The message of the last error this module reported (shared by all threads).
+  ! The message of the last error this module reported (per thread under OpenMP).
   character(:), allocatable :: last_message
+  !$omp threadprivate(last_message)
   ! Fortran's default kinds, named here because `kind` is an argument name below.
   integer, parameter :: default_real = kind(1.0), default_integer = kind(1)
   character(*), parameter :: bad_operand = 'an operand is neither an sl_array nor a real, integer or logical scalar'
