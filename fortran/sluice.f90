@@ -963,6 +963,7 @@ module sluice
     sl_broadcast_to, sl_concat, sl_gather, sl_scatter, sl_reduce, sl_version, sl_config_default, sl_init, &
     sl_last_error, sl_status_name, sl_push_error_handler, sl_get_stats
 
+  ! The C library's strlen, to read the C API's strings.
   interface
     function c_strlen(s) result(n) bind(C, name="strlen")
       import :: c_ptr, c_size_t
@@ -2292,251 +2293,298 @@ contains
   ! One procedure per type and rank (Fortran 2008 has no generic kinds or ranks), each
   ! handing its array's type, shape and address to the shared code above.
 
+  ! sl_array(x): constructors.
   type(sl_array) function new_r4_0(x, stat) result(a)
     real(c_float), intent(in), target :: x
     integer, intent(out), optional :: stat
     a = create(SL_F32, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_r4_1(x, stat) result(a)
     real(c_float), intent(in), target, contiguous :: x(:)
     integer, intent(out), optional :: stat
     a = create(SL_F32, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_r4_2(x, stat) result(a)
     real(c_float), intent(in), target, contiguous :: x(:,:)
     integer, intent(out), optional :: stat
     a = create(SL_F32, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_r4_3(x, stat) result(a)
     real(c_float), intent(in), target, contiguous :: x(:,:,:)
     integer, intent(out), optional :: stat
     a = create(SL_F32, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_r4_4(x, stat) result(a)
     real(c_float), intent(in), target, contiguous :: x(:,:,:,:)
     integer, intent(out), optional :: stat
     a = create(SL_F32, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_r8_0(x, stat) result(a)
     real(c_double), intent(in), target :: x
     integer, intent(out), optional :: stat
     a = create(SL_F64, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_r8_1(x, stat) result(a)
     real(c_double), intent(in), target, contiguous :: x(:)
     integer, intent(out), optional :: stat
     a = create(SL_F64, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_r8_2(x, stat) result(a)
     real(c_double), intent(in), target, contiguous :: x(:,:)
     integer, intent(out), optional :: stat
     a = create(SL_F64, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_r8_3(x, stat) result(a)
     real(c_double), intent(in), target, contiguous :: x(:,:,:)
     integer, intent(out), optional :: stat
     a = create(SL_F64, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_r8_4(x, stat) result(a)
     real(c_double), intent(in), target, contiguous :: x(:,:,:,:)
     integer, intent(out), optional :: stat
     a = create(SL_F64, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_i4_0(x, stat) result(a)
     integer(c_int32_t), intent(in), target :: x
     integer, intent(out), optional :: stat
     a = create(SL_I32, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_i4_1(x, stat) result(a)
     integer(c_int32_t), intent(in), target, contiguous :: x(:)
     integer, intent(out), optional :: stat
     a = create(SL_I32, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_i4_2(x, stat) result(a)
     integer(c_int32_t), intent(in), target, contiguous :: x(:,:)
     integer, intent(out), optional :: stat
     a = create(SL_I32, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_i4_3(x, stat) result(a)
     integer(c_int32_t), intent(in), target, contiguous :: x(:,:,:)
     integer, intent(out), optional :: stat
     a = create(SL_I32, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_i4_4(x, stat) result(a)
     integer(c_int32_t), intent(in), target, contiguous :: x(:,:,:,:)
     integer, intent(out), optional :: stat
     a = create(SL_I32, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_i8_0(x, stat) result(a)
     integer(c_int64_t), intent(in), target :: x
     integer, intent(out), optional :: stat
     a = create(SL_I64, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_i8_1(x, stat) result(a)
     integer(c_int64_t), intent(in), target, contiguous :: x(:)
     integer, intent(out), optional :: stat
     a = create(SL_I64, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_i8_2(x, stat) result(a)
     integer(c_int64_t), intent(in), target, contiguous :: x(:,:)
     integer, intent(out), optional :: stat
     a = create(SL_I64, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_i8_3(x, stat) result(a)
     integer(c_int64_t), intent(in), target, contiguous :: x(:,:,:)
     integer, intent(out), optional :: stat
     a = create(SL_I64, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_i8_4(x, stat) result(a)
     integer(c_int64_t), intent(in), target, contiguous :: x(:,:,:,:)
     integer, intent(out), optional :: stat
     a = create(SL_I64, shape(x, c_int64_t), c_loc(x), stat)
   end function
+
   type(sl_array) function new_l_0(x, stat) result(a)
     logical, intent(in) :: x
     integer, intent(out), optional :: stat
     a = create_flags(shape(x, c_int64_t), [x], stat)
   end function
+
   type(sl_array) function new_l_1(x, stat) result(a)
     logical, intent(in) :: x(:)
     integer, intent(out), optional :: stat
     a = create_flags(shape(x, c_int64_t), pack(x, .true.), stat)
   end function
+
   type(sl_array) function new_l_2(x, stat) result(a)
     logical, intent(in) :: x(:,:)
     integer, intent(out), optional :: stat
     a = create_flags(shape(x, c_int64_t), pack(x, .true.), stat)
   end function
+
   type(sl_array) function new_l_3(x, stat) result(a)
     logical, intent(in) :: x(:,:,:)
     integer, intent(out), optional :: stat
     a = create_flags(shape(x, c_int64_t), pack(x, .true.), stat)
   end function
+
   type(sl_array) function new_l_4(x, stat) result(a)
     logical, intent(in) :: x(:,:,:,:)
     integer, intent(out), optional :: stat
     a = create_flags(shape(x, c_int64_t), pack(x, .true.), stat)
   end function
+
+  ! get(a, x): reads.
   subroutine get_r4_0(a, x, stat)
     type(sl_array), intent(in) :: a
     real(c_float), intent(inout), target :: x
     integer, intent(out), optional :: stat
     call read_into(a, SL_F32, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_r4_1(a, x, stat)
     type(sl_array), intent(in) :: a
     real(c_float), intent(inout), target, contiguous :: x(:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_F32, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_r4_2(a, x, stat)
     type(sl_array), intent(in) :: a
     real(c_float), intent(inout), target, contiguous :: x(:,:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_F32, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_r4_3(a, x, stat)
     type(sl_array), intent(in) :: a
     real(c_float), intent(inout), target, contiguous :: x(:,:,:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_F32, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_r4_4(a, x, stat)
     type(sl_array), intent(in) :: a
     real(c_float), intent(inout), target, contiguous :: x(:,:,:,:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_F32, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_r8_0(a, x, stat)
     type(sl_array), intent(in) :: a
     real(c_double), intent(inout), target :: x
     integer, intent(out), optional :: stat
     call read_into(a, SL_F64, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_r8_1(a, x, stat)
     type(sl_array), intent(in) :: a
     real(c_double), intent(inout), target, contiguous :: x(:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_F64, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_r8_2(a, x, stat)
     type(sl_array), intent(in) :: a
     real(c_double), intent(inout), target, contiguous :: x(:,:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_F64, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_r8_3(a, x, stat)
     type(sl_array), intent(in) :: a
     real(c_double), intent(inout), target, contiguous :: x(:,:,:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_F64, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_r8_4(a, x, stat)
     type(sl_array), intent(in) :: a
     real(c_double), intent(inout), target, contiguous :: x(:,:,:,:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_F64, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_i4_0(a, x, stat)
     type(sl_array), intent(in) :: a
     integer(c_int32_t), intent(inout), target :: x
     integer, intent(out), optional :: stat
     call read_into(a, SL_I32, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_i4_1(a, x, stat)
     type(sl_array), intent(in) :: a
     integer(c_int32_t), intent(inout), target, contiguous :: x(:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_I32, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_i4_2(a, x, stat)
     type(sl_array), intent(in) :: a
     integer(c_int32_t), intent(inout), target, contiguous :: x(:,:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_I32, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_i4_3(a, x, stat)
     type(sl_array), intent(in) :: a
     integer(c_int32_t), intent(inout), target, contiguous :: x(:,:,:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_I32, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_i4_4(a, x, stat)
     type(sl_array), intent(in) :: a
     integer(c_int32_t), intent(inout), target, contiguous :: x(:,:,:,:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_I32, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_i8_0(a, x, stat)
     type(sl_array), intent(in) :: a
     integer(c_int64_t), intent(inout), target :: x
     integer, intent(out), optional :: stat
     call read_into(a, SL_I64, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_i8_1(a, x, stat)
     type(sl_array), intent(in) :: a
     integer(c_int64_t), intent(inout), target, contiguous :: x(:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_I64, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_i8_2(a, x, stat)
     type(sl_array), intent(in) :: a
     integer(c_int64_t), intent(inout), target, contiguous :: x(:,:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_I64, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_i8_3(a, x, stat)
     type(sl_array), intent(in) :: a
     integer(c_int64_t), intent(inout), target, contiguous :: x(:,:,:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_I64, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_i8_4(a, x, stat)
     type(sl_array), intent(in) :: a
     integer(c_int64_t), intent(inout), target, contiguous :: x(:,:,:,:)
     integer, intent(out), optional :: stat
     call read_into(a, SL_I64, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
+
   subroutine get_l_0(a, x, stat)
     type(sl_array), intent(in) :: a
     logical, intent(inout) :: x
@@ -2544,6 +2592,7 @@ contains
     integer(c_int8_t) :: flags(1)
     if (read_flags(a, shape(x, c_int64_t), flags, stat)) x = flags(1) /= 0
   end subroutine
+
   subroutine get_l_1(a, x, stat)
     type(sl_array), intent(in) :: a
     logical, intent(inout) :: x(:)
@@ -2551,6 +2600,7 @@ contains
     integer(c_int8_t) :: flags(size(x))
     if (read_flags(a, shape(x, c_int64_t), flags, stat)) x = reshape(flags /= 0, shape(x))
   end subroutine
+
   subroutine get_l_2(a, x, stat)
     type(sl_array), intent(in) :: a
     logical, intent(inout) :: x(:,:)
@@ -2558,6 +2608,7 @@ contains
     integer(c_int8_t) :: flags(size(x))
     if (read_flags(a, shape(x, c_int64_t), flags, stat)) x = reshape(flags /= 0, shape(x))
   end subroutine
+
   subroutine get_l_3(a, x, stat)
     type(sl_array), intent(in) :: a
     logical, intent(inout) :: x(:,:,:)
@@ -2565,6 +2616,7 @@ contains
     integer(c_int8_t) :: flags(size(x))
     if (read_flags(a, shape(x, c_int64_t), flags, stat)) x = reshape(flags /= 0, shape(x))
   end subroutine
+
   subroutine get_l_4(a, x, stat)
     type(sl_array), intent(in) :: a
     logical, intent(inout) :: x(:,:,:,:)
@@ -2572,651 +2624,787 @@ contains
     integer(c_int8_t) :: flags(size(x))
     if (read_flags(a, shape(x, c_int64_t), flags, stat)) x = reshape(flags /= 0, shape(x))
   end subroutine
+
+  ! x = a: assignments.
   subroutine set_r4_0(x, a)
     real(c_float), intent(inout) :: x
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_r4_1(x, a)
     real(c_float), intent(inout) :: x(:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_r4_2(x, a)
     real(c_float), intent(inout) :: x(:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_r4_3(x, a)
     real(c_float), intent(inout) :: x(:,:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_r4_4(x, a)
     real(c_float), intent(inout) :: x(:,:,:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_r8_0(x, a)
     real(c_double), intent(inout) :: x
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_r8_1(x, a)
     real(c_double), intent(inout) :: x(:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_r8_2(x, a)
     real(c_double), intent(inout) :: x(:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_r8_3(x, a)
     real(c_double), intent(inout) :: x(:,:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_r8_4(x, a)
     real(c_double), intent(inout) :: x(:,:,:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_i4_0(x, a)
     integer(c_int32_t), intent(inout) :: x
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_i4_1(x, a)
     integer(c_int32_t), intent(inout) :: x(:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_i4_2(x, a)
     integer(c_int32_t), intent(inout) :: x(:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_i4_3(x, a)
     integer(c_int32_t), intent(inout) :: x(:,:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_i4_4(x, a)
     integer(c_int32_t), intent(inout) :: x(:,:,:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_i8_0(x, a)
     integer(c_int64_t), intent(inout) :: x
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_i8_1(x, a)
     integer(c_int64_t), intent(inout) :: x(:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_i8_2(x, a)
     integer(c_int64_t), intent(inout) :: x(:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_i8_3(x, a)
     integer(c_int64_t), intent(inout) :: x(:,:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_i8_4(x, a)
     integer(c_int64_t), intent(inout) :: x(:,:,:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_l_0(x, a)
     logical, intent(inout) :: x
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_l_1(x, a)
     logical, intent(inout) :: x(:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_l_2(x, a)
     logical, intent(inout) :: x(:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_l_3(x, a)
     logical, intent(inout) :: x(:,:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
   subroutine set_l_4(x, a)
     logical, intent(inout) :: x(:,:,:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine
+
+  ! Operators: an sl_array on the left with anything on the right, or a scalar of each
+  ! kind on the left.
   type(sl_array) function add_any(a, b) result(r)
     type(sl_array), intent(in) :: a
     class(*), intent(in) :: b
     r = binary_any(SL_BINARY_ADD, a, b)
   end function
+
   type(sl_array) function add_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_ADD, real(s, c_double), b)
   end function
+
   type(sl_array) function add_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_ADD, real(s, c_double), b)
   end function
+
   type(sl_array) function add_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_ADD, real(s, c_double), b)
   end function
+
   type(sl_array) function add_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_ADD, real(s, c_double), b)
   end function
+
   type(sl_array) function sub_any(a, b) result(r)
     type(sl_array), intent(in) :: a
     class(*), intent(in) :: b
     r = binary_any(SL_BINARY_SUB, a, b)
   end function
+
   type(sl_array) function sub_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_SUB, real(s, c_double), b)
   end function
+
   type(sl_array) function sub_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_SUB, real(s, c_double), b)
   end function
+
   type(sl_array) function sub_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_SUB, real(s, c_double), b)
   end function
+
   type(sl_array) function sub_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_SUB, real(s, c_double), b)
   end function
+
   type(sl_array) function mul_any(a, b) result(r)
     type(sl_array), intent(in) :: a
     class(*), intent(in) :: b
     r = binary_any(SL_BINARY_MUL, a, b)
   end function
+
   type(sl_array) function mul_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_MUL, real(s, c_double), b)
   end function
+
   type(sl_array) function mul_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_MUL, real(s, c_double), b)
   end function
+
   type(sl_array) function mul_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_MUL, real(s, c_double), b)
   end function
+
   type(sl_array) function mul_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_MUL, real(s, c_double), b)
   end function
+
   type(sl_array) function div_any(a, b) result(r)
     type(sl_array), intent(in) :: a
     class(*), intent(in) :: b
     r = binary_any(SL_BINARY_DIV, a, b)
   end function
+
   type(sl_array) function div_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_DIV, real(s, c_double), b)
   end function
+
   type(sl_array) function div_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_DIV, real(s, c_double), b)
   end function
+
   type(sl_array) function div_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_DIV, real(s, c_double), b)
   end function
+
   type(sl_array) function div_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_DIV, real(s, c_double), b)
   end function
+
   type(sl_array) function pow_any(a, b) result(r)
     type(sl_array), intent(in) :: a
     class(*), intent(in) :: b
     r = binary_any(SL_BINARY_POW, a, b)
   end function
+
   type(sl_array) function pow_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_POW, real(s, c_double), b)
   end function
+
   type(sl_array) function pow_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_POW, real(s, c_double), b)
   end function
+
   type(sl_array) function pow_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_POW, real(s, c_double), b)
   end function
+
   type(sl_array) function pow_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_POW, real(s, c_double), b)
   end function
+
   type(sl_array) function eq_any(a, b) result(r)
     type(sl_array), intent(in) :: a
     class(*), intent(in) :: b
     r = binary_any(SL_BINARY_EQ, a, b)
   end function
+
   type(sl_array) function eq_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_EQ, real(s, c_double), b)
   end function
+
   type(sl_array) function eq_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_EQ, real(s, c_double), b)
   end function
+
   type(sl_array) function eq_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_EQ, real(s, c_double), b)
   end function
+
   type(sl_array) function eq_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_EQ, real(s, c_double), b)
   end function
+
   type(sl_array) function ne_any(a, b) result(r)
     type(sl_array), intent(in) :: a
     class(*), intent(in) :: b
     r = binary_any(SL_BINARY_NE, a, b)
   end function
+
   type(sl_array) function ne_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_NE, real(s, c_double), b)
   end function
+
   type(sl_array) function ne_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_NE, real(s, c_double), b)
   end function
+
   type(sl_array) function ne_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_NE, real(s, c_double), b)
   end function
+
   type(sl_array) function ne_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_NE, real(s, c_double), b)
   end function
+
   type(sl_array) function lt_any(a, b) result(r)
     type(sl_array), intent(in) :: a
     class(*), intent(in) :: b
     r = binary_any(SL_BINARY_LT, a, b)
   end function
+
   type(sl_array) function lt_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_LT, real(s, c_double), b)
   end function
+
   type(sl_array) function lt_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_LT, real(s, c_double), b)
   end function
+
   type(sl_array) function lt_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_LT, real(s, c_double), b)
   end function
+
   type(sl_array) function lt_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_LT, real(s, c_double), b)
   end function
+
   type(sl_array) function le_any(a, b) result(r)
     type(sl_array), intent(in) :: a
     class(*), intent(in) :: b
     r = binary_any(SL_BINARY_LE, a, b)
   end function
+
   type(sl_array) function le_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_LE, real(s, c_double), b)
   end function
+
   type(sl_array) function le_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_LE, real(s, c_double), b)
   end function
+
   type(sl_array) function le_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_LE, real(s, c_double), b)
   end function
+
   type(sl_array) function le_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_LE, real(s, c_double), b)
   end function
+
   type(sl_array) function gt_any(a, b) result(r)
     type(sl_array), intent(in) :: a
     class(*), intent(in) :: b
     r = binary_any(SL_BINARY_GT, a, b)
   end function
+
   type(sl_array) function gt_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_GT, real(s, c_double), b)
   end function
+
   type(sl_array) function gt_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_GT, real(s, c_double), b)
   end function
+
   type(sl_array) function gt_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_GT, real(s, c_double), b)
   end function
+
   type(sl_array) function gt_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_GT, real(s, c_double), b)
   end function
+
   type(sl_array) function ge_any(a, b) result(r)
     type(sl_array), intent(in) :: a
     class(*), intent(in) :: b
     r = binary_any(SL_BINARY_GE, a, b)
   end function
+
   type(sl_array) function ge_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_GE, real(s, c_double), b)
   end function
+
   type(sl_array) function ge_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_GE, real(s, c_double), b)
   end function
+
   type(sl_array) function ge_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_GE, real(s, c_double), b)
   end function
+
   type(sl_array) function ge_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
     r = scalar_left(SL_BINARY_GE, real(s, c_double), b)
   end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! One procedure per generic name.
+
+  ! Element-wise functions of one argument.
   type(sl_array) function abs_arr(a, stat) result(r)
     type(sl_array), intent(in) :: a
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_ABS, a, stat)
   end function
+
   type(sl_array) function sqrt_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_SQRT, x, stat)
   end function
+
   type(sl_array) function exp_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_EXP, x, stat)
   end function
+
   type(sl_array) function log_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_LOG, x, stat)
   end function
+
   type(sl_array) function log10_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_LOG10, x, stat)
   end function
+
   type(sl_array) function sin_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_SIN, x, stat)
   end function
+
   type(sl_array) function cos_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_COS, x, stat)
   end function
+
   type(sl_array) function tan_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_TAN, x, stat)
   end function
+
   type(sl_array) function asin_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_ASIN, x, stat)
   end function
+
   type(sl_array) function acos_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_ACOS, x, stat)
   end function
+
   type(sl_array) function atan_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_ATAN, x, stat)
   end function
+
   type(sl_array) function sinh_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_SINH, x, stat)
   end function
+
   type(sl_array) function cosh_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_COSH, x, stat)
   end function
+
   type(sl_array) function tanh_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_TANH, x, stat)
   end function
+
   type(sl_array) function asinh_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_ASINH, x, stat)
   end function
+
   type(sl_array) function acosh_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_ACOSH, x, stat)
   end function
+
   type(sl_array) function atanh_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_ATANH, x, stat)
   end function
+
   type(sl_array) function erf_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_ERF, x, stat)
   end function
+
   type(sl_array) function aint_arr(a, stat) result(r)
     type(sl_array), intent(in) :: a
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_TRUNC, a, stat)
   end function
+
   type(sl_array) function anint_arr(a, stat) result(r)
     type(sl_array), intent(in) :: a
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_ROUND, a, stat)
   end function
+
   type(sl_array) function not_arr(i, stat) result(r)
     type(sl_array), intent(in) :: i
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_NOT, i, stat)
   end function
+
   type(sl_array) function rsqrt_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_RSQRT, x, stat)
   end function
+
   type(sl_array) function cbrt_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_CBRT, x, stat)
   end function
+
   type(sl_array) function rcp_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_RCP, x, stat)
   end function
+
   type(sl_array) function exp2_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_EXP2, x, stat)
   end function
+
   type(sl_array) function expm1_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_EXPM1, x, stat)
   end function
+
   type(sl_array) function log2_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_LOG2, x, stat)
   end function
+
   type(sl_array) function log1p_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_LOG1P, x, stat)
   end function
+
   type(sl_array) function signum_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_SIGN, x, stat)
   end function
+
   type(sl_array) function is_nan_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_ISNAN, x, stat)
   end function
+
   type(sl_array) function is_inf_arr(x, stat) result(r)
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_ISINF, x, stat)
   end function
+
+  ! Element-wise functions of two arguments.
   type(sl_array) function atan2_arr(y, x, stat) result(r)
     type(sl_array), intent(in) :: y
     class(*), intent(in) :: x
     integer, intent(out), optional :: stat
     r = binary_any(SL_BINARY_ATAN2, y, x, stat)
   end function
+
   type(sl_array) function hypot_arr(x, y, stat) result(r)
     type(sl_array), intent(in) :: x
     class(*), intent(in) :: y
     integer, intent(out), optional :: stat
     r = binary_any(SL_BINARY_HYPOT, x, y, stat)
   end function
+
   type(sl_array) function min_arr(a1, a2, stat) result(r)
     type(sl_array), intent(in) :: a1
     class(*), intent(in) :: a2
     integer, intent(out), optional :: stat
     r = binary_any(SL_BINARY_MIN, a1, a2, stat)
   end function
+
   type(sl_array) function max_arr(a1, a2, stat) result(r)
     type(sl_array), intent(in) :: a1
     class(*), intent(in) :: a2
     integer, intent(out), optional :: stat
     r = binary_any(SL_BINARY_MAX, a1, a2, stat)
   end function
+
   type(sl_array) function mod_arr(a, p, stat) result(r)
     type(sl_array), intent(in) :: a
     class(*), intent(in) :: p
     integer, intent(out), optional :: stat
     r = binary_any(SL_BINARY_REM, a, p, stat)
   end function
+
   type(sl_array) function iand_arr(i, j, stat) result(r)
     type(sl_array), intent(in) :: i
     class(*), intent(in) :: j
     integer, intent(out), optional :: stat
     r = binary_any(SL_BINARY_AND, i, j, stat)
   end function
+
   type(sl_array) function ior_arr(i, j, stat) result(r)
     type(sl_array), intent(in) :: i
     class(*), intent(in) :: j
     integer, intent(out), optional :: stat
     r = binary_any(SL_BINARY_OR, i, j, stat)
   end function
+
   type(sl_array) function ieor_arr(i, j, stat) result(r)
     type(sl_array), intent(in) :: i
     class(*), intent(in) :: j
     integer, intent(out), optional :: stat
     r = binary_any(SL_BINARY_XOR, i, j, stat)
   end function
+
+  ! Reductions.
   type(sl_array) function sum_arr(array, dim, stat) result(r)
     type(sl_array), intent(in) :: array
     integer, intent(in), optional :: dim
     integer, intent(out), optional :: stat
     r = reduction(SL_REDUCE_SUM, array, dim, stat)
   end function
+
   type(sl_array) function product_arr(array, dim, stat) result(r)
     type(sl_array), intent(in) :: array
     integer, intent(in), optional :: dim
     integer, intent(out), optional :: stat
     r = reduction(SL_REDUCE_PROD, array, dim, stat)
   end function
+
   type(sl_array) function maxval_arr(array, dim, stat) result(r)
     type(sl_array), intent(in) :: array
     integer, intent(in), optional :: dim
     integer, intent(out), optional :: stat
     r = reduction(SL_REDUCE_MAXVAL, array, dim, stat)
   end function
+
   type(sl_array) function minval_arr(array, dim, stat) result(r)
     type(sl_array), intent(in) :: array
     integer, intent(in), optional :: dim
     integer, intent(out), optional :: stat
     r = reduction(SL_REDUCE_MINVAL, array, dim, stat)
   end function
+
   type(sl_array) function count_arr(mask, dim, stat) result(r)
     type(sl_array), intent(in) :: mask
     integer, intent(in), optional :: dim
     integer, intent(out), optional :: stat
     r = reduction(SL_REDUCE_COUNT, mask, dim, stat)
   end function
+
   type(sl_array) function any_arr(mask, dim, stat) result(r)
     type(sl_array), intent(in) :: mask
     integer, intent(in), optional :: dim
     integer, intent(out), optional :: stat
     r = reduction(SL_REDUCE_ANY, mask, dim, stat)
   end function
+
   type(sl_array) function all_arr(mask, dim, stat) result(r)
     type(sl_array), intent(in) :: mask
     integer, intent(in), optional :: dim
     integer, intent(out), optional :: stat
     r = reduction(SL_REDUCE_ALL, mask, dim, stat)
   end function
+
   type(sl_array) function mean_arr(array, dim, stat) result(r)
     type(sl_array), intent(in) :: array
     integer, intent(in), optional :: dim
