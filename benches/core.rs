@@ -176,32 +176,48 @@ fn unfused(c: &mut Criterion) {
     check(sl_shutdown());
 }
 
-/// Small arrays: the cost per call of recording, fusing and running.
-fn overhead(c: &mut Criterion) {
+/// 10,000 iterations of `y = y*0.99 + x` on 1024 elements, read at the end.
+fn mul_add_loop(x: sl_array) -> Vec<f32> {
+    let mut y = 0;
+    check(sl_retain(x, &mut y));
+    for _ in 0..10_000 {
+        let (mut t, mut next) = (0, 0);
+        check(sl_mul_scalar(y, 0.99, &mut t));
+        check(sl_add(t, x, &mut next));
+        check(sl_release(t));
+        check(sl_release(y));
+        y = next;
+    }
+    let mut out = vec![0f32; 1024];
+    check(sl_read(y, SL_COL_MAJOR, out.as_mut_ptr() as *mut _, 4096));
+    check(sl_release(y));
+    out
+}
+
+fn bench_mul_add_loop(c: &mut Criterion, group: &str) {
     let xs: Vec<f32> = (0..1024).map(|i| i as f32 * 0.001).collect();
     let x = upload(&xs);
-    let mut g = c.benchmark_group("overhead");
+    let mut g = c.benchmark_group(group);
     g.sample_size(20).measurement_time(Duration::from_secs(6));
-    g.bench_function("y_mul_add_1024_x10000", |bench| {
-        bench.iter(|| {
-            let mut y = 0;
-            check(sl_retain(x, &mut y));
-            for _ in 0..10_000 {
-                let (mut t, mut next) = (0, 0);
-                check(sl_mul_scalar(y, 0.99, &mut t));
-                check(sl_add(t, x, &mut next));
-                check(sl_release(t));
-                check(sl_release(y));
-                y = next;
-            }
-            let mut out = vec![0f32; 1024];
-            check(sl_read(y, SL_COL_MAJOR, out.as_mut_ptr() as *mut _, 4096));
-            check(sl_release(y));
-            black_box(out)
-        })
-    });
+    g.bench_function("y_mul_add_1024_x10000", |bench| bench.iter(|| black_box(mul_add_loop(x))));
     g.finish();
     check(sl_release(x));
+}
+
+/// Small arrays: the cost per call of recording, fusing and running.
+fn overhead(c: &mut Criterion) {
+    bench_mul_add_loop(c, "overhead");
+}
+
+/// The same loop with the trace cache off (every flush planned and compiled afresh).
+fn overhead_no_trace_cache(c: &mut Criterion) {
+    check(sl_shutdown());
+    let mut cfg: sl_config = unsafe { std::mem::zeroed() };
+    check(sl_config_default(&mut cfg));
+    cfg.trace_cache_entries = 0;
+    check(sl_init(&cfg));
+    bench_mul_add_loop(c, "overhead_no_trace_cache");
+    check(sl_shutdown());
 }
 
 #[link(name = "openblas")]
@@ -268,5 +284,5 @@ fn matmul(c: &mut Criterion) {
     check(sl_release(hb));
 }
 
-criterion_group!(benches, bandwidth, fused, overhead, matmul, unfused);
+criterion_group!(benches, bandwidth, fused, overhead, matmul, unfused, overhead_no_trace_cache);
 criterion_main!(benches);

@@ -22,6 +22,7 @@ def main():
         chain = mean_ns("fused", "chain8_f32")
         sumsq = mean_ns("fused", "sumsq_f32")
         overhead = mean_ns("overhead", "y_mul_add_1024_x10000")
+        no_trace = mean_ns("overhead_no_trace_cache", "y_mul_add_1024_x10000")
         mm = mean_ns("matmul", "sluice_2048_f32")
         blas = mean_ns("matmul", "openblas_2048_f32")
         unfused = mean_ns("unfused", "chain8_f32")
@@ -38,6 +39,7 @@ def main():
         ("same chain, fusion off", f"{unfused / 1e6:.2f} ms", "", f"fusion is {unfused / chain:.2f} x faster", ""),
         ("sum(x*x), f32, 2^24", f"{sumsq / 1e6:.2f} ms", "", f"{sumsq / read:.2f} x read floor", "<= 1.5x"),
         ("y = y*0.99 + x, 1024 f32, per iteration", f"{overhead / 1e4 / 1e3:.2f} us", "", "", "< 1 us"),
+        ("same loop, trace cache off", f"{no_trace / 1e4 / 1e3:.2f} us", "", f"the trace cache is {no_trace / overhead:.2f} x faster", ""),
         ("matmul 2048^2 f32", f"{mm / 1e6:.1f} ms", f"{2 * 2048**3 / mm:.0f} GFLOP/s", f"{mm / blas:.2f} x OpenBLAS ({blas / 1e6:.1f} ms)", "<= 1.25x"),
     ]
     print("| benchmark | time | rate | ratio (same run) | target |")

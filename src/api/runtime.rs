@@ -36,7 +36,16 @@ pub extern "C" fn sl_config_default(config: *mut sl_config) -> sl_status {
             bail!(InvalidArgument, "config is NULL");
         }
         // SAFETY: non-null pointer to a config struct.
-        unsafe { *config = sl_config { threads: 0, memory_limit: 0, fusion: -1, queue_limit: 0 } };
+        unsafe {
+            *config = sl_config {
+                threads: 0,
+                memory_limit: 0,
+                fusion: -1,
+                queue_limit: 0,
+                trace_cache_entries: -1,
+                macro_cache_entries: -1,
+            }
+        };
         Ok(())
     })
 }
@@ -63,6 +72,12 @@ pub extern "C" fn sl_init(config: *const sl_config) -> sl_status {
             }
             if cfg.queue_limit > 0 {
                 c.queue_limit = cfg.queue_limit as usize;
+            }
+            if cfg.trace_cache_entries >= 0 {
+                c.trace_cache_entries = cfg.trace_cache_entries as usize;
+            }
+            if cfg.macro_cache_entries >= 0 {
+                c.macro_cache_entries = cfg.macro_cache_entries as usize;
             }
         }
         runtime::init(c)
@@ -146,6 +161,32 @@ pub extern "C" fn sl_get_stats(out: *mut sl_stats) -> sl_status {
                 live_handles: rt.handles.live() as u64,
             }
         };
+        Ok(())
+    })
+}
+
+/// Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`) since the runtime started.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_get_cache_stats(which: sl_cache, out: *mut sl_cache_stats) -> sl_status {
+    boundary!("sl_get_cache_stats", |_site| {
+        if out.is_null() {
+            bail!(InvalidArgument, "out is NULL");
+        }
+        let s = match which {
+            SL_CACHE_TRACE => runtime::get()?.sched.trace_stats(),
+            SL_CACHE_MACRO => runtime::get()?.sched.macro_stats(),
+            other => bail!(InvalidArgument, "{other} is not a cache (SL_CACHE_TRACE, SL_CACHE_MACRO)"),
+        };
+        let stats = sl_cache_stats {
+            lookups: s.lookups,
+            hits: s.hits,
+            misses: s.misses,
+            evictions: s.evictions,
+            entries: s.entries,
+            saved_ns: s.saved_ns,
+        };
+        // SAFETY: non-null pointer to a stats struct.
+        unsafe { *out = stats };
         Ok(())
     })
 }

@@ -8,6 +8,9 @@
 //! | `SLUICE_FUSION` | `0`/`off` evaluates op by op, storing every value | on |
 //! | `SLUICE_QUEUE_LIMIT` | queued ops before the queue flushes itself | 1024 |
 //! | `SLUICE_MAX_KERNEL_OPS` | largest fused expression before a value is stored | 4096 |
+//! | `SLUICE_TRACE_CACHE_ENTRIES` | flush recipes the trace cache keeps (0: off) | 256 |
+//! | `SLUICE_EXPLAIN_MISSES` | `1`/`on` logs why each trace cache lookup missed | off |
+//! | `SLUICE_MACRO_CACHE_ENTRIES` | recorded macro sections kept (0: none, always record) | 64 |
 
 use crate::ir::{Result, bail};
 
@@ -18,6 +21,9 @@ pub struct Config {
     pub fusion: bool,
     pub queue_limit: usize,
     pub max_kernel_ops: usize,
+    pub trace_cache_entries: usize,
+    pub explain_misses: bool,
+    pub macro_cache_entries: usize,
 }
 
 impl Default for Config {
@@ -28,6 +34,9 @@ impl Default for Config {
             fusion: true,
             queue_limit: 1024,
             max_kernel_ops: 4096,
+            trace_cache_entries: 256,
+            explain_misses: false,
+            macro_cache_entries: 64,
         }
     }
 }
@@ -86,6 +95,24 @@ impl Config {
             match v.trim().parse::<usize>() {
                 Ok(n) if n > 0 => c.max_kernel_ops = n,
                 _ => bail!(InvalidArgument, "SLUICE_MAX_KERNEL_OPS={v} is not a positive integer"),
+            }
+        }
+        if let Some(v) = var("SLUICE_TRACE_CACHE_ENTRIES") {
+            match v.trim().parse::<usize>() {
+                Ok(n) => c.trace_cache_entries = n,
+                _ => bail!(InvalidArgument, "SLUICE_TRACE_CACHE_ENTRIES={v} is not a non-negative integer"),
+            }
+        }
+        if let Some(v) = var("SLUICE_MACRO_CACHE_ENTRIES") {
+            match v.trim().parse::<usize>() {
+                Ok(n) => c.macro_cache_entries = n,
+                _ => bail!(InvalidArgument, "SLUICE_MACRO_CACHE_ENTRIES={v} is not a non-negative integer"),
+            }
+        }
+        if let Some(v) = var("SLUICE_EXPLAIN_MISSES") {
+            match parse_switch(&v) {
+                Some(b) => c.explain_misses = b,
+                None => bail!(InvalidArgument, "SLUICE_EXPLAIN_MISSES={v} is not on/off"),
             }
         }
         Ok(c)

@@ -12,6 +12,7 @@ fn op_cost(op: &Op) -> usize {
     match op {
         Op::Unary(u) if u.is_transcendental() && *u != UnaryOp::Sqrt => 8,
         Op::Binary(BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot | BinaryOp::Rem) => 8,
+        Op::Random { .. } => 8,
         Op::View(_) | Op::Fill { .. } | Op::Iota { .. } => 0,
         _ => 1,
     }
