@@ -62,6 +62,10 @@ module sluice
   integer(c_int32_t), parameter, public :: SL_BOUNDARY_FILL = 0, SL_BOUNDARY_CLAMP = 1, SL_BOUNDARY_WRAP = 2
   integer(c_int32_t), parameter, public :: SL_SCATTER_REPLACE = 0, SL_SCATTER_ADD = 1, SL_SCATTER_MIN = 2, &
     SL_SCATTER_MAX = 3
+  ! Caches (sl_cache), what sl_macro_begin says to do (sl_macro_mode), bit generators (sl_rng_kind).
+  integer(c_int32_t), parameter, public :: SL_CACHE_TRACE = 0, SL_CACHE_MACRO = 1
+  integer(c_int32_t), parameter, public :: SL_MACRO_RECORD = 0, SL_MACRO_REPLAY = 1
+  integer(c_int32_t), parameter, public :: SL_RNG_PHILOX = 0, SL_RNG_FAST = 1
 
   ! ---------------------------------------------------------------------------------------
   ! The header's structs.
@@ -72,6 +76,8 @@ module sluice
     integer(c_int64_t) :: memory_limit
     integer(c_int32_t) :: fusion
     integer(c_int32_t) :: queue_limit
+    integer(c_int32_t) :: trace_cache_entries
+    integer(c_int32_t) :: macro_cache_entries
   end type
 
   ! Details of the last failed call on this thread (strings are C pointers).
@@ -100,6 +106,16 @@ module sluice
     integer(c_int64_t) :: live_bytes
     integer(c_int64_t) :: peak_live_bytes
     integer(c_int64_t) :: live_handles
+  end type
+
+  ! Counters of one cache since the runtime started (sl_get_cache_stats).
+  type, bind(C), public :: sl_cache_stats
+    integer(c_int64_t) :: lookups
+    integer(c_int64_t) :: hits
+    integer(c_int64_t) :: misses
+    integer(c_int64_t) :: evictions
+    integer(c_int64_t) :: entries
+    integer(c_int64_t) :: saved_ns
   end type
 
   ! ---------------------------------------------------------------------------------------
@@ -907,6 +923,73 @@ module sluice
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
+
+    ! Code reuse sections. `name` is a C string: trim(name) // c_null_char.
+    function sl_macro_begin(name, inputs, n_in, controls, n_ctrl, outputs, n_out, mode) result(status) &
+      bind(C, name="sl_macro_begin")
+      import :: c_int, c_int32_t, c_int64_t, c_double, c_char
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int64_t), intent(in) :: inputs(*)
+      integer(c_int32_t), value :: n_in
+      real(c_double), intent(in) :: controls(*)
+      integer(c_int32_t), value :: n_ctrl
+      integer(c_int64_t), intent(inout) :: outputs(*)
+      integer(c_int32_t), value :: n_out
+      integer(c_int32_t), intent(out) :: mode
+      integer(c_int) :: status
+    end function
+    function sl_macro_end(outputs, n_out) result(status) bind(C, name="sl_macro_end")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), intent(in) :: outputs(*)
+      integer(c_int32_t), value :: n_out
+      integer(c_int) :: status
+    end function
+    function sl_macro_cancel() result(status) bind(C, name="sl_macro_cancel")
+      import :: c_int
+      integer(c_int) :: status
+    end function
+
+    ! Random numbers: generators (handles like arrays' ids) and random arrays.
+    function sl_rng_create(kind, seed, out) result(status) bind(C, name="sl_rng_create")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: kind
+      integer(c_int64_t), value :: seed
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_rng_destroy(rng) result(status) bind(C, name="sl_rng_destroy")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: rng
+      integer(c_int) :: status
+    end function
+    function sl_rng_get_state(rng, seed, draw) result(status) bind(C, name="sl_rng_get_state")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: rng
+      integer(c_int64_t), intent(out) :: seed, draw
+      integer(c_int) :: status
+    end function
+    function sl_rng_set_state(rng, seed, draw) result(status) bind(C, name="sl_rng_set_state")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: rng, seed, draw
+      integer(c_int) :: status
+    end function
+    function sl_random_uniform(rng, dtype, rank, dims, out) result(status) bind(C, name="sl_random_uniform")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: rng
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_random_normal(rng, dtype, rank, dims, out) result(status) bind(C, name="sl_random_normal")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: rng
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+
     function sl_reduce(op, a, dim, out) result(status) bind(C, name="sl_reduce")
       import :: c_int, c_int32_t, c_int64_t
       integer(c_int32_t), value :: op
@@ -956,12 +1039,20 @@ module sluice
       type(sl_stats), intent(out) :: out
       integer(c_int) :: status
     end function
+    function sl_get_cache_stats(which, out) result(status) bind(C, name="sl_get_cache_stats")
+      import :: c_int, c_int32_t, sl_cache_stats
+      integer(c_int32_t), value :: which
+      type(sl_cache_stats), intent(out) :: out
+      integer(c_int) :: status
+    end function
   end interface
   public :: sl_create, sl_constant, sl_scalar, sl_iota, sl_identity, sl_read, sl_rank, sl_shape, sl_get_dtype, &
     sl_numel, sl_live_handles, sl_eval, sl_unary, sl_binary, sl_binary_scalar, sl_scalar_binary, sl_select, &
     sl_cast, sl_reshape, sl_permute, sl_section, sl_project, sl_shift, sl_rotate, sl_pad, sl_tile, &
-    sl_broadcast_to, sl_concat, sl_gather, sl_scatter, sl_reduce, sl_version, sl_config_default, sl_init, &
-    sl_last_error, sl_status_name, sl_push_error_handler, sl_get_stats
+    sl_broadcast_to, sl_concat, sl_gather, sl_scatter, sl_macro_begin, sl_macro_end, sl_macro_cancel, &
+    sl_rng_create, sl_rng_destroy, sl_rng_get_state, sl_rng_set_state, sl_random_uniform, sl_random_normal, &
+    sl_reduce, sl_version, sl_config_default, sl_init, sl_last_error, sl_status_name, sl_push_error_handler, &
+    sl_get_stats, sl_get_cache_stats
 
   ! The C library's strlen, to read the C API's strings.
   interface
@@ -980,6 +1071,17 @@ module sluice
   type, public :: sl_array
     integer(c_int64_t) :: handle = 0
   end type
+
+  ! A random number generator: the C API's id (0 = none). Each random array takes one draw.
+  type, public :: sl_rng
+    integer(c_int64_t) :: handle = 0
+  end type
+
+  ! rng_create(seed [, kind, stat]): a generator seeded with an integer(4) or integer(8)
+  ! seed, of kind SL_RNG_PHILOX (the default) or SL_RNG_FAST.
+  interface rng_create
+    module procedure rng_create_i4, rng_create_i8
+  end interface
 
   ! sl_array(x [, stat]): a new array holding a copy of x, a real(4), real(8), integer(4),
   ! integer(8) or logical scalar or array of rank 1 to 4 (sections included). Sluice stores
@@ -1279,7 +1381,8 @@ module sluice
   public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
   public :: scope_begin, scope_end, keep, release, update, retain, eval, hint_read, sync, init, live_handles, &
-    error_message
+    error_message, macro_begin, macro_end, macro_cancel, rng_create, rng_destroy, rng_get_state, rng_set_state, &
+    random_uniform, random_normal
 
   ! The message of the last error this module reported (per thread under OpenMP).
   character(:), allocatable :: last_message
@@ -1658,8 +1761,8 @@ contains
 
   ! Starts the runtime with these settings (others from the environment or defaults); fails
   ! if it is running. Optional: the first Sluice call starts it with the defaults.
-  subroutine init(threads, memory_limit, fusion, queue_limit, stat)
-    integer, intent(in), optional :: threads, queue_limit
+  subroutine init(threads, memory_limit, fusion, queue_limit, trace_cache_entries, macro_cache_entries, stat)
+    integer, intent(in), optional :: threads, queue_limit, trace_cache_entries, macro_cache_entries
     integer(c_int64_t), intent(in), optional :: memory_limit
     logical, intent(in), optional :: fusion
     integer, intent(out), optional :: stat
@@ -1670,6 +1773,8 @@ contains
     if (present(memory_limit)) config%memory_limit = memory_limit
     if (present(fusion)) config%fusion = merge(1_c_int32_t, 0_c_int32_t, fusion)
     if (present(queue_limit)) config%queue_limit = int(queue_limit, c_int32_t)
+    if (present(trace_cache_entries)) config%trace_cache_entries = int(trace_cache_entries, c_int32_t)
+    if (present(macro_cache_entries)) config%macro_cache_entries = int(macro_cache_entries, c_int32_t)
     if (status == SL_OK) status = sl_init(c_loc(config))
     call finish(status, stat)
   end subroutine
@@ -1679,6 +1784,128 @@ contains
     integer, intent(out), optional :: stat
     n = -1
     call finish(sl_live_handles(n), stat)
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! Code reuse sections (macros):
+  !
+  !   if (macro_begin('step', [u, v], out)) then   ! true: run the body, which is recorded
+  !     out(1) = ...                                ! computed from u and v
+  !     call macro_end(out)
+  !   end if                                        ! either way out holds the results
+  !
+  ! The body runs, and is recorded, the first time for a name, the inputs' types and shapes
+  ! and the control values; after that the section is replayed on the new inputs without
+  ! running the body. The outputs are new arrays of the current scope. Inside the body,
+  ! reads and eval are refused, and the arrays it makes other than the outputs are released
+  ! by macro_end; a body whose calls fail (with stat) ends with macro_cancel instead.
+
+  ! Opens the section; whether the body must run. `controls` are values the body's calls
+  ! depend on (each combination is its own recording).
+  logical function macro_begin(name, inputs, outputs, controls, stat) result(record)
+    character(*), intent(in) :: name
+    type(sl_array), intent(in) :: inputs(:)
+    type(sl_array), intent(inout) :: outputs(:)
+    real(c_double), intent(in), optional :: controls(:)
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: ins(size(inputs)), outs(size(outputs))
+    real(c_double), allocatable :: values(:)
+    integer(c_int32_t) :: mode
+    integer(c_int) :: status
+    if (present(controls)) then
+      allocate (values, source=controls)
+    else
+      allocate (values(0))
+    end if
+    ins = inputs%handle
+    outs = 0
+    mode = SL_MACRO_REPLAY
+    status = sl_macro_begin(name // c_null_char, ins, size(ins, kind=c_int32_t), values, &
+      size(values, kind=c_int32_t), outs, size(outs, kind=c_int32_t), mode)
+    outputs%handle = outs
+    record = status == SL_OK .and. mode == SL_MACRO_RECORD
+    call finish(status, stat)
+  end function
+
+  ! Closes the section being recorded, declaring its outputs (as many as macro_begin got).
+  subroutine macro_end(outputs, stat)
+    type(sl_array), intent(in) :: outputs(:)
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: outs(size(outputs))
+    outs = outputs%handle
+    call finish(sl_macro_end(outs, size(outs, kind=c_int32_t)), stat)
+  end subroutine
+
+  ! Abandons the section being recorded: nothing is cached, the arrays it made are released.
+  subroutine macro_cancel(stat)
+    integer, intent(out), optional :: stat
+    call finish(sl_macro_cancel(), stat)
+  end subroutine
+
+  ! ---------------------------------------------------------------------------------------
+  ! Random numbers.
+
+  type(sl_rng) function rng_create_i8(seed, kind, stat) result(rng)
+    integer(c_int64_t), intent(in) :: seed
+    integer, intent(in), optional :: kind
+    integer, intent(out), optional :: stat
+    integer(c_int32_t) :: bits
+    bits = SL_RNG_PHILOX
+    if (present(kind)) bits = int(kind, c_int32_t)
+    call finish(sl_rng_create(bits, seed, rng%handle), stat)
+  end function
+
+  type(sl_rng) function rng_create_i4(seed, kind, stat) result(rng)
+    integer(c_int32_t), intent(in) :: seed
+    integer, intent(in), optional :: kind
+    integer, intent(out), optional :: stat
+    rng = rng_create_i8(int(seed, c_int64_t), kind, stat)
+  end function
+
+  ! Destroys the generator and sets the variable to none.
+  subroutine rng_destroy(rng, stat)
+    type(sl_rng), intent(inout) :: rng
+    integer, intent(out), optional :: stat
+    integer(c_int) :: status
+    status = sl_rng_destroy(rng%handle)
+    if (status == SL_OK) rng%handle = 0
+    call finish(status, stat)
+  end subroutine
+
+  ! The generator's seed and next draw.
+  subroutine rng_get_state(rng, seed, draw, stat)
+    type(sl_rng), intent(in) :: rng
+    integer(c_int64_t), intent(out) :: seed, draw
+    integer, intent(out), optional :: stat
+    seed = 0
+    draw = 0
+    call finish(sl_rng_get_state(rng%handle, seed, draw), stat)
+  end subroutine
+
+  ! Sets the seed and next draw: set to an earlier state, it repeats the numbers it gave.
+  subroutine rng_set_state(rng, seed, draw, stat)
+    type(sl_rng), intent(in) :: rng
+    integer(c_int64_t), intent(in) :: seed, draw
+    integer, intent(out), optional :: stat
+    call finish(sl_rng_set_state(rng%handle, seed, draw), stat)
+  end subroutine
+
+  ! An array of `dtype` (SL_F32 or SL_F64) and shape `shape`, uniform on [0, 1).
+  type(sl_array) function random_uniform(rng, dtype, shape, stat) result(r)
+    type(sl_rng), intent(in) :: rng
+    integer, intent(in) :: dtype, shape(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_random_uniform(rng%handle, int(dtype, c_int32_t), size(shape, kind=c_int32_t), &
+      int(shape, c_int64_t), r%handle), stat)
+  end function
+
+  ! Like random_uniform, with standard normal values.
+  type(sl_array) function random_normal(rng, dtype, shape, stat) result(r)
+    type(sl_rng), intent(in) :: rng
+    integer, intent(in) :: dtype, shape(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_random_normal(rng%handle, int(dtype, c_int32_t), size(shape, kind=c_int32_t), &
+      int(shape, c_int64_t), r%handle), stat)
   end function
 
   ! ---------------------------------------------------------------------------------------

@@ -1,18 +1,19 @@
 ! Conjugate gradients on the 2-D Poisson problem -laplace(u) = f on the unit square, zero on
 ! the boundary, with the 5-point Laplacian on an n x n grid of interior points. Sluice
 ! applies the Laplacian with shifts (eoshift fills 0 past the edges: the boundary values),
-! and runs each iteration inside its own scope, carrying x, r, p and r.r out with update.
+! and runs each iteration inside its own scope: the step is a macro (recorded in the first
+! iteration, replayed after), whose results x, r, r.r and p are carried out with update.
 ! The answer is checked with a plain Fortran application of the same matrix: the program
 ! prints the iterations and the relative residual ||b - A x|| / ||b|| and fails if that is
-! above 1e-6. (Sluice has no macro API yet, so the loop body is recorded every iteration.)
+! above 1e-6.
 program cg_poisson
   use sluice
   implicit none
   integer, parameter :: n = 128, max_iterations = 2000
   real(8), parameter :: tolerance = 1d-8, required = 1d-6
   real(8) :: f(n, n), b(n, n), x(n, n), h, b_norm, rr_now, residual
-  type(sl_array) :: bs, xs, r, p, q, rr, rr_next, alpha
-  integer :: iterations
+  type(sl_array) :: bs, xs, r, p, q, rr, alpha, step(4)
+  integer :: iterations, recordings
   integer(8) :: live
 
   ! A random source (fresh each run), scaled by h^2 as the 5-point stencil is.
@@ -28,15 +29,23 @@ program cg_poisson
   r = bs - laplacian(xs)
   p = retain(r)          ! p starts equal to r, but is updated and released on its own
   rr = dot_product(r, r)
+  recordings = 0
   do iterations = 1, max_iterations
     call scope_begin()
-    q = laplacian(p)
-    alpha = rr / dot_product(p, q)
-    call update(xs, xs + alpha * p)
-    call update(r, r - alpha * q)
-    rr_next = dot_product(r, r)
-    call update(p, r + (rr_next / rr) * p)
-    call update(rr, rr_next)
+    if (macro_begin('cg_step', [xs, r, p, rr], step)) then
+      recordings = recordings + 1
+      q = laplacian(p)
+      alpha = rr / dot_product(p, q)
+      step(1) = xs + alpha * p
+      step(2) = r - alpha * q
+      step(3) = dot_product(step(2), step(2))
+      step(4) = step(2) + (step(3) / rr) * p
+      call macro_end(step)
+    end if
+    call update(xs, step(1))
+    call update(r, step(2))
+    call update(rr, step(3))
+    call update(p, step(4))
     call eval([xs, r, p])    ! store the state now, so no iteration recomputes the last ones
     call scope_end()
     rr_now = rr
@@ -48,8 +57,8 @@ program cg_poisson
   residual = norm2(b - laplacian_plain(x)) / b_norm
   print '(a, i0, a, i0, a, es9.2, a)', 'cg_poisson: ', n, ' x ', n, ' grid, residual ||b - A x||/||b|| = ', &
     residual, ' (plain Fortran A)'
-  print '(a, i0, a, es9.2, a, i0)', 'cg_poisson: ', iterations, ' iterations, recurrence residual ', &
-    sqrt(rr_now) / b_norm, ', handles left: ', live_handles() - live
+  print '(a, i0, a, i0, a, es9.2, a, i0)', 'cg_poisson: ', iterations, ' iterations (the step recorded ', &
+    recordings, ' time), recurrence residual ', sqrt(rr_now) / b_norm, ', handles left: ', live_handles() - live
   if (iterations > max_iterations .or. .not. residual <= required) error stop 'cg_poisson: not solved'
   if (live_handles() /= live) error stop 'cg_poisson: handles leaked'
 

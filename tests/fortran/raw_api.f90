@@ -43,8 +43,8 @@ contains
     call expect(major == SL_VERSION_MAJOR .and. minor == SL_VERSION_MINOR .and. patch == SL_VERSION_PATCH, &
       'the library is the version of the module')
     call expect(sl_config_default(config) == SL_OK, 'sl_config_default')
-    call expect(config%threads <= 0 .and. config%memory_limit == 0 .and. config%queue_limit <= 0, &
-      'sl_config_default asks for the defaults')
+    call expect(config%threads <= 0 .and. config%memory_limit == 0 .and. config%queue_limit <= 0 .and. &
+      config%trace_cache_entries < 0 .and. config%macro_cache_entries < 0, 'sl_config_default asks for the defaults')
     call expect(sl_init(c_null_ptr) == SL_OK, 'sl_init(NULL)')
   end subroutine
 
@@ -55,6 +55,7 @@ contains
     integer(c_int64_t) :: a, twice, plus, s, live, dims(2)
     integer(c_int32_t) :: rank, dtype
     type(sl_stats) :: stats
+    type(sl_cache_stats) :: traces
     x = reshape(uniform(size(x), -1d0, 1d0), shape(x))
     call expect(sl_create(SL_F64, 2, [5_c_int64_t, 3_c_int64_t], SL_COL_MAJOR, c_loc(x), c_sizeof(x), a) == SL_OK, &
       'sl_create')
@@ -74,6 +75,9 @@ contains
     call expect(sl_get_stats(stats) == SL_OK, 'sl_get_stats')
     call expect(stats%live_handles == live .and. stats%flushes > 0 .and. stats%kernels > 0, &
       'sl_stats fields where C has them')
+    call expect(sl_get_cache_stats(SL_CACHE_TRACE, traces) == SL_OK, 'sl_get_cache_stats')
+    call expect(traces%lookups == traces%hits + traces%misses .and. traces%lookups > 0, &
+      'sl_cache_stats fields where C has them')
     call expect(sl_release(s) == SL_OK, 'sl_release')
     call expect(sl_release(plus) == SL_OK, 'sl_release')
     call expect(sl_release(twice) == SL_OK, 'sl_release')
