@@ -7,7 +7,8 @@
 !   Fortran name as the function sl_sin, since Fortran names ignore case).
 ! - a Fortran layer: type(sl_array), constructors from Fortran arrays, assignment back to
 !   them, operators, and the array intrinsics (sum, matmul, cshift, ...) under their Fortran
-!   names, with Fortran conventions: dimensions, indices and positions count from 1.
+!   names, with Fortran conventions: dimensions, indices and positions count from 1; then
+!   Sluice's own functions, code reuse sections (macro_begin/macro_end) and random arrays.
 !
 ! Lifetimes: every array an expression creates belongs to the innermost Sluice scope of the
 ! thread (scope_begin ... scope_end); nothing relies on finalisation. Keep an array past its
