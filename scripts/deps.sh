@@ -8,6 +8,7 @@ command -v cmake >/dev/null || need+=(cmake)
 command -v cc >/dev/null || need+=(build-essential)
 command -v c++ >/dev/null || need+=(g++)
 command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v gfortran >/dev/null || need+=(gfortran)
 
 if ! command -v cargo >/dev/null; then
   echo "cargo not found: install Rust first (https://rustup.rs)" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the Rust test suite, then the C and C++ tests built with CMake against
-# the installed library (plain, and again under AddressSanitizer/UBSan), then the C++
-# example.
+# the installed library (plain, and again under AddressSanitizer/UBSan), the Fortran tests,
+# then the C++ and Fortran examples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -17,7 +17,13 @@ for suite in c cpp; do
     ctest --test-dir "$dir" --output-on-failure
   done
 done
+cmake -S tests/fortran -B build/f-tests -DCMAKE_PREFIX_PATH="$PWD/build/install"
+cmake --build build/f-tests
+ctest --test-dir build/f-tests --output-on-failure
 cmake -S examples/cpp -B build/examples-cpp -DCMAKE_PREFIX_PATH="$PWD/build/install"
 cmake --build build/examples-cpp
 build/examples-cpp/heat
+cmake -S examples/fortran -B build/f-examples -DCMAKE_PREFIX_PATH="$PWD/build/install"
+cmake --build build/f-examples
+build/f-examples/cg_poisson
 echo "all tests passed"
