@@ -28,9 +28,6 @@
 // The largest rank of an array.
 #define SL_MAX_RANK 8
 
-// Plan marks of leaves carry this bit and their first position in `Subgraph::inputs`.
-#define LEAF_MARK (1 << 31)
-
 // Status of every call: `SL_OK` or an error code (details in `sl_last_error`).
 typedef int32_t sl_status;
 

@@ -69,6 +69,7 @@ fn f32s(a: &Arr) -> Vec<f32> {
 fn macros() {
     record_and_replay();
     misuse_is_refused_and_harmless();
+    aliased_inputs();
     nested_sections_and_threads();
 }
 
@@ -220,6 +221,40 @@ fn misuse_is_refused_and_harmless() {
     let want = Arr::new(SL_F64, &[64], a.v.iter().map(|v| V::F64(v.f() * 0.25 * 0.25 * 0.25)).collect());
     assert_close("section after misuse", &download(y), &want, 0.0);
     release(&[y, c, ah, other]);
+}
+
+/// A section recorded with one array passed as two inputs is a different entry from the
+/// same section with two arrays.
+fn aliased_inputs() {
+    let mut rng = rng("aliased");
+    let (x, y) =
+        (rand_arr(&mut rng, SL_F64, &[30], -1.0, 1.0, false), rand_arr(&mut rng, SL_F64, &[30], -1.0, 1.0, false));
+    let (xh, yh) = (x.upload(), y.upload());
+    let mut runs = 0;
+    let mut section = |u: sl_array, v: sl_array| {
+        let mut out = [0];
+        let (st, mode) = begin("u_minus_2v", &[u, v], &[], &mut out);
+        ok(st);
+        if mode == SL_MACRO_RECORD {
+            runs += 1;
+            let mut t = 0;
+            ok(sl_mul_scalar(v, 2.0, &mut t));
+            ok(sl_sub(u, t, &mut out[0]));
+            ok(sl_macro_end(out.as_ptr(), 1));
+        }
+        let got = download(out[0]);
+        release(&out);
+        got
+    };
+    let same = section(xh, xh);
+    let different = section(xh, yh);
+    assert_eq!(runs, 2, "aliased and distinct inputs are different entries");
+    let want = |a: &Arr, b: &Arr| {
+        Arr::new(SL_F64, &[30], a.v.iter().zip(&b.v).map(|(p, q)| V::F64(p.f() - 2.0 * q.f())).collect())
+    };
+    assert_close("u - 2u", &same, &want(&x, &x), 0.0);
+    assert_close("u - 2v", &different, &want(&x, &y), 0.0);
+    release(&[xh, yh]);
 }
 
 fn nested_sections_and_threads() {

@@ -26,7 +26,7 @@ pub struct Subgraph {
 }
 
 /// Plan marks of leaves carry this bit and their first position in `Subgraph::inputs`.
-pub const LEAF_MARK: u32 = 1 << 31;
+pub(crate) const LEAF_MARK: u32 = 1 << 31;
 
 impl Subgraph {
     pub fn index_of(&self, n: &Node) -> Option<usize> {

@@ -24,6 +24,9 @@ enum InputKind {
 pub struct MacroKey {
     pub name: String,
     inputs: Vec<InputKind>,
+    /// Per input, the first input that is the same array: a section recorded with one
+    /// array passed twice reads it once, which is wrong for two different arrays.
+    aliases: Vec<u32>,
     /// Control values, bitwise.
     controls: Vec<u64>,
 }
@@ -38,6 +41,7 @@ impl MacroKey {
         MacroKey {
             name: name.to_owned(),
             inputs: inputs.iter().map(kind).collect(),
+            aliases: inputs.iter().map(|n| inputs.iter().position(|m| m.id == n.id).expect("itself") as u32).collect(),
             controls: controls.iter().map(|c| c.to_bits()).collect(),
         }
     }
