@@ -20,6 +20,9 @@ done
 cmake -S tests/fortran -B build/f-tests -DCMAKE_PREFIX_PATH="$PWD/build/install"
 cmake --build build/f-tests
 ctest --test-dir build/f-tests --output-on-failure
+cmake -S tests/same_program -B build/same-program -DCMAKE_PREFIX_PATH="$PWD/build/install"
+cmake --build build/same-program
+ctest --test-dir build/same-program --output-on-failure
 cmake -S examples/cpp -B build/examples-cpp -DCMAKE_PREFIX_PATH="$PWD/build/install"
 cmake --build build/examples-cpp
 build/examples-cpp/heat
