@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs every test: the Rust test suite, then the C and C++ tests built with CMake against
 # the installed library (plain, and again under AddressSanitizer/UBSan), the Fortran tests,
-# then the C++ and Fortran examples.
+# the same program in C, C++ and Fortran, then the C++ and Fortran examples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 cargo test --locked
+python3 scripts/api_reference.py --check
 scripts/install-lib.sh
 for suite in c cpp; do
   for variant in plain sanitize; do
