@@ -8,6 +8,9 @@
 //! | `SLUICE_FUSION` | `0`/`off` evaluates op by op, storing every value | on |
 //! | `SLUICE_QUEUE_LIMIT` | queued ops before the queue flushes itself | 1024 |
 //! | `SLUICE_MAX_KERNEL_OPS` | largest fused expression before a value is stored | 4096 |
+//! | `SLUICE_BACKEND` | `cpu`, `vulkan` or `auto` (a Vulkan GPU if there is one, else the CPU) | auto |
+//! | `SLUICE_VULKAN_NO_F64` | `on`: treat the Vulkan device as lacking 64-bit floats | off |
+//! | `SLUICE_VULKAN_VALIDATION` | `on`: Vulkan validation layers; any message fails the step | off |
 
 use crate::ir::{Result, bail};
 
@@ -18,6 +21,32 @@ pub struct Config {
     pub fusion: bool,
     pub queue_limit: usize,
     pub max_kernel_ops: usize,
+    pub backend: Backend,
+    /// Pretend the Vulkan device has no `shaderFloat64` (f64 work then runs on the CPU).
+    pub vulkan_no_f64: bool,
+    /// Enable the Vulkan validation layers and fail steps on any message.
+    pub vulkan_validation: bool,
+}
+
+/// Which executor runs kernels.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Cpu,
+    Vulkan,
+    /// A discrete or integrated GPU through Vulkan if present, else the CPU executor
+    /// (never a CPU-type Vulkan device such as lavapipe).
+    Auto,
+}
+
+impl Backend {
+    pub fn parse(s: &str) -> Option<Backend> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "cpu" => Some(Backend::Cpu),
+            "vulkan" => Some(Backend::Vulkan),
+            "auto" => Some(Backend::Auto),
+            _ => None,
+        }
+    }
 }
 
 impl Default for Config {
@@ -28,6 +57,9 @@ impl Default for Config {
             fusion: true,
             queue_limit: 1024,
             max_kernel_ops: 4096,
+            backend: Backend::Auto,
+            vulkan_no_f64: false,
+            vulkan_validation: false,
         }
     }
 }
@@ -88,6 +120,24 @@ impl Config {
                 _ => bail!(InvalidArgument, "SLUICE_MAX_KERNEL_OPS={v} is not a positive integer"),
             }
         }
+        if let Some(v) = var("SLUICE_BACKEND") {
+            match Backend::parse(&v) {
+                Some(b) => c.backend = b,
+                None => bail!(InvalidArgument, "SLUICE_BACKEND={v} is not cpu, vulkan or auto"),
+            }
+        }
+        if let Some(v) = var("SLUICE_VULKAN_NO_F64") {
+            match parse_switch(&v) {
+                Some(b) => c.vulkan_no_f64 = b,
+                None => bail!(InvalidArgument, "SLUICE_VULKAN_NO_F64={v} is not on/off"),
+            }
+        }
+        if let Some(v) = var("SLUICE_VULKAN_VALIDATION") {
+            match parse_switch(&v) {
+                Some(b) => c.vulkan_validation = b,
+                None => bail!(InvalidArgument, "SLUICE_VULKAN_VALIDATION={v} is not on/off"),
+            }
+        }
         Ok(c)
     }
 }
@@ -103,5 +153,13 @@ mod tests {
         assert_eq!(parse_bytes("2g"), Some(2 << 30));
         assert_eq!(parse_bytes("x"), None);
         assert_eq!(parse_bytes(""), None);
+    }
+
+    #[test]
+    fn backends() {
+        assert_eq!(Backend::parse(" Vulkan "), Some(Backend::Vulkan));
+        assert_eq!(Backend::parse("cpu"), Some(Backend::Cpu));
+        assert_eq!(Backend::parse("auto"), Some(Backend::Auto));
+        assert_eq!(Backend::parse("gpu"), None);
     }
 }

@@ -10,6 +10,7 @@ use parking_lot::RwLock;
 
 use super::handles::HandleTable;
 use crate::config::Config;
+use crate::exec::DeviceInfo;
 use crate::exec::engine::Engine;
 use crate::exec::memory::HostPool;
 use crate::r#gen::GenOptions;
@@ -21,6 +22,8 @@ pub struct Runtime {
     pub sched: Scheduler,
     pub memory: Arc<HostPool>,
     pub config: Config,
+    /// The executor chosen at start, and why.
+    pub device: DeviceInfo,
 }
 
 /// Sequences that may wait for the execution thread before a flush blocks.
@@ -29,14 +32,14 @@ const ENGINE_DEPTH: usize = 16;
 impl Runtime {
     fn start(config: Config) -> Result<Runtime> {
         let memory = HostPool::new(config.memory_limit);
-        let executor = crate::exec::cpu_executor(config.threads, memory.clone())?;
+        let (executor, device) = crate::exec::start(&config, memory.clone())?;
         let engine = Engine::new(executor, ENGINE_DEPTH);
         let opts = SchedOptions {
             r#gen: GenOptions { fuse: config.fusion, max_kernel_ops: config.max_kernel_ops },
             queue_limit: config.queue_limit,
             inline_elements: 1 << 16,
         };
-        Ok(Runtime { handles: HandleTable::new(), sched: Scheduler::new(engine, opts), memory, config })
+        Ok(Runtime { handles: HandleTable::new(), sched: Scheduler::new(engine, opts), memory, config, device })
     }
 }
 
