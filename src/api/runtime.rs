@@ -37,7 +37,9 @@ pub extern "C" fn sl_config_default(config: *mut sl_config) -> sl_status {
             bail!(InvalidArgument, "config is NULL");
         }
         // SAFETY: non-null pointer to a config struct.
-        unsafe { *config = sl_config { threads: 0, memory_limit: 0, fusion: -1, queue_limit: 0, backend: SL_BACKEND_DEFAULT } };
+        unsafe {
+            *config = sl_config { threads: 0, memory_limit: 0, fusion: -1, queue_limit: 0, backend: SL_BACKEND_DEFAULT }
+        };
         Ok(())
     })
 }

@@ -161,8 +161,9 @@ pub fn start(config: &Config, memory: Arc<memory::HostPool>) -> Result<(Arc<dyn 
     match config.backend {
         Backend::Cpu => Ok((cpu.clone(), cpu_info("the CPU backend was requested".into()))),
         Backend::Vulkan => {
-            let (exec, mut info) = open(vulkan::Want::Any)
-                .map_err(|e| Error::new(e.kind, format!("the Vulkan backend was requested but cannot run: {}", e.message)))?;
+            let (exec, mut info) = open(vulkan::Want::Any).map_err(|e| {
+                Error::new(e.kind, format!("the Vulkan backend was requested but cannot run: {}", e.message))
+            })?;
             info.reason = format!("the Vulkan backend was requested; {}", info.reason);
             Ok((Arc::new(exec), info))
         }

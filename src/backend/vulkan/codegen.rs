@@ -15,7 +15,7 @@
 
 use std::fmt::Write;
 
-use super::glsl::{self, Helpers, Unsupported};
+use super::glsl::{self, Helpers};
 use crate::ir::kernel::{Inst, Kernel, KernelReduce, OutputKind};
 use crate::ir::{Boundary, DType, ScanOp, ViewStep};
 
@@ -43,6 +43,9 @@ pub struct Shader {
     /// Buffers bound: meta, inputs, outputs, then partials for `ReduceAll`.
     pub bindings: u32,
 }
+
+/// Why a kernel cannot be lowered (it then runs on the CPU).
+pub type Unsupported = String;
 
 /// What the device offers that the lowering depends on.
 pub struct Target {
@@ -313,8 +316,8 @@ impl<'k> Gen<'k> {
                     format!("int64_t({})", coords[dim as usize])
                 }
                 Inst::Valid { map } => self.map(map, &mut out)?.1,
-                Inst::Unary { op, a } => self.helpers.unary(op, k.types[a as usize], &v(a))?,
-                Inst::Binary { op, a, b } => self.helpers.binary(op, k.types[a as usize], &v(a), &v(b))?,
+                Inst::Unary { op, a } => self.helpers.unary(op, k.types[a as usize], &v(a)),
+                Inst::Binary { op, a, b } => self.helpers.binary(op, k.types[a as usize], &v(a), &v(b)),
                 Inst::Select { cond, a, b } => format!("({} ? {} : {})", v(cond), v(a), v(b)),
                 Inst::Cast { a } => self.helpers.cast(k.types[a as usize], t, &v(a)),
                 Inst::Gather { input, indices, rank } => {
@@ -434,7 +437,12 @@ fn tree(o: usize, acc: DType) -> String {
 
 /// Lowers `k`, or says why it cannot run on this device.
 pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
-    let uses_f64 = k.types.iter().chain(k.inputs.iter().map(|i| &i.dtype)).chain(k.outputs.iter().map(|o| &o.dtype)).any(|t| *t == DType::F64);
+    let uses_f64 = k
+        .types
+        .iter()
+        .chain(k.inputs.iter().map(|i| &i.dtype))
+        .chain(k.outputs.iter().map(|o| &o.dtype))
+        .any(|t| *t == DType::F64);
     if uses_f64 && !target.float64 {
         return Err("the device has no 64-bit floats (shaderFloat64)".into());
     }
@@ -451,12 +459,7 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
     if bindings > target.max_bindings as usize {
         return Err(format!("{bindings} buffers exceed the device's {} per shader", target.max_bindings));
     }
-    let mut g = Gen {
-        k,
-        numbers: Vec::new(),
-        helpers: Helpers::new(target.float64),
-        maps: Vec::new(),
-    };
+    let mut g = Gen { k, numbers: Vec::new(), helpers: Helpers::new(target.float64), maps: Vec::new() };
     let reduce_outputs: Vec<(usize, KernelReduce, DType)> = k
         .outputs
         .iter()
@@ -557,18 +560,16 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
                     writeln!(main, "{} s{o} = {}({init});", glsl::reg_type(carry), glsl::reg_type(carry)).unwrap();
                 }
             }
-            writeln!(main, "for (int t_ = 0; t_ < {extent}; t_++) {{\nc{axis} = t_;\nint lin_ = {lin};\n{body}").unwrap();
+            writeln!(main, "for (int t_ = 0; t_ < {extent}; t_++) {{\nc{axis} = t_;\nint lin_ = {lin};\n{body}")
+                .unwrap();
             store(&mut main, "lin_");
             fold(&mut main, "t_");
             for (o, out) in k.outputs.iter().enumerate() {
                 if let OutputKind::Scan(op) = out.kind {
                     let v = out.value;
                     let sym = if op == ScanOp::Prod { "*" } else { "+" };
-                    let carry_ty = if out.dtype.is_float() {
-                        if target.float64 { "double" } else { "float" }
-                    } else {
-                        "int64_t"
-                    };
+                    let carry_ty =
+                        if out.dtype.is_float() { if target.float64 { "double" } else { "float" } } else { "int64_t" };
                     let x = format!("{carry_ty}(v{v})");
                     writeln!(main, "{{ precise {carry_ty} t = s{o} {sym} {x}; s{o} = t; }}").unwrap();
                     let res = if out.dtype.is_float() && glsl::reg_type(out.dtype) != carry_ty {

@@ -70,14 +70,13 @@ pub struct Helpers {
     used: Vec<(String, DType)>,
     /// Whether f32 helpers may compute in f64.
     float64: bool,
+    /// Whether the double-precision math library is used.
+    math: bool,
 }
-
-/// Why an operation cannot be lowered (the kernel then runs on the CPU).
-pub type Unsupported = String;
 
 impl Helpers {
     pub fn new(float64: bool) -> Helpers {
-        Helpers { used: Vec::new(), float64 }
+        Helpers { used: Vec::new(), float64, math: false }
     }
 
     fn call(&mut self, name: &str, t: DType, args: &[&str]) -> String {
@@ -94,7 +93,7 @@ impl Helpers {
         }
     }
 
-    pub fn unary(&mut self, op: UnaryOp, t: DType, a: &str) -> Result<String, Unsupported> {
+    pub fn unary(&mut self, op: UnaryOp, t: DType, a: &str) -> String {
         use UnaryOp as U;
         let s = match t {
             DType::F32 | DType::F64 => {
@@ -114,14 +113,19 @@ impl Helpers {
                     U::IsNan => builtin("isnan"),
                     U::IsInf => builtin("isinf"),
                     U::Not => unreachable!("not on a float"),
-                    _ if t == DType::F64 => {
-                        return Err(format!("GLSL has no 64-bit {}", op.name()));
+                    // Transcendentals: the double-precision library (rounded for f32), or
+                    // GLSL's f32 builtins on devices without f64.
+                    _ if self.float64 => {
+                        self.math = true;
+                        match t {
+                            DType::F32 => format!("float(m_{}(double({a})))", op.name()),
+                            _ => format!("m_{}({a})", op.name()),
+                        }
                     }
                     U::Exp | U::Exp2 | U::Log | U::Log2 | U::Sin | U::Cos | U::Tan | U::Asin | U::Acos | U::Atan => {
                         builtin(op.name())
                     }
-                    U::Sinh | U::Cosh | U::Tanh | U::Asinh | U::Acosh | U::Atanh | U::Cbrt | U::Expm1 | U::Log1p
-                    | U::Log10 | U::Erf => self.call(op.name(), t, &[a]),
+                    _ => self.call(op.name(), t, &[a]),
                 }
             }
             DType::Bool => match op {
@@ -149,21 +153,21 @@ impl Helpers {
                 }
             }
         };
-        Ok(s)
+        s
     }
 
-    pub fn binary(&mut self, op: BinaryOp, t: DType, a: &str, b: &str) -> Result<String, Unsupported> {
+    pub fn binary(&mut self, op: BinaryOp, t: DType, a: &str, b: &str) -> String {
         use BinaryOp as B;
         let cmp = |o: &str| {
             if t == DType::Bool { format!("(uint({a}) {o} uint({b}))") } else { format!("({a} {o} {b})") }
         };
         match op {
-            B::Eq => return Ok(cmp("==")),
-            B::Ne => return Ok(cmp("!=")),
-            B::Lt => return Ok(cmp("<")),
-            B::Le => return Ok(cmp("<=")),
-            B::Gt => return Ok(cmp(">")),
-            B::Ge => return Ok(cmp(">=")),
+            B::Eq => return cmp("=="),
+            B::Ne => return cmp("!="),
+            B::Lt => return cmp("<"),
+            B::Le => return cmp("<="),
+            B::Gt => return cmp(">"),
+            B::Ge => return cmp(">="),
             _ => {}
         }
         let s = match t {
@@ -176,7 +180,14 @@ impl Helpers {
                 B::Min => self.call("min", t, &[a, b]),
                 B::Max => self.call("max", t, &[a, b]),
                 B::Hypot => self.call("hypot", t, &[a, b]),
-                B::Pow | B::Atan2 if t == DType::F64 => return Err(format!("GLSL has no 64-bit {}", op.name())),
+                B::Pow | B::Atan2 if self.float64 => {
+                    self.math = true;
+                    let name = if op == B::Pow { "m_pow" } else { "m_atan2" };
+                    match t {
+                        DType::F32 => format!("float({name}(double({a}), double({b})))"),
+                        _ => format!("{name}({a}, {b})"),
+                    }
+                }
                 B::Pow => self.call("pow", t, &[a, b]),
                 B::Atan2 => self.call("atan2", t, &[a, b]),
                 _ => unreachable!("{} on floats", op.name()),
@@ -207,7 +218,7 @@ impl Helpers {
                 }
             }
         };
-        Ok(s)
+        s
     }
 
     /// `a` (of type `from`) converted with the cast op's rules.
@@ -232,6 +243,9 @@ impl Helpers {
     /// The helper functions used so far.
     pub fn source(&self) -> String {
         let mut s = String::new();
+        if self.math {
+            s += include_str!("math.glsl");
+        }
         for (name, t) in &self.used {
             s += &match name.as_str() {
                 "to_i32" => float_to_int(*t, DType::I32),
@@ -431,12 +445,13 @@ fn helper(name: &str, t: DType, float64: bool) -> String {
             x,
         ),
         "idiv" if t == DType::U8 => f("return y == 0u ? 0u : x / y;", xy),
-        "idiv" => f(&format!("return y == {z} ? {z} : (y == {m1} ? {z} - x : x / y);", z = lit(t, 0), m1 = lit(t, -1)), xy),
+        "idiv" => {
+            f(&format!("return y == {z} ? {z} : (y == {m1} ? {z} - x : x / y);", z = lit(t, 0), m1 = lit(t, -1)), xy)
+        }
         "irem" if t == DType::U8 => f("return y == 0u ? 0u : x % y;", xy),
-        "irem" => f(
-            &format!("return (y == {z} || y == {m1}) ? {z} : x - (x / y) * y;", z = lit(t, 0), m1 = lit(t, -1)),
-            xy,
-        ),
+        "irem" => {
+            f(&format!("return (y == {z} || y == {m1}) ? {z} : x - (x / y) * y;", z = lit(t, 0), m1 = lit(t, -1)), xy)
+        }
         // Wrapping power by squaring; negative exponents give 0 except for bases 1 and -1.
         "ipow" => {
             let (z, one) = (lit(t, 0), lit(t, 1));

@@ -105,13 +105,14 @@ impl Memory {
         let buffer = checked("creating a buffer", unsafe { d.create_buffer(&info, None) })?;
         let requirements = unsafe { d.get_buffer_memory_requirements(buffer) };
         let location = purpose.location();
-        let alloc = self.allocator.lock().as_mut().expect("allocator lives until drop").allocate(&AllocationCreateDesc {
-            name: "sluice",
-            requirements,
-            location,
-            linear: true,
-            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-        });
+        let alloc =
+            self.allocator.lock().as_mut().expect("allocator lives until drop").allocate(&AllocationCreateDesc {
+                name: "sluice",
+                requirements,
+                location,
+                linear: true,
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+            });
         let alloc = match alloc {
             Ok(a) => a,
             Err(e) => {
@@ -123,7 +124,8 @@ impl Memory {
             }
         };
         // SAFETY: the allocation satisfies the buffer's requirements.
-        if let Err(e) = check("binding buffer memory", unsafe { d.bind_buffer_memory(buffer, alloc.memory(), alloc.offset()) })
+        if let Err(e) =
+            check("binding buffer memory", unsafe { d.bind_buffer_memory(buffer, alloc.memory(), alloc.offset()) })
         {
             self.destroy(Raw { buffer, alloc });
             return Err(e);

@@ -189,7 +189,10 @@ impl VulkanExecutor {
         let (count, max_groups) = match dk.mode {
             codegen::Mode::Elementwise => (k.domain.numel(), self.ctx.caps.max_groups_x),
             codegen::Mode::ReduceAll => (k.domain.numel(), 1024),
-            codegen::Mode::Axis(a) => ((0..k.domain.rank()).filter(|&d| d != a).map(|d| k.domain.dim(d)).product(), self.ctx.caps.max_groups_x),
+            codegen::Mode::Axis(a) => (
+                (0..k.domain.rank()).filter(|&d| d != a).map(|d| k.domain.dim(d)).product(),
+                self.ctx.caps.max_groups_x,
+            ),
         };
         let groups = count.div_ceil(codegen::LOCAL as usize).clamp(1, max_groups as usize) as u32;
         let mut words = Vec::with_capacity(codegen::HEADER_WORDS + dk.numbers.len() + 2 * params.len());

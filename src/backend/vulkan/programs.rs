@@ -55,7 +55,13 @@ impl Programs {
         let info = vk::PipelineCacheCreateInfo::default();
         // SAFETY: valid create info on a live device.
         let cache = checked("creating a pipeline cache", unsafe { ctx.device.create_pipeline_cache(&info, None) })?;
-        Ok(Programs { ctx, compiler, pipelines: Mutex::new(HashMap::new()), layouts: Mutex::new(HashMap::new()), cache })
+        Ok(Programs {
+            ctx,
+            compiler,
+            pipelines: Mutex::new(HashMap::new()),
+            layouts: Mutex::new(HashMap::new()),
+            cache,
+        })
     }
 
     /// The pipeline for `source` (binding `bindings` storage buffers), compiled on first use.
