@@ -156,7 +156,7 @@ pub fn start(config: &Config, memory: Arc<memory::HostPool>) -> Result<(Arc<dyn 
     };
     let open = |want| {
         let opts = vulkan::Options { want, no_f64: config.vulkan_no_f64, validation: config.vulkan_validation };
-        vulkan::VulkanExecutor::open(&opts, cpu.clone(), memory.clone())
+        vulkan::VulkanExecutor::open(&opts, cpu.clone(), memory.clone(), config.memory_limit)
     };
     match config.backend {
         Backend::Cpu => Ok((cpu.clone(), cpu_info("the CPU backend was requested".into()))),

@@ -54,9 +54,10 @@ impl Core {
             return;
         }
         let epoch = self.epoch.fetch_add(1, Ordering::Relaxed).wrapping_add(1).max(1);
+        // Counted when planning starts: compiling (a shader, for a GPU) may take a while.
+        self.flushes.fetch_add(1, Ordering::Relaxed);
         match r#gen::plan(&roots, epoch, &**self.engine.executor(), &self.opts.r#gen) {
             Ok(mut plan) => {
-                self.flushes.fetch_add(1, Ordering::Relaxed);
                 for (node, promise) in plan.scheduled {
                     plan.seq.retired.push(node.schedule(promise));
                 }

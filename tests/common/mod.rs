@@ -330,8 +330,8 @@ pub enum Inexact {
 ///   documented bound): 4 ulps.
 /// - Vulkan: f32 functions are computed by the kernels' double-precision library and
 ///   rounded (measured: 0 ulps over 300k random arguments per function): 1 ulp. f64
-///   functions are that library itself; measured maxima over the same arguments, plus
-///   one: cbrt, exp, exp2 1; expm1, log, log2, log10, sin, cos, atan, pow, hypot 2;
+///   functions are that library itself; the bound is one more than the maximum measured
+///   over the same arguments, which was: cbrt, exp, exp2 1; expm1, log, log2, log10, sin, cos, atan, pow, hypot 2;
 ///   log1p, tan, asin, acos, sinh, cosh, tanh, asinh, acosh, atan2 3; atanh 4; erf 6.
 pub fn max_ulps(op: Inexact, dt: sl_dtype) -> f64 {
     if !on_vulkan() {

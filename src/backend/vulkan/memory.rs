@@ -44,6 +44,9 @@ impl Use {
 struct Pool {
     free: HashMap<(u64, Use), Vec<Raw>>,
     cached: u64,
+    /// Bytes of array buffers handed out, and the most allowed.
+    live: u64,
+    limit: u64,
 }
 
 /// Buffers for one device; freed buffers are kept for reuse up to a cache limit.
@@ -57,7 +60,8 @@ pub struct Memory {
 const CACHE_LIMIT: u64 = 512 << 20;
 
 impl Memory {
-    pub fn new(ctx: Arc<Context>) -> Result<Arc<Memory>> {
+    /// `limit`: most bytes of array buffers in use at once.
+    pub fn new(ctx: Arc<Context>, limit: u64) -> Result<Arc<Memory>> {
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: ctx.instance.clone(),
             device: ctx.device.clone(),
@@ -70,7 +74,7 @@ impl Memory {
         Ok(Arc::new(Memory {
             ctx,
             allocator: Mutex::new(Some(allocator)),
-            pool: Mutex::new(Pool { free: HashMap::new(), cached: 0 }),
+            pool: Mutex::new(Pool { free: HashMap::new(), cached: 0, live: 0, limit }),
         }))
     }
 
@@ -79,6 +83,17 @@ impl Memory {
         let class = size_class(bytes.max(16)) as u64;
         if let Some(raw) = {
             let mut p = self.pool.lock();
+            if usage == Use::Array {
+                if p.live.saturating_add(class) > p.limit {
+                    let limit = p.limit;
+                    let live = p.live;
+                    return Err(Error::new(
+                        ErrorKind::OutOfMemory,
+                        format!("out of memory allocating {bytes} bytes ({live} bytes in use, limit {limit})"),
+                    ));
+                }
+                p.live += class;
+            }
             let r = p.free.get_mut(&(class, usage)).and_then(|v| v.pop());
             if r.is_some() {
                 p.cached -= class;
@@ -91,7 +106,16 @@ impl Memory {
             // Freed buffers may be what is in the way.
             self.trim();
             self.create(class, usage).map_err(|_| e)
-        })?;
+        });
+        let raw = match raw {
+            Ok(r) => r,
+            Err(e) => {
+                if usage == Use::Array {
+                    self.pool.lock().live -= class;
+                }
+                return Err(e);
+            }
+        };
         Ok(PoolBuffer { raw: Some(raw), size: class, usage, mem: self.clone() })
     }
 
@@ -143,6 +167,9 @@ impl Memory {
 
     fn give_back(&self, raw: Raw, size: u64, usage: Use) {
         let mut p = self.pool.lock();
+        if usage == Use::Array {
+            p.live -= size;
+        }
         if p.cached + size <= CACHE_LIMIT {
             p.cached += size;
             p.free.entry((size, usage)).or_default().push(raw);

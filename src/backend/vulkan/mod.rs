@@ -78,14 +78,19 @@ fn device_array(v: &Value) -> Option<&DeviceArray> {
 
 impl VulkanExecutor {
     /// Opens the best device `opts` allows; `cpu` runs what the device cannot.
-    pub fn open(opts: &Options, cpu: Arc<dyn Executor>, host: Arc<HostPool>) -> Result<(VulkanExecutor, DeviceInfo)> {
+    pub fn open(
+        opts: &Options,
+        cpu: Arc<dyn Executor>,
+        host: Arc<HostPool>,
+        memory_limit: usize,
+    ) -> Result<(VulkanExecutor, DeviceInfo)> {
         let ctx = Arc::new(device::Context::open(opts)?);
         let caps = ctx.caps.clone();
         let exec = VulkanExecutor {
             programs: Programs::new(ctx.clone())?,
             queue: Mutex::new(Submitter::new(ctx.clone())?),
             uploads: Mutex::new(HashMap::new()),
-            mem: Memory::new(ctx.clone())?,
+            mem: Memory::new(ctx.clone(), memory_limit as u64)?,
             target: codegen::Target { float64: caps.float64, max_bindings: caps.max_bindings },
             ctx,
             cpu,
@@ -210,6 +215,7 @@ impl VulkanExecutor {
             codegen::Mode::ReduceAll => Some(self.mem.buffer(groups as usize * outputs.len() * 16, Use::Array)?),
             _ => None,
         };
+        let out_buffers = outputs.iter().map(|v| self.bind_output(v)).collect::<Result<Vec<_>>>()?;
         let limit = self.ctx.caps.max_storage_buffer_range;
         for v in inputs.iter().chain(outputs) {
             if v.storage.byte_len() as u64 > limit {
@@ -227,9 +233,7 @@ impl VulkanExecutor {
             for v in inputs {
                 buffers.push(self.bind_input(rec, v, &mut staging)?);
             }
-            for v in outputs {
-                buffers.push(self.bind_output(v)?);
-            }
+            buffers.extend(&out_buffers);
             buffers.extend(partials.as_ref().map(|p| p.handle()));
             rec.barrier();
             if count > 0 || dk.mode == codegen::Mode::ReduceAll {
