@@ -11,6 +11,7 @@
 //! | `SLUICE_BACKEND` | `cpu`, `vulkan` or `auto` (a Vulkan GPU if there is one, else the CPU) | auto |
 //! | `SLUICE_VULKAN_NO_F64` | `on`: treat the Vulkan device as lacking 64-bit floats | off |
 //! | `SLUICE_VULKAN_VALIDATION` | `on`: Vulkan validation layers; any message fails the step | off |
+//! | `SLUICE_VULKAN_LOADER` | path of the Vulkan loader to load | `libvulkan.so.1` |
 
 use crate::ir::{Result, bail};
 
@@ -26,6 +27,8 @@ pub struct Config {
     pub vulkan_no_f64: bool,
     /// Enable the Vulkan validation layers and fail steps on any message.
     pub vulkan_validation: bool,
+    /// The Vulkan loader library to load instead of the system's.
+    pub vulkan_loader: Option<String>,
 }
 
 /// Which executor runs kernels.
@@ -60,6 +63,7 @@ impl Default for Config {
             backend: Backend::Auto,
             vulkan_no_f64: false,
             vulkan_validation: false,
+            vulkan_loader: None,
         }
     }
 }
@@ -138,6 +142,7 @@ impl Config {
                 None => bail!(InvalidArgument, "SLUICE_VULKAN_VALIDATION={v} is not on/off"),
             }
         }
+        c.vulkan_loader = var("SLUICE_VULKAN_LOADER");
         Ok(c)
     }
 }

@@ -155,7 +155,12 @@ pub fn start(config: &Config, memory: Arc<memory::HostPool>) -> Result<(Arc<dyn 
         reason,
     };
     let open = |want| {
-        let opts = vulkan::Options { want, no_f64: config.vulkan_no_f64, validation: config.vulkan_validation };
+        let opts = vulkan::Options {
+            want,
+            no_f64: config.vulkan_no_f64,
+            validation: config.vulkan_validation,
+            loader: config.vulkan_loader.clone(),
+        };
         vulkan::VulkanExecutor::open(&opts, cpu.clone(), memory.clone(), config.memory_limit)
     };
     match config.backend {

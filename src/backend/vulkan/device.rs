@@ -25,6 +25,8 @@ pub struct Options {
     pub want: Want,
     pub no_f64: bool,
     pub validation: bool,
+    /// Path of the loader library (default: the system's `libvulkan.so.1`).
+    pub loader: Option<String>,
 }
 
 /// What the chosen device can do that kernels depend on.
@@ -128,8 +130,14 @@ impl Context {
     pub fn open(opts: &Options) -> Result<Context> {
         // SAFETY: loading the system's Vulkan loader runs its initialisers; it is the
         // documented way to use Vulkan without linking it.
-        let entry = unsafe { ash::Entry::load() }
-            .map_err(|e| unsupported(format!("the Vulkan loader (libvulkan.so.1) could not be loaded: {e}")))?;
+        let entry = unsafe {
+            match &opts.loader {
+                Some(path) => ash::Entry::load_from(path),
+                None => ash::Entry::load(),
+            }
+        };
+        let name = opts.loader.as_deref().unwrap_or("libvulkan.so.1");
+        let entry = entry.map_err(|e| unsupported(format!("the Vulkan loader ({name}) could not be loaded: {e}")))?;
         let app = vk::ApplicationInfo::default()
             .application_name(c"sluice")
             .engine_name(c"sluice")
@@ -154,8 +162,12 @@ impl Context {
             .enabled_layer_names(&layers)
             .enabled_extension_names(&exts);
         // SAFETY: the create info and the strings it points to outlive the call.
-        let instance = unsafe { entry.create_instance(&info, None) }
-            .map_err(|e| unsupported(format!("no Vulkan instance could be created ({e:?})")))?;
+        let instance = unsafe { entry.create_instance(&info, None) }.map_err(|e| match e {
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER => {
+                unsupported("the Vulkan loader found no driver (ERROR_INCOMPATIBLE_DRIVER)")
+            }
+            e => unsupported(format!("no Vulkan instance could be created ({e:?})")),
+        })?;
         let debug = if opts.validation {
             let messages: Box<Messages> = Box::new(Mutex::new(Vec::new()));
             let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
