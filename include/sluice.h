@@ -131,7 +131,7 @@ typedef struct {
 // Kind of device that runs kernels (`sl_device_info.device_type`).
 typedef int32_t sl_device_type;
 
-// What runs kernels, and why it was chosen (`sl_device_info`). Strings are
+// What runs kernels, and why it was chosen (`sl_get_device_info`). Strings are
 // NUL-terminated and truncated to fit.
 typedef struct {
   // `SL_BACKEND_CPU` or `SL_BACKEND_VULKAN`.
@@ -797,7 +797,7 @@ sl_status sl_get_stats(sl_stats *out);
 
 // Which executor runs kernels (starting the runtime if needed), on what device, and why
 // it was chosen.
-sl_status sl_device_info(sl_device_info *out);
+sl_status sl_get_device_info(sl_device_info *out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,4 +1,4 @@
-//! Choosing the executor: `SLUICE_BACKEND` and `sl_config.backend`, what `sl_device_info`
+//! Choosing the executor: `SLUICE_BACKEND` and `sl_config.backend`, what `sl_get_device_info`
 //! reports, the CPU fallback when Vulkan is absent, and f64 routed to the CPU on devices
 //! without 64-bit floats. One test, because each step restarts the process-wide runtime
 //! with different settings.
@@ -12,7 +12,7 @@ use std::ffi::CStr;
 
 fn info() -> (sl_device_info, String, String) {
     let mut d: sl_device_info = unsafe { std::mem::zeroed() };
-    ok(sl_device_info(&mut d));
+    ok(sl_get_device_info(&mut d));
     let name = unsafe { CStr::from_ptr(d.name.as_ptr()) }.to_string_lossy().into_owned();
     let reason = unsafe { CStr::from_ptr(d.reason.as_ptr()) }.to_string_lossy().into_owned();
     (d, name, reason)

@@ -172,8 +172,8 @@ fn put_str(dst: &mut [c_char], s: &str) {
 /// Which executor runs kernels (starting the runtime if needed), on what device, and why
 /// it was chosen.
 #[unsafe(no_mangle)]
-pub extern "C" fn sl_device_info(out: *mut sl_device_info) -> sl_status {
-    boundary!("sl_device_info", |_site| {
+pub extern "C" fn sl_get_device_info(out: *mut sl_device_info) -> sl_status {
+    boundary!("sl_get_device_info", |_site| {
         if out.is_null() {
             bail!(InvalidArgument, "out is NULL");
         }

@@ -215,7 +215,7 @@ pub const SL_DEVICE_VIRTUAL_GPU: sl_device_type = 3;
 pub const SL_DEVICE_VULKAN_CPU: sl_device_type = 4;
 pub const SL_DEVICE_OTHER: sl_device_type = 5;
 
-/// What runs kernels, and why it was chosen (`sl_device_info`). Strings are
+/// What runs kernels, and why it was chosen (`sl_get_device_info`). Strings are
 /// NUL-terminated and truncated to fit.
 #[repr(C)]
 pub struct sl_device_info {

@@ -308,10 +308,10 @@ pub fn ulps(a: V, b: V) -> f64 {
     }
 }
 
-/// What runs kernels (as `sl_device_info` reports).
+/// What runs kernels (as `sl_get_device_info` reports).
 pub fn device() -> sl_device_info {
     let mut info: sl_device_info = unsafe { std::mem::zeroed() };
-    ok(sl_device_info(&mut info));
+    ok(sl_get_device_info(&mut info));
     info
 }
 
