@@ -40,8 +40,9 @@ pub struct Shader {
     pub finish: Option<String>,
     /// Meta words after the header (the kernel's numbers); parameters follow at launch.
     pub numbers: Vec<u32>,
-    /// Buffers bound: meta, inputs, outputs, then partials for `ReduceAll`.
-    pub bindings: u32,
+    /// Descriptors per binding (meta, inputs, outputs, then partials for `ReduceAll`):
+    /// arrays larger than one storage-buffer range are bound as several ranges.
+    pub bindings: Vec<u32>,
 }
 
 /// Why a kernel cannot be lowered (it then runs on the CPU).
@@ -50,11 +51,27 @@ pub type Unsupported = String;
 /// What the device offers that the lowering depends on.
 pub struct Target {
     pub float64: bool,
+    /// Storage-buffer descriptors a shader may use.
     pub max_bindings: u32,
+    /// Bytes per bound range of an array: a power of two within `maxStorageBufferRange`.
+    pub chunk_bytes: u64,
+    /// Whether shaders may index arrays of storage buffers dynamically (needed to read
+    /// arrays bound as several ranges).
+    pub chunked_arrays: bool,
+}
+
+impl Target {
+    /// Ranges needed to bind `bytes` bytes.
+    pub fn chunks(&self, bytes: u64) -> u32 {
+        bytes.div_ceil(self.chunk_bytes).max(1) as u32
+    }
 }
 
 struct Gen<'k> {
     k: &'k Kernel,
+    target: &'k Target,
+    /// Descriptors per binding.
+    bindings: Vec<u32>,
     numbers: Vec<u32>,
     helpers: Helpers,
     /// Per map: the GLSL names of the coordinates it reaches and of its validity flag,
@@ -149,10 +166,10 @@ fn combine_fn(o: usize, op: KernelReduce, acc: DType) -> String {
     format!("void comb{o}(inout {ty} a, inout int64_t ai, {ty} b, int64_t bi) {{\n{body}\n}}\n")
 }
 
-/// The output element for a finished accumulator.
+/// The output value (a register of the output's type) for a finished accumulator.
 fn finish_expr(op: KernelReduce, acc: DType, out: DType, a: &str, ai: &str, count: &str) -> String {
     let v = match op {
-        KernelReduce::ArgMin | KernelReduce::ArgMax => return glsl::to_mem(out, ai),
+        KernelReduce::ArgMin | KernelReduce::ArgMax => return ai.to_string(),
         KernelReduce::Mean if acc.is_float() => format!("({a} / {}({count}))", glsl::reg_type(acc)),
         _ => a.to_string(),
     };
@@ -161,10 +178,40 @@ fn finish_expr(op: KernelReduce, acc: DType, out: DType, a: &str, ai: &str, coun
         (a, o) if a == o => v,
         _ => format!("{}({v})", glsl::reg_type(out)),
     };
-    glsl::to_mem(out, &v)
+    v
+}
+
+/// Bytes of storage an input's elements reach (from index 0) under its layout.
+fn span_bytes(input: &crate::ir::kernel::KernelInput) -> u64 {
+    let (shape, layout) = (&input.shape, &input.layout);
+    if shape.numel() == 0 {
+        return 0;
+    }
+    let last = (0..shape.rank()).map(|d| (shape.dim(d) as i64 - 1) * layout.strides[d].max(0)).sum::<i64>();
+    (layout.offset + last + 1).max(0) as u64 * input.dtype.size() as u64
 }
 
 impl<'k> Gen<'k> {
+    /// Element `index` of the buffer `name` at `binding` (of element type `t`), through
+    /// the range holding it when the array is bound as several.
+    fn elem(&self, name: &str, binding: usize, t: DType, index: &str) -> String {
+        if self.bindings[binding] == 1 {
+            return format!("{name}.v[{index}]");
+        }
+        let per = self.target.chunk_bytes / t.size() as u64;
+        format!("{name}[({index}) >> {}].v[({index}) & {}]", per.trailing_zeros(), per - 1)
+    }
+
+    fn input(&self, i: u32, t: DType, index: &str) -> String {
+        glsl::from_mem(t, &self.elem(&format!("in{i}"), 1 + i as usize, t, index))
+    }
+
+    /// Statement storing register value `v` as element `index` of output `o`.
+    fn store_out(&self, o: usize, index: &str, v: &str) -> String {
+        let t = self.k.outputs[o].dtype;
+        format!("{} = {};", self.elem(&format!("out{o}"), 1 + self.k.inputs.len() + o, t, index), glsl::to_mem(t, v))
+    }
+
     /// A meta slot holding `v` (an index quantity, which must fit in an `int`).
     fn num(&mut self, v: i64) -> Result<String, Unsupported> {
         let w = i32::try_from(v).map_err(|_| format!("index value {v} does not fit 32 bits"))?;
@@ -309,7 +356,7 @@ impl<'k> Gen<'k> {
                 Inst::Load { input, map } => {
                     let (coords, _) = self.map(map, &mut out)?;
                     let a = self.address(input, &coords)?;
-                    glsl::from_mem(t, &format!("in{input}.v[{a}]"))
+                    self.input(input, t, &a)
                 }
                 Inst::Coord { map, dim } => {
                     let (coords, _) = self.map(map, &mut out)?;
@@ -328,7 +375,7 @@ impl<'k> Gen<'k> {
                         coords.push(format!("int(clamp({}, int64_t(0), int64_t(max({last}, 0))))", v(ix)));
                     }
                     let a = self.address(input, &coords)?;
-                    glsl::from_mem(t, &format!("in{input}.v[{a}]"))
+                    self.input(input, t, &a)
                 }
             };
             let precise = if t.is_float() { "precise " } else { "" };
@@ -350,21 +397,24 @@ impl<'k> Gen<'k> {
         s += "#define N(i) int(meta.w[i])\n";
         // Parameters follow the numbers, two words each.
         writeln!(s, "const uint P = {}u;", HEADER_WORDS + self.numbers.len()).unwrap();
+        let array = |n: u32| if n == 1 { String::new() } else { format!("[{n}]") };
         for (i, inp) in k.inputs.iter().enumerate() {
+            let b = 1 + i;
             writeln!(
                 s,
-                "layout(std430, set = 0, binding = {}) readonly buffer In{i} {{ {} v[]; }} in{i};",
-                1 + i,
-                glsl::mem_type(inp.dtype)
+                "layout(std430, set = 0, binding = {b}) readonly buffer In{i} {{ {} v[]; }} in{i}{};",
+                glsl::mem_type(inp.dtype),
+                array(self.bindings[b])
             )
             .unwrap();
         }
         for (o, out) in k.outputs.iter().enumerate() {
+            let b = 1 + k.inputs.len() + o;
             writeln!(
                 s,
-                "layout(std430, set = 0, binding = {}) buffer Out{o} {{ {} v[]; }} out{o};",
-                1 + k.inputs.len() + o,
-                glsl::mem_type(out.dtype)
+                "layout(std430, set = 0, binding = {b}) buffer Out{o} {{ {} v[]; }} out{o}{};",
+                glsl::mem_type(out.dtype),
+                array(self.bindings[b])
             )
             .unwrap();
         }
@@ -455,11 +505,26 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         None => Mode::ReduceAll,
         Some(a) => Mode::Axis(a as usize),
     };
-    let bindings = 1 + k.inputs.len() + k.outputs.len() + (mode == Mode::ReduceAll) as usize;
-    if bindings > target.max_bindings as usize {
-        return Err(format!("{bindings} buffers exceed the device's {} per shader", target.max_bindings));
+    let mut bindings = vec![1u32];
+    bindings.extend(k.inputs.iter().map(|i| target.chunks(span_bytes(i))));
+    let out_len = |kind: OutputKind| match (kind, mode) {
+        (OutputKind::Reduce(_), Mode::ReduceAll) => 1,
+        (OutputKind::Reduce(_), Mode::Axis(a)) => k.domain.numel() / k.domain.dim(a).max(1),
+        _ => k.domain.numel(),
+    };
+    bindings.extend(k.outputs.iter().map(|o| target.chunks((out_len(o.kind) * o.dtype.size()) as u64)));
+    if mode == Mode::ReduceAll {
+        bindings.push(1);
     }
-    let mut g = Gen { k, numbers: Vec::new(), helpers: Helpers::new(target.float64), maps: Vec::new() };
+    let descriptors: u32 = bindings.iter().sum();
+    if descriptors > target.max_bindings {
+        return Err(format!("{descriptors} buffer ranges exceed the device's {} per shader", target.max_bindings));
+    }
+    if bindings.iter().any(|&n| n > 1) && !target.chunked_arrays {
+        return Err("arrays beyond one storage-buffer range need dynamically indexed buffer arrays".into());
+    }
+    let mut g =
+        Gen { k, target, bindings, numbers: Vec::new(), helpers: Helpers::new(target.float64), maps: Vec::new() };
     let reduce_outputs: Vec<(usize, KernelReduce, DType)> = k
         .outputs
         .iter()
@@ -486,9 +551,9 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             writeln!(s, "comb{o}(a{o}, ai{o}, {x}, int64_t({index}));").unwrap();
         }
     };
-    let store = |s: &mut String, index: &str| {
+    let store = |g: &Gen, s: &mut String, index: &str| {
         for (o, out) in k.outputs.iter().enumerate().filter(|(_, out)| out.kind == OutputKind::Store) {
-            writeln!(s, "out{o}.v[{index}] = {};", glsl::to_mem(out.dtype, &format!("v{}", out.value))).unwrap();
+            writeln!(s, "{}", g.store_out(o, index, &format!("v{}", out.value))).unwrap();
         }
     };
 
@@ -499,7 +564,7 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             let coords = g.coords("li_", None)?;
             let body = g.body()?;
             writeln!(main, "void main() {{\nfor (uint li_ = {GRID_LOOP}) {{\n{coords}{body}").unwrap();
-            store(&mut main, "li_");
+            store(&g, &mut main, "li_");
             main += "}\n}\n";
         }
         Mode::ReduceAll => {
@@ -508,7 +573,7 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             main += "void main() {\n";
             acc_init(&mut main);
             writeln!(main, "for (uint li_ = {GRID_LOOP}) {{\n{coords}{body}").unwrap();
-            store(&mut main, "li_");
+            store(&g, &mut main, "li_");
             fold(&mut main, "li_");
             main += "}\n";
             for &(o, _, acc) in &reduce_outputs {
@@ -537,7 +602,7 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
                 f += &tree(o, acc);
                 let out = k.outputs[o].dtype;
                 let value = finish_expr(op, acc, out, &format!("a{o}"), &format!("ai{o}"), "meta.w[0]");
-                writeln!(f, "if (gl_LocalInvocationID.x == 0u) out{o}.v[0] = {value};").unwrap();
+                writeln!(f, "if (gl_LocalInvocationID.x == 0u) {{ {} }}", g.store_out(o, "0", &value)).unwrap();
             }
             f += "}\n";
             finish = Some(f);
@@ -562,7 +627,7 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             }
             writeln!(main, "for (int t_ = 0; t_ < {extent}; t_++) {{\nc{axis} = t_;\nint lin_ = {lin};\n{body}")
                 .unwrap();
-            store(&mut main, "lin_");
+            store(&g, &mut main, "lin_");
             fold(&mut main, "t_");
             for (o, out) in k.outputs.iter().enumerate() {
                 if let OutputKind::Scan(op) = out.kind {
@@ -577,14 +642,14 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
                     } else {
                         format!("s{o}")
                     };
-                    writeln!(main, "out{o}.v[lin_] = {};", glsl::to_mem(out.dtype, &res)).unwrap();
+                    writeln!(main, "{}", g.store_out(o, "lin_", &res)).unwrap();
                 }
             }
             main += "}\n";
             for &(o, op, acc) in &reduce_outputs {
                 let out = k.outputs[o].dtype;
                 let value = finish_expr(op, acc, out, &format!("a{o}"), &format!("ai{o}"), &extent);
-                writeln!(main, "out{o}.v[li_] = {value};").unwrap();
+                writeln!(main, "{}", g.store_out(o, "li_", &value)).unwrap();
             }
             main += "}\n}\n";
         }
@@ -597,6 +662,6 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         main: format!("{prelude}{main}"),
         finish: finish.map(|f| format!("{prelude}{f}")),
         numbers: g.numbers,
-        bindings: bindings as u32,
+        bindings: g.bindings,
     })
 }

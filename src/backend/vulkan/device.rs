@@ -35,9 +35,12 @@ pub struct Caps {
     pub name: String,
     pub kind: DeviceKind,
     pub float64: bool,
-    pub max_storage_buffer_range: u64,
     pub max_bindings: u32,
     pub max_groups_x: u32,
+    /// Bytes per bound range of a large array (a power of two within the range limit).
+    pub chunk_bytes: u64,
+    /// Whether arrays of storage buffers may be indexed dynamically.
+    pub chunked_arrays: bool,
 }
 
 /// Validation-layer messages not yet reported.
@@ -103,6 +106,7 @@ struct Candidate {
     kind: DeviceKind,
     props: vk::PhysicalDeviceProperties,
     float64: bool,
+    dynamic_indexing: bool,
     queue_family: u32,
 }
 
@@ -251,6 +255,7 @@ impl Context {
                     name,
                     props,
                     float64: f.shader_float64 == vk::TRUE,
+                    dynamic_indexing: f.shader_storage_buffer_array_dynamic_indexing == vk::TRUE,
                     queue_family: queue_family as u32,
                 })
             })
@@ -283,7 +288,10 @@ impl Context {
         let priorities = [1.0f32];
         let queues =
             [vk::DeviceQueueCreateInfo::default().queue_family_index(c.queue_family).queue_priorities(&priorities)];
-        let features = vk::PhysicalDeviceFeatures::default().shader_int64(true).shader_float64(float64);
+        let features = vk::PhysicalDeviceFeatures::default()
+            .shader_int64(true)
+            .shader_float64(float64)
+            .shader_storage_buffer_array_dynamic_indexing(c.dynamic_indexing);
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default().storage_buffer8_bit_access(true);
         let info =
             vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_features(&features).push_next(&mut f12);
@@ -295,9 +303,10 @@ impl Context {
             name: c.name.clone(),
             kind: c.kind,
             float64,
-            max_storage_buffer_range: l.max_storage_buffer_range as u64,
             max_bindings: l.max_per_stage_descriptor_storage_buffers.min(l.max_descriptor_set_storage_buffers),
             max_groups_x: l.max_compute_work_group_count[0],
+            chunk_bytes: 1u64 << (63 - (l.max_storage_buffer_range as u64).max(1 << 16).leading_zeros()),
+            chunked_arrays: c.dynamic_indexing,
         };
         Ok((device, queue, c, caps))
     }

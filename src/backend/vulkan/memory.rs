@@ -212,6 +212,11 @@ impl PoolBuffer {
         self.raw.as_ref().expect("live buffer").buffer
     }
 
+    /// Bytes in the buffer (at least what was asked for).
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
     /// The mapped bytes of a host-visible buffer.
     pub fn mapped(&mut self) -> &mut [u8] {
         let size = self.size as usize;

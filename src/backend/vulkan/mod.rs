@@ -22,7 +22,7 @@ use parking_lot::Mutex;
 pub use device::{Options, Want};
 use memory::{DeviceArray, Memory, Place, PoolBuffer, Use};
 use programs::{Pipeline, Programs};
-use submit::{Recorder, Submitter};
+use submit::{Binding, Recorder, Submitter};
 
 use crate::exec::memory::{HostBuffer, HostPool};
 use crate::exec::{CompiledKernel, DeviceInfo, Executor, Work};
@@ -35,7 +35,12 @@ struct DeviceKernel {
     main: Arc<Pipeline>,
     finish: Option<Arc<Pipeline>>,
     numbers: Vec<u32>,
+    /// Ranges bound per binding.
+    bindings: Vec<u32>,
 }
+
+/// Edge of the square blocks of `kernels/matmul.comp`.
+const MATMUL_TILE: usize = 16;
 
 /// A kernel the device cannot run, compiled for the CPU executor instead.
 struct Routed {
@@ -91,7 +96,12 @@ impl VulkanExecutor {
             queue: Mutex::new(Submitter::new(ctx.clone())?),
             uploads: Mutex::new(HashMap::new()),
             mem: Memory::new(ctx.clone(), memory_limit as u64)?,
-            target: codegen::Target { float64: caps.float64, max_bindings: caps.max_bindings },
+            target: codegen::Target {
+                float64: caps.float64,
+                max_bindings: caps.max_bindings,
+                chunk_bytes: caps.chunk_bytes,
+                chunked_arrays: caps.chunked_arrays,
+            },
             ctx,
             cpu,
             host,
@@ -143,44 +153,88 @@ impl VulkanExecutor {
 
     /// The device buffer holding `v`'s elements, uploading them if they are in host
     /// memory. The buffer lives as long as `v` (in its place, or in the upload cache).
-    fn bind_input(&self, rec: &mut Recorder, v: &Value, staging: &mut Vec<PoolBuffer>) -> Result<ash::vk::Buffer> {
+    fn bind_input(
+        &self,
+        rec: &mut Recorder,
+        v: &Value,
+        staging: &mut Vec<PoolBuffer>,
+    ) -> Result<(ash::vk::Buffer, u64)> {
         if let Some(arr) = device_array(v) {
             let mut place = arr.place.lock();
-            let buffer = match &*place {
-                Place::Device(b) => b.handle(),
+            let bound = match &*place {
+                Place::Device(b) => (b.handle(), b.size()),
                 Place::Host(h) => {
                     let b = self.upload(rec, h.host_bytes().expect("host buffer"), staging)?;
-                    let handle = b.handle();
+                    let bound = (b.handle(), b.size());
                     *place = Place::Device(b);
-                    handle
+                    bound
                 }
                 Place::Empty => bail!(Internal, "a kernel input was never written"),
             };
-            return Ok(buffer);
+            return Ok(bound);
         }
         let Some(bytes) = v.storage.host_bytes() else { bail!(Internal, "input storage of another executor") };
         let key = bytes.as_ptr() as usize;
         let mut uploads = self.uploads.lock();
         uploads.retain(|_, u| u.source.strong_count() > 0);
         if let Some(u) = uploads.get(&key).filter(|u| Weak::ptr_eq(&u.source, &Arc::downgrade(&v.storage))) {
-            return Ok(u.buffer.handle());
+            return Ok((u.buffer.handle(), u.buffer.size()));
         }
         let buffer = self.upload(rec, bytes, staging)?;
-        let handle = buffer.handle();
+        let bound = (buffer.handle(), buffer.size());
         uploads.insert(key, Upload { source: Arc::downgrade(&v.storage), buffer });
-        Ok(handle)
+        Ok(bound)
     }
 
-    fn bind_output(&self, v: &Value) -> Result<ash::vk::Buffer> {
+    fn bind_output(&self, v: &Value) -> Result<(ash::vk::Buffer, u64)> {
         let Some(arr) = device_array(v) else { bail!(Internal, "output not allocated by the Vulkan executor") };
         let mut place = arr.place.lock();
         if !matches!(*place, Place::Device(_)) {
             *place = Place::Device(self.mem.buffer(arr.bytes, Use::Array)?);
         }
         match &*place {
-            Place::Device(b) => Ok(b.handle()),
+            Place::Device(b) => Ok((b.handle(), b.size())),
             _ => unreachable!(),
         }
+    }
+
+    /// Runs `dispatches` in order (with barriers between) on one submission, binding the
+    /// launch words, `inputs` (uploaded if in host memory), `outputs` and `scratch`, with
+    /// `ranges[b]` ranges for binding `b`.
+    fn launch(
+        &self,
+        words: &[u32],
+        inputs: &[Value],
+        outputs: &[Value],
+        scratch: Option<&PoolBuffer>,
+        ranges: &[u32],
+        dispatches: &[(&Pipeline, [u32; 2])],
+    ) -> Result<()> {
+        let mut meta = self.mem.buffer(words.len() * 4, Use::Upload)?;
+        for (dst, w) in meta.mapped().chunks_exact_mut(4).zip(words) {
+            dst.copy_from_slice(&w.to_le_bytes());
+        }
+        let outs = outputs.iter().map(|v| self.bind_output(v)).collect::<Result<Vec<_>>>()?;
+        let mut queue = self.queue.lock();
+        let mut staging = Vec::new();
+        queue.run(|rec| {
+            let mut bound = vec![(meta.handle(), meta.size())];
+            for v in inputs {
+                bound.push(self.bind_input(rec, v, &mut staging)?);
+            }
+            bound.extend(outs);
+            bound.extend(scratch.map(|p| (p.handle(), p.size())));
+            let bindings: Vec<Binding> = bound
+                .into_iter()
+                .zip(ranges)
+                .map(|((buffer, size), &ranges)| Binding { buffer, size, ranges })
+                .collect();
+            for (pipeline, groups) in dispatches {
+                rec.barrier();
+                rec.dispatch(pipeline, &bindings, *groups)?;
+            }
+            Ok(())
+        })
     }
 
     fn run_kernel(
@@ -199,6 +253,13 @@ impl VulkanExecutor {
                 self.ctx.caps.max_groups_x,
             ),
         };
+        // A reduction over nothing still writes its identity.
+        if count == 0 && dk.mode != codegen::Mode::ReduceAll {
+            for v in outputs {
+                self.bind_output(v)?;
+            }
+            return Ok(());
+        }
         let groups = count.div_ceil(codegen::LOCAL as usize).clamp(1, max_groups as usize) as u32;
         let mut words = Vec::with_capacity(codegen::HEADER_WORDS + dk.numbers.len() + 2 * params.len());
         words.extend([count as u32, groups]);
@@ -207,44 +268,40 @@ impl VulkanExecutor {
             let bits = p.to_bits();
             words.extend([bits as u32, (bits >> 32) as u32]);
         }
-        let mut meta = self.mem.buffer(words.len() * 4, Use::Upload)?;
-        for (dst, w) in meta.mapped().chunks_exact_mut(4).zip(&words) {
-            dst.copy_from_slice(&w.to_le_bytes());
-        }
         let partials = match dk.mode {
             codegen::Mode::ReduceAll => Some(self.mem.buffer(groups as usize * outputs.len() * 16, Use::Array)?),
             _ => None,
         };
-        let out_buffers = outputs.iter().map(|v| self.bind_output(v)).collect::<Result<Vec<_>>>()?;
-        let limit = self.ctx.caps.max_storage_buffer_range;
-        for v in inputs.iter().chain(outputs) {
-            if v.storage.byte_len() as u64 > limit {
-                bail!(
-                    NotSupported,
-                    "an array of {} bytes exceeds the device's storage-buffer range ({limit} bytes)",
-                    v.storage.byte_len()
-                );
-            }
+        let mut dispatches = vec![(&*dk.main, [groups, 1])];
+        dispatches.extend(dk.finish.as_deref().map(|f| (f, [1, 1])));
+        self.launch(&words, inputs, outputs, partials.as_ref(), &dk.bindings, &dispatches)
+    }
+
+    /// `c = a b` with the tiled kernel (`kernels/matmul.comp`). Operands beyond one
+    /// storage-buffer range, or f64 on a device without it, run on the CPU.
+    fn run_matmul(&self, work: &Work, inputs: &[Value], outputs: &[Value]) -> Result<()> {
+        let Work::MatMul { dtype, m, k, n } = *work else { unreachable!("a matmul step") };
+        let (a, b) = (&inputs[0].layout, &inputs[1].layout);
+        let numbers =
+            [m as i64, n as i64, k as i64, a.offset, a.strides[0], a.strides[1], b.offset, b.strides[0], b.strides[1]];
+        let words: Option<Vec<u32>> = numbers.iter().map(|&v| i32::try_from(v).ok().map(|v| v as u32)).collect();
+        let fits = |v: &Value| (v.storage.byte_len() as u64) <= self.ctx.caps.chunk_bytes;
+        let (Some(words), true) =
+            (words, inputs.iter().chain(outputs).all(fits) && (dtype == DType::F32 || self.target.float64))
+        else {
+            return self.run_on_cpu(work, inputs, &[], outputs);
+        };
+        if m == 0 || n == 0 {
+            return self.bind_output(&outputs[0]).map(|_| ());
         }
-        let mut queue = self.queue.lock();
-        let mut staging = Vec::new();
-        queue.run(|rec| {
-            let mut buffers = vec![meta.handle()];
-            for v in inputs {
-                buffers.push(self.bind_input(rec, v, &mut staging)?);
-            }
-            buffers.extend(&out_buffers);
-            buffers.extend(partials.as_ref().map(|p| p.handle()));
-            rec.barrier();
-            if count > 0 || dk.mode == codegen::Mode::ReduceAll {
-                rec.dispatch(&dk.main, &buffers, groups)?;
-            }
-            if let Some(f) = &dk.finish {
-                rec.barrier();
-                rec.dispatch(f, &buffers, 1)?;
-            }
-            Ok(())
-        })
+        let source = format!(
+            "#version 450\n#define T {}\n{}",
+            glsl::reg_type(dtype),
+            include_str!("../../../kernels/matmul.comp")
+        );
+        let pipeline = self.programs.pipeline(&source, &[1, 1, 1, 1])?;
+        let groups = [m.div_ceil(MATMUL_TILE) as u32, n.div_ceil(MATMUL_TILE) as u32];
+        self.launch(&words, inputs, outputs, None, &[1, 1, 1, 1], &[(&pipeline, groups)])
     }
 
     /// Reads a device buffer back into a new host buffer.
@@ -269,12 +326,13 @@ impl Executor for VulkanExecutor {
     fn compile(&self, kernel: Arc<Kernel>) -> Result<Arc<dyn CompiledKernel>> {
         match codegen::generate(&kernel, &self.target) {
             Ok(shader) => {
-                let main = self.programs.pipeline(&shader.main, shader.bindings)?;
+                let main = self.programs.pipeline(&shader.main, &shader.bindings)?;
                 let finish = match &shader.finish {
-                    Some(src) => Some(self.programs.pipeline(src, shader.bindings)?),
+                    Some(src) => Some(self.programs.pipeline(src, &shader.bindings)?),
                     None => None,
                 };
-                Ok(Arc::new(DeviceKernel { mode: shader.mode, main, finish, numbers: shader.numbers }))
+                let (mode, numbers, bindings) = (shader.mode, shader.numbers, shader.bindings);
+                Ok(Arc::new(DeviceKernel { mode, main, finish, numbers, bindings }))
             }
             Err(_why) => Ok(Arc::new(Routed { cpu: self.cpu.compile(kernel)? })),
         }
@@ -300,7 +358,8 @@ impl Executor for VulkanExecutor {
                 let work = Work::Kernel { kernel: kernel.clone(), compiled: routed.cpu.clone() };
                 self.run_on_cpu(&work, inputs, params, outputs)
             }
-            Work::MatMul { .. } | Work::Scatter { .. } => self.run_on_cpu(work, inputs, params, outputs),
+            Work::MatMul { .. } => self.run_matmul(work, inputs, outputs),
+            Work::Scatter { .. } => self.run_on_cpu(work, inputs, params, outputs),
         }
     }
 

@@ -10,7 +10,8 @@ use parking_lot::Mutex;
 use super::device::{Context, checked};
 use crate::ir::{Error, ErrorKind, Result};
 
-/// Descriptor-set and pipeline layouts for shaders binding `n` storage buffers.
+/// Descriptor-set and pipeline layouts for shaders binding storage buffers (an array of
+/// them per binding).
 pub struct Layout {
     ctx: Arc<Context>,
     pub set: vk::DescriptorSetLayout,
@@ -44,7 +45,7 @@ pub struct Programs {
     ctx: Arc<Context>,
     compiler: shaderc::Compiler,
     pipelines: Mutex<HashMap<String, Arc<Pipeline>>>,
-    layouts: Mutex<HashMap<u32, Arc<Layout>>>,
+    layouts: Mutex<HashMap<Vec<u32>, Arc<Layout>>>,
     cache: vk::PipelineCache,
 }
 
@@ -64,8 +65,9 @@ impl Programs {
         })
     }
 
-    /// The pipeline for `source` (binding `bindings` storage buffers), compiled on first use.
-    pub fn pipeline(&self, source: &str, bindings: u32) -> Result<Arc<Pipeline>> {
+    /// The pipeline for `source` (binding `bindings[b]` storage buffers at binding `b`),
+    /// compiled on first use.
+    pub fn pipeline(&self, source: &str, bindings: &[u32]) -> Result<Arc<Pipeline>> {
         if let Some(p) = self.pipelines.lock().get(source) {
             return Ok(p.clone());
         }
@@ -98,17 +100,19 @@ impl Programs {
         Ok(out.as_binary().to_vec())
     }
 
-    fn layout(&self, n: u32) -> Result<Arc<Layout>> {
-        if let Some(l) = self.layouts.lock().get(&n) {
+    fn layout(&self, counts: &[u32]) -> Result<Arc<Layout>> {
+        if let Some(l) = self.layouts.lock().get(counts) {
             return Ok(l.clone());
         }
         let d = &self.ctx.device;
-        let bindings: Vec<vk::DescriptorSetLayoutBinding> = (0..n)
-            .map(|b| {
+        let bindings: Vec<vk::DescriptorSetLayoutBinding> = counts
+            .iter()
+            .enumerate()
+            .map(|(b, &n)| {
                 vk::DescriptorSetLayoutBinding::default()
-                    .binding(b)
+                    .binding(b as u32)
                     .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .descriptor_count(1)
+                    .descriptor_count(n)
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })
             .collect();
@@ -125,7 +129,7 @@ impl Programs {
             }
         };
         let l = Arc::new(Layout { ctx: self.ctx.clone(), set, pipeline });
-        Ok(self.layouts.lock().entry(n).or_insert(l).clone())
+        Ok(self.layouts.lock().entry(counts.to_vec()).or_insert(l).clone())
     }
 }
 

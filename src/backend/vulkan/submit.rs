@@ -11,7 +11,7 @@ use crate::ir::Result;
 
 /// Descriptor sets one submission may use.
 const SETS_PER_SUBMIT: u32 = 64;
-const BUFFERS_PER_SET: u32 = 32;
+const BUFFERS_PER_SET: u32 = 64;
 
 pub struct Submitter {
     ctx: Arc<Context>,
@@ -19,6 +19,14 @@ pub struct Submitter {
     cmd: vk::CommandBuffer,
     fence: vk::Fence,
     descriptors: vk::DescriptorPool,
+}
+
+/// A buffer bound to a shader: as `ranges` consecutive ranges of the device's chunk size
+/// (the last shorter) when it exceeds one storage-buffer range.
+pub struct Binding {
+    pub buffer: vk::Buffer,
+    pub size: u64,
+    pub ranges: u32,
 }
 
 /// Commands being recorded into one submission.
@@ -125,16 +133,27 @@ impl Recorder<'_> {
         unsafe { self.ctx.device.cmd_copy_buffer(self.cmd, src, dst, &region) };
     }
 
-    /// Runs `groups` workgroups of `p` with `buffers` bound in order.
-    pub fn dispatch(&mut self, p: &Pipeline, buffers: &[vk::Buffer], groups: u32) -> Result<()> {
+    /// Runs `groups` workgroups of `p` with `bindings` bound in order.
+    pub fn dispatch(&mut self, p: &Pipeline, bindings: &[Binding], groups: [u32; 2]) -> Result<()> {
         let d = &self.ctx.device;
         let layouts = [p.layout.set];
         let alloc = vk::DescriptorSetAllocateInfo::default().descriptor_pool(self.descriptors).set_layouts(&layouts);
         // SAFETY: the pool has room for the sets one submission uses.
         let set = checked("allocating a descriptor set", unsafe { d.allocate_descriptor_sets(&alloc) })?[0];
-        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
+        let chunk = self.ctx.caps.chunk_bytes;
+        let infos: Vec<Vec<vk::DescriptorBufferInfo>> = bindings
             .iter()
-            .map(|&b| [vk::DescriptorBufferInfo::default().buffer(b).offset(0).range(vk::WHOLE_SIZE)])
+            .map(|b| {
+                (0..b.ranges as u64)
+                    .map(|c| {
+                        let offset = c * chunk;
+                        vk::DescriptorBufferInfo::default()
+                            .buffer(b.buffer)
+                            .offset(offset)
+                            .range(chunk.min(b.size - offset))
+                    })
+                    .collect()
+            })
             .collect();
         let writes: Vec<vk::WriteDescriptorSet> = infos
             .iter()
@@ -151,7 +170,7 @@ impl Recorder<'_> {
             d.update_descriptor_sets(&writes, &[]);
             d.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, p.raw);
             d.cmd_bind_descriptor_sets(self.cmd, vk::PipelineBindPoint::COMPUTE, p.layout.pipeline, 0, &[set], &[]);
-            d.cmd_dispatch(self.cmd, groups, 1, 1);
+            d.cmd_dispatch(self.cmd, groups[0], groups[1], 1);
         }
         Ok(())
     }
