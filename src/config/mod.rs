@@ -12,6 +12,7 @@
 //! | `SLUICE_VULKAN_NO_F64` | `on`: treat the Vulkan device as lacking 64-bit floats | off |
 //! | `SLUICE_VULKAN_VALIDATION` | `on`: Vulkan validation layers; any message fails the step | off |
 //! | `SLUICE_VULKAN_LOADER` | path of the Vulkan loader to load | `libvulkan.so.1` |
+//! | `SLUICE_CACHE_DIR` | where compiled GPU programs are kept between runs | `$XDG_CACHE_HOME/sluice` |
 
 use crate::ir::{Result, bail};
 
@@ -29,6 +30,8 @@ pub struct Config {
     pub vulkan_validation: bool,
     /// The Vulkan loader library to load instead of the system's.
     pub vulkan_loader: Option<String>,
+    /// Directory of the on-disk program cache (default: the XDG cache directory).
+    pub cache_dir: Option<String>,
 }
 
 /// Which executor runs kernels.
@@ -64,6 +67,7 @@ impl Default for Config {
             vulkan_no_f64: false,
             vulkan_validation: false,
             vulkan_loader: None,
+            cache_dir: None,
         }
     }
 }
@@ -143,6 +147,7 @@ impl Config {
             }
         }
         c.vulkan_loader = var("SLUICE_VULKAN_LOADER");
+        c.cache_dir = var("SLUICE_CACHE_DIR");
         Ok(c)
     }
 }

@@ -160,6 +160,7 @@ pub fn start(config: &Config, memory: Arc<memory::HostPool>) -> Result<(Arc<dyn 
             no_f64: config.vulkan_no_f64,
             validation: config.vulkan_validation,
             loader: config.vulkan_loader.clone(),
+            cache_dir: vulkan::cache_root(config.cache_dir.as_deref()),
         };
         vulkan::VulkanExecutor::open(&opts, cpu.clone(), memory.clone(), config.memory_limit)
     };

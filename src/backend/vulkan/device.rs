@@ -27,6 +27,8 @@ pub struct Options {
     pub validation: bool,
     /// Path of the loader library (default: the system's `libvulkan.so.1`).
     pub loader: Option<String>,
+    /// Where compiled programs are kept between runs (`None`: only in memory).
+    pub cache_dir: Option<std::path::PathBuf>,
 }
 
 /// What the chosen device can do that kernels depend on.
@@ -41,6 +43,8 @@ pub struct Caps {
     pub chunk_bytes: u64,
     /// Whether arrays of storage buffers may be indexed dynamically.
     pub chunked_arrays: bool,
+    /// Names the device and driver, for the on-disk program cache.
+    pub cache_key: String,
 }
 
 /// Validation-layer messages not yet reported.
@@ -307,6 +311,13 @@ impl Context {
             max_groups_x: l.max_compute_work_group_count[0],
             chunk_bytes: 1u64 << (63 - (l.max_storage_buffer_range as u64).max(1 << 16).leading_zeros()),
             chunked_arrays: c.dynamic_indexing,
+            cache_key: format!(
+                "vk-{:04x}-{:04x}-{:x}-{}",
+                c.props.vendor_id,
+                c.props.device_id,
+                c.props.driver_version,
+                c.props.pipeline_cache_uuid.iter().map(|b| format!("{b:02x}")).collect::<String>()
+            ),
         };
         Ok((device, queue, c, caps))
     }

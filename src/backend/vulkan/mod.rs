@@ -8,6 +8,7 @@
 
 mod codegen;
 mod device;
+mod disk;
 mod glsl;
 mod memory;
 mod programs;
@@ -20,6 +21,7 @@ use std::sync::{Arc, Weak};
 use parking_lot::Mutex;
 
 pub use device::{Options, Want};
+pub use disk::default_root as cache_root;
 use memory::{DeviceArray, Memory, Place, PoolBuffer, Use};
 use programs::{Pipeline, Programs};
 use submit::{Binding, Recorder, Submitter};
@@ -92,7 +94,10 @@ impl VulkanExecutor {
         let ctx = Arc::new(device::Context::open(opts)?);
         let caps = ctx.caps.clone();
         let exec = VulkanExecutor {
-            programs: Programs::new(ctx.clone())?,
+            programs: Programs::new(
+                ctx.clone(),
+                opts.cache_dir.as_deref().and_then(|root| disk::DiskCache::open(root, &caps.cache_key)),
+            )?,
             queue: Mutex::new(Submitter::new(ctx.clone())?),
             uploads: Mutex::new(HashMap::new()),
             mem: Memory::new(ctx.clone(), memory_limit as u64)?,

@@ -1,5 +1,7 @@
 //! The program cache: GLSL compiled by shaderc to SPIR-V, made into compute pipelines,
-//! kept by source so kernels of the same structure share one pipeline.
+//! kept by source so kernels of the same structure share one pipeline. SPIR-V and the
+//! driver's pipeline cache are also kept on disk (`disk.rs`), so a later run of the same
+//! program compiles nothing.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,6 +10,7 @@ use ash::vk;
 use parking_lot::Mutex;
 
 use super::device::{Context, checked};
+use super::disk::DiskCache;
 use crate::ir::{Error, ErrorKind, Result};
 
 /// Descriptor-set and pipeline layouts for shaders binding storage buffers (an array of
@@ -47,22 +50,26 @@ pub struct Programs {
     pipelines: Mutex<HashMap<String, Arc<Pipeline>>>,
     layouts: Mutex<HashMap<Vec<u32>, Arc<Layout>>>,
     cache: vk::PipelineCache,
+    disk: Option<DiskCache>,
 }
 
 impl Programs {
-    pub fn new(ctx: Arc<Context>) -> Result<Programs> {
+    pub fn new(ctx: Arc<Context>, disk: Option<DiskCache>) -> Result<Programs> {
         let compiler = shaderc::Compiler::new()
             .map_err(|e| Error::new(ErrorKind::Internal, format!("shaderc could not start: {e}")))?;
-        let info = vk::PipelineCacheCreateInfo::default();
-        // SAFETY: valid create info on a live device.
-        let cache = checked("creating a pipeline cache", unsafe { ctx.device.create_pipeline_cache(&info, None) })?;
-        Ok(Programs {
-            ctx,
-            compiler,
-            pipelines: Mutex::new(HashMap::new()),
-            layouts: Mutex::new(HashMap::new()),
-            cache,
-        })
+        let saved = disk.as_ref().map(|d| d.load_pipelines()).unwrap_or_default();
+        let create = |data: &[u8]| {
+            let info = vk::PipelineCacheCreateInfo::default().initial_data(data);
+            // SAFETY: valid create info on a live device; the driver checks the data's
+            // header (the directory is per device and driver as well).
+            unsafe { ctx.device.create_pipeline_cache(&info, None) }
+        };
+        let cache = match create(&saved) {
+            Ok(c) => c,
+            Err(_) => checked("creating a pipeline cache", create(&[]))?,
+        };
+        let (pipelines, layouts) = (Mutex::new(HashMap::new()), Mutex::new(HashMap::new()));
+        Ok(Programs { ctx, compiler, pipelines, layouts, cache, disk })
     }
 
     /// The pipeline for `source` (binding `bindings[b]` storage buffers at binding `b`),
@@ -90,6 +97,9 @@ impl Programs {
     }
 
     fn compile(&self, source: &str) -> Result<Vec<u32>> {
+        if let Some(words) = self.disk.as_ref().and_then(|d| d.load_spirv(source)) {
+            return Ok(words);
+        }
         let mut opts = shaderc::CompileOptions::new()
             .map_err(|e| Error::new(ErrorKind::Internal, format!("shaderc options: {e}")))?;
         opts.set_target_env(shaderc::TargetEnv::Vulkan, shaderc::EnvVersion::Vulkan1_2 as u32);
@@ -97,7 +107,11 @@ impl Programs {
             .compiler
             .compile_into_spirv(source, shaderc::ShaderKind::Compute, "kernel.comp", "main", Some(&opts))
             .map_err(|e| Error::new(ErrorKind::Internal, format!("GLSL compilation failed: {e}\n{source}")))?;
-        Ok(out.as_binary().to_vec())
+        let words = out.as_binary().to_vec();
+        if let Some(d) = &self.disk {
+            d.store_spirv(source, &words);
+        }
+        Ok(words)
     }
 
     fn layout(&self, counts: &[u32]) -> Result<Arc<Layout>> {
@@ -136,7 +150,12 @@ impl Programs {
 impl Drop for Programs {
     fn drop(&mut self) {
         self.pipelines.lock().clear();
-        // SAFETY: the cache is only used while creating pipelines.
-        unsafe { self.ctx.device.destroy_pipeline_cache(self.cache, None) };
+        // SAFETY: the cache is only used while creating pipelines, which has ended.
+        unsafe {
+            if let (Some(d), Ok(data)) = (&self.disk, self.ctx.device.get_pipeline_cache_data(self.cache)) {
+                d.store_pipelines(&data);
+            }
+            self.ctx.device.destroy_pipeline_cache(self.cache, None);
+        }
     }
 }
