@@ -7,10 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 cargo test --locked
-# The suites whose work runs on an executor, again on Vulkan (backend.rs and program_cache.rs choose their own).
+# The suites whose work runs on an executor, again on Vulkan (backend, program_cache and spill choose their own).
 vulkan_suites=()
 for f in tests/*.rs; do
-  case "$(basename "$f" .rs)" in header | dlopen | backend | program_cache) ;; *) vulkan_suites+=(--test "$(basename "$f" .rs)") ;; esac
+  case "$(basename "$f" .rs)" in header | dlopen | backend | program_cache | spill) ;; *) vulkan_suites+=(--test "$(basename "$f" .rs)") ;; esac
 done
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on cargo test --locked "${vulkan_suites[@]}"
 scripts/install-lib.sh

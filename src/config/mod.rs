@@ -12,6 +12,7 @@
 //! | `SLUICE_VULKAN_NO_F64` | `on`: treat the Vulkan device as lacking 64-bit floats | off |
 //! | `SLUICE_VULKAN_VALIDATION` | `on`: Vulkan validation layers; any message fails the step | off |
 //! | `SLUICE_VULKAN_LOADER` | path of the Vulkan loader to load | `libvulkan.so.1` |
+//! | `SLUICE_DEVICE_MEMORY` | most bytes of arrays in Vulkan device memory; beyond it the least recently used move to host memory | none |
 //! | `SLUICE_CACHE_DIR` | where compiled GPU programs are kept between runs | `$XDG_CACHE_HOME/sluice` |
 
 use crate::ir::{Result, bail};
@@ -32,6 +33,8 @@ pub struct Config {
     pub vulkan_loader: Option<String>,
     /// Directory of the on-disk program cache (default: the XDG cache directory).
     pub cache_dir: Option<String>,
+    /// Most bytes of arrays in Vulkan device memory (`usize::MAX`: what the device has).
+    pub device_memory: usize,
 }
 
 /// Which executor runs kernels.
@@ -68,6 +71,7 @@ impl Default for Config {
             vulkan_validation: false,
             vulkan_loader: None,
             cache_dir: None,
+            device_memory: usize::MAX,
         }
     }
 }
@@ -108,6 +112,12 @@ impl Config {
             match parse_bytes(&v) {
                 Some(n) => c.memory_limit = n,
                 None => bail!(InvalidArgument, "SLUICE_MEMORY_LIMIT={v} is not a byte count (e.g. 512M)"),
+            }
+        }
+        if let Some(v) = var("SLUICE_DEVICE_MEMORY") {
+            match parse_bytes(&v) {
+                Some(n) => c.device_memory = n,
+                None => bail!(InvalidArgument, "SLUICE_DEVICE_MEMORY={v} is not a byte count (e.g. 512M)"),
             }
         }
         if let Some(v) = var("SLUICE_FUSION") {

@@ -161,6 +161,7 @@ pub fn start(config: &Config, memory: Arc<memory::HostPool>) -> Result<(Arc<dyn 
             validation: config.vulkan_validation,
             loader: config.vulkan_loader.clone(),
             cache_dir: vulkan::cache_root(config.cache_dir.as_deref()),
+            device_memory: config.device_memory,
         };
         vulkan::VulkanExecutor::open(&opts, cpu.clone(), memory.clone(), config.memory_limit)
     };

@@ -29,6 +29,8 @@ pub struct Options {
     pub loader: Option<String>,
     /// Where compiled programs are kept between runs (`None`: only in memory).
     pub cache_dir: Option<std::path::PathBuf>,
+    /// Most bytes of arrays kept in device memory.
+    pub device_memory: usize,
 }
 
 /// What the chosen device can do that kernels depend on.

@@ -12,11 +12,11 @@ mod disk;
 mod glsl;
 mod memory;
 mod programs;
+mod residency;
 mod submit;
 
 use std::any::Any;
-use std::collections::HashMap;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 
@@ -24,12 +24,13 @@ pub use device::{Options, Want};
 pub use disk::default_root as cache_root;
 use memory::{DeviceArray, Memory, Place, PoolBuffer, Use};
 use programs::{Pipeline, Programs};
-use submit::{Binding, Recorder, Submitter};
+use residency::Arrays;
+use submit::{Binding, Submitter};
 
-use crate::exec::memory::{HostBuffer, HostPool};
+use crate::exec::memory::HostPool;
 use crate::exec::{CompiledKernel, DeviceInfo, Executor, Work};
 use crate::ir::kernel::Kernel;
-use crate::ir::{DType, Layout, Result, Scalar, Shape, Storage, Value, bail};
+use crate::ir::{DType, Layout, Result, Scalar, Shape, Value, bail};
 
 /// A kernel lowered for the device.
 struct DeviceKernel {
@@ -61,22 +62,15 @@ impl CompiledKernel for Routed {
     }
 }
 
-/// Device copies of host arrays, kept while the host array lives.
-struct Upload {
-    source: Weak<dyn Storage>,
-    buffer: PoolBuffer,
-}
-
 pub struct VulkanExecutor {
     // Field order is drop order: everything holding device objects before the context.
     programs: Programs,
     queue: Mutex<Submitter>,
-    uploads: Mutex<HashMap<usize, Upload>>,
+    arrays: Arrays,
     mem: Arc<Memory>,
     ctx: Arc<device::Context>,
     target: codegen::Target,
     cpu: Arc<dyn Executor>,
-    host: Arc<HostPool>,
 }
 
 fn device_array(v: &Value) -> Option<&DeviceArray> {
@@ -93,14 +87,15 @@ impl VulkanExecutor {
     ) -> Result<(VulkanExecutor, DeviceInfo)> {
         let ctx = Arc::new(device::Context::open(opts)?);
         let caps = ctx.caps.clone();
+        let mem = Memory::new(ctx.clone(), opts.device_memory.min(memory_limit) as u64)?;
         let exec = VulkanExecutor {
             programs: Programs::new(
                 ctx.clone(),
                 opts.cache_dir.as_deref().and_then(|root| disk::DiskCache::open(root, &caps.cache_key)),
             )?,
             queue: Mutex::new(Submitter::new(ctx.clone())?),
-            uploads: Mutex::new(HashMap::new()),
-            mem: Memory::new(ctx.clone(), memory_limit as u64)?,
+            arrays: Arrays::new(mem.clone(), host),
+            mem,
             target: codegen::Target {
                 float64: caps.float64,
                 max_bindings: caps.max_bindings,
@@ -109,7 +104,6 @@ impl VulkanExecutor {
             },
             ctx,
             cpu,
-            host,
         };
         let f64_note = if caps.float64 {
             ""
@@ -135,7 +129,7 @@ impl VulkanExecutor {
         let mut written = Vec::with_capacity(outputs.len());
         for o in outputs {
             let Some(arr) = device_array(o) else { bail!(Internal, "output not allocated by the Vulkan executor") };
-            let buf = Arc::new(self.host.alloc(arr.bytes)?);
+            let buf = Arc::new(self.arrays.host.alloc(arr.bytes)?);
             written.push((arr, buf.clone(), Value { storage: buf, layout: o.layout }));
         }
         let values: Vec<Value> = written.iter().map(|(_, _, v)| v.clone()).collect();
@@ -144,63 +138,6 @@ impl VulkanExecutor {
             *arr.place.lock() = Place::Host(buf);
         }
         Ok(())
-    }
-
-    /// Copies `bytes` from host memory into a new device buffer (recorded into `rec`).
-    fn upload(&self, rec: &mut Recorder, data: &[u8], staging: &mut Vec<PoolBuffer>) -> Result<PoolBuffer> {
-        let dst = self.mem.buffer(data.len(), Use::Array)?;
-        let mut stage = self.mem.buffer(data.len(), Use::Upload)?;
-        stage.mapped()[..data.len()].copy_from_slice(data);
-        rec.copy(stage.handle(), dst.handle(), data.len() as u64);
-        staging.push(stage);
-        Ok(dst)
-    }
-
-    /// The device buffer holding `v`'s elements, uploading them if they are in host
-    /// memory. The buffer lives as long as `v` (in its place, or in the upload cache).
-    fn bind_input(
-        &self,
-        rec: &mut Recorder,
-        v: &Value,
-        staging: &mut Vec<PoolBuffer>,
-    ) -> Result<(ash::vk::Buffer, u64)> {
-        if let Some(arr) = device_array(v) {
-            let mut place = arr.place.lock();
-            let bound = match &*place {
-                Place::Device(b) => (b.handle(), b.size()),
-                Place::Host(h) => {
-                    let b = self.upload(rec, h.host_bytes().expect("host buffer"), staging)?;
-                    let bound = (b.handle(), b.size());
-                    *place = Place::Device(b);
-                    bound
-                }
-                Place::Empty => bail!(Internal, "a kernel input was never written"),
-            };
-            return Ok(bound);
-        }
-        let Some(bytes) = v.storage.host_bytes() else { bail!(Internal, "input storage of another executor") };
-        let key = bytes.as_ptr() as usize;
-        let mut uploads = self.uploads.lock();
-        uploads.retain(|_, u| u.source.strong_count() > 0);
-        if let Some(u) = uploads.get(&key).filter(|u| Weak::ptr_eq(&u.source, &Arc::downgrade(&v.storage))) {
-            return Ok((u.buffer.handle(), u.buffer.size()));
-        }
-        let buffer = self.upload(rec, bytes, staging)?;
-        let bound = (buffer.handle(), buffer.size());
-        uploads.insert(key, Upload { source: Arc::downgrade(&v.storage), buffer });
-        Ok(bound)
-    }
-
-    fn bind_output(&self, v: &Value) -> Result<(ash::vk::Buffer, u64)> {
-        let Some(arr) = device_array(v) else { bail!(Internal, "output not allocated by the Vulkan executor") };
-        let mut place = arr.place.lock();
-        if !matches!(*place, Place::Device(_)) {
-            *place = Place::Device(self.mem.buffer(arr.bytes, Use::Array)?);
-        }
-        match &*place {
-            Place::Device(b) => Ok((b.handle(), b.size())),
-            _ => unreachable!(),
-        }
     }
 
     /// Runs `dispatches` in order (with barriers between) on one submission, binding the
@@ -219,14 +156,19 @@ impl VulkanExecutor {
         for (dst, w) in meta.mapped().chunks_exact_mut(4).zip(words) {
             dst.copy_from_slice(&w.to_le_bytes());
         }
-        let outs = outputs.iter().map(|v| self.bind_output(v)).collect::<Result<Vec<_>>>()?;
-        let mut queue = self.queue.lock();
-        let mut staging = Vec::new();
-        queue.run(|rec| {
-            let mut bound = vec![(meta.handle(), meta.size())];
-            for v in inputs {
-                bound.push(self.bind_input(rec, v, &mut staging)?);
+        // Everything is allocated (and room made) before recording starts.
+        let pinned: Vec<usize> = inputs.iter().chain(outputs).map(|v| residency::key(&v.storage)).collect();
+        let outs = outputs.iter().map(|v| self.arrays.output(v, &pinned, &self.queue)).collect::<Result<Vec<_>>>()?;
+        let ins =
+            inputs.iter().map(|v| self.arrays.prepare_input(v, &pinned, &self.queue)).collect::<Result<Vec<_>>>()?;
+        self.queue.lock().run(|rec| {
+            for p in &ins {
+                if let Some((stage, bytes)) = &p.upload {
+                    rec.copy(stage.handle(), p.buffer, *bytes);
+                }
             }
+            let mut bound = vec![(meta.handle(), meta.size())];
+            bound.extend(ins.iter().map(|p| (p.buffer, p.size)));
             bound.extend(outs);
             bound.extend(scratch.map(|p| (p.handle(), p.size())));
             let bindings: Vec<Binding> = bound
@@ -239,7 +181,9 @@ impl VulkanExecutor {
                 rec.dispatch(pipeline, &bindings, *groups)?;
             }
             Ok(())
-        })
+        })?;
+        self.arrays.installed(ins);
+        Ok(())
     }
 
     fn run_kernel(
@@ -260,8 +204,9 @@ impl VulkanExecutor {
         };
         // A reduction over nothing still writes its identity.
         if count == 0 && dk.mode != codegen::Mode::ReduceAll {
+            let pinned: Vec<usize> = outputs.iter().map(|v| residency::key(&v.storage)).collect();
             for v in outputs {
-                self.bind_output(v)?;
+                self.arrays.output(v, &pinned, &self.queue)?;
             }
             return Ok(());
         }
@@ -297,7 +242,7 @@ impl VulkanExecutor {
             return self.run_on_cpu(work, inputs, &[], outputs);
         };
         if m == 0 || n == 0 {
-            return self.bind_output(&outputs[0]).map(|_| ());
+            return self.arrays.output(&outputs[0], &[], &self.queue).map(|_| ());
         }
         let source = format!(
             "#version 450\n#define T {}\n{}",
@@ -307,19 +252,6 @@ impl VulkanExecutor {
         let pipeline = self.programs.pipeline(&source, &[1, 1, 1, 1])?;
         let groups = [m.div_ceil(MATMUL_TILE) as u32, n.div_ceil(MATMUL_TILE) as u32];
         self.launch(&words, inputs, outputs, None, &[1, 1, 1, 1], &[(&pipeline, groups)])
-    }
-
-    /// Reads a device buffer back into a new host buffer.
-    fn download(&self, src: ash::vk::Buffer, bytes: usize) -> Result<HostBuffer> {
-        let mut stage = self.mem.buffer(bytes, Use::Download)?;
-        self.queue.lock().run(|rec| {
-            rec.copy(src, stage.handle(), bytes as u64);
-            Ok(())
-        })?;
-        let out = self.host.alloc(bytes)?;
-        // SAFETY: `out` is fresh and `bytes` long; the staging buffer holds at least that.
-        unsafe { std::ptr::copy_nonoverlapping(stage.mapped().as_ptr(), out.as_mut_ptr(), bytes) };
-        Ok(out)
     }
 }
 
@@ -369,20 +301,6 @@ impl Executor for VulkanExecutor {
     }
 
     fn host_value(&self, value: &Value) -> Result<Value> {
-        let Some(arr) = device_array(value) else {
-            if value.storage.host_bytes().is_some() {
-                return Ok(value.clone());
-            }
-            bail!(Internal, "a value of another executor");
-        };
-        // The place's lock is not held while waiting for the queue (runs take them in the
-        // other order); a device buffer stays in its place while the value lives.
-        let handle = match &*arr.place.lock() {
-            Place::Host(h) => return Ok(Value { storage: h.clone(), layout: value.layout }),
-            Place::Device(b) => b.handle(),
-            Place::Empty => bail!(Internal, "a value that was never written"),
-        };
-        let buf = self.download(handle, arr.bytes)?;
-        Ok(Value { storage: Arc::new(buf), layout: value.layout })
+        self.arrays.host_value(value, &self.queue)
     }
 }
