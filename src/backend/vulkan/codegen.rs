@@ -173,12 +173,11 @@ fn finish_expr(op: KernelReduce, acc: DType, out: DType, a: &str, ai: &str, coun
         KernelReduce::Mean if acc.is_float() => format!("({a} / {}({count}))", glsl::reg_type(acc)),
         _ => a.to_string(),
     };
-    let v = match (acc, out) {
+    match (acc, out) {
         (DType::U8, DType::Bool) => format!("({v} != 0u)"),
         (a, o) if a == o => v,
         _ => format!("{}({v})", glsl::reg_type(out)),
-    };
-    v
+    }
 }
 
 /// Bytes of storage an input's elements reach (from index 0) under its layout.

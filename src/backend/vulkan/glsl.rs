@@ -95,7 +95,7 @@ impl Helpers {
 
     pub fn unary(&mut self, op: UnaryOp, t: DType, a: &str) -> String {
         use UnaryOp as U;
-        let s = match t {
+        match t {
             DType::F32 | DType::F64 => {
                 let ty = reg_type(t);
                 let builtin = |f: &str| format!("{f}({a})");
@@ -152,8 +152,7 @@ impl Helpers {
                     _ => unreachable!("{} on an integer", op.name()),
                 }
             }
-        };
-        s
+        }
     }
 
     pub fn binary(&mut self, op: BinaryOp, t: DType, a: &str, b: &str) -> String {
@@ -170,7 +169,7 @@ impl Helpers {
             B::Ge => return cmp(">="),
             _ => {}
         }
-        let s = match t {
+        match t {
             DType::F32 | DType::F64 => match op {
                 B::Add => format!("({a} + {b})"),
                 B::Sub => format!("({a} - {b})"),
@@ -217,8 +216,7 @@ impl Helpers {
                     _ => unreachable!("{} on integers", op.name()),
                 }
             }
-        };
-        s
+        }
     }
 
     /// `a` (of type `from`) converted with the cast op's rules.

@@ -49,12 +49,15 @@ pub struct Prepared {
     install: Option<Install>,
 }
 
+/// An array with a device buffer, and when it was last used.
+type Resident = (Weak<dyn Storage>, u64);
+
 pub struct Arrays {
     mem: Arc<Memory>,
     pub host: Arc<HostPool>,
     clock: AtomicU64,
     /// Arrays holding a device buffer, with their last use.
-    resident: Mutex<HashMap<usize, (Weak<dyn Storage>, u64)>>,
+    resident: Mutex<HashMap<usize, Resident>>,
     uploads: Mutex<HashMap<usize, Upload>>,
 }
 
