@@ -122,8 +122,9 @@ impl Helpers {
                             _ => format!("m_{}({a})", op.name()),
                         }
                     }
+                    // Builtins need not pass NaN through (lavapipe's atan(NaN) is 0).
                     U::Exp | U::Exp2 | U::Log | U::Log2 | U::Sin | U::Cos | U::Tan | U::Asin | U::Acos | U::Atan => {
-                        builtin(op.name())
+                        format!("(isnan({a}) ? {a} : {})", builtin(op.name()))
                     }
                     _ => self.call(op.name(), t, &[a]),
                 }
