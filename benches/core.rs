@@ -176,32 +176,175 @@ fn unfused(c: &mut Criterion) {
     check(sl_shutdown());
 }
 
-/// Small arrays: the cost per call of recording, fusing and running.
-fn overhead(c: &mut Criterion) {
+/// 10,000 iterations of `y = y*0.99 + x` on 1024 elements, read at the end.
+fn mul_add_loop(x: sl_array) -> Vec<f32> {
+    let mut y = 0;
+    check(sl_retain(x, &mut y));
+    for _ in 0..10_000 {
+        let (mut t, mut next) = (0, 0);
+        check(sl_mul_scalar(y, 0.99, &mut t));
+        check(sl_add(t, x, &mut next));
+        check(sl_release(t));
+        check(sl_release(y));
+        y = next;
+    }
+    let mut out = vec![0f32; 1024];
+    check(sl_read(y, SL_COL_MAJOR, out.as_mut_ptr() as *mut _, 4096));
+    check(sl_release(y));
+    out
+}
+
+fn bench_mul_add_loop(c: &mut Criterion, group: &str) {
     let xs: Vec<f32> = (0..1024).map(|i| i as f32 * 0.001).collect();
     let x = upload(&xs);
-    let mut g = c.benchmark_group("overhead");
+    let mut g = c.benchmark_group(group);
     g.sample_size(20).measurement_time(Duration::from_secs(6));
-    g.bench_function("y_mul_add_1024_x10000", |bench| {
-        bench.iter(|| {
-            let mut y = 0;
-            check(sl_retain(x, &mut y));
-            for _ in 0..10_000 {
-                let (mut t, mut next) = (0, 0);
-                check(sl_mul_scalar(y, 0.99, &mut t));
-                check(sl_add(t, x, &mut next));
-                check(sl_release(t));
-                check(sl_release(y));
-                y = next;
-            }
-            let mut out = vec![0f32; 1024];
-            check(sl_read(y, SL_COL_MAJOR, out.as_mut_ptr() as *mut _, 4096));
-            check(sl_release(y));
-            black_box(out)
-        })
-    });
+    g.bench_function("y_mul_add_1024_x10000", |bench| bench.iter(|| black_box(mul_add_loop(x))));
     g.finish();
     check(sl_release(x));
+}
+
+/// Small arrays: the cost per call of recording, fusing and running.
+fn overhead(c: &mut Criterion) {
+    bench_mul_add_loop(c, "overhead");
+}
+
+/// An 8-op step on small arrays: `y' = (sqrt(|(y*0.99 + sin x) * 0.5|) - x) * 0.9`.
+fn step8(y: sl_array, x: sl_array) -> sl_array {
+    let mut t = [0; 8];
+    check(sl_mul_scalar(y, 0.99, &mut t[0]));
+    check(sl_sin(x, &mut t[1]));
+    check(sl_add(t[0], t[1], &mut t[2]));
+    check(sl_mul_scalar(t[2], 0.5, &mut t[3]));
+    check(sl_abs(t[3], &mut t[4]));
+    check(sl_sqrt(t[4], &mut t[5]));
+    check(sl_sub(t[5], x, &mut t[6]));
+    check(sl_mul_scalar(t[6], 0.9, &mut t[7]));
+    for &h in &t[..7] {
+        check(sl_release(h));
+    }
+    t[7]
+}
+
+/// 10,000 steps of `step8` on 1024 elements, each through `step` (which returns the new
+/// y), read at the end.
+fn step8_loop(x: sl_array, step: impl Fn(sl_array, sl_array) -> sl_array) -> Vec<f32> {
+    let mut y = 0;
+    check(sl_retain(x, &mut y));
+    for _ in 0..10_000 {
+        let next = step(y, x);
+        check(sl_release(y));
+        y = next;
+    }
+    let mut out = vec![0f32; 1024];
+    check(sl_read(y, SL_COL_MAJOR, out.as_mut_ptr() as *mut _, 4096));
+    check(sl_release(y));
+    out
+}
+
+/// The 8-op step called op by op (trace cache replaying the flushes), and as a macro
+/// (one call per step replays the recorded section).
+fn macro_replay(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..1024).map(|i| i as f32 * 0.001).collect();
+    let x = upload(&xs);
+    let name = std::ffi::CString::new("step8").unwrap();
+    let as_macro = |y: sl_array, x: sl_array| {
+        let (ins, mut out, mut mode) = ([y, x], [0], 0);
+        check(sl_macro_begin(name.as_ptr(), ins.as_ptr(), 2, std::ptr::null(), 0, out.as_mut_ptr(), 1, &mut mode));
+        if mode == SL_MACRO_RECORD {
+            out[0] = step8(y, x);
+            check(sl_macro_end(out.as_ptr(), 1));
+        }
+        out[0]
+    };
+    let mut g = c.benchmark_group("macro");
+    g.sample_size(20).measurement_time(Duration::from_secs(6));
+    g.bench_function("step8_calls_1024_x10000", |bench| bench.iter(|| black_box(step8_loop(x, step8))));
+    g.bench_function("step8_replay_1024_x10000", |bench| bench.iter(|| black_box(step8_loop(x, as_macro))));
+    g.finish();
+    check(sl_release(x));
+}
+
+/// An iterative update of about 20 ops on 2^16 elements, flushed every iteration (as a
+/// solver that checks convergence would): the trace cache replays each flush.
+fn iterative20(x: sl_array) {
+    let mut y = 0;
+    check(sl_retain(x, &mut y));
+    for _ in 0..200 {
+        let mut t = [0; 20];
+        check(sl_mul_scalar(y, 0.5, &mut t[0]));
+        check(sl_sin(t[0], &mut t[1]));
+        check(sl_mul(t[1], x, &mut t[2]));
+        check(sl_add(t[2], y, &mut t[3]));
+        check(sl_abs(t[3], &mut t[4]));
+        check(sl_sqrt(t[4], &mut t[5]));
+        check(sl_sub(t[5], x, &mut t[6]));
+        check(sl_mul(t[6], t[6], &mut t[7]));
+        check(sl_add_scalar(t[7], 1.0, &mut t[8]));
+        check(sl_rcp(t[8], &mut t[9]));
+        check(sl_mul(t[9], y, &mut t[10]));
+        check(sl_max_scalar(t[10], -2.0, &mut t[11]));
+        check(sl_min_scalar(t[11], 2.0, &mut t[12]));
+        check(sl_cos(t[12], &mut t[13]));
+        check(sl_mul_scalar(t[13], 0.25, &mut t[14]));
+        check(sl_add(t[14], t[3], &mut t[15]));
+        check(sl_mul_scalar(t[15], 0.5, &mut t[16]));
+        check(sl_sub(t[16], t[12], &mut t[17]));
+        check(sl_add(t[17], x, &mut t[18]));
+        check(sl_mul_scalar(t[18], 0.5, &mut t[19]));
+        check(sl_eval(&t[19], 1));
+        for &h in &t[..19] {
+            check(sl_release(h));
+        }
+        check(sl_release(y));
+        y = t[19];
+    }
+    check(sl_sync());
+    check(sl_release(y));
+}
+
+fn bench_iterative20(c: &mut Criterion, group: &str) {
+    let xs: Vec<f32> = (0..1 << 16).map(|i| (i % 1000) as f32 * 0.001).collect();
+    let x = upload(&xs);
+    let mut g = c.benchmark_group(group);
+    g.sample_size(10).measurement_time(Duration::from_secs(6));
+    g.bench_function("ops20_65536_x200", |bench| bench.iter(|| iterative20(x)));
+    g.finish();
+    check(sl_release(x));
+}
+
+fn trace_stats() -> sl_cache_stats {
+    let mut s: sl_cache_stats = unsafe { std::mem::zeroed() };
+    check(sl_get_cache_stats(SL_CACHE_TRACE, &mut s));
+    s
+}
+
+/// Also records what planning the loop's flushes cost with the cache (hits) and what the
+/// hits saved (planning them afresh), for `scripts/bench_report.py`.
+fn trace_cache(c: &mut Criterion) {
+    let before = trace_stats();
+    bench_iterative20(c, "trace_cache_on");
+    let after = trace_stats();
+    let json = format!(
+        "{{\"hits\": {}, \"hit_ns\": {}, \"saved_ns\": {}}}",
+        after.hits - before.hits,
+        after.hit_ns - before.hit_ns,
+        after.saved_ns - before.saved_ns
+    );
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/target/criterion/trace_cache_on");
+    std::fs::create_dir_all(dir).and_then(|_| std::fs::write(format!("{dir}/planning.json"), json)).expect("write");
+}
+
+/// The same loop with the trace cache off (every flush planned and compiled afresh).
+fn overhead_no_trace_cache(c: &mut Criterion) {
+    check(sl_shutdown());
+    let mut cfg: sl_config = unsafe { std::mem::zeroed() };
+    check(sl_config_default(&mut cfg));
+    cfg.trace_cache_entries = 0;
+    check(sl_init(&cfg));
+    bench_mul_add_loop(c, "overhead_no_trace_cache");
+    bench_iterative20(c, "trace_cache_off");
+    check(sl_shutdown());
 }
 
 #[link(name = "openblas")]
@@ -268,5 +411,15 @@ fn matmul(c: &mut Criterion) {
     check(sl_release(hb));
 }
 
-criterion_group!(benches, bandwidth, fused, overhead, matmul, unfused);
+criterion_group!(
+    benches,
+    bandwidth,
+    fused,
+    overhead,
+    macro_replay,
+    trace_cache,
+    matmul,
+    unfused,
+    overhead_no_trace_cache
+);
 criterion_main!(benches);

@@ -53,11 +53,21 @@ typedef int32_t sl_unary_op;
 // Binary element-wise operations (`sl_binary`).
 typedef int32_t sl_binary_op;
 
+// How `sl_macro_begin` starts a section.
+typedef int32_t sl_macro_mode;
+
 // What views yield outside their source (`sl_shift`, `sl_pad`).
 typedef int32_t sl_boundary;
 
 // How `sl_scatter` combines values that land on the same element.
 typedef int32_t sl_scatter_mode;
+
+// Bit generators. Both are counter-based: element i of draw d is a function of the seed,
+// d and i only, identical on every executor.
+typedef int32_t sl_rng_kind;
+
+// A random number generator object (`sl_rng_create`).
+typedef uint64_t sl_rng;
 
 // Reductions (`sl_reduce`).
 typedef int32_t sl_reduce_op;
@@ -76,6 +86,12 @@ typedef struct {
   int32_t fusion;
   // Queued ops before the queue flushes by itself (`SLUICE_QUEUE_LIMIT`).
   int32_t queue_limit;
+  // Flush recipes the trace cache keeps; 0 turns it off, negative means the default
+  // (`SLUICE_TRACE_CACHE_ENTRIES`).
+  int32_t trace_cache_entries;
+  // Recorded macro sections kept; 0 keeps none (every section records), negative means
+  // the default (`SLUICE_MACRO_CACHE_ENTRIES`).
+  int32_t macro_cache_entries;
   // Which executor runs kernels: `SL_BACKEND_CPU`, `SL_BACKEND_VULKAN` or
   // `SL_BACKEND_AUTO` (`SLUICE_BACKEND`; default: auto).
   sl_backend backend;
@@ -144,6 +160,25 @@ typedef struct {
   // Why this executor was chosen (and why others were not).
   char reason[512];
 } sl_device_info;
+
+// The caches whose counters `sl_get_cache_stats` reports.
+typedef int32_t sl_cache;
+
+// Counters of one cache since the runtime started (`sl_get_cache_stats`).
+typedef struct {
+  uint64_t lookups;
+  uint64_t hits;
+  uint64_t misses;
+  uint64_t evictions;
+  // Entries held now.
+  uint64_t entries;
+  // Planning and compiling time the hits skipped, in nanoseconds (what building each
+  // hit entry took when it was first made; trace cache only).
+  uint64_t saved_ns;
+  // What the hits took instead, in nanoseconds: keying the flush, finding and
+  // instantiating its entry (trace cache only).
+  uint64_t hit_ns;
+} sl_cache_stats;
 
 #define SL_OK 0
 
@@ -369,6 +404,25 @@ typedef struct {
 #define SL_DEVICE_VULKAN_CPU 4
 
 #define SL_DEVICE_OTHER 5
+
+// Recipes of earlier flushes, replayed when the same sequence of ops is flushed again.
+#define SL_CACHE_TRACE 0
+
+// Recorded macro sections (`sl_macro_begin`).
+#define SL_CACHE_MACRO 1
+
+// First time for this key: run the section's calls; `sl_macro_end` records them.
+#define SL_MACRO_RECORD 0
+
+// Recorded before: skip the section; the outputs are already filled in.
+#define SL_MACRO_REPLAY 1
+
+// Philox4x32-10: long period (2^128 counters per seed), passes BigCrush.
+#define SL_RNG_PHILOX 0
+
+// A 32-bit hash: cheaper, but a draw's stream repeats after 2^32 elements; for
+// simulations that need speed more than statistical quality.
+#define SL_RNG_FAST 1
 
 
 
@@ -652,6 +706,31 @@ sl_status sl_min_scalar(sl_array a, double s, sl_array *out);
 // Element-wise max(a, s) for a scalar `s`.
 sl_status sl_max_scalar(sl_array a, double s, sl_array *out);
 
+// Opens a code reuse section named `name` reading `inputs` (their values are what vary
+// between runs) with `controls` (values the section's calls depend on, e.g. an if/else;
+// each combination is its own entry) and `n_out` outputs. `*mode` says what to do:
+// `SL_MACRO_RECORD`: run the section's calls and close it with `sl_macro_end`;
+// `SL_MACRO_REPLAY`: skip them; `outputs` already holds new handles to the results.
+// Inside a recording section, reads, writes, `sl_eval` and `sl_sync` are refused, and
+// arrays it makes are released at `sl_macro_end` unless declared as outputs.
+sl_status sl_macro_begin(const char *name,
+                         const sl_array *inputs,
+                         int32_t n_in,
+                         const double *controls,
+                         int32_t n_ctrl,
+                         sl_array *outputs,
+                         int32_t n_out,
+                         sl_macro_mode *mode);
+
+// Closes the section being recorded on this thread, declaring its `n_out` outputs (as
+// many as `sl_macro_begin` was given); they stay valid after the section, every other
+// array it made is released. The section is compiled as one unit and cached.
+sl_status sl_macro_end(const sl_array *outputs, int32_t n_out);
+
+// Abandons the section being recorded on this thread (e.g. when its calls failed):
+// nothing is cached, the arrays it made are released, everything else is kept.
+sl_status sl_macro_cancel(void);
+
 // The same elements (column-major order) with shape `dims[0..rank]`.
 sl_status sl_reshape(sl_array a, int32_t rank, const int64_t *dims, sl_array *out);
 
@@ -718,6 +797,35 @@ sl_status sl_scatter(sl_array dst,
                      sl_array values,
                      sl_scatter_mode mode,
                      sl_array *out);
+
+// A new generator of `kind` seeded with `seed`, at draw 0.
+sl_status sl_rng_create(sl_rng_kind kind_, uint64_t seed, sl_rng *out);
+
+sl_status sl_rng_destroy(sl_rng rng);
+
+// The generator's seed and next draw (each random array takes one draw). Either
+// pointer may be NULL.
+sl_status sl_rng_get_state(sl_rng rng, uint64_t *seed, uint64_t *draw);
+
+// Sets the seed and next draw: a generator set to a state it had before repeats the
+// numbers it gave from there.
+sl_status sl_rng_set_state(sl_rng rng, uint64_t seed, uint64_t draw);
+
+// An array of `dtype` (SL_F32 or SL_F64) and shape `dims[0..rank]` of independent
+// values uniform on [0, 1), taking the generator's next draw. Fused into its consumers
+// like any other op; the values depend only on the seed, the draw and the element.
+sl_status sl_random_uniform(sl_rng rng,
+                            sl_dtype dtype,
+                            int32_t rank,
+                            const int64_t *dims,
+                            sl_array *out);
+
+// Like `sl_random_uniform`, with standard normal values (Box-Muller).
+sl_status sl_random_normal(sl_rng rng,
+                           sl_dtype dtype,
+                           int32_t rank,
+                           const int64_t *dims,
+                           sl_array *out);
 
 // Reduces `a` along dimension `dim` (kept with size 1), or over every element to a
 // rank-0 array when `dim` is `SL_ALL_DIMS`.
@@ -799,8 +907,38 @@ sl_status sl_get_stats(sl_stats *out);
 // it was chosen.
 sl_status sl_get_device_info(sl_device_info *out);
 
+// Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`) since the runtime started.
+sl_status sl_get_cache_stats(sl_cache which, sl_cache_stats *out);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
 
 #endif  /* SLUICE_H */
+
+#ifndef SLUICE_MACRO_HELPERS
+#define SLUICE_MACRO_HELPERS
+/*
+ * A code reuse section in C. The body runs when the section is recorded (the first time
+ * for its name, input types/shapes and control values) and is skipped when it is
+ * replayed; either way `out` holds the section's results afterwards:
+ *
+ *     sl_array in[2] = {y, x}, out[1];
+ *     SL_MACRO("step", in, 2, NULL, 0, out, 1) {
+ *         sl_array t;
+ *         sl_mul_scalar(in[0], 0.99, &t);
+ *         sl_add(t, in[1], &out[0]);
+ *     }
+ *
+ * Arrays the body makes are released when it ends, except the outputs. If
+ * sl_macro_begin fails, the body is skipped and `out` holds 0 handles (see sl_last_error).
+ */
+static inline int sl_macro_records_(const char *name, const sl_array *in, int32_t n_in, const double *ctrl,
+                                    int32_t n_ctrl, sl_array *out, int32_t n_out) {
+    sl_macro_mode mode = SL_MACRO_REPLAY;
+    return sl_macro_begin(name, in, n_in, ctrl, n_ctrl, out, n_out, &mode) == SL_OK && mode == SL_MACRO_RECORD;
+}
+#define SL_MACRO(name, in, n_in, ctrl, n_ctrl, out, n_out)                                                     \
+    for (int sl_macro_rec_ = sl_macro_records_(name, in, n_in, ctrl, n_ctrl, out, n_out); sl_macro_rec_;      \
+         sl_macro_rec_ = (sl_macro_end(out, n_out), 0))
+#endif /* SLUICE_MACRO_HELPERS */

@@ -22,9 +22,16 @@ def main():
         chain = mean_ns("fused", "chain8_f32")
         sumsq = mean_ns("fused", "sumsq_f32")
         overhead = mean_ns("overhead", "y_mul_add_1024_x10000")
+        no_trace = mean_ns("overhead_no_trace_cache", "y_mul_add_1024_x10000")
+        calls8 = mean_ns("macro", "step8_calls_1024_x10000")
+        replay8 = mean_ns("macro", "step8_replay_1024_x10000")
+        it_on = mean_ns("trace_cache_on", "ops20_65536_x200")
+        it_off = mean_ns("trace_cache_off", "ops20_65536_x200")
         mm = mean_ns("matmul", "sluice_2048_f32")
         blas = mean_ns("matmul", "openblas_2048_f32")
         unfused = mean_ns("unfused", "chain8_f32")
+        with open(os.path.join(ROOT, "trace_cache_on", "planning.json")) as f:
+            planning = json.load(f)
     except FileNotFoundError as e:
         sys.exit(f"missing benchmark result: {e.filename}")
     triad_bw = 3 * 4 * N / triad  # bytes per ns = GB/s
@@ -38,6 +45,12 @@ def main():
         ("same chain, fusion off", f"{unfused / 1e6:.2f} ms", "", f"fusion is {unfused / chain:.2f} x faster", ""),
         ("sum(x*x), f32, 2^24", f"{sumsq / 1e6:.2f} ms", "", f"{sumsq / read:.2f} x read floor", "<= 1.5x"),
         ("y = y*0.99 + x, 1024 f32, per iteration", f"{overhead / 1e4 / 1e3:.2f} us", "", "", "< 1 us"),
+        ("8-op step, 1024 f32, op by op, per step", f"{calls8 / 1e4 / 1e3:.2f} us", "", "", ""),
+        ("same step as a macro (replayed), per step", f"{replay8 / 1e4 / 1e3:.2f} us", "", f"{calls8 / replay8:.2f} x faster than the calls", ""),
+        ("20-op update, 2^16 f32, flushed each iteration", f"{it_on / 200 / 1e3:.1f} us", "", "", ""),
+        ("same, trace cache off", f"{it_off / 200 / 1e3:.1f} us", "", f"{it_off / it_on:.2f} x the time with the cache (total, incl. compute)", ""),
+        ("its planning per flush: hit vs planned afresh", f"{planning['hit_ns'] / planning['hits'] / 1e3:.1f} us", "", f"hits are {planning['saved_ns'] / planning['hit_ns']:.1f} x cheaper", ">= 5x"),
+        ("same loop, trace cache off", f"{no_trace / 1e4 / 1e3:.2f} us", "", f"the trace cache is {no_trace / overhead:.2f} x faster", ""),
         ("matmul 2048^2 f32", f"{mm / 1e6:.1f} ms", f"{2 * 2048**3 / mm:.0f} GFLOP/s", f"{mm / blas:.2f} x OpenBLAS ({blas / 1e6:.1f} ms)", "<= 1.25x"),
     ]
     print("| benchmark | time | rate | ratio (same run) | target |")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: the Rust test suite (on the CPU executor, then again on the Vulkan
-# executor with the validation layers on; lavapipe where there is no GPU), then the C
-# tests built with CMake against the installed library (plain, and again under
-# AddressSanitizer/UBSan).
+# executor with the validation layers on; lavapipe where there is no GPU), then the C and
+# C++ tests built with CMake against the installed library (plain, and again under
+# AddressSanitizer/UBSan), the Fortran tests, then the C++ and Fortran examples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -14,11 +14,23 @@ for f in tests/*.rs; do
 done
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on cargo test --locked "${vulkan_suites[@]}"
 scripts/install-lib.sh
-for variant in plain sanitize; do
-  flag=OFF
-  [ "$variant" = sanitize ] && flag=ON
-  cmake -S tests/c -B "build/c-tests-$variant" -DCMAKE_PREFIX_PATH="$PWD/build/install" -DSLUICE_TEST_SANITIZE=$flag
-  cmake --build "build/c-tests-$variant"
-  ctest --test-dir "build/c-tests-$variant" --output-on-failure
+for suite in c cpp; do
+  for variant in plain sanitize; do
+    flag=OFF
+    [ "$variant" = sanitize ] && flag=ON
+    dir="build/$suite-tests-$variant"
+    cmake -S "tests/$suite" -B "$dir" -DCMAKE_PREFIX_PATH="$PWD/build/install" -DSLUICE_TEST_SANITIZE=$flag
+    cmake --build "$dir"
+    ctest --test-dir "$dir" --output-on-failure
+  done
 done
+cmake -S tests/fortran -B build/f-tests -DCMAKE_PREFIX_PATH="$PWD/build/install"
+cmake --build build/f-tests
+ctest --test-dir build/f-tests --output-on-failure
+cmake -S examples/cpp -B build/examples-cpp -DCMAKE_PREFIX_PATH="$PWD/build/install"
+cmake --build build/examples-cpp
+build/examples-cpp/heat
+cmake -S examples/fortran -B build/f-examples -DCMAKE_PREFIX_PATH="$PWD/build/install"
+cmake --build build/f-examples
+build/f-examples/cg_poisson
 echo "all tests passed"

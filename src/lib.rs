@@ -8,6 +8,11 @@
 // Loops over dimensions index several per-dimension arrays at once; indices read best.
 #![allow(clippy::needless_range_loop)]
 
+/// Graph nodes are made on the application's thread and freed on the execution thread;
+/// mimalloc frees across threads without the lock contention of the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub mod api;
 pub mod backend;
 pub mod config;
@@ -19,7 +24,9 @@ pub mod sched;
 
 pub use api::array::*;
 pub use api::elementwise::*;
+pub use api::macros::*;
 pub use api::movement::*;
+pub use api::random::*;
 pub use api::reduce::*;
 pub use api::runtime::*;
 pub use api::types::*;

@@ -1,5 +1,6 @@
 //! Property test: random expression graphs (dozens of ops mixing views, broadcasts and
-//! reductions) give bit-identical results fused and evaluated op by op.
+//! reductions) give bit-identical results fused and evaluated op by op, and again when
+//! run a second time on new values (replayed from the trace cache).
 
 mod common;
 
@@ -43,6 +44,11 @@ fn broadcasts(a: &[usize], b: &[usize]) -> bool {
 }
 
 /// Picks a random applicable step given the values so far, and the value it makes.
+/// A scalar operand for values of a float or an integer type.
+fn random_scalar(rng: &mut StdRng, float: bool) -> f64 {
+    if float { rng.random_range(-3.0..3.0f64) } else { rng.random_range(-3..3) as f64 }
+}
+
 fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
     let i = rng.random_range(0..vals.len());
     let v = &vals[i];
@@ -76,9 +82,8 @@ fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
             (Step::Binary(ops[rng.random_range(0..ops.len())], i, j), Val { shape, dt: v.dt })
         }
         5 => {
-            let s = if float { rng.random_range(-3.0..3.0f64) } else { rng.random_range(-3..3) as f64 };
             let ops = [SL_ADD, SL_MUL, SL_SUB, SL_MAX];
-            (Step::Scalar(ops[rng.random_range(0..ops.len())], i, s), v.clone())
+            (Step::Scalar(ops[rng.random_range(0..ops.len())], i, random_scalar(rng, float)), v.clone())
         }
         6 => {
             let partners: Vec<usize> =
@@ -258,6 +263,7 @@ fn run(sources: &[Arr], steps: &[Step], read: &[usize], eager: bool) -> Vec<Arr>
 fn fused_equals_op_by_op() {
     let mut rng = rng("fused_equals_op_by_op");
     let shapes: [&[usize]; 6] = [&[37, 29], &[1500], &[5, 1, 7], &[8, 8], &[], &[3, 0]];
+    let mut hits = 0;
     for case in 0..60 {
         let dt = [SL_F32, SL_F64, SL_I32][rng.random_range(0..3)];
         let base: Vec<usize> = shapes[rng.random_range(0..shapes.len())].to_vec();
@@ -286,7 +292,33 @@ fn fused_equals_op_by_op() {
         for (k, (f, e)) in fused.iter().zip(&eager).enumerate() {
             assert_close(&format!("case {case}, value {} of {steps:?}", read[k]), f, e, 0.0);
         }
+        // The same graph on new arrays replays the trace cache's recipes, with new scalar
+        // operands too (unless a new value changes the graph, e.g. by strength reduction).
+        let sources: Vec<Arr> = sources.iter().map(|a| rand_arr(&mut rng, dt, &a.shape, -4.0, 4.0, false)).collect();
+        let steps: Vec<Step> = steps
+            .into_iter()
+            .map(|s| match s {
+                Step::Scalar(op, a, _) => {
+                    Step::Scalar(op, a, random_scalar(&mut rng, matches!(vals[a].dt, SL_F32 | SL_F64)))
+                }
+                s => s,
+            })
+            .collect();
+        let before = trace_hits();
+        let replayed = run(&sources, &steps, &read, false);
+        hits += trace_hits() - before;
+        let eager = run(&sources, &steps, &read, true);
+        for (k, (f, e)) in replayed.iter().zip(&eager).enumerate() {
+            assert_close(&format!("case {case} replayed, value {} of {steps:?}", read[k]), f, e, 0.0);
+        }
     }
+    assert!(hits > 0, "replays of the same graphs hit the trace cache");
+}
+
+fn trace_hits() -> u64 {
+    let mut s: sl_cache_stats = unsafe { std::mem::zeroed() };
+    ok(sl_get_cache_stats(SL_CACHE_TRACE, &mut s));
+    s.hits
 }
 
 /// One fused expression over more arrays than a GPU shader may bind (32 storage buffers

@@ -147,4 +147,56 @@ fn progressive_evaluation() {
     assert_eq!(stats().kernels - before.kernels, 1);
     release(&[ev, x, y]);
     assert_eq!(live(), base_handles - 2);
+
+    stencil_chain();
+}
+
+/// 300 steps of a 5-point heat stencil with nothing read in between: each step reads the
+/// previous one through four shifts, so recomputing instead of storing would grow
+/// geometrically. The work stays about one kernel per step and matches a plain loop.
+fn stencil_chain() {
+    let (n, steps) = (48usize, 300);
+    let mut rng = rng("stencil_chain");
+    let init = rand_arr(&mut rng, SL_F64, &[n, n], 0.0, 1.0, false);
+    let mut u = init.upload();
+    let before = stats();
+    for _ in 0..steps {
+        ok(sl_scope_begin());
+        let mut s = [0; 4];
+        for (k, (dim, off)) in [(0, 1), (0, -1), (1, 1), (1, -1)].into_iter().enumerate() {
+            ok(sl_shift(u, dim, off, SL_BOUNDARY_CLAMP, 0.0, &mut s[k]));
+        }
+        let (mut a, mut b, mut c, mut m, mut lap, mut k, mut next) = (0, 0, 0, 0, 0, 0, 0);
+        ok(sl_add(s[0], s[1], &mut a));
+        ok(sl_add(s[2], s[3], &mut b));
+        ok(sl_add(a, b, &mut c));
+        ok(sl_mul_scalar(u, 4.0, &mut m));
+        ok(sl_sub(c, m, &mut lap));
+        ok(sl_mul_scalar(lap, 0.1, &mut k));
+        ok(sl_add(u, k, &mut next));
+        ok(sl_keep(next));
+        ok(sl_scope_end());
+        release(&[u]);
+        u = next;
+    }
+    let got = download(u);
+    let kernels = stats().kernels - before.kernels;
+    assert!(kernels <= steps as u64 + 2, "{kernels} kernels for {steps} steps");
+    let mut w: Vec<f64> = init.v.iter().map(|v| v.f()).collect();
+    let at = |w: &[f64], i: usize, j: usize| w[i.min(n - 1) + n * j.min(n - 1)];
+    for _ in 0..steps {
+        let mut next = w.clone();
+        for j in 0..n {
+            for i in 0..n {
+                let c = at(&w, i, j);
+                let sum = (at(&w, i + 1, j) + at(&w, i.saturating_sub(1), j))
+                    + (at(&w, i, j + 1) + at(&w, i, j.saturating_sub(1)));
+                next[i + n * j] = c + (sum - 4.0 * c) * 0.1;
+            }
+        }
+        w = next;
+    }
+    let want = Arr::new(SL_F64, &[n, n], w.into_iter().map(V::F64).collect());
+    assert_close("stencil chain", &got, &want, 64.0);
+    release(&[u]);
 }

@@ -4,7 +4,9 @@ use std::os::raw::c_void;
 
 use super::error::boundary;
 use super::types::*;
-use super::{graph, lookup, node, nodes, out_slot, parse_dim, parse_dtype, parse_shape, put, runtime, write_out};
+use super::{
+    graph, lookup, node, nodes, out_slot, outside_macro, parse_dim, parse_dtype, parse_shape, put, runtime, write_out,
+};
 use crate::front::host::read_into;
 use crate::front::{HostOrder, scope};
 use crate::ir::{DType, Result, Shape, bail};
@@ -31,6 +33,7 @@ pub extern "C" fn sl_create(
 ) -> sl_status {
     boundary!("sl_create", |site| {
         let out = out_slot(out)?;
+        outside_macro("sl_create")?;
         let (t, s, o) = (parse_dtype(dtype)?, parse_shape(rank, dims)?, order(layout)?);
         let data: &[u8] = if bytes == 0 {
             &[]
@@ -115,6 +118,7 @@ pub extern "C" fn sl_identity(dtype: sl_dtype, rows: i64, cols: i64, out: *mut s
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_read(a: sl_array, layout: sl_layout, dst: *mut c_void, bytes: usize) -> sl_status {
     boundary!("sl_read", |site| {
+        outside_macro("sl_read")?;
         let o = order(layout)?;
         let rt = runtime()?;
         let n = node(&rt, a)?;
@@ -233,6 +237,7 @@ pub extern "C" fn sl_keep(a: sl_array) -> sl_status {
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_eval(arrays: *const sl_array, n: i32) -> sl_status {
     boundary!("sl_eval", |_site| {
+        outside_macro("sl_eval")?;
         let rt = runtime()?;
         let ns = nodes(&rt, arrays, n)?;
         rt.sched.flush(&ns);
@@ -244,6 +249,7 @@ pub extern "C" fn sl_eval(arrays: *const sl_array, n: i32) -> sl_status {
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_hint_read(a: sl_array) -> sl_status {
     boundary!("sl_hint_read", |_site| {
+        outside_macro("sl_hint_read")?;
         let rt = runtime()?;
         let n = node(&rt, a)?;
         rt.sched.flush(&[n]);
@@ -255,6 +261,7 @@ pub extern "C" fn sl_hint_read(a: sl_array) -> sl_status {
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_sync() -> sl_status {
     boundary!("sl_sync", |_site| {
+        outside_macro("sl_sync")?;
         runtime()?.sched.sync();
         Ok(())
     })

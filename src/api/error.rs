@@ -8,7 +8,6 @@ use std::ptr;
 
 use parking_lot::Mutex;
 
-use super::site::symbolize;
 use super::types::*;
 use crate::exec::engine::panic_message;
 use crate::ir::{CallSite, Error, ErrorKind, Result};
@@ -95,9 +94,9 @@ fn opt_ptr(s: &Option<CString>) -> *const std::os::raw::c_char {
 /// Records `e` as this thread's last error, tells the handlers, returns the status.
 fn report(site: CallSite, e: Error) -> sl_status {
     let status = status_of(e.kind);
-    let call = symbolize(site.pc);
+    let call = site.location();
     let origin = e.origin.filter(|o| o.api != site.api || o.pc != site.pc);
-    let origin_loc = origin.and_then(|o| symbolize(o.pc));
+    let origin_loc = origin.and_then(|o| o.location());
     let at = |loc: &Option<(String, u32)>| loc.as_ref().map(|(f, l)| format!(" at {f}:{l}")).unwrap_or_default();
     let mut message = format!("{}: {}", site.api, e.message);
     if let Some(o) = origin {

@@ -9,7 +9,9 @@
 pub mod array;
 pub mod elementwise;
 pub mod error;
+pub mod macros;
 pub mod movement;
+pub mod random;
 pub mod reduce;
 pub mod runtime;
 pub mod site;
@@ -45,6 +47,18 @@ pub(crate) fn lookup(h: sl_array) -> Result<Arc<Node>> {
 
 pub(crate) fn nodes(rt: &Runtime, hs: *const sl_array, n: i32) -> Result<Vec<Arc<Node>>> {
     slice(hs, n, "array list")?.iter().map(|&h| node(rt, h)).collect()
+}
+
+/// Refuses calls that read or write array data while a macro section records on this
+/// thread: a replay skips the section's calls, so it cannot repeat them.
+pub(crate) fn outside_macro(call: &str) -> Result<()> {
+    if let Some(name) = crate::sched::macros::recording_name() {
+        bail!(
+            InvalidState,
+            "{call} is not allowed while macro '{name}' is recording (a replay would skip it); call it before sl_macro_begin or after sl_macro_end"
+        );
+    }
+    Ok(())
 }
 
 /// Checks an out-pointer and clears it, so a failed call leaves the null handle.

@@ -38,7 +38,15 @@ pub extern "C" fn sl_config_default(config: *mut sl_config) -> sl_status {
         }
         // SAFETY: non-null pointer to a config struct.
         unsafe {
-            *config = sl_config { threads: 0, memory_limit: 0, fusion: -1, queue_limit: 0, backend: SL_BACKEND_DEFAULT }
+            *config = sl_config {
+                threads: 0,
+                memory_limit: 0,
+                fusion: -1,
+                queue_limit: 0,
+                trace_cache_entries: -1,
+                macro_cache_entries: -1,
+                backend: SL_BACKEND_DEFAULT,
+            }
         };
         Ok(())
     })
@@ -66,6 +74,12 @@ pub extern "C" fn sl_init(config: *const sl_config) -> sl_status {
             }
             if cfg.queue_limit > 0 {
                 c.queue_limit = cfg.queue_limit as usize;
+            }
+            if cfg.trace_cache_entries >= 0 {
+                c.trace_cache_entries = cfg.trace_cache_entries as usize;
+            }
+            if cfg.macro_cache_entries >= 0 {
+                c.macro_cache_entries = cfg.macro_cache_entries as usize;
             }
             c.backend = match cfg.backend {
                 SL_BACKEND_DEFAULT => c.backend,
@@ -196,6 +210,33 @@ pub extern "C" fn sl_get_device_info(out: *mut sl_device_info) -> sl_status {
         out.float64 = d.float64 as i32;
         put_str(&mut out.name, &d.name);
         put_str(&mut out.reason, &d.reason);
+        Ok(())
+    })
+}
+
+/// Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`) since the runtime started.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_get_cache_stats(which: sl_cache, out: *mut sl_cache_stats) -> sl_status {
+    boundary!("sl_get_cache_stats", |_site| {
+        if out.is_null() {
+            bail!(InvalidArgument, "out is NULL");
+        }
+        let s = match which {
+            SL_CACHE_TRACE => runtime::get()?.sched.trace_stats(),
+            SL_CACHE_MACRO => runtime::get()?.sched.macro_stats(),
+            other => bail!(InvalidArgument, "{other} is not a cache (SL_CACHE_TRACE, SL_CACHE_MACRO)"),
+        };
+        let stats = sl_cache_stats {
+            lookups: s.lookups,
+            hits: s.hits,
+            misses: s.misses,
+            evictions: s.evictions,
+            entries: s.entries,
+            saved_ns: s.saved_ns,
+            hit_ns: s.hit_ns,
+        };
+        // SAFETY: non-null pointer to a stats struct.
+        unsafe { *out = stats };
         Ok(())
     })
 }

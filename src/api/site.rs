@@ -1,5 +1,5 @@
-//! Call sites: the application's return address of each API call, captured cheaply on
-//! every call and turned into file:line only when an error is reported.
+//! Capturing call sites: the application's return address of each API call (turned into
+//! file:line by `ir::CallSite::location` when needed).
 
 /// The return address of the current (exported) function into its caller. Needs frame
 /// pointers (`.cargo/config.toml` enables them; `build.rs` sets `sluice_frame_pointers`
@@ -29,21 +29,4 @@ pub fn caller_pc() -> usize {
     {
         0
     }
-}
-
-/// Source file and line of a return address, if the code there has debug information.
-pub fn symbolize(pc: usize) -> Option<(String, u32)> {
-    if pc == 0 {
-        return None;
-    }
-    let mut found = None;
-    // The return address follows the call; look up the call instruction itself.
-    backtrace::resolve((pc - 1) as *mut std::ffi::c_void, |sym| {
-        if found.is_none()
-            && let (Some(file), Some(line)) = (sym.filename(), sym.lineno())
-        {
-            found = Some((file.display().to_string(), line));
-        }
-    });
-    found
 }

@@ -189,6 +189,12 @@ pub struct sl_config {
     pub fusion: i32,
     /// Queued ops before the queue flushes by itself (`SLUICE_QUEUE_LIMIT`).
     pub queue_limit: i32,
+    /// Flush recipes the trace cache keeps; 0 turns it off, negative means the default
+    /// (`SLUICE_TRACE_CACHE_ENTRIES`).
+    pub trace_cache_entries: i32,
+    /// Recorded macro sections kept; 0 keeps none (every section records), negative means
+    /// the default (`SLUICE_MACRO_CACHE_ENTRIES`).
+    pub macro_cache_entries: i32,
     /// Which executor runs kernels: `SL_BACKEND_CPU`, `SL_BACKEND_VULKAN` or
     /// `SL_BACKEND_AUTO` (`SLUICE_BACKEND`; default: auto).
     pub backend: sl_backend,
@@ -250,3 +256,47 @@ pub struct sl_stats {
     /// Handles the application holds.
     pub live_handles: u64,
 }
+
+/// The caches whose counters `sl_get_cache_stats` reports.
+pub type sl_cache = i32;
+/// Recipes of earlier flushes, replayed when the same sequence of ops is flushed again.
+pub const SL_CACHE_TRACE: sl_cache = 0;
+/// Recorded macro sections (`sl_macro_begin`).
+pub const SL_CACHE_MACRO: sl_cache = 1;
+
+/// How `sl_macro_begin` starts a section.
+pub type sl_macro_mode = i32;
+/// First time for this key: run the section's calls; `sl_macro_end` records them.
+pub const SL_MACRO_RECORD: sl_macro_mode = 0;
+/// Recorded before: skip the section; the outputs are already filled in.
+pub const SL_MACRO_REPLAY: sl_macro_mode = 1;
+
+/// Counters of one cache since the runtime started (`sl_get_cache_stats`).
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct sl_cache_stats {
+    pub lookups: u64,
+    pub hits: u64,
+    pub misses: u64,
+    pub evictions: u64,
+    /// Entries held now.
+    pub entries: u64,
+    /// Planning and compiling time the hits skipped, in nanoseconds (what building each
+    /// hit entry took when it was first made; trace cache only).
+    pub saved_ns: u64,
+    /// What the hits took instead, in nanoseconds: keying the flush, finding and
+    /// instantiating its entry (trace cache only).
+    pub hit_ns: u64,
+}
+
+/// A random number generator object (`sl_rng_create`).
+pub type sl_rng = u64;
+
+/// Bit generators. Both are counter-based: element i of draw d is a function of the seed,
+/// d and i only, identical on every executor.
+pub type sl_rng_kind = i32;
+/// Philox4x32-10: long period (2^128 counters per seed), passes BigCrush.
+pub const SL_RNG_PHILOX: sl_rng_kind = 0;
+/// A 32-bit hash: cheaper, but a draw's stream repeats after 2^32 elements; for
+/// simulations that need speed more than statistical quality.
+pub const SL_RNG_FAST: sl_rng_kind = 1;

@@ -14,6 +14,9 @@
 //! | `SLUICE_VULKAN_LOADER` | path of the Vulkan loader to load | `libvulkan.so.1` |
 //! | `SLUICE_DEVICE_MEMORY` | most bytes of arrays in Vulkan device memory; beyond it the least recently used move to host memory | none |
 //! | `SLUICE_CACHE_DIR` | where compiled GPU programs are kept between runs | `$XDG_CACHE_HOME/sluice` |
+//! | `SLUICE_TRACE_CACHE_ENTRIES` | flush recipes the trace cache keeps (0: off) | 256 |
+//! | `SLUICE_EXPLAIN_MISSES` | `1`/`on` logs why each trace cache lookup missed | off |
+//! | `SLUICE_MACRO_CACHE_ENTRIES` | recorded macro sections kept (0: none, always record) | 64 |
 
 use crate::ir::{Result, bail};
 
@@ -24,6 +27,9 @@ pub struct Config {
     pub fusion: bool,
     pub queue_limit: usize,
     pub max_kernel_ops: usize,
+    pub trace_cache_entries: usize,
+    pub explain_misses: bool,
+    pub macro_cache_entries: usize,
     pub backend: Backend,
     /// Pretend the Vulkan device has no `shaderFloat64` (f64 work then runs on the CPU).
     pub vulkan_no_f64: bool,
@@ -72,6 +78,9 @@ impl Default for Config {
             vulkan_loader: None,
             cache_dir: None,
             device_memory: usize::MAX,
+            trace_cache_entries: 256,
+            explain_misses: false,
+            macro_cache_entries: 64,
         }
     }
 }
@@ -158,6 +167,24 @@ impl Config {
         }
         c.vulkan_loader = var("SLUICE_VULKAN_LOADER");
         c.cache_dir = var("SLUICE_CACHE_DIR");
+        if let Some(v) = var("SLUICE_TRACE_CACHE_ENTRIES") {
+            match v.trim().parse::<usize>() {
+                Ok(n) => c.trace_cache_entries = n,
+                _ => bail!(InvalidArgument, "SLUICE_TRACE_CACHE_ENTRIES={v} is not a non-negative integer"),
+            }
+        }
+        if let Some(v) = var("SLUICE_MACRO_CACHE_ENTRIES") {
+            match v.trim().parse::<usize>() {
+                Ok(n) => c.macro_cache_entries = n,
+                _ => bail!(InvalidArgument, "SLUICE_MACRO_CACHE_ENTRIES={v} is not a non-negative integer"),
+            }
+        }
+        if let Some(v) = var("SLUICE_EXPLAIN_MISSES") {
+            match parse_switch(&v) {
+                Some(b) => c.explain_misses = b,
+                None => bail!(InvalidArgument, "SLUICE_EXPLAIN_MISSES={v} is not on/off"),
+            }
+        }
         Ok(c)
     }
 }

@@ -19,6 +19,7 @@ pub trait CompiledKernel: Send + Sync {
 }
 
 /// What one step of a program sequence does.
+#[derive(Clone)]
 pub enum Work {
     Kernel {
         kernel: Arc<Kernel>,

@@ -5,11 +5,13 @@
 use std::sync::Arc;
 
 use super::runtime::Runtime;
+use crate::sched::macros;
 use smallvec::smallvec;
 
+use super::rng::Rng;
 use crate::ir::{
-    BinaryOp, Boundary, CallSite, DType, Inputs, MAX_RANK, Node, NodeState, Op, ReduceOp, Result, Scalar, ScanOp,
-    ScatterMode, Shape, UnaryOp, Value, ViewStep, bail,
+    BinaryOp, Boundary, CallSite, DType, Distribution, Inputs, MAX_RANK, Node, NodeState, Op, ReduceOp, Result, Scalar,
+    ScanOp, ScatterMode, Shape, UnaryOp, Value, ViewStep, bail,
 };
 
 /// Creates nodes for calls made at one call site.
@@ -153,6 +155,27 @@ impl Graph<'_> {
             *next = (*next + 1) % slots.len();
             n
         })
+    }
+
+    /// A new draw of random numbers of `dtype` (f32 or f64) and `shape` from generator
+    /// `rng` (its id `rng_id`). The seed and draw are operands of their own (not shared
+    /// with other ops), so a replayed macro can give each draw its new value.
+    pub fn random(&self, rng_id: u64, rng: &Rng, dist: Distribution, dtype: DType, shape: Shape) -> Result<Arc<Node>> {
+        if !dtype.is_float() {
+            bail!(DTypeMismatch, "random numbers are f32 or f64, not {dtype}");
+        }
+        let st = rng.take(1);
+        let operand = |v: u64| {
+            Node::pending(
+                Op::Fill { value: Scalar::I64(v as i64), baked: false },
+                DType::I64,
+                Shape::SCALAR,
+                self.site,
+                Inputs::new(),
+            )
+        };
+        let op = Op::Random { kind: rng.kind, dist, rng: rng_id };
+        Ok(self.pending(op, dtype, shape, smallvec![operand(st.seed), operand(st.draw)]))
     }
 
     /// An array holding a copy of `value` (already laid out as `value.layout` says).
@@ -306,7 +329,9 @@ impl Graph<'_> {
     /// A view of `a` with shape `out`. Views of stored arrays that only re-index the
     /// storage cost nothing; views of constants are constants.
     pub fn view(&self, a: &Arc<Node>, step: ViewStep, out: Shape, fill: Option<Arc<Node>>) -> Arc<Node> {
-        if let NodeState::Ready(v) = &*a.state()
+        // A recording macro section reads only its inputs: its views stay ops.
+        if !macros::recording()
+            && let NodeState::Ready(v) = &*a.state()
             && let Some(layout) = step.view_layout(&v.layout, &out, &a.shape)
         {
             let value = Value { storage: v.storage.clone(), layout };

@@ -3,6 +3,7 @@
 pub mod graph;
 pub mod handles;
 pub mod host;
+pub mod rng;
 pub mod runtime;
 pub mod scope;
 

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use parking_lot::RwLock;
 
 use super::handles::HandleTable;
+use super::rng::RngTable;
 use crate::config::Config;
 use crate::exec::DeviceInfo;
 use crate::exec::engine::Engine;
@@ -19,6 +20,7 @@ use crate::sched::{SchedOptions, Scheduler};
 
 pub struct Runtime {
     pub handles: HandleTable,
+    pub rngs: RngTable,
     pub sched: Scheduler,
     pub memory: Arc<HostPool>,
     pub config: Config,
@@ -38,8 +40,18 @@ impl Runtime {
             r#gen: GenOptions { fuse: config.fusion, max_kernel_ops: config.max_kernel_ops },
             queue_limit: config.queue_limit,
             inline_elements: 1 << 16,
+            trace_cache_entries: config.trace_cache_entries,
+            explain_misses: config.explain_misses,
+            macro_cache_entries: config.macro_cache_entries,
         };
-        Ok(Runtime { handles: HandleTable::new(), sched: Scheduler::new(engine, opts), memory, config, device })
+        Ok(Runtime {
+            handles: HandleTable::new(),
+            rngs: RngTable::default(),
+            sched: Scheduler::new(engine, opts),
+            memory,
+            config,
+            device,
+        })
     }
 }
 

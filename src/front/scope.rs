@@ -21,6 +21,11 @@ pub fn end() -> Result<Vec<u64>> {
     })
 }
 
+/// Scopes open on this thread.
+pub fn depth() -> usize {
+    FRAMES.with(|f| f.borrow().len())
+}
+
 /// Records a new handle in the innermost frame, if a scope is open.
 pub fn register(h: u64) {
     FRAMES.with(|f| {

@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::exec::Binding;
+use super::recipe::Source;
 use crate::ir::kernel::{Inst, Kernel, KernelInput, KernelOutput, KernelReduce, OutputKind};
 use crate::ir::{
-    BinaryOp, Boundary, DType, Layout, MAX_RANK, Map, MapStep, Node, Op, ReduceOp, Scalar, Shape, ViewStep,
+    BinaryOp, Boundary, DType, Distribution, Layout, MAX_RANK, Map, MapStep, Node, Op, ReduceOp, Scalar, Shape,
+    UnaryOp, ViewStep,
 };
 
 /// The pending nodes a flush computes, inputs before consumers, with each node's inputs.
@@ -24,11 +25,23 @@ pub struct Subgraph {
     pub fused_before: Vec<bool>,
 }
 
+/// Plan marks of leaves carry this bit and their first position in `Subgraph::inputs`.
+pub(crate) const LEAF_MARK: u32 = 1 << 31;
+
 impl Subgraph {
     pub fn index_of(&self, n: &Node) -> Option<usize> {
         n.plan_index(self.epoch)
             .filter(|&i| (i as usize) < self.order.len() && self.order[i as usize].id == n.id)
             .map(|i| i as usize)
+    }
+
+    /// For a node outside the subgraph that a node in it reads (a leaf), its first
+    /// position in `inputs`.
+    pub fn leaf_position(&self, n: &Node) -> Option<u32> {
+        n.plan_index(self.epoch)
+            .filter(|&i| i & LEAF_MARK != 0)
+            .map(|i| i & !LEAF_MARK)
+            .filter(|&p| self.inputs.get(p as usize).is_some_and(|l| l.id == n.id))
     }
 
     pub fn inputs_at(&self, i: usize) -> &[Arc<Node>] {
@@ -45,7 +58,7 @@ impl Subgraph {
 /// How the planner sees a node the kernel reads instead of expanding.
 pub enum Leaf {
     /// An array with storage (or the promise of one) in this layout.
-    Array(Binding, Layout),
+    Array(Source, Layout),
     /// Not a leaf: expand it into the kernel.
     Fused,
 }
@@ -70,10 +83,11 @@ pub struct KernelBuilder<'a> {
     maps: Vec<Map>,
     inputs: Vec<KernelInput>,
     input_of: HashMap<u64, u32>,
-    pub bindings: Vec<Binding>,
+    sources: Vec<Source>,
     params: Vec<DType>,
     param_of: HashMap<u64, u32>,
-    pub param_values: Vec<Scalar>,
+    /// Subgraph index of the fill node each parameter takes its value from.
+    param_nodes: Vec<u32>,
     outputs: Vec<KernelOutput>,
 }
 
@@ -104,10 +118,10 @@ impl<'a> KernelBuilder<'a> {
             maps: Vec::new(),
             inputs: Vec::new(),
             input_of: HashMap::default(),
-            bindings: Vec::new(),
+            sources: Vec::new(),
             params: Vec::new(),
             param_of: HashMap::default(),
-            param_values: Vec::new(),
+            param_nodes: Vec::new(),
             outputs: Vec::new(),
         }
     }
@@ -183,6 +197,25 @@ impl<'a> KernelBuilder<'a> {
         }
     }
 
+    /// The column-major linear index (i64) of the point that map `m` reaches in an array
+    /// of `shape`.
+    fn linear_index(&mut self, shape: &Shape, m: u32) -> u32 {
+        if shape.rank() == 0 {
+            return self.push(Inst::Const(Scalar::I64(0)), DType::I64);
+        }
+        let map = self.kernel_map(m);
+        let mut index = self.push(Inst::Coord { map, dim: 0 }, DType::I64);
+        let mut stride = 1i64;
+        for d in 1..shape.rank() {
+            stride *= shape.dim(d - 1) as i64;
+            let c = self.push(Inst::Coord { map, dim: d as u8 }, DType::I64);
+            let s = self.push(Inst::Const(Scalar::I64(stride)), DType::I64);
+            let term = self.push(Inst::Binary { op: BinaryOp::Mul, a: c, b: s }, DType::I64);
+            index = self.push(Inst::Binary { op: BinaryOp::Add, a: index, b: term }, DType::I64);
+        }
+        index
+    }
+
     fn cast(&mut self, v: u32, to: DType) -> u32 {
         self.push(Inst::Cast { a: v }, to)
     }
@@ -225,13 +258,13 @@ impl<'a> KernelBuilder<'a> {
         k
     }
 
-    fn input(&mut self, n: &Arc<Node>, binding: Binding, layout: Layout) -> u32 {
+    fn input(&mut self, n: &Arc<Node>, source: Source, layout: Layout) -> u32 {
         if let Some(&i) = self.input_of.get(&n.id) {
             return i;
         }
         let i = self.inputs.len() as u32;
         self.inputs.push(KernelInput { dtype: n.dtype, shape: n.shape, layout });
-        self.bindings.push(binding);
+        self.sources.push(source);
         self.input_of.insert(n.id, i);
         i
     }
@@ -262,8 +295,8 @@ impl<'a> KernelBuilder<'a> {
                         continue;
                     }
                     let is_root = root_is_output && n.id == root.id && m == 0;
-                    if !is_root && let Leaf::Array(binding, layout) = (self.leaf)(n) {
-                        let input = self.input(n, binding, layout);
+                    if !is_root && let Leaf::Array(source, layout) = (self.leaf)(n) {
+                        let input = self.input(n, source, layout);
                         let map = self.kernel_map(m);
                         let v = self.push(Inst::Load { input, map }, n.dtype);
                         self.done_set(n, m, v);
@@ -297,7 +330,9 @@ impl<'a> KernelBuilder<'a> {
     /// Appends the (input, map) pairs node `n` under map `m` needs.
     fn children<'n>(&mut self, n: &Node, inputs: &'n [Arc<Node>], m: u32, out: &mut Vec<(&'n Arc<Node>, u32)>) {
         match &n.op {
-            Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Cast => out.extend(inputs.iter().map(|i| (i, m))),
+            Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Cast | Op::Random { .. } => {
+                out.extend(inputs.iter().map(|i| (i, m)))
+            }
             Op::View(step) => {
                 let src = &inputs[0];
                 let vm = self.map_step(m, MapStep { step: *step, out: n.shape, src: src.shape });
@@ -327,13 +362,14 @@ impl<'a> KernelBuilder<'a> {
         let t = n.dtype;
         match &n.op {
             Op::Fill { value, baked: true } => self.push(Inst::Const(*value), t),
-            Op::Fill { value, baked: false } => {
+            Op::Fill { baked: false, .. } => {
                 let index = match self.param_of.get(&n.id) {
                     Some(&i) => i,
                     None => {
                         let i = self.params.len() as u32;
+                        let node = self.sub.index_of(n).expect("expanded nodes are in the subgraph");
                         self.params.push(t);
-                        self.param_values.push(*value);
+                        self.param_nodes.push(node as u32);
                         self.param_of.insert(n.id, i);
                         i
                     }
@@ -351,6 +387,27 @@ impl<'a> KernelBuilder<'a> {
                 let c = self.push(Inst::Coord { map, dim: 1 }, DType::I64);
                 let eq = self.push(Inst::Binary { op: BinaryOp::Eq, a: r, b: c }, DType::Bool);
                 if t == DType::Bool { eq } else { self.cast(eq, t) }
+            }
+            Op::Random { kind, dist, .. } => {
+                let index = self.linear_index(&n.shape, m);
+                let (seed, draw) = (vals[0], vals[1]);
+                let uniform = |b: &mut Self, word| b.push(Inst::Random { kind: *kind, word, seed, draw, index }, t);
+                match dist {
+                    Distribution::Uniform => uniform(self, 0),
+                    // Box-Muller: sqrt(-2 log(1 - u1)) * cos(2 pi u2), 1 - u1 in (0, 1].
+                    Distribution::Normal => {
+                        let (u1, u2) = (uniform(self, 0), uniform(self, 1));
+                        let c = |b: &mut Self, v: f64| b.push(Inst::Const(Scalar::F64(v).cast(t)), t);
+                        let (one, minus_two, two_pi) = (c(self, 1.0), c(self, -2.0), c(self, std::f64::consts::TAU));
+                        let v1 = self.push(Inst::Binary { op: BinaryOp::Sub, a: one, b: u1 }, t);
+                        let log = self.push(Inst::Unary { op: UnaryOp::Log, a: v1 }, t);
+                        let m2 = self.push(Inst::Binary { op: BinaryOp::Mul, a: minus_two, b: log }, t);
+                        let r = self.push(Inst::Unary { op: UnaryOp::Sqrt, a: m2 }, t);
+                        let angle = self.push(Inst::Binary { op: BinaryOp::Mul, a: two_pi, b: u2 }, t);
+                        let cos = self.push(Inst::Unary { op: UnaryOp::Cos, a: angle }, t);
+                        self.push(Inst::Binary { op: BinaryOp::Mul, a: r, b: cos }, t)
+                    }
+                }
             }
             Op::Unary(op) => self.push(Inst::Unary { op: *op, a: vals[0] }, t),
             Op::Binary(op) => self.push(Inst::Binary { op: *op, a: vals[0], b: vals[1] }, t),
@@ -379,10 +436,10 @@ impl<'a> KernelBuilder<'a> {
             }
             Op::Gather => {
                 let src = &self.sub.inputs(n)[0];
-                let Leaf::Array(binding, layout) = (self.leaf)(src) else {
+                let Leaf::Array(source, layout) = (self.leaf)(src) else {
                     unreachable!("the planner stores gather sources")
                 };
-                let input = self.input(src, binding, layout);
+                let input = self.input(src, source, layout);
                 let mut indices = [0u32; MAX_RANK];
                 for (k, &v) in vals.iter().enumerate() {
                     indices[k] = if self.types[v as usize] == DType::I64 { v } else { self.cast(v, DType::I64) };
@@ -395,7 +452,8 @@ impl<'a> KernelBuilder<'a> {
         }
     }
 
-    pub fn finish(self) -> (Kernel, Vec<Binding>, Vec<Scalar>) {
+    /// The kernel, where its inputs come from, and the fill nodes holding its parameters.
+    pub fn finish(self) -> (Kernel, Vec<Source>, Vec<u32>) {
         let kernel = Kernel {
             domain: self.domain,
             axis: self.axis,
@@ -406,6 +464,6 @@ impl<'a> KernelBuilder<'a> {
             types: self.types,
             outputs: self.outputs,
         };
-        (kernel, self.bindings, self.param_values)
+        (kernel, self.sources, self.param_nodes)
     }
 }

@@ -3,15 +3,21 @@
 //! fused kernels, build and compile each kernel, and return the program sequence.
 
 mod build;
+mod key;
 mod plan;
+mod recipe;
 
 use std::sync::Arc;
 
-use build::{KernelBuilder, Leaf, Subgraph};
+pub use build::Subgraph;
+use build::{KernelBuilder, LEAF_MARK, Leaf};
+pub use key::{Difference, TraceKey};
 use plan::{Decisions, decide};
+pub use recipe::{Plan, Recipe, fill_value, leaf_binding, leaf_layout};
+use recipe::{Source, StepRecipe};
 
-use crate::exec::{Binding, Executor, ProgramSequence, Step, StepOutput, Work};
-use crate::ir::{Layout, Node, NodeState, Op, Promise, Result};
+use crate::exec::{Executor, Work};
+use crate::ir::{Layout, Node, Op, Result};
 
 #[derive(Clone, Debug)]
 pub struct GenOptions {
@@ -27,18 +33,16 @@ impl Default for GenOptions {
     }
 }
 
-/// A planned flush: the sequence to submit, the nodes it computes (with the promise
-/// each will be fulfilled through), and pending nodes it computed without storing.
-pub struct Plan {
-    pub seq: ProgramSequence,
-    pub scheduled: Vec<(Arc<Node>, Arc<Promise>)>,
-    pub unstored: Vec<Arc<Node>>,
-}
-
-/// Pending nodes reachable from `roots`, inputs before consumers.
-fn pending_subgraph(roots: &[Arc<Node>], epoch: u32) -> Subgraph {
-    let mut sub =
-        Subgraph { epoch, order: Vec::new(), ranges: Vec::new(), inputs: Vec::new(), fused_before: Vec::new() };
+/// Pending nodes reachable from `roots`, inputs before consumers; nodes outside it that
+/// they read (leaves) are marked with their first position among the inputs.
+pub fn pending_subgraph(roots: &[Arc<Node>], epoch: u32, size_hint: usize) -> Subgraph {
+    let mut sub = Subgraph {
+        epoch,
+        order: Vec::with_capacity(size_hint),
+        ranges: Vec::with_capacity(size_hint),
+        inputs: Vec::with_capacity(size_hint * 2),
+        fused_before: Vec::with_capacity(size_hint),
+    };
     // A node being visited is marked with index u32::MAX until it is placed.
     let visiting = u32::MAX;
     struct Visit {
@@ -49,7 +53,8 @@ fn pending_subgraph(roots: &[Arc<Node>], epoch: u32) -> Subgraph {
         next_input: u32,
     }
     let mut stack: Vec<Visit> = Vec::new();
-    let enter = |n: &Arc<Node>, sub: &mut Subgraph, stack: &mut Vec<Visit>| {
+    // Enters node `n`, read at position `pos` of `sub.inputs` (none for a root).
+    let enter = |n: &Arc<Node>, pos: Option<u32>, sub: &mut Subgraph, stack: &mut Vec<Visit>| {
         let start = sub.inputs.len() as u32;
         let mut fused_before = false;
         let pending = n.with_pending(|inputs, fused| {
@@ -64,26 +69,29 @@ fn pending_subgraph(roots: &[Arc<Node>], epoch: u32) -> Subgraph {
                 fused_before,
                 next_input: 0,
             });
+        } else if let Some(pos) = pos {
+            n.set_plan_index(epoch, LEAF_MARK | pos);
         }
     };
-    // Marks from a flush 2^32 epochs ago could collide, so a placed mark only counts when
-    // it points back at the node.
+    // Marks from a flush 2^32 epochs ago could collide, so a mark only counts when it
+    // points back at the node.
     let seen = |n: &Node, sub: &Subgraph| match n.plan_index(epoch) {
         Some(i) if i == visiting => true,
-        Some(_) => sub.index_of(n).is_some(),
+        Some(_) => sub.index_of(n).is_some() || sub.leaf_position(n).is_some(),
         None => false,
     };
     for r in roots {
         if !seen(r, &sub) {
-            enter(r, &mut sub, &mut stack);
+            enter(r, None, &mut sub, &mut stack);
         }
         while let Some(top) = stack.last_mut() {
             let (start, len) = top.inputs;
             if top.next_input < len {
-                let c = sub.inputs[(start + top.next_input) as usize].clone();
+                let pos = start + top.next_input;
                 top.next_input += 1;
-                if !seen(&c, &sub) {
-                    enter(&c, &mut sub, &mut stack);
+                if !seen(&sub.inputs[pos as usize], &sub) {
+                    let c = sub.inputs[pos as usize].clone();
+                    enter(&c, Some(pos), &mut sub, &mut stack);
                 }
             } else {
                 let done = stack.pop().expect("non-empty");
@@ -97,87 +105,74 @@ fn pending_subgraph(roots: &[Arc<Node>], epoch: u32) -> Subgraph {
     sub
 }
 
-/// Plans the flush of `roots`; `epoch` must differ from every earlier flush's.
-pub fn plan(roots: &[Arc<Node>], epoch: u32, exec: &dyn Executor, opts: &GenOptions) -> Result<Plan> {
-    let sub = pending_subgraph(roots, epoch);
+/// Plans the flush of subgraph `sub` (from `pending_subgraph(roots, ..)`): decides what
+/// to store, groups stored values into kernels and compiles them.
+pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &GenOptions) -> Result<Recipe> {
     let order = &sub.order;
     let n = order.len();
 
-    let Decisions { store, groups, group_of } = decide(&sub, roots, opts);
-    let promises: Vec<Option<Arc<Promise>>> = (0..n).map(|i| store[i].then(Promise::new)).collect();
+    let Decisions { store, groups, group_of } = decide(sub, roots, opts);
+    let mut slot_of = vec![u32::MAX; n];
+    let mut stored = Vec::new();
+    for i in (0..n).filter(|&i| store[i]) {
+        slot_of[i] = stored.len() as u32;
+        stored.push(i as u32);
+    }
     // How kernel `g` reads a node: values stored by the same kernel are recomputed in
     // place (sharing the instructions that store them).
     let leaf_in = |g: usize, nd: &Arc<Node>| -> Leaf {
         match sub.index_of(nd) {
-            Some(i) => match &promises[i] {
-                Some(_) if group_of[i] == g => Leaf::Fused,
-                Some(p) => Leaf::Array(Binding::Promise(p.clone()), Layout::dense(&nd.shape)),
-                None => Leaf::Fused,
-            },
-            None => match &*nd.state() {
-                NodeState::Ready(v) => Leaf::Array(Binding::Value(v.clone()), v.layout),
-                NodeState::Scheduled(p) => Leaf::Array(Binding::Promise(p.clone()), Layout::dense(&nd.shape)),
-                NodeState::Failed(e) => {
-                    Leaf::Array(Binding::Promise(Promise::failed(e.clone())), Layout::dense(&nd.shape))
-                }
-                NodeState::Pending { .. } => unreachable!("pending nodes are in the subgraph"),
-            },
+            Some(i) if store[i] && group_of[i] != g => {
+                Leaf::Array(Source::Stored(slot_of[i]), Layout::dense(&nd.shape))
+            }
+            Some(_) => Leaf::Fused,
+            None => Leaf::Array(Source::Leaf(sub.leaf_position(nd).expect("leaves are marked")), leaf_layout(nd)),
         }
     };
 
-    let mut seq = ProgramSequence::default();
+    let mut steps = Vec::with_capacity(groups.len());
     for (g, grp) in groups.iter().enumerate() {
         let leaf = |nd: &Arc<Node>| leaf_in(g, nd);
-        let first = &order[grp.members[0]];
-        let outputs: Vec<StepOutput> = grp
-            .members
-            .iter()
-            .map(|&i| StepOutput {
-                dtype: order[i].dtype,
-                shape: order[i].shape,
-                promise: promises[i].clone().expect("stored"),
-            })
-            .collect();
+        let head = grp.members[0];
+        let first = &order[head];
+        let outputs = grp.members.iter().map(|&i| slot_of[i]).collect();
         let step = if grp.intrinsic {
-            let inputs = sub
-                .inputs_at(grp.members[0])
+            let ins = sub.inputs_at(head);
+            let inputs = ins
                 .iter()
                 .map(|j| match leaf(j) {
-                    Leaf::Array(b, _) => b,
+                    Leaf::Array(s, _) => s,
                     Leaf::Fused => unreachable!("intrinsic operands are stored"),
                 })
                 .collect();
             let work = match &first.op {
-                Op::MatMul => {
-                    let (a, b) = (&sub.inputs_at(grp.members[0])[0], &sub.inputs_at(grp.members[0])[1]);
-                    Work::MatMul { dtype: first.dtype, m: a.shape.dim(0), k: a.shape.dim(1), n: b.shape.dim(1) }
-                }
-                Op::Scatter { mode } => {
-                    let ins = sub.inputs_at(grp.members[0]);
-                    Work::Scatter {
-                        mode: *mode,
-                        dtype: first.dtype,
-                        dst_shape: ins[0].shape,
-                        values_shape: ins[1].shape,
-                    }
-                }
+                Op::MatMul => Work::MatMul {
+                    dtype: first.dtype,
+                    m: ins[0].shape.dim(0),
+                    k: ins[0].shape.dim(1),
+                    n: ins[1].shape.dim(1),
+                },
+                Op::Scatter { mode } => Work::Scatter {
+                    mode: *mode,
+                    dtype: first.dtype,
+                    dst_shape: ins[0].shape,
+                    values_shape: ins[1].shape,
+                },
                 other => unreachable!("{} is not an intrinsic", other.name()),
             };
-            Step { work, inputs, params: Vec::new(), outputs, site: first.site }
+            StepRecipe { work, inputs, params: Vec::new(), outputs, site: head as u32 }
         } else {
-            let mut kb = KernelBuilder::new(grp.domain, grp.axis.flatten(), &sub, &leaf);
+            let mut kb = KernelBuilder::new(grp.domain, grp.axis.flatten(), sub, &leaf);
             for &i in &grp.members {
                 kb.add_output(&order[i]);
             }
             let (kernel, inputs, params) = kb.finish();
             let kernel = Arc::new(kernel);
             let compiled = exec.compile(kernel.clone())?;
-            Step { work: Work::Kernel { kernel, compiled }, inputs, params, outputs, site: first.site }
+            StepRecipe { work: Work::Kernel { kernel, compiled }, inputs, params, outputs, site: head as u32 }
         };
-        seq.steps.push(step);
+        steps.push(step);
     }
-
-    let scheduled = (0..n).filter_map(|i| promises[i].clone().map(|p| (order[i].clone(), p))).collect();
-    let unstored = (0..n).filter(|&i| !store[i] && order[i].has_handles()).map(|i| order[i].clone()).collect();
-    Ok(Plan { seq, scheduled, unstored })
+    let slot_types = stored.iter().map(|&i| (order[i as usize].dtype, order[i as usize].shape)).collect();
+    Ok(Recipe { steps, stored, slot_types, is_stored: store })
 }

@@ -5,13 +5,14 @@ use std::sync::Arc;
 
 use super::GenOptions;
 use super::build::Subgraph;
-use crate::ir::{BinaryOp, Node, Op, Shape, UnaryOp};
+use crate::ir::{BinaryOp, Node, Op, Shape, UnaryOp, ViewStep};
 
 /// Relative compute cost of one op, for deciding between recomputing and storing.
 fn op_cost(op: &Op) -> usize {
     match op {
         Op::Unary(u) if u.is_transcendental() && *u != UnaryOp::Sqrt => 8,
         Op::Binary(BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot | BinaryOp::Rem) => 8,
+        Op::Random { .. } => 8,
         Op::View(_) | Op::Fill { .. } | Op::Iota { .. } => 0,
         _ => 1,
     }
@@ -75,7 +76,20 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions) -> Decisio
             store[j] = true;
         }
     }
-    // Fused expression size and cost; very large expressions are cut.
+    // Values read at several places of one domain (a stencil reads its input through
+    // several shifts): each view recomputes them, so chains of such reads grow
+    // geometrically unless the values are stored.
+    let mut readers = vec![0u32; n];
+    let mut viewed = vec![false; n];
+    for i in 0..n {
+        let view = matches!(order[i].op, Op::View(step) if step != ViewStep::Reshape);
+        for j in inputs_of[i].iter().filter_map(pending_input) {
+            readers[j] += 1;
+            viewed[j] |= view;
+        }
+    }
+    // Fused expression size and cost; very large expressions, and costly values read
+    // through several views, are stored.
     let mut size = vec![0usize; n];
     let mut cost = vec![0usize; n];
     for i in 0..n {
@@ -86,7 +100,7 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions) -> Decisio
                 c = c.saturating_add(cost[j]);
             }
         }
-        if s > opts.max_kernel_ops {
+        if s > opts.max_kernel_ops || (viewed[i] && readers[i] > 1 && c > STORE_COST) {
             store[i] = true;
         }
         (size[i], cost[i]) = (s, c);
@@ -148,7 +162,11 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions) -> Decisio
             let elementwise =
                 !matches!(order[j].op, Op::Reduce { .. } | Op::Scan { .. }) && !groups[group_of[j]].intrinsic;
             let gathered = matches!(order[i].op, Op::Gather) && k == 0;
-            if elementwise && !gathered { w = w.max(g) } else { a = a.max(g) }
+            // A value stored because several views read it is read back, not recomputed
+            // through each view in the kernel that stores it.
+            let reread =
+                viewed[j] && readers[j] > 1 && matches!(order[i].op, Op::View(step) if step != ViewStep::Reshape);
+            if elementwise && !gathered && !reread { w = w.max(g) } else { a = a.max(g) }
         }
         (after[i], with[i]) = (a, w);
         if !store[i] {

@@ -1,6 +1,8 @@
-//! Errors, and the call sites they are reported against.
+//! Errors.
 
 use std::fmt;
+
+use super::CallSite;
 
 /// The kinds of failure the runtime reports; the C API maps each to a status code.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -16,14 +18,6 @@ pub enum ErrorKind {
     /// A call made in a state that does not allow it (e.g. `scope_end` with no open scope).
     InvalidState,
     Internal,
-}
-
-/// Where an API call came from: the application's return address (0 if unknown) and the
-/// name of the C function that was called.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub struct CallSite {
-    pub pc: usize,
-    pub api: &'static str,
 }
 
 #[derive(Clone, Debug)]

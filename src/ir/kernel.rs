@@ -4,6 +4,7 @@
 use super::dtype::{DType, Scalar};
 use super::node::Layout;
 use super::op::{BinaryOp, ScanOp, UnaryOp};
+use super::random::RngKind;
 use super::shape::{MAX_RANK, Shape};
 use super::view::Map;
 
@@ -56,6 +57,15 @@ pub enum Inst {
     Cast {
         a: u32,
     },
+    /// A uniform value on [0, 1) of the instruction's type, from word `word` of the
+    /// random stream (see `ir::random`) at i64 values seed, draw and element index.
+    Random {
+        kind: RngKind,
+        word: u8,
+        seed: u32,
+        draw: u32,
+        index: u32,
+    },
     /// Element of input `input` at the coordinates given by the i64 values
     /// `indices[..rank]` (one per input dimension), each clamped into range.
     Gather {
@@ -78,6 +88,7 @@ impl Inst {
             Inst::Unary { a, .. } | Inst::Cast { a } => put(&[a]),
             Inst::Binary { a, b, .. } => put(&[a, b]),
             Inst::Select { cond, a, b } => put(&[cond, a, b]),
+            Inst::Random { seed, draw, index, .. } => put(&[seed, draw, index]),
             Inst::Gather { indices, rank, .. } => put(&indices[..rank as usize]),
         }
         o

@@ -6,13 +6,17 @@ pub mod error;
 pub mod kernel;
 pub mod node;
 pub mod op;
+pub mod random;
 pub mod shape;
+pub mod site;
 pub mod view;
 
 pub use dtype::{DType, Scalar};
 pub(crate) use error::bail;
-pub use error::{CallSite, Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use node::{Inputs, Layout, Node, NodeState, Promise, Storage, Value};
 pub use op::{BinaryOp, Op, ReduceOp, ScanOp, ScatterMode, UnaryOp};
+pub use random::{Distribution, RngKind};
 pub use shape::{MAX_RANK, Shape};
+pub use site::CallSite;
 pub use view::{Boundary, Map, MapStep, ViewStep};

@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
+use super::CallSite;
 use super::dtype::DType;
-use super::error::{CallSite, Error};
+use super::error::Error;
 use super::op::Op;
 use super::shape::{MAX_RANK, Shape};
 
@@ -134,6 +135,11 @@ impl Node {
         Self::with_state(op, dtype, shape, site, NodeState::Ready(value))
     }
 
+    /// A node computed by work already submitted.
+    pub fn scheduled(op: Op, dtype: DType, shape: Shape, site: CallSite, promise: Arc<Promise>) -> Arc<Node> {
+        Self::with_state(op, dtype, shape, site, NodeState::Scheduled(promise))
+    }
+
     fn with_state(op: Op, dtype: DType, shape: Shape, site: CallSite, state: NodeState) -> Arc<Node> {
         Arc::new(Node {
             id: NEXT_NODE_ID.fetch_add(1, Ordering::Relaxed),
@@ -254,10 +260,16 @@ impl Drop for Node {
             return;
         }
         let mut stack: Vec<Arc<Node>> = std::mem::take(inputs).into_vec();
-        while let Some(node) = stack.pop() {
-            if let Some(mut owned) = Arc::into_inner(node)
+        while let Some(mut node) = stack.pop() {
+            // Unlinked in place (moving a node out of its Arc would copy it).
+            if let Some(owned) = Arc::get_mut(&mut node)
                 && let NodeState::Pending { inputs, .. } = owned.state.get_mut()
             {
+                stack.extend(inputs.drain(..));
+            } else if let Some(mut owned) = Arc::into_inner(node)
+                && let NodeState::Pending { inputs, .. } = owned.state.get_mut()
+            {
+                // Weak references (queue entries) remain: the node must be moved out.
                 stack.extend(inputs.drain(..));
             }
         }

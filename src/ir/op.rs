@@ -1,6 +1,7 @@
 //! Operations of the graph and their typing rules.
 
 use super::dtype::{DType, Scalar};
+use super::random::{Distribution, RngKind};
 use super::view::ViewStep;
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -287,9 +288,10 @@ pub enum ScatterMode {
 }
 
 /// What a graph node computes. Node inputs are listed per variant.
-#[derive(Clone, PartialEq, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Op {
-    /// Data copied in from the application; always materialised.
+    /// Data that exists (or is being computed) when the node is made: copied in from the
+    /// application, or an output of a replayed macro. Never part of a fused kernel.
     Source,
     /// Every element equal to `value`. `baked` constants come from the runtime itself
     /// (folding, strength reduction) and are compiled in; others are kernel arguments.
@@ -298,6 +300,9 @@ pub enum Op {
     Iota { dim: u8 },
     /// 1 on the diagonal of the first two dimensions, else 0.
     Identity,
+    /// Random numbers (f32 or f64) from generator object `rng`. inputs: [seed, draw]
+    /// (rank-0 i64 operands, so one compiled kernel serves every draw).
+    Random { kind: RngKind, dist: Distribution, rng: u64 },
     /// inputs: [a]
     Unary(UnaryOp),
     /// inputs: [a, b], same shape and dtype (broadcasts are explicit view nodes).
@@ -338,6 +343,8 @@ impl Op {
             Op::Fill { .. } => "fill",
             Op::Iota { .. } => "iota",
             Op::Identity => "identity",
+            Op::Random { dist: Distribution::Uniform, .. } => "random_uniform",
+            Op::Random { dist: Distribution::Normal, .. } => "random_normal",
             Op::Unary(u) => u.name(),
             Op::Binary(b) => b.name(),
             Op::Select => "select",

@@ -1,15 +1,50 @@
 //! The work queue: deferred ops wait here until something needs them. A flush hands the
-//! needed part of the graph to `gen/` and the resulting program sequence to the engine.
+//! needed part of the graph to `gen/` (or replays what it made for an equal flush before,
+//! from the trace cache) and the resulting program sequence to the engine.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+pub mod macros;
+mod trace;
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex};
+use rustc_hash::FxHashMap as HashMap;
 
+use macros::{Frame, MacroCache, MacroEntry, MacroKey, OutputRef, RngParam, RngUse};
+use trace::TraceCache;
+
+use crate::exec::ProgramSequence;
 use crate::exec::engine::Engine;
-use crate::r#gen::{self, GenOptions};
-use crate::ir::{Error, Node, Value};
+use crate::r#gen::{self, GenOptions, Plan, Recipe, Subgraph, TraceKey, leaf_binding};
+use crate::ir::{CallSite, Error, Inputs, Node, Op, Result, Scalar, Value, bail};
+
+/// Counters of a cache since the runtime started.
+#[derive(Copy, Clone, Default, Debug)]
+pub struct CacheStats {
+    pub lookups: u64,
+    pub hits: u64,
+    pub misses: u64,
+    pub evictions: u64,
+    pub entries: u64,
+    /// Planning and compiling time the hits skipped: for each hit, what building its
+    /// entry took when it missed (trace cache only).
+    pub saved_ns: u64,
+    /// Time the hits took instead: keying the flush, finding and instantiating its entry
+    /// (trace cache only).
+    pub hit_ns: u64,
+}
+
+/// How a macro section starts.
+pub enum MacroStart {
+    /// Run the section; its ops are recorded.
+    Record,
+    /// Skip the section: these are its outputs.
+    Replay(Vec<Arc<Node>>),
+}
 
 pub struct SchedOptions {
     pub r#gen: GenOptions,
@@ -18,12 +53,24 @@ pub struct SchedOptions {
     /// Flushes for a blocking read run on the reading thread when the engine is idle and
     /// the work writes at most this many elements.
     pub inline_elements: usize,
+    /// Recipes the trace cache keeps (0: no trace cache).
+    pub trace_cache_entries: usize,
+    /// Log why each trace cache lookup missed (to stderr).
+    pub explain_misses: bool,
+    /// Recorded macro sections kept.
+    pub macro_cache_entries: usize,
 }
 
+/// Ops in call order since the last full flush (weak: releasing one drops it).
 #[derive(Default)]
 struct Queue {
-    /// Ops in call order since the last full flush (weak: releasing one drops it).
     entries: Vec<Weak<Node>>,
+}
+
+/// The ops among `entries` that the application still holds, except values an earlier
+/// flush already computed inside a kernel without storing them: the roots of a flush.
+fn live(entries: &[Weak<Node>]) -> Vec<Arc<Node>> {
+    entries.iter().filter_map(Weak::upgrade).filter(|n| n.has_handles() && n.is_pending_unflushed()).collect()
 }
 
 /// What planning needs, shared with the planning thread.
@@ -33,45 +80,34 @@ struct Core {
     flushes: AtomicU64,
     /// Numbers each planned flush (the planner marks nodes with it).
     epoch: AtomicU32,
-    /// Flushes are planned one at a time, so a node is scheduled once.
-    flush_lock: Mutex<()>,
+    /// Nodes in the last flush: programs repeat, so the next is likely as large.
+    last_flush_nodes: AtomicUsize,
+    /// Held while a flush is planned, so a node is scheduled once.
+    planning: Mutex<TraceCache>,
+    macros: Mutex<MacroCache>,
     engine: Engine,
     opts: SchedOptions,
 }
 
 impl Core {
-    /// Empties the queue, returning the ops in it the application still holds, except
-    /// values an earlier flush already computed inside a kernel without storing them.
+    /// Empties the queue, returning the roots of a flush of everything in it.
     fn take_live(&self) -> Vec<Arc<Node>> {
-        let entries = std::mem::take(&mut self.queue.lock().entries);
-        entries.iter().filter_map(Weak::upgrade).filter(|n| n.has_handles() && n.is_pending_unflushed()).collect()
+        live(&std::mem::take(&mut self.queue.lock().entries))
     }
 
     fn flush(&self, roots: &[Arc<Node>], for_read: bool) {
-        let _guard = self.flush_lock.lock();
+        let mut cache = self.planning.lock();
         let roots: Vec<Arc<Node>> = roots.iter().filter(|r| r.is_pending()).cloned().collect();
         if roots.is_empty() {
             return;
         }
-        let epoch = self.epoch.fetch_add(1, Ordering::Relaxed).wrapping_add(1).max(1);
+        let sub = self.subgraph(&roots);
         // Counted when planning starts: compiling (a shader, for a GPU) may take a while.
         self.flushes.fetch_add(1, Ordering::Relaxed);
-        match r#gen::plan(&roots, epoch, &**self.engine.executor(), &self.opts.r#gen) {
-            Ok(mut plan) => {
-                for (node, promise) in plan.scheduled {
-                    plan.seq.retired.push(node.schedule(promise));
-                }
-                for node in plan.unstored {
-                    node.mark_fused_unstored();
-                }
-                let small = plan.seq.output_elements() <= self.opts.inline_elements;
-                if for_read && small {
-                    if let Some(seq) = self.engine.try_run_inline(plan.seq) {
-                        self.engine.submit(seq);
-                    }
-                } else {
-                    self.engine.submit(plan.seq);
-                }
+        match self.plan(&mut cache, &sub, &roots) {
+            Ok(plan) => {
+                drop(cache);
+                self.submit(plan, sub, for_read);
             }
             Err(e) => {
                 let e = Arc::new(e);
@@ -81,85 +117,200 @@ impl Core {
             }
         }
     }
+
+    /// The pending subgraph of `roots` for a new flush (the planning lock must be held).
+    fn subgraph(&self, roots: &[Arc<Node>]) -> Subgraph {
+        let epoch = self.epoch.fetch_add(1, Ordering::Relaxed).wrapping_add(1).max(1);
+        let sub = r#gen::pending_subgraph(roots, epoch, self.last_flush_nodes.load(Ordering::Relaxed));
+        self.last_flush_nodes.store(sub.order.len(), Ordering::Relaxed);
+        sub
+    }
+
+    /// Moves the planned nodes to their promises and hands the sequence to the engine;
+    /// a small one for a blocking read runs on this thread.
+    fn submit(&self, mut plan: Plan, sub: Subgraph, for_read: bool) {
+        for (node, promise) in plan.scheduled {
+            plan.seq.retired.push(node.schedule(promise));
+        }
+        // The subgraph may hold the last references to nodes: freed on the
+        // execution thread with the rest.
+        plan.seq.retired.extend([sub.order, sub.inputs].map(Inputs::from_vec));
+        for node in plan.unstored {
+            node.mark_fused_unstored();
+        }
+        self.dispatch(plan.seq, for_read);
+    }
+
+    /// Hands a sequence to the engine; a small one whose caller would otherwise wait for
+    /// it (`inline`) runs on this thread when the engine is idle, saving two hand-offs.
+    fn dispatch(&self, seq: ProgramSequence, inline: bool) {
+        if inline && seq.output_elements() <= self.opts.inline_elements {
+            if let Some(seq) = self.engine.try_run_inline(seq) {
+                self.engine.submit(seq);
+            }
+        } else {
+            self.engine.submit(seq);
+        }
+    }
+
+    /// Plans and submits `roots` as one unit (no trace cache), after `check` has
+    /// accepted the subgraph and recipe; returns what `check` made of them.
+    fn flush_recorded<R>(
+        &self,
+        roots: &[Arc<Node>],
+        check: impl FnOnce(&Subgraph, &Recipe) -> Result<R>,
+    ) -> Result<(Arc<Recipe>, R)> {
+        let cache = self.planning.lock();
+        let sub = self.subgraph(roots);
+        let recipe = Arc::new(r#gen::compile(&sub, roots, &**self.engine.executor(), &self.opts.r#gen)?);
+        let made = check(&sub, &recipe)?;
+        let plan = recipe.instantiate(&sub);
+        drop(cache);
+        self.submit(plan, sub, false);
+        Ok((recipe, made))
+    }
+
+    /// The plan for subgraph `sub`: replayed from the trace cache when an equal flush
+    /// was planned before, otherwise built (and cached).
+    fn plan(&self, cache: &mut TraceCache, sub: &Subgraph, roots: &[Arc<Node>]) -> Result<Plan> {
+        let exec = &**self.engine.executor();
+        if !cache.enabled() {
+            return Ok(r#gen::compile(sub, roots, exec, &self.opts.r#gen)?.instantiate(sub));
+        }
+        let start = Instant::now();
+        let key = TraceKey::of(sub, roots);
+        if let Some(recipe) = cache.lookup(&key) {
+            let plan = recipe.instantiate(sub);
+            cache.note_hit_time(start.elapsed().as_nanos() as u64);
+            return Ok(plan);
+        }
+        if self.opts.explain_misses {
+            eprintln!("sluice: {}", cache.explain_miss(&key, sub));
+        }
+        let recipe = Arc::new(r#gen::compile(sub, roots, exec, &self.opts.r#gen)?);
+        cache.insert(key, recipe.clone(), start.elapsed().as_nanos() as u64);
+        Ok(recipe.instantiate(sub))
+    }
 }
 
-/// The planning thread: when the queue is full it flushes what the queue holds that is
-/// still live at that moment, so the application goes on recording while its earlier ops
-/// are fused and compiled.
+/// The generators a recorded subgraph draws from, and which of its parameters are their
+/// seeds and draws.
+fn rng_draws(sub: &Subgraph) -> (Vec<RngUse>, HashMap<u32, RngParam>) {
+    let mut uses: Vec<RngUse> = Vec::new();
+    let mut draws: Vec<(u32, u32, usize, u64)> = Vec::new();
+    for (i, n) in sub.order.iter().enumerate() {
+        let Op::Random { rng, .. } = n.op else { continue };
+        let ins = sub.inputs_at(i);
+        let index = |k: usize| sub.index_of(&ins[k]).expect("random operands are pending") as u32;
+        let draw = match r#gen::fill_value(&ins[1]) {
+            Scalar::I64(v) => v as u64,
+            other => unreachable!("a draw is an i64, not {other:?}"),
+        };
+        let u = match uses.iter().position(|u| u.rng == rng) {
+            Some(u) => u,
+            None => {
+                uses.push(RngUse { rng, first: draw, count: 0 });
+                uses.len() - 1
+            }
+        };
+        uses[u].first = uses[u].first.min(draw);
+        draws.push((index(0), index(1), u, draw));
+    }
+    let mut params = HashMap::default();
+    for &(seed, draw_node, u, draw) in &draws {
+        let offset = draw - uses[u].first;
+        uses[u].count = uses[u].count.max(offset + 1);
+        params.insert(seed, RngParam::Seed(u));
+        params.insert(draw_node, RngParam::Draw(u, offset));
+    }
+    (uses, params)
+}
+
+/// Batches of roots the planning thread has yet to flush, in the order they were cut.
+#[derive(Default)]
+struct PlannerState {
+    batches: VecDeque<Vec<Arc<Node>>>,
+    working: bool,
+    stop: bool,
+}
+
+/// Batches waiting before the application blocks (flow control).
+const MAX_WAITING_BATCHES: usize = 2;
+
+/// The planning thread: when the queue is full, the application cuts it (taking the ops
+/// it holds at that moment as roots, so what is stored does not depend on timing) and
+/// goes on recording while this thread fuses and compiles the batch.
 struct Planner {
-    /// Set while a request is waiting, so a busy planner is asked once.
-    requested: Arc<(Mutex<bool>, Condvar)>,
-    /// Cleared when the planner is idle (no request waiting or being served).
-    busy: Arc<(Mutex<bool>, Condvar)>,
-    stop: Arc<AtomicBool>,
+    state: Arc<(Mutex<PlannerState>, Condvar)>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Planner {
     fn start(core: Arc<Core>) -> Planner {
-        let requested: Arc<(Mutex<bool>, Condvar)> = Arc::default();
-        let busy: Arc<(Mutex<bool>, Condvar)> = Arc::default();
-        let stop = Arc::new(AtomicBool::new(false));
-        let (req, bsy, stp) = (requested.clone(), busy.clone(), stop.clone());
+        let state: Arc<(Mutex<PlannerState>, Condvar)> = Arc::default();
+        let shared = state.clone();
         let thread = std::thread::Builder::new()
             .name("sluice-plan".into())
             .spawn(move || {
+                let (lock, changed) = &*shared;
                 loop {
-                    {
-                        let mut r = req.0.lock();
-                        while !*r && !stp.load(Ordering::Acquire) {
-                            req.1.wait(&mut r);
+                    let batch = {
+                        let mut st = lock.lock();
+                        loop {
+                            if let Some(b) = st.batches.pop_front() {
+                                st.working = true;
+                                changed.notify_all();
+                                break b;
+                            }
+                            if st.stop {
+                                return;
+                            }
+                            changed.wait(&mut st);
                         }
-                        if !*r {
-                            return;
-                        }
-                        *r = false;
-                    }
-                    core.flush(&core.take_live(), false);
-                    let mut b = bsy.0.lock();
-                    if !*req.0.lock() {
-                        *b = false;
-                        bsy.1.notify_all();
-                    }
+                    };
+                    core.flush(&batch, false);
+                    drop(batch);
+                    lock.lock().working = false;
+                    changed.notify_all();
                 }
             })
             .expect("spawn the planning thread");
-        Planner { requested, busy, stop, thread: Mutex::new(Some(thread)) }
+        Planner { state, thread: Mutex::new(Some(thread)) }
     }
 
-    /// Asks the planning thread for a flush; false if it has stopped.
-    fn request(&self) -> bool {
-        if self.stop.load(Ordering::Acquire) {
-            return false;
+    /// Hands a batch of roots to the planning thread, waiting while it is behind; gives
+    /// the batch back if the thread has stopped.
+    fn submit(&self, batch: Vec<Arc<Node>>) -> Option<Vec<Arc<Node>>> {
+        let (lock, changed) = &*self.state;
+        let mut st = lock.lock();
+        while st.batches.len() >= MAX_WAITING_BATCHES && !st.stop {
+            changed.wait(&mut st);
         }
-        *self.busy.0.lock() = true;
-        let mut r = self.requested.0.lock();
-        if !*r {
-            *r = true;
-            self.requested.1.notify_one();
+        if st.stop {
+            return Some(batch);
         }
-        true
+        st.batches.push_back(batch);
+        changed.notify_all();
+        None
     }
 
+    /// Waits until every submitted batch is planned.
     fn wait_idle(&self) {
-        let mut b = self.busy.0.lock();
-        while *b {
-            self.busy.1.wait(&mut b);
+        let (lock, changed) = &*self.state;
+        let mut st = lock.lock();
+        while !st.batches.is_empty() || st.working {
+            changed.wait(&mut st);
         }
     }
 
+    /// Stops the thread after it has planned the batches it holds.
     fn stop(&self) {
-        self.stop.store(true, Ordering::Release);
-        {
-            let _r = self.requested.0.lock();
-            self.requested.1.notify_all();
-        }
+        let (lock, changed) = &*self.state;
+        lock.lock().stop = true;
+        changed.notify_all();
         if let Some(t) = self.thread.lock().take() {
             let _ = t.join();
         }
-        let mut b = self.busy.0.lock();
-        *b = false;
-        self.busy.1.notify_all();
     }
 }
 
@@ -174,7 +325,9 @@ impl Scheduler {
             queue: Mutex::new(Queue::default()),
             flushes: AtomicU64::new(0),
             epoch: AtomicU32::new(0),
-            flush_lock: Mutex::new(()),
+            last_flush_nodes: AtomicUsize::new(0),
+            planning: Mutex::new(TraceCache::new(opts.trace_cache_entries)),
+            macros: Mutex::new(MacroCache::new(opts.macro_cache_entries)),
             engine,
             opts,
         });
@@ -190,28 +343,44 @@ impl Scheduler {
         self.core.flushes.load(Ordering::Relaxed)
     }
 
+    pub fn trace_stats(&self) -> CacheStats {
+        self.core.planning.lock().stats()
+    }
+
+    pub fn macro_stats(&self) -> CacheStats {
+        self.core.macros.lock().stats()
+    }
+
     /// Adds a new pending op; when the queue is full, what it holds is planned on the
     /// planning thread.
     pub fn enqueue(&self, n: &Arc<Node>) {
+        if macros::capture(n) {
+            return;
+        }
         let full = {
             let mut q = self.core.queue.lock();
             q.entries.push(Arc::downgrade(n));
-            q.entries.len() >= self.core.opts.queue_limit
+            (q.entries.len() >= self.core.opts.queue_limit).then(|| std::mem::take(&mut q.entries))
         };
-        if full && !self.planner.request() {
-            self.core.flush(&self.core.take_live(), false);
+        if let Some(entries) = full
+            && let Some(roots) = self.planner.submit(live(&entries))
+        {
+            self.core.flush(&roots, false);
         }
     }
 
     /// Starts computing `roots` (and whatever they need that is not computed yet). They
-    /// are planned before this returns, so what the call stores does not depend on timing.
+    /// are planned before this returns, after the batches cut before them, so what the
+    /// call stores does not depend on timing.
     pub fn flush(&self, roots: &[Arc<Node>]) {
+        self.planner.wait_idle();
         self.core.flush(roots, false);
     }
 
     /// The node's value, computing it first if needed (blocking).
-    pub fn value(&self, n: &Arc<Node>) -> Result<Value, Arc<Error>> {
+    pub fn value(&self, n: &Arc<Node>) -> std::result::Result<Value, Arc<Error>> {
         if n.is_pending() {
+            self.planner.wait_idle();
             self.core.flush(std::slice::from_ref(n), true);
         }
         n.wait()
@@ -222,6 +391,197 @@ impl Scheduler {
         self.planner.wait_idle();
         self.core.flush(&self.core.take_live(), false);
         self.core.engine.wait_idle();
+    }
+
+    /// Opens a macro section with `inputs` (computed first, so the section reads them as
+    /// arrays) and `outputs` outputs: recorded the first time its key is seen, replayed
+    /// after. A section opened while another records on this thread is part of that
+    /// recording (its body runs). `reserve(rng, count)` takes `count` draws from a
+    /// generator the section uses and returns its seed and first draw, so each replay
+    /// draws new numbers.
+    pub fn macro_begin(
+        &self,
+        name: &str,
+        inputs: Vec<Arc<Node>>,
+        controls: &[f64],
+        outputs: usize,
+        site: CallSite,
+        reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
+    ) -> Result<MacroStart> {
+        let nested = macros::recording();
+        if !nested {
+            let pending: Vec<Arc<Node>> = inputs.iter().filter(|n| n.is_pending()).cloned().collect();
+            self.flush(&pending);
+        }
+        let key = MacroKey::new(name, &inputs, controls);
+        if macros::is_open(&key) {
+            bail!(
+                InvalidState,
+                "macro '{name}' is already being recorded on this thread (a section cannot contain itself)"
+            );
+        }
+        if !nested && let Some(entry) = self.core.macros.lock().lookup_or_claim(&key)? {
+            return Ok(MacroStart::Replay(self.replay(&entry, &inputs, site, reserve)?));
+        }
+        macros::push(Frame { key, outputs, inputs, made: Vec::new(), nested });
+        Ok(MacroStart::Record)
+    }
+
+    fn replay(
+        &self,
+        e: &MacroEntry,
+        inputs: &[Arc<Node>],
+        site: CallSite,
+        reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
+    ) -> Result<Vec<Arc<Node>>> {
+        let states = e.rng_uses.iter().map(|u| reserve(u.rng, u.count)).collect::<Result<Vec<_>>>()?;
+        let param = |i: u32| match e.rng_params.get(&i) {
+            Some(RngParam::Seed(u)) => Scalar::I64(states[*u].0 as i64),
+            Some(RngParam::Draw(u, offset)) => Scalar::I64(states[*u].1.wrapping_add(*offset) as i64),
+            None => e.params[&i],
+        };
+        let (seq, promises) =
+            e.recipe.sequence(|pos| leaf_binding(&inputs[e.leaves[&pos] as usize]), param, |i| e.sites[&i]);
+        self.planner.wait_idle();
+        // Replays are the small calls of loops: running a small one here when the engine
+        // is idle keeps the loop from paying a thread hand-off per call.
+        self.core.dispatch(seq, true);
+        Ok(e.outputs
+            .iter()
+            .map(|o| match *o {
+                OutputRef::Slot(s) => {
+                    let (dtype, shape) = e.recipe.slot_types[s as usize];
+                    Node::scheduled(Op::Source, dtype, shape, site, promises[s as usize].clone())
+                }
+                OutputRef::Input(i) => inputs[i as usize].clone(),
+            })
+            .collect())
+    }
+
+    /// Closes the innermost section on this thread, declaring its outputs. The section's
+    /// values stay computable whatever the outcome.
+    pub fn macro_end(&self, outputs: &[Arc<Node>]) -> Result<()> {
+        let Some(frame) = macros::pop() else {
+            bail!(InvalidState, "sl_macro_end without an open sl_macro_begin on this thread");
+        };
+        let recorded = self.record(&frame, outputs);
+        self.close(frame, recorded)
+    }
+
+    /// Abandons the innermost section recording on this thread (nothing is cached).
+    pub fn macro_cancel(&self) -> Result<()> {
+        let Some(frame) = macros::pop() else {
+            bail!(InvalidState, "sl_macro_cancel without an open sl_macro_begin on this thread");
+        };
+        self.close(frame, Ok(None))
+    }
+
+    /// Returns a closed section's ops to the work queue (or its enclosing recording) and
+    /// ends its claim on the key, caching what it recorded.
+    fn close(&self, frame: Frame, recorded: Result<Option<MacroEntry>>) -> Result<()> {
+        if frame.nested {
+            macros::adopt(frame.made);
+            return recorded.map(|_| ());
+        }
+        self.core.queue.lock().entries.extend(frame.made);
+        let (entry, result) = match recorded {
+            Ok(e) => (e, Ok(())),
+            Err(e) => (None, Err(e)),
+        };
+        self.core.macros.lock().finish(frame.key, entry);
+        result
+    }
+
+    /// Checks a recorded section and compiles it as one unit (outermost sections only).
+    fn record(&self, frame: &Frame, outputs: &[Arc<Node>]) -> Result<Option<MacroEntry>> {
+        let name = &frame.key.name;
+        if outputs.len() != frame.outputs {
+            bail!(
+                InvalidArgument,
+                "macro '{name}' was begun with {} outputs but ended with {}",
+                frame.outputs,
+                outputs.len()
+            );
+        }
+        let declared = |n: &Arc<Node>| outputs.iter().any(|o| Arc::ptr_eq(o, n));
+        for n in frame.made.iter().filter_map(Weak::upgrade) {
+            if n.has_handles() && n.is_pending() && !declared(&n) {
+                bail!(
+                    InvalidState,
+                    "macro '{name}': the array made by {} is still held after the section but is not one of its outputs (declare it, or release it inside the section)",
+                    n.site
+                );
+            }
+        }
+        if frame.nested {
+            return Ok(None);
+        }
+        let input_index = |n: &Node| frame.inputs.iter().position(|i| i.id == n.id);
+        let mut roots: Vec<Arc<Node>> = Vec::new();
+        for (k, o) in outputs.iter().enumerate() {
+            if input_index(o).is_none() && !o.is_pending() {
+                bail!(
+                    InvalidArgument,
+                    "macro '{name}': output {k} (made by {}) is not computed inside the section",
+                    o.site
+                );
+            }
+            if o.is_pending() && !roots.iter().any(|r| Arc::ptr_eq(r, o)) {
+                roots.push(o.clone());
+            }
+        }
+        if roots.is_empty() {
+            let outputs = outputs.iter().map(|o| OutputRef::Input(input_index(o).expect("checked") as u32)).collect();
+            return Ok(Some(MacroEntry {
+                recipe: Arc::new(Recipe::default()),
+                leaves: Default::default(),
+                params: Default::default(),
+                sites: Default::default(),
+                outputs,
+                rng_uses: Vec::new(),
+                rng_params: Default::default(),
+            }));
+        }
+        self.planner.wait_idle();
+        let (recipe, recorded) = self.core.flush_recorded(&roots, |sub, recipe| {
+            let mut leaves = HashMap::default();
+            for (pos, leaf) in sub.inputs.iter().enumerate() {
+                if sub.leaf_position(leaf) != Some(pos as u32) {
+                    continue;
+                }
+                let Some(i) = input_index(leaf) else {
+                    bail!(
+                        InvalidArgument,
+                        "macro '{name}': the section reads the array made by {}, which is neither an input of the section nor computed inside it",
+                        leaf.site
+                    );
+                };
+                leaves.insert(pos as u32, i as u32);
+            }
+            let mut params = HashMap::default();
+            let mut sites = HashMap::default();
+            for step in &recipe.steps {
+                for &p in &step.params {
+                    params.insert(p, r#gen::fill_value(&sub.order[p as usize]));
+                }
+                sites.insert(step.site, sub.order[step.site as usize].site);
+            }
+            let slot_of = |o: &Arc<Node>| {
+                let i = sub.index_of(o).expect("roots are in the subgraph") as u32;
+                recipe.stored.iter().position(|&s| s == i).expect("roots are stored") as u32
+            };
+            let refs: Vec<OutputRef> = outputs
+                .iter()
+                .map(|o| match input_index(o) {
+                    Some(i) => OutputRef::Input(i as u32),
+                    None => OutputRef::Slot(slot_of(o)),
+                })
+                .collect();
+            let (rng_uses, rng_params) = rng_draws(sub);
+            Ok((leaves, params, sites, refs, rng_uses, rng_params))
+        })?;
+        let (leaves, params, sites, outputs, rng_uses, rng_params) = recorded;
+        Ok(Some(MacroEntry { recipe, leaves, params, sites, outputs, rng_uses, rng_params }))
     }
 
     /// Stops the planning and execution threads (after finishing what they hold).

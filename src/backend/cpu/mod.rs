@@ -7,6 +7,7 @@ mod linalg;
 pub mod math;
 mod ops;
 mod program;
+mod random;
 mod reduce;
 mod scatter;
 mod threads;

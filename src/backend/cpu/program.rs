@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::access::{AffineForm, AffineMap};
 use crate::ir::kernel::{Inst, Kernel, KernelReduce, OutputKind};
-use crate::ir::{BinaryOp, DType, Map, MapStep, Result, ScanOp, Shape, UnaryOp, ViewStep, bail};
+use crate::ir::{BinaryOp, DType, Map, MapStep, Result, RngKind, ScanOp, Shape, UnaryOp, ViewStep, bail};
 
 /// Lanes per chunk: a register of f64 is 8 KiB, so a program's working set stays in L1/L2.
 pub const CHUNK: usize = 1024;
@@ -74,6 +74,15 @@ pub enum VInst {
         dst: u16,
         input: u16,
         indices: Vec<Arg>,
+    },
+    Random {
+        kind: RngKind,
+        word: u8,
+        dtype: DType,
+        dst: u16,
+        seed: Arg,
+        draw: Arg,
+        index: Arg,
     },
 }
 
@@ -221,7 +230,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
             Inst::Param { .. } | Inst::Const(_) => true,
             Inst::Load { input, map } => address(*input, *map).is_some_and(|f| f.is_constant()),
             Inst::Valid { map } => affine[*map as usize].is_some(),
-            Inst::Coord { .. } | Inst::Gather { .. } => false,
+            Inst::Coord { .. } | Inst::Gather { .. } | Inst::Random { .. } => false,
             _ => inst.operands().iter().all(|&a| uniform[a as usize]),
         };
     }
@@ -283,7 +292,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
                     UInst::Select { dtype: ty, cond: uni(&slots, *cond), a: uni(&slots, *a), b: uni(&slots, *b) }
                 }
                 Inst::Cast { a } => UInst::Cast { from: k.types[*a as usize], to: ty, a: uni(&slots, *a) },
-                Inst::Coord { .. } | Inst::Gather { .. } => unreachable!(),
+                Inst::Coord { .. } | Inst::Gather { .. } | Inst::Random { .. } => unreachable!(),
             };
             slots[i] = Some(Arg::Uniform(uniforms.len() as u16));
             uniforms.push(u);
@@ -322,6 +331,15 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
                 let indices = indices[..*rank as usize].iter().map(|&v| arg(&slots, v)).collect();
                 VInst::Gather { dst, input: *input as u16, indices }
             }
+            Inst::Random { kind, word, seed, draw, index } => VInst::Random {
+                kind: *kind,
+                word: *word,
+                dtype: ty,
+                dst,
+                seed: arg(&slots, *seed),
+                draw: arg(&slots, *draw),
+                index: arg(&slots, *index),
+            },
             Inst::Param { .. } | Inst::Const(_) => unreachable!(),
         };
         code.push(vi);

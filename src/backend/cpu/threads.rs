@@ -1,28 +1,45 @@
 //! The worker threads of the CPU executor.
 
 use std::ops::Range;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use parking_lot::{Condvar, Mutex};
 
 use crate::ir::{Result, bail};
 
 pub struct Workers {
-    pool: rayon::ThreadPool,
+    pool: Option<rayon::ThreadPool>,
+    /// Worker threads still running, so dropping the pool can wait for them.
+    running: Arc<(Mutex<usize>, Condvar)>,
 }
 
 impl Workers {
     pub fn new(threads: usize) -> Result<Workers> {
+        let n = threads.max(1);
+        let running = Arc::new((Mutex::new(n), Condvar::new()));
+        let exited = running.clone();
         match rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
+            .num_threads(n)
             .thread_name(|i| format!("sluice-cpu-{i}"))
+            .exit_handler(move |_| {
+                *exited.0.lock() -= 1;
+                exited.1.notify_all();
+            })
             .build()
         {
-            Ok(pool) => Ok(Workers { pool }),
+            Ok(pool) => Ok(Workers { pool: Some(pool), running }),
             Err(e) => bail!(Internal, "cannot start the CPU worker threads: {e}"),
         }
     }
 
+    fn pool(&self) -> &rayon::ThreadPool {
+        self.pool.as_ref().expect("the pool lives until drop")
+    }
+
     pub fn threads(&self) -> usize {
-        self.pool.current_num_threads()
+        self.pool().current_num_threads()
     }
 
     /// Runs `task` over ranges of task indices covering `0..n`: all on the calling thread
@@ -37,7 +54,7 @@ impl Workers {
         // worker streams through contiguous memory the prefetcher can follow.
         let batch = (n / (self.threads() * 8)).clamp(1, 1 << 20);
         let next = AtomicUsize::new(0);
-        self.pool.broadcast(|_| {
+        self.pool().broadcast(|_| {
             loop {
                 let first = next.fetch_add(batch, Ordering::Relaxed);
                 if first >= n {
@@ -50,6 +67,21 @@ impl Workers {
 
     /// Runs `f` inside the pool, so libraries that use rayon (gemm) use these threads.
     pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        self.pool.install(f)
+        self.pool().install(f)
+    }
+}
+
+/// Rayon lets its threads exit after the pool is gone; the runtime's shutdown waits for
+/// them, so nothing of Sluice is still running when it returns (or when the process exits).
+impl Drop for Workers {
+    fn drop(&mut self) {
+        drop(self.pool.take());
+        let (count, exited) = &*self.running;
+        let mut n = count.lock();
+        while *n > 0 {
+            if exited.wait_for(&mut n, Duration::from_secs(5)).timed_out() {
+                break;
+            }
+        }
     }
 }

@@ -14,6 +14,7 @@ use super::access::{Lin, Piece, walk};
 use super::elem::with_elem;
 use super::ops::{self, Opnd};
 use super::program::{Access, Arg, CHUNK, CoordAccess, OutKind, Program, UInst, VInst};
+use super::random;
 use super::reduce::{self, Acc, ScanCarry};
 use super::threads::Workers;
 use crate::ir::{DType, Layout, MAX_RANK, Result, Scalar, Shape, Value, bail};
@@ -417,6 +418,16 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                         d,
                         n,
                     );
+                    f.ptrs[*dst as usize] = d;
+                }
+                VInst::Random { kind, word, dtype, dst, seed, draw, index } => {
+                    let d = f.reg(*dst as usize);
+                    let at = random::StreamAt {
+                        seed: opnd(f, &l.uni, *seed),
+                        draw: opnd(f, &l.uni, *draw),
+                        index: opnd(f, &l.uni, *index),
+                    };
+                    random::uniform(*kind, *word, *dtype, at, d, n);
                     f.ptrs[*dst as usize] = d;
                 }
             }

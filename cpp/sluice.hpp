@@ -1,0 +1,778 @@
+// Sluice: a data-parallel array runtime (C++17 layer, header-only, over sluice.h).
+//
+// sluice::Array owns one handle: copying retains it (a second handle to the same array),
+// moving transfers it, destruction releases it. Operations return at once with a new
+// Array; results are computed when read. Every failing C call becomes a sluice::Error
+// carrying the status, the message, the failing function and its call site.
+//
+// Scopes: a sluice::Scope releases, when it ends, every handle created on this thread
+// since it began (copies included), except those passed through sluice::keep. An Array
+// that must outlive a Scope is kept (`outer = sluice::keep(inner);`); one that is not
+// holds a stale handle afterwards, and using it throws SL_ERR_INVALID_HANDLE.
+//
+// sluice::macro records a lambda once and replays it on new inputs (a code reuse section).
+//
+// Destroy every Array before sluice::shutdown(): its handle is invalid afterwards.
+#ifndef SLUICE_HPP
+#define SLUICE_HPP
+
+#include "sluice.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace sluice {
+
+using Shape = std::vector<int64_t>;
+
+enum class DType : sl_dtype { f32 = SL_F32, f64 = SL_F64, i32 = SL_I32, i64 = SL_I64, u8 = SL_U8, b8 = SL_BOOL };
+enum class Layout : sl_layout { col_major = SL_COL_MAJOR, row_major = SL_ROW_MAJOR };
+enum class Boundary : sl_boundary { fill = SL_BOUNDARY_FILL, clamp = SL_BOUNDARY_CLAMP, wrap = SL_BOUNDARY_WRAP };
+enum class ScatterMode : sl_scatter_mode {
+    replace = SL_SCATTER_REPLACE,
+    add = SL_SCATTER_ADD,
+    min = SL_SCATTER_MIN,
+    max = SL_SCATTER_MAX,
+};
+
+// Pass as `dim` to a reduction to reduce over every element.
+constexpr int32_t all_dims = SL_ALL_DIMS;
+
+// ---------------------------------------------------------------------------------------
+// Errors
+
+// The name of a status code, e.g. "SL_ERR_SHAPE_MISMATCH".
+inline const char* status_name(sl_status status) {
+    const char* name = nullptr;
+    return sl_status_name(status, &name) == SL_OK && name ? name : "SL_ERR_(unknown)";
+}
+
+// Where a call was made: the function and the caller's file:line (empty and 0 when the
+// caller has no debug information).
+struct Site {
+    std::string function;
+    std::string file;
+    int32_t line = 0;
+    std::size_t pc = 0;
+};
+
+class Error : public std::runtime_error {
+public:
+    // `message` is the whole text, e.g. "sl_add: add: shapes [3] and [4] do not broadcast".
+    Error(sl_status status, const std::string& message, Site call, Site origin = {})
+        : std::runtime_error(message), status_(status), call_(std::move(call)), origin_(std::move(origin)) {}
+
+    // The error the last failing C call on this thread reported (it returned `status`).
+    static Error last(sl_status status) {
+        sl_error_info info{};
+        if (sl_last_error(&info) != SL_OK) return Error(status, "no error detail available", {});
+        return Error(status, text(info.message),
+                     {text(info.function), text(info.call_file), info.call_line, info.call_pc},
+                     {text(info.origin_function), text(info.origin_file), info.origin_line, info.origin_pc});
+    }
+
+    sl_status status() const noexcept { return status_; }
+    const char* status_name() const { return sluice::status_name(status_); }
+    std::string message() const { return what(); }
+    // The Sluice function that failed, e.g. "sl_add" (or "sluice::section" for an error
+    // the C++ layer found before calling C).
+    const std::string& function() const noexcept { return call_.function; }
+    // Where that function was called from. The library reports the source line of the
+    // return address, which for calls made through this header is a line of sluice.hpp.
+    const Site& call() const noexcept { return call_; }
+    // For SL_ERR_POISONED: the op whose deferred computation failed, and where it was made.
+    const Site& origin() const noexcept { return origin_; }
+
+private:
+    static std::string text(const char* s) { return s ? s : ""; }
+
+    sl_status status_;
+    Site call_;
+    Site origin_;
+};
+
+namespace detail {
+
+inline void check(sl_status status) {
+    if (status != SL_OK) throw Error::last(status);
+}
+
+// An argument error found by the C++ layer (where the C call could not check it).
+inline void require(bool ok, const char* function, const std::string& message) {
+    if (!ok) throw Error(SL_ERR_INVALID_ARGUMENT, std::string(function) + ": " + message, {function, "", 0, 0});
+}
+
+template <class T>
+constexpr bool is_element = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
+                            std::is_same_v<T, int64_t> || std::is_same_v<T, uint8_t> || std::is_same_v<T, bool>;
+
+// Sluice's bool elements are one byte holding 0 or 1, like C++ bool here.
+static_assert(sizeof(bool) == 1, "Sluice bool arrays need a one-byte bool");
+
+}  // namespace detail
+
+// The element type of host type T (float, double, int32_t, int64_t, uint8_t, bool).
+template <class T> constexpr DType dtype_of() {
+    static_assert(detail::is_element<T>, "Sluice elements are float, double, int32_t, int64_t, uint8_t or bool");
+    if constexpr (std::is_same_v<T, float>) return DType::f32;
+    if constexpr (std::is_same_v<T, double>) return DType::f64;
+    if constexpr (std::is_same_v<T, int32_t>) return DType::i32;
+    if constexpr (std::is_same_v<T, int64_t>) return DType::i64;
+    if constexpr (std::is_same_v<T, uint8_t>) return DType::u8;
+    return DType::b8;
+}
+
+inline const char* dtype_name(DType dtype) {
+    switch (dtype) {
+        case DType::f32: return "f32";
+        case DType::f64: return "f64";
+        case DType::i32: return "i32";
+        case DType::i64: return "i64";
+        case DType::u8: return "u8";
+        case DType::b8: return "bool";
+    }
+    return "unknown dtype";
+}
+
+// ---------------------------------------------------------------------------------------
+// Arrays
+
+class Array {
+public:
+    // The null array (what a moved-from Array holds); operations on it throw.
+    Array() noexcept = default;
+
+    // Takes ownership of a handle from the C API.
+    static Array adopt(sl_array handle) noexcept {
+        Array a;
+        a.handle_ = handle;
+        return a;
+    }
+
+    // A copy of `data`, shaped `dims`, elements in `layout` order.
+    template <class T> explicit Array(const T* data, const Shape& dims, Layout layout = Layout::col_major) {
+        create(dtype_of<T>(), dims, layout, data, element_count(dims) * sizeof(T));
+    }
+
+    template <class T>
+    explicit Array(const std::vector<T>& data, const Shape& dims, Layout layout = Layout::col_major) {
+        if constexpr (std::is_same_v<T, bool>) {
+            const std::vector<uint8_t> bytes(data.begin(), data.end());  // std::vector<bool> packs bits
+            create(DType::b8, dims, layout, bytes.data(), bytes.size());
+        } else {
+            create(dtype_of<T>(), dims, layout, data.data(), data.size() * sizeof(T));
+        }
+    }
+
+    // A vector (rank 1).
+    template <class T>
+    explicit Array(const std::vector<T>& data) : Array(data, Shape{static_cast<int64_t>(data.size())}) {}
+
+    Array(const Array& other) {
+        if (other.handle_) detail::check(sl_retain(other.handle_, &handle_));
+    }
+    Array(Array&& other) noexcept : handle_(std::exchange(other.handle_, 0)) {}
+    Array& operator=(Array other) noexcept {
+        std::swap(handle_, other.handle_);
+        return *this;
+    }
+    // A failure here (a handle a scope already released) cannot be reported from a destructor.
+    ~Array() {
+        if (handle_) sl_release(handle_);
+    }
+
+    sl_array handle() const noexcept { return handle_; }
+    // Gives up ownership: the caller releases the returned handle.
+    sl_array detach() noexcept { return std::exchange(handle_, 0); }
+
+    int32_t rank() const {
+        int32_t r = 0;
+        detail::check(sl_rank(handle_, &r));
+        return r;
+    }
+    Shape shape() const {
+        Shape dims(static_cast<std::size_t>(rank()));
+        detail::check(sl_shape(handle_, dims.data(), static_cast<int32_t>(dims.size())));
+        return dims;
+    }
+    DType dtype() const {
+        sl_dtype d = 0;
+        detail::check(sl_get_dtype(handle_, &d));
+        return static_cast<DType>(d);
+    }
+    int64_t numel() const {
+        int64_t n = 0;
+        detail::check(sl_numel(handle_, &n));
+        return n;
+    }
+
+    // Computes the array (waiting for it) and copies its elements into `count` elements at
+    // `dst`, which must be exactly the array's size; T must match the array's dtype.
+    template <class T> void read(T* dst, std::size_t count, Layout layout = Layout::col_major) const {
+        require_dtype(dtype_of<T>());
+        detail::check(sl_read(handle_, static_cast<sl_layout>(layout), dst, count * sizeof(T)));
+    }
+
+    template <class T> std::vector<T> read(Layout layout = Layout::col_major) const {
+        const auto n = static_cast<std::size_t>(numel());
+        if constexpr (std::is_same_v<T, bool>) {
+            std::vector<uint8_t> bytes(n);
+            require_dtype(DType::b8);
+            detail::check(sl_read(handle_, static_cast<sl_layout>(layout), bytes.data(), n));
+            return std::vector<bool>(bytes.begin(), bytes.end());
+        } else {
+            std::vector<T> out(n);
+            read(out.data(), n, layout);
+            return out;
+        }
+    }
+
+    // The single element of a one-element array (e.g. a full reduction).
+    template <class T> T item() const {
+        T value{};
+        read(&value, 1);
+        return value;
+    }
+
+    // Starts computing this array now, without waiting.
+    const Array& eval() const {
+        detail::check(sl_eval(&handle_, 1));
+        return *this;
+    }
+
+    // Tells the runtime this array will be read soon.
+    const Array& hint_read() const {
+        detail::check(sl_hint_read(handle_));
+        return *this;
+    }
+
+private:
+    static std::size_t element_count(const Shape& dims) {
+        std::size_t n = 1;
+        for (int64_t d : dims) n *= d > 0 ? static_cast<std::size_t>(d) : 0;  // sl_create reports negatives
+        return n;
+    }
+
+    void create(DType dtype, const Shape& dims, Layout layout, const void* data, std::size_t bytes) {
+        detail::check(sl_create(static_cast<sl_dtype>(dtype), static_cast<int32_t>(dims.size()), dims.data(),
+                                static_cast<sl_layout>(layout), data, bytes, &handle_));
+    }
+
+    // sl_read copies bytes; the C++ element type is checked here.
+    void require_dtype(DType wanted) const {
+        const DType actual = dtype();
+        if (actual != wanted)
+            throw Error(SL_ERR_DTYPE_MISMATCH,
+                        std::string("sluice::Array::read: reading a ") + dtype_name(actual) + " array into " +
+                            dtype_name(wanted) + " elements (cast it first)",
+                        {"sluice::Array::read", "", 0, 0});
+    }
+
+    sl_array handle_ = 0;
+};
+
+namespace detail {
+
+// Calls a C function whose last argument is the out-handle and owns the result.
+template <class Fn, class... Args> Array make(Fn fn, Args... args) {
+    sl_array out = 0;
+    check(fn(args..., &out));
+    return Array::adopt(out);
+}
+
+inline std::vector<sl_array> handles(const std::vector<Array>& arrays) {
+    std::vector<sl_array> hs;
+    hs.reserve(arrays.size());
+    for (const Array& a : arrays) hs.push_back(a.handle());
+    return hs;
+}
+
+inline int32_t length(std::size_t n) { return static_cast<int32_t>(n); }
+
+// Arrays of one entry per dimension, where the C call trusts the length.
+inline void require_per_dim(const Array& a, const Shape& v, const char* function, const char* what) {
+    const int32_t rank = a.rank();
+    require(length(v.size()) == rank, function,
+            std::string(what) + " has " + std::to_string(v.size()) + " entries for an array of rank " +
+                std::to_string(rank));
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------
+// Creation
+
+inline Array constant(DType dtype, const Shape& dims, double value) {
+    return detail::make(sl_constant, static_cast<sl_dtype>(dtype), detail::length(dims.size()), dims.data(), value);
+}
+// A rank-0 array.
+inline Array scalar(DType dtype, double value) { return detail::make(sl_scalar, static_cast<sl_dtype>(dtype), value); }
+// Elements equal to their index along `dim`.
+inline Array iota(DType dtype, const Shape& dims, int32_t dim) {
+    return detail::make(sl_iota, static_cast<sl_dtype>(dtype), detail::length(dims.size()), dims.data(), dim);
+}
+inline Array identity(DType dtype, int64_t rows, int64_t cols) {
+    return detail::make(sl_identity, static_cast<sl_dtype>(dtype), rows, cols);
+}
+
+// ---------------------------------------------------------------------------------------
+// Random numbers
+
+enum class RngKind : sl_rng_kind { philox = SL_RNG_PHILOX, fast = SL_RNG_FAST };
+
+// A random number generator (owned: destroyed with the object). Each array it makes takes
+// one draw; `state`/`set_state` read and restore the seed and the next draw.
+class Rng {
+public:
+    explicit Rng(uint64_t seed, RngKind kind = RngKind::philox) {
+        detail::check(sl_rng_create(static_cast<sl_rng_kind>(kind), seed, &rng_));
+    }
+    Rng(const Rng&) = delete;
+    Rng& operator=(const Rng&) = delete;
+    Rng(Rng&& other) noexcept : rng_(std::exchange(other.rng_, 0)) {}
+    Rng& operator=(Rng&& other) noexcept {
+        std::swap(rng_, other.rng_);
+        return *this;
+    }
+    ~Rng() {
+        if (rng_ != 0) sl_rng_destroy(rng_);
+    }
+
+    sl_rng handle() const noexcept { return rng_; }
+    // {seed, next draw}
+    std::array<uint64_t, 2> state() const {
+        std::array<uint64_t, 2> s{};
+        detail::check(sl_rng_get_state(rng_, &s[0], &s[1]));
+        return s;
+    }
+    void set_state(uint64_t seed, uint64_t draw) { detail::check(sl_rng_set_state(rng_, seed, draw)); }
+    // Values uniform on [0, 1) / standard normal, of dtype f32 or f64.
+    Array uniform(DType dtype, const Shape& dims) const {
+        return detail::make(sl_random_uniform, rng_, static_cast<sl_dtype>(dtype), detail::length(dims.size()),
+                            dims.data());
+    }
+    Array normal(DType dtype, const Shape& dims) const {
+        return detail::make(sl_random_normal, rng_, static_cast<sl_dtype>(dtype), detail::length(dims.size()),
+                            dims.data());
+    }
+
+private:
+    sl_rng rng_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------
+// Scopes, evaluation, runtime
+
+// Opens a scope for its lifetime (on this thread; see the top of this file).
+class Scope {
+public:
+    Scope() { detail::check(sl_scope_begin()); }
+    ~Scope() { sl_scope_end(); }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+};
+
+// Moves the array's handle from the innermost Scope to the enclosing one (out of all
+// scopes if none) and returns it: `outer = sluice::keep(inner);`.
+inline Array keep(Array a) {
+    detail::check(sl_keep(a.handle()));
+    return a;
+}
+
+// Starts computing these arrays now, without waiting.
+inline void eval(const std::vector<Array>& arrays) {
+    const std::vector<sl_array> hs = detail::handles(arrays);
+    detail::check(sl_eval(hs.data(), detail::length(hs.size())));
+}
+inline void hint_read(const Array& a) { a.hint_read(); }
+// Computes everything pending and waits for all work.
+inline void sync() { detail::check(sl_sync()); }
+
+// The library's {major, minor, patch} (compare with SL_VERSION_*).
+inline std::array<int32_t, 3> version() {
+    std::array<int32_t, 3> v{};
+    detail::check(sl_version(&v[0], &v[1], &v[2]));
+    return v;
+}
+inline sl_config config_default() {
+    sl_config config{};
+    detail::check(sl_config_default(&config));
+    return config;
+}
+// Optional: the first call of anything else starts the runtime with the defaults.
+inline void init(const sl_config& config) { detail::check(sl_init(&config)); }
+inline void init() { detail::check(sl_init(nullptr)); }
+inline void shutdown() { detail::check(sl_shutdown()); }
+inline sl_stats stats() {
+    sl_stats s{};
+    detail::check(sl_get_stats(&s));
+    return s;
+}
+// Which executor runs kernels, on what device, and why it was chosen.
+inline sl_device_info device_info() {
+    sl_device_info d{};
+    detail::check(sl_get_device_info(&d));
+    return d;
+}
+enum class Cache : sl_cache { trace = SL_CACHE_TRACE, macro = SL_CACHE_MACRO };
+inline sl_cache_stats cache_stats(Cache which) {
+    sl_cache_stats s{};
+    detail::check(sl_get_cache_stats(static_cast<sl_cache>(which), &s));
+    return s;
+}
+// Handles the application holds (to check for leaks).
+inline int64_t live_handles() {
+    int64_t n = 0;
+    detail::check(sl_live_handles(&n));
+    return n;
+}
+// A handler runs for every failing call before it throws; it must not throw itself
+// (it is called from inside the C library).
+inline void push_error_handler(sl_error_handler handler, void* user = nullptr) {
+    detail::check(sl_push_error_handler(handler, user));
+}
+inline void pop_error_handler() { detail::check(sl_pop_error_handler()); }
+
+// ---------------------------------------------------------------------------------------
+// Macros (code reuse sections)
+
+namespace detail {
+
+template <class R> constexpr bool always_false = false;
+
+// What a macro body returns: one Array, or a std::array of them.
+template <class R> struct MacroOutputs {
+    static_assert(always_false<R>, "a macro body returns a sluice::Array or a std::array<sluice::Array, N>");
+};
+template <> struct MacroOutputs<Array> {
+    static constexpr std::size_t count = 1;
+    static std::array<sl_array, 1> handles(const Array& a) { return {a.handle()}; }
+    static Array adopt(const std::array<sl_array, 1>& h) { return Array::adopt(h[0]); }
+};
+template <std::size_t N> struct MacroOutputs<std::array<Array, N>> {
+    static constexpr std::size_t count = N;
+    static std::array<sl_array, N> handles(const std::array<Array, N>& arrays) {
+        std::array<sl_array, N> hs{};
+        for (std::size_t i = 0; i < N; i++) hs[i] = arrays[i].handle();
+        return hs;
+    }
+    static std::array<Array, N> adopt(const std::array<sl_array, N>& hs) {
+        std::array<Array, N> arrays;
+        for (std::size_t i = 0; i < N; i++) arrays[i] = Array::adopt(hs[i]);
+        return arrays;
+    }
+};
+
+}  // namespace detail
+
+// A code reuse section. The first time for this name, these inputs' dtypes and shapes and
+// these control values, body(inputs) runs and Sluice records it; later calls skip the body
+// and replay the recording on the inputs' current values. Either way the result is what
+// the body returns: a sluice::Array or a std::array<sluice::Array, N>.
+//
+// The body may use only `inputs` and arrays computed from them. Values that change between
+// calls must be inputs, or controls when they change what the body does (an if/else picks
+// an entry per control value); scalars written in the body are fixed when it records, and
+// constant inputs (sluice::constant, sluice::scalar) are keyed by their value.
+// Reads, eval and arrays made from host data are refused while recording. An exception
+// from the body cancels the recording and propagates.
+template <class Body>
+auto macro(const std::string& name, const std::vector<Array>& inputs, const std::vector<double>& controls, Body body) {
+    using Result = std::invoke_result_t<Body&, const std::vector<Array>&>;
+    using Outputs = detail::MacroOutputs<Result>;
+    const std::vector<sl_array> in = detail::handles(inputs);
+    std::array<sl_array, Outputs::count> out{};
+    sl_macro_mode mode = SL_MACRO_REPLAY;
+    detail::check(sl_macro_begin(name.c_str(), in.data(), detail::length(in.size()), controls.data(),
+                                 detail::length(controls.size()), out.data(), detail::length(out.size()), &mode));
+    if (mode == SL_MACRO_REPLAY) return Outputs::adopt(out);
+    Result result;
+    try {
+        result = body(inputs);
+    } catch (...) {
+        sl_macro_cancel();
+        throw;
+    }
+    out = Outputs::handles(result);
+    detail::check(sl_macro_end(out.data(), detail::length(out.size())));
+    return result;
+}
+
+template <class Body> auto macro(const std::string& name, const std::vector<Array>& inputs, Body body) {
+    return macro(name, inputs, {}, std::move(body));
+}
+
+// ---------------------------------------------------------------------------------------
+// Element-wise: generic forms, select, cast
+
+inline Array unary(sl_unary_op op, const Array& a) { return detail::make(sl_unary, op, a.handle()); }
+inline Array binary(sl_binary_op op, const Array& a, const Array& b) {
+    return detail::make(sl_binary, op, a.handle(), b.handle());
+}
+// The scalar converts to the array's type (exactly, or an error).
+inline Array binary(sl_binary_op op, const Array& a, double s) {
+    return detail::make(sl_binary_scalar, op, a.handle(), s);
+}
+inline Array binary(sl_binary_op op, double s, const Array& b) {
+    return detail::make(sl_scalar_binary, op, s, b.handle());
+}
+// cond ? a : b element-wise (cond is bool; all three broadcast).
+inline Array select(const Array& cond, const Array& a, const Array& b) {
+    return detail::make(sl_select, cond.handle(), a.handle(), b.handle());
+}
+inline Array cast(const Array& a, DType dtype) {
+    return detail::make(sl_cast, a.handle(), static_cast<sl_dtype>(dtype));
+}
+
+// ---------------------------------------------------------------------------------------
+// Element-wise unary ops
+
+inline Array neg(const Array& a) { return detail::make(sl_neg, a.handle()); }
+inline Array abs(const Array& a) { return detail::make(sl_abs, a.handle()); }
+inline Array sign(const Array& a) { return detail::make(sl_sign, a.handle()); }
+inline Array sqrt(const Array& a) { return detail::make(sl_sqrt, a.handle()); }
+inline Array rsqrt(const Array& a) { return detail::make(sl_rsqrt, a.handle()); }
+inline Array cbrt(const Array& a) { return detail::make(sl_cbrt, a.handle()); }
+inline Array rcp(const Array& a) { return detail::make(sl_rcp, a.handle()); }
+inline Array exp(const Array& a) { return detail::make(sl_exp, a.handle()); }
+inline Array exp2(const Array& a) { return detail::make(sl_exp2, a.handle()); }
+inline Array expm1(const Array& a) { return detail::make(sl_expm1, a.handle()); }
+inline Array log(const Array& a) { return detail::make(sl_log, a.handle()); }
+inline Array log2(const Array& a) { return detail::make(sl_log2, a.handle()); }
+inline Array log10(const Array& a) { return detail::make(sl_log10, a.handle()); }
+inline Array log1p(const Array& a) { return detail::make(sl_log1p, a.handle()); }
+inline Array sin(const Array& a) { return detail::make(sl_sin, a.handle()); }
+inline Array cos(const Array& a) { return detail::make(sl_cos, a.handle()); }
+inline Array tan(const Array& a) { return detail::make(sl_tan, a.handle()); }
+inline Array asin(const Array& a) { return detail::make(sl_asin, a.handle()); }
+inline Array acos(const Array& a) { return detail::make(sl_acos, a.handle()); }
+inline Array atan(const Array& a) { return detail::make(sl_atan, a.handle()); }
+inline Array sinh(const Array& a) { return detail::make(sl_sinh, a.handle()); }
+inline Array cosh(const Array& a) { return detail::make(sl_cosh, a.handle()); }
+inline Array tanh(const Array& a) { return detail::make(sl_tanh, a.handle()); }
+inline Array asinh(const Array& a) { return detail::make(sl_asinh, a.handle()); }
+inline Array acosh(const Array& a) { return detail::make(sl_acosh, a.handle()); }
+inline Array atanh(const Array& a) { return detail::make(sl_atanh, a.handle()); }
+inline Array erf(const Array& a) { return detail::make(sl_erf, a.handle()); }
+inline Array floor(const Array& a) { return detail::make(sl_floor, a.handle()); }
+inline Array ceil(const Array& a) { return detail::make(sl_ceil, a.handle()); }
+// Halfway cases away from zero.
+inline Array round(const Array& a) { return detail::make(sl_round, a.handle()); }
+inline Array trunc(const Array& a) { return detail::make(sl_trunc, a.handle()); }
+inline Array isnan(const Array& a) { return detail::make(sl_isnan, a.handle()); }
+inline Array isinf(const Array& a) { return detail::make(sl_isinf, a.handle()); }
+// Logical not (bool) or bitwise not (integers); `not` is a C++ keyword.
+inline Array not_(const Array& a) { return detail::make(sl_not, a.handle()); }
+
+// ---------------------------------------------------------------------------------------
+// Element-wise binary ops, each with arrays or a scalar on either side (arrays broadcast;
+// the scalar converts to the array's type)
+
+inline Array add(const Array& a, const Array& b) { return detail::make(sl_add, a.handle(), b.handle()); }
+inline Array add(const Array& a, double s) { return detail::make(sl_add_scalar, a.handle(), s); }
+inline Array add(double s, const Array& b) { return add(b, s); }
+inline Array sub(const Array& a, const Array& b) { return detail::make(sl_sub, a.handle(), b.handle()); }
+inline Array sub(const Array& a, double s) { return detail::make(sl_sub_scalar, a.handle(), s); }
+inline Array sub(double s, const Array& b) { return detail::make(sl_rsub_scalar, b.handle(), s); }
+inline Array mul(const Array& a, const Array& b) { return detail::make(sl_mul, a.handle(), b.handle()); }
+inline Array mul(const Array& a, double s) { return detail::make(sl_mul_scalar, a.handle(), s); }
+inline Array mul(double s, const Array& b) { return mul(b, s); }
+// Integer division truncates; x / 0 is 0 for integers.
+inline Array div(const Array& a, const Array& b) { return detail::make(sl_div, a.handle(), b.handle()); }
+inline Array div(const Array& a, double s) { return detail::make(sl_div_scalar, a.handle(), s); }
+inline Array div(double s, const Array& b) { return detail::make(sl_rdiv_scalar, b.handle(), s); }
+// Remainder with the sign of the dividend (C fmod, %); x % 0 is 0 for integers.
+inline Array rem(const Array& a, const Array& b) { return detail::make(sl_rem, a.handle(), b.handle()); }
+inline Array rem(const Array& a, double s) { return binary(SL_REM, a, s); }
+inline Array rem(double s, const Array& b) { return binary(SL_REM, s, b); }
+inline Array pow(const Array& a, const Array& b) { return detail::make(sl_pow, a.handle(), b.handle()); }
+inline Array pow(const Array& a, double s) { return detail::make(sl_pow_scalar, a.handle(), s); }
+inline Array pow(double s, const Array& b) { return binary(SL_POW, s, b); }
+// The angle of the point (b, a).
+inline Array atan2(const Array& a, const Array& b) { return detail::make(sl_atan2, a.handle(), b.handle()); }
+inline Array atan2(const Array& a, double s) { return binary(SL_ATAN2, a, s); }
+inline Array atan2(double s, const Array& b) { return binary(SL_ATAN2, s, b); }
+inline Array hypot(const Array& a, const Array& b) { return detail::make(sl_hypot, a.handle(), b.handle()); }
+inline Array hypot(const Array& a, double s) { return binary(SL_HYPOT, a, s); }
+inline Array hypot(double s, const Array& b) { return binary(SL_HYPOT, s, b); }
+// Element-wise smaller / larger (NaN if either is NaN); minval/maxval reduce.
+inline Array min(const Array& a, const Array& b) { return detail::make(sl_min, a.handle(), b.handle()); }
+inline Array min(const Array& a, double s) { return detail::make(sl_min_scalar, a.handle(), s); }
+inline Array min(double s, const Array& b) { return min(b, s); }
+inline Array max(const Array& a, const Array& b) { return detail::make(sl_max, a.handle(), b.handle()); }
+inline Array max(const Array& a, double s) { return detail::make(sl_max_scalar, a.handle(), s); }
+inline Array max(double s, const Array& b) { return max(b, s); }
+
+// Comparisons give bool arrays.
+inline Array eq(const Array& a, const Array& b) { return detail::make(sl_eq, a.handle(), b.handle()); }
+inline Array eq(const Array& a, double s) { return binary(SL_EQ, a, s); }
+inline Array eq(double s, const Array& b) { return binary(SL_EQ, s, b); }
+inline Array ne(const Array& a, const Array& b) { return detail::make(sl_ne, a.handle(), b.handle()); }
+inline Array ne(const Array& a, double s) { return binary(SL_NE, a, s); }
+inline Array ne(double s, const Array& b) { return binary(SL_NE, s, b); }
+inline Array lt(const Array& a, const Array& b) { return detail::make(sl_lt, a.handle(), b.handle()); }
+inline Array lt(const Array& a, double s) { return binary(SL_LT, a, s); }
+inline Array lt(double s, const Array& b) { return binary(SL_LT, s, b); }
+inline Array le(const Array& a, const Array& b) { return detail::make(sl_le, a.handle(), b.handle()); }
+inline Array le(const Array& a, double s) { return binary(SL_LE, a, s); }
+inline Array le(double s, const Array& b) { return binary(SL_LE, s, b); }
+inline Array gt(const Array& a, const Array& b) { return detail::make(sl_gt, a.handle(), b.handle()); }
+inline Array gt(const Array& a, double s) { return binary(SL_GT, a, s); }
+inline Array gt(double s, const Array& b) { return binary(SL_GT, s, b); }
+inline Array ge(const Array& a, const Array& b) { return detail::make(sl_ge, a.handle(), b.handle()); }
+inline Array ge(const Array& a, double s) { return binary(SL_GE, a, s); }
+inline Array ge(double s, const Array& b) { return binary(SL_GE, s, b); }
+
+// Logical on bool, bitwise on integers; `and`, `or`, `xor` are C++ keywords.
+inline Array and_(const Array& a, const Array& b) { return detail::make(sl_and, a.handle(), b.handle()); }
+inline Array and_(const Array& a, double s) { return binary(SL_AND, a, s); }
+inline Array and_(double s, const Array& b) { return binary(SL_AND, s, b); }
+inline Array or_(const Array& a, const Array& b) { return detail::make(sl_or, a.handle(), b.handle()); }
+inline Array or_(const Array& a, double s) { return binary(SL_OR, a, s); }
+inline Array or_(double s, const Array& b) { return binary(SL_OR, s, b); }
+inline Array xor_(const Array& a, const Array& b) { return detail::make(sl_xor, a.handle(), b.handle()); }
+inline Array xor_(const Array& a, double s) { return binary(SL_XOR, a, s); }
+inline Array xor_(double s, const Array& b) { return binary(SL_XOR, s, b); }
+
+// ---------------------------------------------------------------------------------------
+// Operators: an Array with an Array or an arithmetic scalar on either side
+
+namespace detail {
+template <class L, class R>
+constexpr bool operands = (std::is_same_v<L, Array> && (std::is_same_v<R, Array> || std::is_arithmetic_v<R>)) ||
+                          (std::is_arithmetic_v<L> && std::is_same_v<R, Array>);
+template <class L, class R> using if_operands = std::enable_if_t<operands<L, R>, Array>;
+}  // namespace detail
+
+template <class L, class R> detail::if_operands<L, R> operator+(const L& a, const R& b) { return add(a, b); }
+template <class L, class R> detail::if_operands<L, R> operator-(const L& a, const R& b) { return sub(a, b); }
+template <class L, class R> detail::if_operands<L, R> operator*(const L& a, const R& b) { return mul(a, b); }
+template <class L, class R> detail::if_operands<L, R> operator/(const L& a, const R& b) { return div(a, b); }
+template <class L, class R> detail::if_operands<L, R> operator%(const L& a, const R& b) { return rem(a, b); }
+template <class L, class R> detail::if_operands<L, R> operator==(const L& a, const R& b) { return eq(a, b); }
+template <class L, class R> detail::if_operands<L, R> operator!=(const L& a, const R& b) { return ne(a, b); }
+template <class L, class R> detail::if_operands<L, R> operator<(const L& a, const R& b) { return lt(a, b); }
+template <class L, class R> detail::if_operands<L, R> operator<=(const L& a, const R& b) { return le(a, b); }
+template <class L, class R> detail::if_operands<L, R> operator>(const L& a, const R& b) { return gt(a, b); }
+template <class L, class R> detail::if_operands<L, R> operator>=(const L& a, const R& b) { return ge(a, b); }
+template <class L, class R> detail::if_operands<L, R> operator&(const L& a, const R& b) { return and_(a, b); }
+template <class L, class R> detail::if_operands<L, R> operator|(const L& a, const R& b) { return or_(a, b); }
+template <class L, class R> detail::if_operands<L, R> operator^(const L& a, const R& b) { return xor_(a, b); }
+inline Array operator-(const Array& a) { return neg(a); }
+inline Array operator!(const Array& a) { return not_(a); }
+inline Array operator~(const Array& a) { return not_(a); }
+
+template <class R> detail::if_operands<Array, R>& operator+=(Array& a, const R& b) { return a = a + b; }
+template <class R> detail::if_operands<Array, R>& operator-=(Array& a, const R& b) { return a = a - b; }
+template <class R> detail::if_operands<Array, R>& operator*=(Array& a, const R& b) { return a = a * b; }
+template <class R> detail::if_operands<Array, R>& operator/=(Array& a, const R& b) { return a = a / b; }
+template <class R> detail::if_operands<Array, R>& operator%=(Array& a, const R& b) { return a = a % b; }
+
+// ---------------------------------------------------------------------------------------
+// Reductions: along `dim` (kept with size 1) or over everything to rank 0 (all_dims)
+
+inline Array reduce(sl_reduce_op op, const Array& a, int32_t dim = all_dims) {
+    return detail::make(sl_reduce, op, a.handle(), dim);
+}
+inline Array sum(const Array& a, int32_t dim = all_dims) { return detail::make(sl_sum, a.handle(), dim); }
+inline Array prod(const Array& a, int32_t dim = all_dims) { return detail::make(sl_prod, a.handle(), dim); }
+inline Array minval(const Array& a, int32_t dim = all_dims) { return detail::make(sl_minval, a.handle(), dim); }
+inline Array maxval(const Array& a, int32_t dim = all_dims) { return detail::make(sl_maxval, a.handle(), dim); }
+inline Array mean(const Array& a, int32_t dim = all_dims) { return detail::make(sl_mean, a.handle(), dim); }
+inline Array any(const Array& a, int32_t dim = all_dims) { return detail::make(sl_any, a.handle(), dim); }
+inline Array all(const Array& a, int32_t dim = all_dims) { return detail::make(sl_all, a.handle(), dim); }
+// Nonzero elements (i64).
+inline Array count(const Array& a, int32_t dim = all_dims) { return detail::make(sl_count, a.handle(), dim); }
+// Index (i64) of the first smallest / largest element (column-major linear index over all).
+inline Array argmin(const Array& a, int32_t dim = all_dims) { return detail::make(sl_argmin, a.handle(), dim); }
+inline Array argmax(const Array& a, int32_t dim = all_dims) { return detail::make(sl_argmax, a.handle(), dim); }
+// Inclusive scans along `dim`.
+inline Array cumsum(const Array& a, int32_t dim) { return detail::make(sl_cumsum, a.handle(), dim); }
+inline Array cumprod(const Array& a, int32_t dim) { return detail::make(sl_cumprod, a.handle(), dim); }
+
+// ---------------------------------------------------------------------------------------
+// Data movement
+
+// The same elements (column-major order) with a new shape.
+inline Array reshape(const Array& a, const Shape& dims) {
+    return detail::make(sl_reshape, a.handle(), detail::length(dims.size()), dims.data());
+}
+// Dimension d of the result is dimension perm[d] of `a`.
+inline Array permute(const Array& a, const std::vector<int32_t>& perm) {
+    return detail::make(sl_permute, a.handle(), perm.data(), detail::length(perm.size()));
+}
+// Swaps the first two dimensions (a vector of length n becomes 1 x n).
+inline Array transpose(const Array& a) { return detail::make(sl_transpose, a.handle()); }
+// Elements start[d] + i * stride[d] for i < count[d] (one entry per dimension; a negative
+// stride walks backwards; no strides means 1).
+inline Array section(const Array& a, const Shape& start, const Shape& count, Shape stride = {}) {
+    if (stride.empty()) stride.assign(start.size(), 1);
+    detail::require_per_dim(a, start, "sluice::section", "start");
+    detail::require_per_dim(a, count, "sluice::section", "count");
+    detail::require_per_dim(a, stride, "sluice::section", "stride");
+    return detail::make(sl_section, a.handle(), start.data(), count.data(), stride.data());
+}
+// The slice at `index` of dimension `dim`, with that dimension removed.
+inline Array project(const Array& a, int32_t dim, int64_t index) {
+    return detail::make(sl_project, a.handle(), dim, index);
+}
+// out[.., i, ..] = a[.., i - offset, ..] along `dim`; outside positions take `fill` or the edge.
+inline Array shift(const Array& a, int32_t dim, int64_t offset, Boundary boundary = Boundary::fill, double fill = 0) {
+    return detail::make(sl_shift, a.handle(), dim, offset, static_cast<sl_boundary>(boundary), fill);
+}
+// Cyclic shift along `dim`.
+inline Array rotate(const Array& a, int32_t dim, int64_t offset) {
+    return detail::make(sl_rotate, a.handle(), dim, offset);
+}
+// lo[d] elements added before and hi[d] after each dimension (one entry per dimension).
+inline Array pad(const Array& a, const Shape& lo, const Shape& hi, Boundary boundary = Boundary::fill,
+                 double fill = 0) {
+    detail::require_per_dim(a, lo, "sluice::pad", "lo");
+    detail::require_per_dim(a, hi, "sluice::pad", "hi");
+    return detail::make(sl_pad, a.handle(), lo.data(), hi.data(), static_cast<sl_boundary>(boundary), fill);
+}
+// `a` repeated reps[d] times along each dimension (more entries than the rank add dimensions).
+inline Array tile(const Array& a, const Shape& reps) {
+    return detail::make(sl_tile, a.handle(), reps.data(), detail::length(reps.size()));
+}
+// `a` stretched to `dims` (its size-1 and missing trailing dimensions).
+inline Array broadcast_to(const Array& a, const Shape& dims) {
+    return detail::make(sl_broadcast_to, a.handle(), detail::length(dims.size()), dims.data());
+}
+// The arrays joined along `dim`.
+inline Array concat(const std::vector<Array>& arrays, int32_t dim) {
+    const std::vector<sl_array> hs = detail::handles(arrays);
+    return detail::make(sl_concat, hs.data(), detail::length(hs.size()), dim);
+}
+// out[i] = src[indices[0][i], ..., indices[r-1][i]]: one integer index array per dimension
+// of `src` (they broadcast together); out-of-range indices clamp to the edge.
+inline Array gather(const Array& src, const std::vector<Array>& indices) {
+    const std::vector<sl_array> hs = detail::handles(indices);
+    return detail::make(sl_gather, src.handle(), hs.data(), detail::length(hs.size()));
+}
+// A copy of `dst` with values[i] written at (indices[0][i], ...), combined by `mode`;
+// out-of-range positions are dropped.
+inline Array scatter(const Array& dst, const std::vector<Array>& indices, const Array& values,
+                     ScatterMode mode = ScatterMode::replace) {
+    const std::vector<sl_array> hs = detail::handles(indices);
+    return detail::make(sl_scatter, dst.handle(), hs.data(), detail::length(hs.size()), values.handle(),
+                        static_cast<sl_scatter_mode>(mode));
+}
+
+// ---------------------------------------------------------------------------------------
+// Linear algebra
+
+// a (m x k) times b (k x n, or a vector of length k); f32 or f64.
+inline Array matmul(const Array& a, const Array& b) { return detail::make(sl_matmul, a.handle(), b.handle()); }
+// Sum of the element-wise products of two arrays of the same shape (rank 0).
+inline Array dot(const Array& a, const Array& b) { return detail::make(sl_dot, a.handle(), b.handle()); }
+
+}  // namespace sluice
+
+#endif  // SLUICE_HPP

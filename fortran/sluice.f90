@@ -1,0 +1,3664 @@
+! Sluice for Fortran: module `sluice`, over the C API of include/sluice.h.
+!
+! Two layers:
+! - the raw C API: every sl_* function as a bind(C) interface under its C name, handles as
+!   integer(c_int64_t), statuses as integer(c_int), and the header's constants as parameters.
+!   Op codes are renamed SL_UNARY_*, SL_BINARY_* and SL_REDUCE_* (SL_SIN would be the same
+!   Fortran name as the function sl_sin, since Fortran names ignore case).
+! - a Fortran layer: type(sl_array), constructors from Fortran arrays, assignment back to
+!   them, operators, and the array intrinsics (sum, matmul, cshift, ...) under their Fortran
+!   names, with Fortran conventions: dimensions, indices and positions count from 1; then
+!   Sluice's own functions, code reuse sections (macro_begin/macro_end) and random arrays.
+!
+! Lifetimes: every array an expression creates belongs to the innermost Sluice scope of the
+! thread (scope_begin ... scope_end); nothing relies on finalisation. Keep an array past its
+! scope with keep, or replace a loop variable with update. An sl_array variable is a plain
+! handle: copying the variable does not copy the array nor give it a second handle (retain
+! does).
+!
+! Errors: procedures with an optional `stat` argument return the status there (SL_OK or an
+! SL_ERR_* code; error_message() gives the detail); without it, and in operators and
+! assignments, a failure prints its message and stops the program with `error stop`.
+!
+! The module is shipped as source, to be compiled by the application's own compiler: with
+! CMake, enable Fortran, find_package(Sluice CONFIG REQUIRED COMPONENTS Fortran) and link
+! Sluice::fortran.
+module sluice
+  use, intrinsic :: iso_c_binding
+  use, intrinsic :: iso_fortran_env, only: error_unit
+  implicit none
+  private
+
+  ! ---------------------------------------------------------------------------------------
+  ! The constants of sluice.h (tests/fortran/check_interfaces.sh compares them).
+  integer(c_int32_t), parameter, public :: SL_VERSION_MAJOR = 0, SL_VERSION_MINOR = 1, SL_VERSION_PATCH = 0
+  integer(c_int32_t), parameter, public :: SL_ALL_DIMS = -1, SL_MAX_RANK = 8
+  integer(c_int), parameter, public :: SL_OK = 0, SL_ERR_INVALID_HANDLE = 1, SL_ERR_INVALID_ARGUMENT = 2, &
+    SL_ERR_SHAPE_MISMATCH = 3, SL_ERR_DTYPE_MISMATCH = 4, SL_ERR_OUT_OF_MEMORY = 5, SL_ERR_NOT_SUPPORTED = 6, &
+    SL_ERR_POISONED = 7, SL_ERR_INVALID_STATE = 8, SL_ERR_INTERNAL = 9
+  ! Element types (sl_dtype).
+  integer(c_int32_t), parameter, public :: SL_F32 = 0, SL_F64 = 1, SL_I32 = 2, SL_I64 = 3, SL_U8 = 4, SL_BOOL = 5
+  ! Layouts of application buffers (sl_layout).
+  integer(c_int32_t), parameter, public :: SL_COL_MAJOR = 0, SL_ROW_MAJOR = 1
+  ! Unary op codes (sl_unary_op; C names SL_NEG, ...).
+  integer(c_int32_t), parameter, public :: SL_UNARY_NEG = 0, SL_UNARY_ABS = 1, SL_UNARY_SIGN = 2, &
+    SL_UNARY_SQRT = 3, SL_UNARY_RSQRT = 4, SL_UNARY_CBRT = 5, SL_UNARY_RCP = 6, SL_UNARY_EXP = 7, &
+    SL_UNARY_EXP2 = 8, SL_UNARY_EXPM1 = 9, SL_UNARY_LOG = 10, SL_UNARY_LOG2 = 11, SL_UNARY_LOG10 = 12, &
+    SL_UNARY_LOG1P = 13, SL_UNARY_SIN = 14, SL_UNARY_COS = 15, SL_UNARY_TAN = 16, SL_UNARY_ASIN = 17, &
+    SL_UNARY_ACOS = 18, SL_UNARY_ATAN = 19, SL_UNARY_SINH = 20, SL_UNARY_COSH = 21, SL_UNARY_TANH = 22, &
+    SL_UNARY_ASINH = 23, SL_UNARY_ACOSH = 24, SL_UNARY_ATANH = 25, SL_UNARY_ERF = 26, SL_UNARY_FLOOR = 27, &
+    SL_UNARY_CEIL = 28, SL_UNARY_ROUND = 29, SL_UNARY_TRUNC = 30, SL_UNARY_ISNAN = 31, SL_UNARY_ISINF = 32, &
+    SL_UNARY_NOT = 33
+  ! Binary op codes (sl_binary_op; C names SL_ADD, ...).
+  integer(c_int32_t), parameter, public :: SL_BINARY_ADD = 0, SL_BINARY_SUB = 1, SL_BINARY_MUL = 2, &
+    SL_BINARY_DIV = 3, SL_BINARY_REM = 4, SL_BINARY_POW = 5, SL_BINARY_ATAN2 = 6, SL_BINARY_HYPOT = 7, &
+    SL_BINARY_MIN = 8, SL_BINARY_MAX = 9, SL_BINARY_EQ = 10, SL_BINARY_NE = 11, SL_BINARY_LT = 12, &
+    SL_BINARY_LE = 13, SL_BINARY_GT = 14, SL_BINARY_GE = 15, SL_BINARY_AND = 16, SL_BINARY_OR = 17, &
+    SL_BINARY_XOR = 18
+  ! Reduction op codes (sl_reduce_op; C names SL_SUM, ...).
+  integer(c_int32_t), parameter, public :: SL_REDUCE_SUM = 0, SL_REDUCE_PROD = 1, SL_REDUCE_MINVAL = 2, &
+    SL_REDUCE_MAXVAL = 3, SL_REDUCE_MEAN = 4, SL_REDUCE_ANY = 5, SL_REDUCE_ALL = 6, SL_REDUCE_COUNT = 7, &
+    SL_REDUCE_ARGMIN = 8, SL_REDUCE_ARGMAX = 9
+  ! What views yield outside their source (sl_boundary), and how scatter combines (sl_scatter_mode).
+  integer(c_int32_t), parameter, public :: SL_BOUNDARY_FILL = 0, SL_BOUNDARY_CLAMP = 1, SL_BOUNDARY_WRAP = 2
+  integer(c_int32_t), parameter, public :: SL_SCATTER_REPLACE = 0, SL_SCATTER_ADD = 1, SL_SCATTER_MIN = 2, &
+    SL_SCATTER_MAX = 3
+  ! Caches (sl_cache), what sl_macro_begin says to do (sl_macro_mode), bit generators (sl_rng_kind).
+  integer(c_int32_t), parameter, public :: SL_CACHE_TRACE = 0, SL_CACHE_MACRO = 1
+  integer(c_int32_t), parameter, public :: SL_MACRO_RECORD = 0, SL_MACRO_REPLAY = 1
+  integer(c_int32_t), parameter, public :: SL_RNG_PHILOX = 0, SL_RNG_FAST = 1
+  ! Executors (sl_backend) and the kinds of device they run on (sl_device_type).
+  integer(c_int32_t), parameter, public :: SL_BACKEND_DEFAULT = 0, SL_BACKEND_CPU = 1, SL_BACKEND_VULKAN = 2, &
+    SL_BACKEND_AUTO = 3
+  integer(c_int32_t), parameter, public :: SL_DEVICE_HOST = 0, SL_DEVICE_DISCRETE_GPU = 1, &
+    SL_DEVICE_INTEGRATED_GPU = 2, SL_DEVICE_VIRTUAL_GPU = 3, SL_DEVICE_VULKAN_CPU = 4, SL_DEVICE_OTHER = 5
+
+  ! ---------------------------------------------------------------------------------------
+  ! The header's structs.
+
+  ! Settings for sl_init; start from sl_config_default.
+  type, bind(C), public :: sl_config
+    integer(c_int32_t) :: threads
+    integer(c_int64_t) :: memory_limit
+    integer(c_int32_t) :: fusion
+    integer(c_int32_t) :: queue_limit
+    integer(c_int32_t) :: trace_cache_entries
+    integer(c_int32_t) :: macro_cache_entries
+    integer(c_int32_t) :: backend
+  end type
+
+  ! Details of the last failed call on this thread (strings are C pointers).
+  type, bind(C), public :: sl_error_info
+    integer(c_int32_t) :: status
+    type(c_ptr) :: message
+    type(c_ptr) :: function
+    integer(c_size_t) :: call_pc
+    type(c_ptr) :: call_file
+    integer(c_int32_t) :: call_line
+    type(c_ptr) :: origin_function
+    integer(c_size_t) :: origin_pc
+    type(c_ptr) :: origin_file
+    integer(c_int32_t) :: origin_line
+  end type
+
+  ! Counters since the runtime started (sl_get_stats).
+  type, bind(C), public :: sl_stats
+    integer(c_int64_t) :: flushes
+    integer(c_int64_t) :: sequences
+    integer(c_int64_t) :: inline_sequences
+    integer(c_int64_t) :: kernels
+    integer(c_int64_t) :: intrinsics
+    integer(c_int64_t) :: failed_steps
+    integer(c_int64_t) :: allocations
+    integer(c_int64_t) :: live_bytes
+    integer(c_int64_t) :: peak_live_bytes
+    integer(c_int64_t) :: live_handles
+  end type
+
+  ! Counters of one cache since the runtime started (sl_get_cache_stats).
+  type, bind(C), public :: sl_cache_stats
+    integer(c_int64_t) :: lookups
+    integer(c_int64_t) :: hits
+    integer(c_int64_t) :: misses
+    integer(c_int64_t) :: evictions
+    integer(c_int64_t) :: entries
+    integer(c_int64_t) :: saved_ns
+  end type
+
+  ! What runs kernels, and why (sl_get_device_info); the strings are NUL-terminated.
+  type, bind(C), public :: sl_device_info
+    integer(c_int32_t) :: backend
+    integer(c_int32_t) :: device_type
+    integer(c_int32_t) :: float64
+    character(kind=c_char) :: name(256)
+    character(kind=c_char) :: reason(512)
+  end type
+
+  ! ---------------------------------------------------------------------------------------
+  ! The raw C API.
+
+  abstract interface
+    ! An error handler for sl_push_error_handler (pass c_funloc of a procedure like this).
+    function sl_error_handler(status, info, user) result(stop_older) bind(C)
+      import :: c_int32_t, c_ptr, sl_error_info
+      integer(c_int32_t), value :: status
+      type(sl_error_info), intent(in) :: info
+      type(c_ptr), value :: user
+      integer(c_int32_t) :: stop_older
+    end function
+  end interface
+  public :: sl_error_handler
+
+  ! Handles, scopes and flushes.
+  interface
+    function sl_release(a) result(status) bind(C, name="sl_release")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int) :: status
+    end function
+    function sl_keep(a) result(status) bind(C, name="sl_keep")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int) :: status
+    end function
+    function sl_hint_read(a) result(status) bind(C, name="sl_hint_read")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int) :: status
+    end function
+    function sl_retain(a, out) result(status) bind(C, name="sl_retain")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_scope_begin() result(status) bind(C, name="sl_scope_begin")
+      import :: c_int
+      integer(c_int) :: status
+    end function
+    function sl_scope_end() result(status) bind(C, name="sl_scope_end")
+      import :: c_int
+      integer(c_int) :: status
+    end function
+    function sl_sync() result(status) bind(C, name="sl_sync")
+      import :: c_int
+      integer(c_int) :: status
+    end function
+    function sl_shutdown() result(status) bind(C, name="sl_shutdown")
+      import :: c_int
+      integer(c_int) :: status
+    end function
+    function sl_pop_error_handler() result(status) bind(C, name="sl_pop_error_handler")
+      import :: c_int
+      integer(c_int) :: status
+    end function
+  end interface
+  public :: sl_release, sl_keep, sl_hint_read, sl_retain, sl_scope_begin, sl_scope_end, sl_sync, sl_shutdown, &
+    sl_pop_error_handler
+
+  ! Element-wise unary ops.
+  interface
+    function sl_neg(a, out) result(status) bind(C, name="sl_neg")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_abs(a, out) result(status) bind(C, name="sl_abs")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_sign(a, out) result(status) bind(C, name="sl_sign")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_sqrt(a, out) result(status) bind(C, name="sl_sqrt")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_rsqrt(a, out) result(status) bind(C, name="sl_rsqrt")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cbrt(a, out) result(status) bind(C, name="sl_cbrt")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_rcp(a, out) result(status) bind(C, name="sl_rcp")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_exp(a, out) result(status) bind(C, name="sl_exp")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_exp2(a, out) result(status) bind(C, name="sl_exp2")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_expm1(a, out) result(status) bind(C, name="sl_expm1")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_log(a, out) result(status) bind(C, name="sl_log")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_log2(a, out) result(status) bind(C, name="sl_log2")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_log10(a, out) result(status) bind(C, name="sl_log10")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_log1p(a, out) result(status) bind(C, name="sl_log1p")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_sin(a, out) result(status) bind(C, name="sl_sin")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cos(a, out) result(status) bind(C, name="sl_cos")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_tan(a, out) result(status) bind(C, name="sl_tan")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_asin(a, out) result(status) bind(C, name="sl_asin")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_acos(a, out) result(status) bind(C, name="sl_acos")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_atan(a, out) result(status) bind(C, name="sl_atan")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_sinh(a, out) result(status) bind(C, name="sl_sinh")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cosh(a, out) result(status) bind(C, name="sl_cosh")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_tanh(a, out) result(status) bind(C, name="sl_tanh")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_asinh(a, out) result(status) bind(C, name="sl_asinh")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_acosh(a, out) result(status) bind(C, name="sl_acosh")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_atanh(a, out) result(status) bind(C, name="sl_atanh")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_erf(a, out) result(status) bind(C, name="sl_erf")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_floor(a, out) result(status) bind(C, name="sl_floor")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_ceil(a, out) result(status) bind(C, name="sl_ceil")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_round(a, out) result(status) bind(C, name="sl_round")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_trunc(a, out) result(status) bind(C, name="sl_trunc")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_isnan(a, out) result(status) bind(C, name="sl_isnan")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_isinf(a, out) result(status) bind(C, name="sl_isinf")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_not(a, out) result(status) bind(C, name="sl_not")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_transpose(a, out) result(status) bind(C, name="sl_transpose")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+  end interface
+  public :: sl_neg, sl_abs, sl_sign, sl_sqrt, sl_rsqrt, sl_cbrt, sl_rcp, sl_exp, sl_exp2, sl_expm1, sl_log, &
+    sl_log2, sl_log10, sl_log1p, sl_sin, sl_cos, sl_tan, sl_asin, sl_acos, sl_atan, sl_sinh, sl_cosh, sl_tanh, &
+    sl_asinh, sl_acosh, sl_atanh, sl_erf, sl_floor, sl_ceil, sl_round, sl_trunc, sl_isnan, sl_isinf, sl_not, &
+    sl_transpose
+
+  ! Element-wise binary ops, and the two products.
+  interface
+    function sl_add(a, b, out) result(status) bind(C, name="sl_add")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_sub(a, b, out) result(status) bind(C, name="sl_sub")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_mul(a, b, out) result(status) bind(C, name="sl_mul")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_div(a, b, out) result(status) bind(C, name="sl_div")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_rem(a, b, out) result(status) bind(C, name="sl_rem")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_pow(a, b, out) result(status) bind(C, name="sl_pow")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_atan2(a, b, out) result(status) bind(C, name="sl_atan2")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_hypot(a, b, out) result(status) bind(C, name="sl_hypot")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_min(a, b, out) result(status) bind(C, name="sl_min")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_max(a, b, out) result(status) bind(C, name="sl_max")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_eq(a, b, out) result(status) bind(C, name="sl_eq")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_ne(a, b, out) result(status) bind(C, name="sl_ne")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_lt(a, b, out) result(status) bind(C, name="sl_lt")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_le(a, b, out) result(status) bind(C, name="sl_le")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_gt(a, b, out) result(status) bind(C, name="sl_gt")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_ge(a, b, out) result(status) bind(C, name="sl_ge")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_and(a, b, out) result(status) bind(C, name="sl_and")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_or(a, b, out) result(status) bind(C, name="sl_or")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_xor(a, b, out) result(status) bind(C, name="sl_xor")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_matmul(a, b, out) result(status) bind(C, name="sl_matmul")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_dot(a, b, out) result(status) bind(C, name="sl_dot")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+  end interface
+  public :: sl_add, sl_sub, sl_mul, sl_div, sl_rem, sl_pow, sl_atan2, sl_hypot, sl_min, sl_max, sl_eq, sl_ne, &
+    sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor, sl_matmul, sl_dot
+
+  ! Element-wise ops with a scalar.
+  interface
+    function sl_add_scalar(a, s, out) result(status) bind(C, name="sl_add_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_sub_scalar(a, s, out) result(status) bind(C, name="sl_sub_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_rsub_scalar(a, s, out) result(status) bind(C, name="sl_rsub_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_mul_scalar(a, s, out) result(status) bind(C, name="sl_mul_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_div_scalar(a, s, out) result(status) bind(C, name="sl_div_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_rdiv_scalar(a, s, out) result(status) bind(C, name="sl_rdiv_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_pow_scalar(a, s, out) result(status) bind(C, name="sl_pow_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_min_scalar(a, s, out) result(status) bind(C, name="sl_min_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_max_scalar(a, s, out) result(status) bind(C, name="sl_max_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+  end interface
+  public :: sl_add_scalar, sl_sub_scalar, sl_rsub_scalar, sl_mul_scalar, sl_div_scalar, sl_rdiv_scalar, &
+    sl_pow_scalar, sl_min_scalar, sl_max_scalar
+
+  ! Reductions and scans along a dimension (0-based, or SL_ALL_DIMS).
+  interface
+    function sl_sum(a, dim, out) result(status) bind(C, name="sl_sum")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_prod(a, dim, out) result(status) bind(C, name="sl_prod")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_minval(a, dim, out) result(status) bind(C, name="sl_minval")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_maxval(a, dim, out) result(status) bind(C, name="sl_maxval")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_mean(a, dim, out) result(status) bind(C, name="sl_mean")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_any(a, dim, out) result(status) bind(C, name="sl_any")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_all(a, dim, out) result(status) bind(C, name="sl_all")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_count(a, dim, out) result(status) bind(C, name="sl_count")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_argmin(a, dim, out) result(status) bind(C, name="sl_argmin")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_argmax(a, dim, out) result(status) bind(C, name="sl_argmax")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cumsum(a, dim, out) result(status) bind(C, name="sl_cumsum")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cumprod(a, dim, out) result(status) bind(C, name="sl_cumprod")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+  end interface
+  public :: sl_sum, sl_prod, sl_minval, sl_maxval, sl_mean, sl_any, sl_all, sl_count, sl_argmin, sl_argmax, &
+    sl_cumsum, sl_cumprod
+
+  interface
+    ! Creation and reading.
+    function sl_create(dtype, rank, dims, layout, data, bytes, out) result(status) bind(C, name="sl_create")
+      import :: c_int, c_int32_t, c_int64_t, c_ptr, c_size_t
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int32_t), value :: layout
+      type(c_ptr), value :: data
+      integer(c_size_t), value :: bytes
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_constant(dtype, rank, dims, value, out) result(status) bind(C, name="sl_constant")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      real(c_double), value :: value
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_scalar(dtype, value, out) result(status) bind(C, name="sl_scalar")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int32_t), value :: dtype
+      real(c_double), value :: value
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_iota(dtype, rank, dims, dim, out) result(status) bind(C, name="sl_iota")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_identity(dtype, rows, cols, out) result(status) bind(C, name="sl_identity")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: dtype
+      integer(c_int64_t), value :: rows, cols
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_read(a, layout, dst, bytes) result(status) bind(C, name="sl_read")
+      import :: c_int, c_int32_t, c_int64_t, c_ptr, c_size_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: layout
+      type(c_ptr), value :: dst
+      integer(c_size_t), value :: bytes
+      integer(c_int) :: status
+    end function
+
+    ! Queries.
+    function sl_rank(a, rank) result(status) bind(C, name="sl_rank")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), intent(out) :: rank
+      integer(c_int) :: status
+    end function
+    function sl_shape(a, dims, capacity) result(status) bind(C, name="sl_shape")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: dims(*)
+      integer(c_int32_t), value :: capacity
+      integer(c_int) :: status
+    end function
+    function sl_get_dtype(a, out) result(status) bind(C, name="sl_get_dtype")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_numel(a, out) result(status) bind(C, name="sl_numel")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_live_handles(out) result(status) bind(C, name="sl_live_handles")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_eval(arrays, n) result(status) bind(C, name="sl_eval")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), intent(in) :: arrays(*)
+      integer(c_int32_t), value :: n
+      integer(c_int) :: status
+    end function
+
+    ! Element-wise ops by op code, select and cast.
+    function sl_unary(op, a, out) result(status) bind(C, name="sl_unary")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: op
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_binary(op, a, b, out) result(status) bind(C, name="sl_binary")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: op
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_binary_scalar(op, a, s, out) result(status) bind(C, name="sl_binary_scalar")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int32_t), value :: op
+      integer(c_int64_t), value :: a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_scalar_binary(op, s, b, out) result(status) bind(C, name="sl_scalar_binary")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int32_t), value :: op
+      real(c_double), value :: s
+      integer(c_int64_t), value :: b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_select(cond, a, b, out) result(status) bind(C, name="sl_select")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: cond, a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cast(a, dtype, out) result(status) bind(C, name="sl_cast")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dtype
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+
+    ! Views and data movement.
+    function sl_reshape(a, rank, dims, out) result(status) bind(C, name="sl_reshape")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_permute(a, perm, rank, out) result(status) bind(C, name="sl_permute")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), intent(in) :: perm(*)
+      integer(c_int32_t), value :: rank
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_section(a, start, count, stride, out) result(status) bind(C, name="sl_section")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(in) :: start(*), count(*), stride(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_project(a, dim, index, out) result(status) bind(C, name="sl_project")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), value :: index
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_shift(a, dim, offset, boundary, fill, out) result(status) bind(C, name="sl_shift")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), value :: offset
+      integer(c_int32_t), value :: boundary
+      real(c_double), value :: fill
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_rotate(a, dim, offset, out) result(status) bind(C, name="sl_rotate")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), value :: offset
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_pad(a, lo, hi, boundary, fill, out) result(status) bind(C, name="sl_pad")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(in) :: lo(*), hi(*)
+      integer(c_int32_t), value :: boundary
+      real(c_double), value :: fill
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_tile(a, reps, n, out) result(status) bind(C, name="sl_tile")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(in) :: reps(*)
+      integer(c_int32_t), value :: n
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_broadcast_to(a, rank, dims, out) result(status) bind(C, name="sl_broadcast_to")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_concat(arrays, n, dim, out) result(status) bind(C, name="sl_concat")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), intent(in) :: arrays(*)
+      integer(c_int32_t), value :: n, dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_gather(src, indices, n, out) result(status) bind(C, name="sl_gather")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: src
+      integer(c_int64_t), intent(in) :: indices(*)
+      integer(c_int32_t), value :: n
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_scatter(dst, indices, n, values, mode, out) result(status) bind(C, name="sl_scatter")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: dst
+      integer(c_int64_t), intent(in) :: indices(*)
+      integer(c_int32_t), value :: n
+      integer(c_int64_t), value :: values
+      integer(c_int32_t), value :: mode
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+
+    ! Code reuse sections. `name` is a C string: trim(name) // c_null_char.
+    function sl_macro_begin(name, inputs, n_in, controls, n_ctrl, outputs, n_out, mode) result(status) &
+      bind(C, name="sl_macro_begin")
+      import :: c_int, c_int32_t, c_int64_t, c_double, c_char
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int64_t), intent(in) :: inputs(*)
+      integer(c_int32_t), value :: n_in
+      real(c_double), intent(in) :: controls(*)
+      integer(c_int32_t), value :: n_ctrl
+      integer(c_int64_t), intent(inout) :: outputs(*)
+      integer(c_int32_t), value :: n_out
+      integer(c_int32_t), intent(out) :: mode
+      integer(c_int) :: status
+    end function
+    function sl_macro_end(outputs, n_out) result(status) bind(C, name="sl_macro_end")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), intent(in) :: outputs(*)
+      integer(c_int32_t), value :: n_out
+      integer(c_int) :: status
+    end function
+    function sl_macro_cancel() result(status) bind(C, name="sl_macro_cancel")
+      import :: c_int
+      integer(c_int) :: status
+    end function
+
+    ! Random numbers: generators (handles like arrays' ids) and random arrays.
+    function sl_rng_create(kind, seed, out) result(status) bind(C, name="sl_rng_create")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: kind
+      integer(c_int64_t), value :: seed
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_rng_destroy(rng) result(status) bind(C, name="sl_rng_destroy")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: rng
+      integer(c_int) :: status
+    end function
+    function sl_rng_get_state(rng, seed, draw) result(status) bind(C, name="sl_rng_get_state")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: rng
+      integer(c_int64_t), intent(out) :: seed, draw
+      integer(c_int) :: status
+    end function
+    function sl_rng_set_state(rng, seed, draw) result(status) bind(C, name="sl_rng_set_state")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: rng, seed, draw
+      integer(c_int) :: status
+    end function
+    function sl_random_uniform(rng, dtype, rank, dims, out) result(status) bind(C, name="sl_random_uniform")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: rng
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_random_normal(rng, dtype, rank, dims, out) result(status) bind(C, name="sl_random_normal")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: rng
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+
+    function sl_reduce(op, a, dim, out) result(status) bind(C, name="sl_reduce")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: op
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+
+    ! The runtime.
+    function sl_version(major, minor, patch) result(status) bind(C, name="sl_version")
+      import :: c_int, c_int32_t
+      integer(c_int32_t), intent(out) :: major, minor, patch
+      integer(c_int) :: status
+    end function
+    function sl_config_default(config) result(status) bind(C, name="sl_config_default")
+      import :: c_int, sl_config
+      type(sl_config), intent(out) :: config
+      integer(c_int) :: status
+    end function
+    ! `config` is c_loc of a type(sl_config), or c_null_ptr for the defaults.
+    function sl_init(config) result(status) bind(C, name="sl_init")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: config
+      integer(c_int) :: status
+    end function
+    function sl_last_error(info) result(status) bind(C, name="sl_last_error")
+      import :: c_int, sl_error_info
+      type(sl_error_info), intent(out) :: info
+      integer(c_int) :: status
+    end function
+    function sl_status_name(code, name) result(status) bind(C, name="sl_status_name")
+      import :: c_int, c_ptr
+      integer(c_int), value :: code
+      type(c_ptr), intent(out) :: name
+      integer(c_int) :: status
+    end function
+    ! `handler` is c_funloc of a procedure with the sl_error_handler interface.
+    function sl_push_error_handler(handler, user) result(status) bind(C, name="sl_push_error_handler")
+      import :: c_int, c_funptr, c_ptr
+      type(c_funptr), value :: handler
+      type(c_ptr), value :: user
+      integer(c_int) :: status
+    end function
+    function sl_get_stats(out) result(status) bind(C, name="sl_get_stats")
+      import :: c_int, sl_stats
+      type(sl_stats), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_get_cache_stats(which, out) result(status) bind(C, name="sl_get_cache_stats")
+      import :: c_int, c_int32_t, sl_cache_stats
+      integer(c_int32_t), value :: which
+      type(sl_cache_stats), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_get_device_info(out) result(status) bind(C, name="sl_get_device_info")
+      import :: c_int, sl_device_info
+      type(sl_device_info), intent(out) :: out
+      integer(c_int) :: status
+    end function
+  end interface
+  public :: sl_create, sl_constant, sl_scalar, sl_iota, sl_identity, sl_read, sl_rank, sl_shape, sl_get_dtype, &
+    sl_numel, sl_live_handles, sl_eval, sl_unary, sl_binary, sl_binary_scalar, sl_scalar_binary, sl_select, &
+    sl_cast, sl_reshape, sl_permute, sl_section, sl_project, sl_shift, sl_rotate, sl_pad, sl_tile, &
+    sl_broadcast_to, sl_concat, sl_gather, sl_scatter, sl_macro_begin, sl_macro_end, sl_macro_cancel, &
+    sl_rng_create, sl_rng_destroy, sl_rng_get_state, sl_rng_set_state, sl_random_uniform, sl_random_normal, &
+    sl_reduce, sl_version, sl_config_default, sl_init, sl_last_error, sl_status_name, sl_push_error_handler, &
+    sl_get_stats, sl_get_cache_stats, sl_get_device_info
+
+  ! The C library's strlen, to read the C API's strings.
+  interface
+    function c_strlen(s) result(n) bind(C, name="strlen")
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+      integer(c_size_t) :: n
+    end function
+  end interface
+
+  ! ---------------------------------------------------------------------------------------
+  ! The Fortran layer.
+
+  ! An array in Sluice: the C API's handle (0 = none). Assigning the variable copies the
+  ! handle, not the array; the array lives until its scope ends or it is released.
+  type, public :: sl_array
+    integer(c_int64_t) :: handle = 0
+  end type
+
+  ! A random number generator: the C API's id (0 = none). Each random array takes one draw.
+  type, public :: sl_rng
+    integer(c_int64_t) :: handle = 0
+  end type
+
+  ! rng_create(seed [, kind, stat]): a generator seeded with an integer(4) or integer(8)
+  ! seed, of kind SL_RNG_PHILOX (the default) or SL_RNG_FAST.
+  interface rng_create
+    module procedure rng_create_i4, rng_create_i8
+  end interface
+
+  ! sl_array(x [, stat]): a new array holding a copy of x, a real(4), real(8), integer(4),
+  ! integer(8) or logical scalar or array of rank 1 to 4 (sections included). Sluice stores
+  ! arrays column-major, as Fortran does, so the elements keep their order.
+  interface sl_array
+    module procedure new_r4_0, new_r4_1, new_r4_2, new_r4_3, new_r4_4, new_r8_0, new_r8_1, new_r8_2, &
+      new_r8_3, new_r8_4, new_i4_0, new_i4_1, new_i4_2, new_i4_3, new_i4_4, new_i8_0, new_i8_1, new_i8_2, &
+      new_i8_3, new_i8_4, new_l_0, new_l_1, new_l_2, new_l_3, new_l_4
+  end interface
+
+  ! call get(a, x [, stat]): computes a and copies it into x, whose shape must be a's (a
+  ! scalar x takes a one-element array); elements are converted to x's type.
+  interface get
+    module procedure get_r4_0, get_r4_1, get_r4_2, get_r4_3, get_r4_4, get_r8_0, get_r8_1, get_r8_2, &
+      get_r8_3, get_r8_4, get_i4_0, get_i4_1, get_i4_2, get_i4_3, get_i4_4, get_i8_0, get_i8_1, get_i8_2, &
+      get_i8_3, get_i8_4, get_l_0, get_l_1, get_l_2, get_l_3, get_l_4
+  end interface
+
+  ! x = a: call get(a, x), stopping the program on an error.
+  interface assignment(=)
+    module procedure set_r4_0, set_r4_1, set_r4_2, set_r4_3, set_r4_4, set_r8_0, set_r8_1, set_r8_2, &
+      set_r8_3, set_r8_4, set_i4_0, set_i4_1, set_i4_2, set_i4_3, set_i4_4, set_i8_0, set_i8_1, set_i8_2, &
+      set_i8_3, set_i8_4, set_l_0, set_l_1, set_l_2, set_l_3, set_l_4
+  end interface
+
+  ! Operators: sl_array with sl_array, or with a real(4), real(8), integer(4) or integer(8)
+  ! scalar on either side (converted to the array's type, exactly for integer arrays).
+  ! Comparisons give logical (bool) arrays. Operands broadcast as in the C API.
+  interface operator(+)
+    module procedure add_any, add_r4, add_r8, add_i4, add_i8
+  end interface
+  interface operator(-)
+    module procedure sub_any, sub_r4, sub_r8, sub_i4, sub_i8, neg_arr
+  end interface
+  interface operator(*)
+    module procedure mul_any, mul_r4, mul_r8, mul_i4, mul_i8
+  end interface
+  interface operator(/)
+    module procedure div_any, div_r4, div_r8, div_i4, div_i8
+  end interface
+  interface operator(**)
+    module procedure pow_any, pow_r4, pow_r8, pow_i4, pow_i8
+  end interface
+  interface operator(==)
+    module procedure eq_any, eq_r4, eq_r8, eq_i4, eq_i8
+  end interface
+  interface operator(/=)
+    module procedure ne_any, ne_r4, ne_r8, ne_i4, ne_i8
+  end interface
+  interface operator(<)
+    module procedure lt_any, lt_r4, lt_r8, lt_i4, lt_i8
+  end interface
+  interface operator(<=)
+    module procedure le_any, le_r4, le_r8, le_i4, le_i8
+  end interface
+  interface operator(>)
+    module procedure gt_any, gt_r4, gt_r8, gt_i4, gt_i8
+  end interface
+  interface operator(>=)
+    module procedure ge_any, ge_r4, ge_r8, ge_i4, ge_i8
+  end interface
+  interface operator(.and.)
+    module procedure and_arr
+  end interface
+  interface operator(.or.)
+    module procedure or_arr
+  end interface
+  interface operator(.eqv.)
+    module procedure eqv_arr
+  end interface
+  interface operator(.neqv.)
+    module procedure neqv_arr
+  end interface
+  interface operator(.not.)
+    module procedure not_op
+  end interface
+
+  ! Element-wise functions under their Fortran names (aint truncates, anint rounds halfway
+  ! cases away from zero, not is bitwise), then Sluice's own (signum is -1, 0 or 1).
+  interface abs
+    module procedure abs_arr
+  end interface
+  interface sqrt
+    module procedure sqrt_arr
+  end interface
+  interface exp
+    module procedure exp_arr
+  end interface
+  interface log
+    module procedure log_arr
+  end interface
+  interface log10
+    module procedure log10_arr
+  end interface
+  interface sin
+    module procedure sin_arr
+  end interface
+  interface cos
+    module procedure cos_arr
+  end interface
+  interface tan
+    module procedure tan_arr
+  end interface
+  interface asin
+    module procedure asin_arr
+  end interface
+  interface acos
+    module procedure acos_arr
+  end interface
+  interface atan
+    module procedure atan_arr
+  end interface
+  interface sinh
+    module procedure sinh_arr
+  end interface
+  interface cosh
+    module procedure cosh_arr
+  end interface
+  interface tanh
+    module procedure tanh_arr
+  end interface
+  interface asinh
+    module procedure asinh_arr
+  end interface
+  interface acosh
+    module procedure acosh_arr
+  end interface
+  interface atanh
+    module procedure atanh_arr
+  end interface
+  interface erf
+    module procedure erf_arr
+  end interface
+  interface aint
+    module procedure aint_arr
+  end interface
+  interface anint
+    module procedure anint_arr
+  end interface
+  interface not
+    module procedure not_arr
+  end interface
+  interface rsqrt
+    module procedure rsqrt_arr
+  end interface
+  interface cbrt
+    module procedure cbrt_arr
+  end interface
+  interface rcp
+    module procedure rcp_arr
+  end interface
+  interface exp2
+    module procedure exp2_arr
+  end interface
+  interface expm1
+    module procedure expm1_arr
+  end interface
+  interface log2
+    module procedure log2_arr
+  end interface
+  interface log1p
+    module procedure log1p_arr
+  end interface
+  interface signum
+    module procedure signum_arr
+  end interface
+  interface is_nan
+    module procedure is_nan_arr
+  end interface
+  interface is_inf
+    module procedure is_inf_arr
+  end interface
+  interface floor
+    module procedure floor_arr
+  end interface
+  interface ceiling
+    module procedure ceiling_arr
+  end interface
+  interface nint
+    module procedure nint_arr
+  end interface
+
+  ! Element-wise functions of two arguments: the second may be an sl_array or a scalar.
+  interface atan2
+    module procedure atan2_arr
+  end interface
+  interface hypot
+    module procedure hypot_arr
+  end interface
+  interface min
+    module procedure min_arr
+  end interface
+  interface max
+    module procedure max_arr
+  end interface
+  interface mod
+    module procedure mod_arr
+  end interface
+  interface iand
+    module procedure iand_arr
+  end interface
+  interface ior
+    module procedure ior_arr
+  end interface
+  interface ieor
+    module procedure ieor_arr
+  end interface
+
+  ! Conversions: real(a [, kind]), dble(a), int(a [, kind]), logical(a) (nonzero is true).
+  interface real
+    module procedure real_arr
+  end interface
+  interface dble
+    module procedure dble_arr
+  end interface
+  interface int
+    module procedure int_arr
+  end interface
+  interface logical
+    module procedure logical_arr
+  end interface
+
+  ! Reductions over everything (a rank-0 result) or along `dim`, which the result drops as in
+  ! Fortran. count gives integer(8); mean is Sluice's own.
+  interface sum
+    module procedure sum_arr
+  end interface
+  interface product
+    module procedure product_arr
+  end interface
+  interface maxval
+    module procedure maxval_arr
+  end interface
+  interface minval
+    module procedure minval_arr
+  end interface
+  interface count
+    module procedure count_arr
+  end interface
+  interface any
+    module procedure any_arr
+  end interface
+  interface all
+    module procedure all_arr
+  end interface
+  interface mean
+    module procedure mean_arr
+  end interface
+  ! minloc(array, dim), maxloc(array, dim): the 1-based position of the first smallest or
+  ! largest element along dim (integer(8)); dim is required.
+  interface minloc
+    module procedure minloc_arr
+  end interface
+  interface maxloc
+    module procedure maxloc_arr
+  end interface
+
+  ! Products and rearrangements under their Fortran names.
+  interface matmul
+    module procedure matmul_arr
+  end interface
+  interface dot_product
+    module procedure dot_product_arr
+  end interface
+  interface transpose
+    module procedure transpose_arr
+  end interface
+  interface reshape
+    module procedure reshape_arr
+  end interface
+  interface cshift
+    module procedure cshift_arr
+  end interface
+  interface eoshift
+    module procedure eoshift_arr
+  end interface
+  interface spread
+    module procedure spread_arr
+  end interface
+  interface merge
+    module procedure merge_arr
+  end interface
+  interface shape
+    module procedure shape_arr
+  end interface
+  interface size
+    module procedure size_arr
+  end interface
+
+  public :: get, assignment(=), operator(+), operator(-), operator(*), operator(/), operator(**), &
+    operator(==), operator(/=), operator(<), operator(<=), operator(>), operator(>=), operator(.and.), &
+    operator(.or.), operator(.eqv.), operator(.neqv.), operator(.not.)
+  public :: abs, sqrt, exp, log, log10, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, &
+    atanh, erf, aint, anint, not, floor, ceiling, nint, atan2, hypot, min, max, mod, iand, ior, ieor, real, &
+    dble, int, logical, sum, product, maxval, minval, count, any, all, minloc, maxloc, matmul, dot_product, &
+    transpose, reshape, cshift, eoshift, spread, merge, shape, size
+  public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, mean, cumsum, cumprod, section, &
+    permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
+  public :: scope_begin, scope_end, keep, release, update, retain, eval, hint_read, sync, init, live_handles, &
+    error_message, macro_begin, macro_end, macro_cancel, rng_create, rng_destroy, rng_get_state, rng_set_state, &
+    random_uniform, random_normal
+
+  ! The message of the last error this module reported (per thread under OpenMP).
+  character(:), allocatable :: last_message
+  !$omp threadprivate(last_message)
+  ! Fortran's default kinds, named here because `kind` is an argument name below.
+  integer, parameter :: default_real = kind(1.0), default_integer = kind(1)
+  character(*), parameter :: bad_operand = 'an operand is neither an sl_array nor a real, integer or logical scalar'
+
+contains
+
+  ! ---------------------------------------------------------------------------------------
+  ! Errors.
+
+  ! Hands `status` to the caller: into `stat` when present, else a failure prints the
+  ! message and stops the program.
+  subroutine deliver(status, stat)
+    integer(c_int), intent(in) :: status
+    integer, intent(out), optional :: stat
+    if (present(stat)) then
+      stat = status
+    else if (status /= SL_OK) then
+      write (error_unit, '(2a)') 'sluice: ', last_message
+      error stop
+    end if
+  end subroutine
+
+  ! Ends a call into the C API; a failure's message comes from sl_last_error.
+  subroutine finish(status, stat)
+    integer(c_int), intent(in) :: status
+    integer, intent(out), optional :: stat
+    if (status /= SL_OK) last_message = c_error_message()
+    call deliver(status, stat)
+  end subroutine
+
+  ! A failure this module finds itself.
+  subroutine fail(status, message, stat)
+    integer(c_int), intent(in) :: status
+    character(*), intent(in) :: message
+    integer, intent(out), optional :: stat
+    last_message = status_name(status) // ': ' // message
+    call deliver(status, stat)
+  end subroutine
+
+  ! The message of the last error reported by this module: "SL_ERR_...: what went wrong".
+  function error_message() result(message)
+    character(:), allocatable :: message
+    message = ''
+    if (allocated(last_message)) message = last_message
+  end function
+
+  ! This thread's last failure in the C API; its message starts with the C function's name.
+  function c_error_message() result(message)
+    character(:), allocatable :: message
+    type(sl_error_info) :: info
+    if (sl_last_error(info) == SL_OK) then
+      message = status_name(info%status) // ': ' // c_string(info%message)
+    else
+      message = 'no detail (sl_last_error failed)'
+    end if
+  end function
+
+  function status_name(status) result(name)
+    integer(c_int), intent(in) :: status
+    character(:), allocatable :: name
+    type(c_ptr) :: p
+    name = 'an unknown status'
+    if (sl_status_name(status, p) == SL_OK) name = c_string(p)
+  end function
+
+  ! A NUL-terminated C string as a Fortran string ('' for NULL).
+  function c_string(p) result(text)
+    type(c_ptr), intent(in) :: p
+    character(:), allocatable :: text
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i
+    if (.not. c_associated(p)) then
+      text = ''
+      return
+    end if
+    call c_f_pointer(p, chars, [c_strlen(p)])
+    allocate (character(size(chars)) :: text)
+    do i = 1, size(chars)
+      text(i:i) = chars(i)
+    end do
+  end function
+
+  function shape_text(dims) result(text)
+    integer(c_int64_t), intent(in) :: dims(:)
+    character(:), allocatable :: text
+    character(24) :: item
+    integer :: d
+    text = '('
+    do d = 1, size(dims)
+      write (item, '(i0)') dims(d)
+      if (d > 1) text = text // ','
+      text = text // trim(item)
+    end do
+    text = text // ')'
+  end function
+
+  function int_text(n) result(text)
+    integer, intent(in) :: n
+    character(:), allocatable :: text
+    character(24) :: item
+    write (item, '(i0)') n
+    text = trim(item)
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! Small helpers.
+
+  ! Releases `h`, an intermediate handle of this module (its pending work stays queued while
+  ! a result needs it); a failure to release becomes `status` if that was still SL_OK.
+  subroutine drop(h, status)
+    integer(c_int64_t), intent(in) :: h
+    integer(c_int), intent(inout) :: status
+    integer(c_int) :: released
+    if (h == 0) return
+    released = sl_release(h)
+    if (status == SL_OK) status = released
+  end subroutine
+
+  subroutine drop_all(handles, status)
+    integer(c_int64_t), intent(in) :: handles(:)
+    integer(c_int), intent(inout) :: status
+    integer :: i
+    do i = 1, size(handles)
+      call drop(handles(i), status)
+    end do
+  end subroutine
+
+  ! A Fortran dimension (1-based; 1 when absent) as the C API's (0-based).
+  integer(c_int32_t) function c_dim(dim)
+    integer, intent(in), optional :: dim
+    c_dim = 0
+    if (present(dim)) c_dim = int(dim - 1, c_int32_t)
+  end function
+
+  ! The value of a Fortran scalar operand as the double the C API takes; false when `s` is
+  ! not a real, integer or logical scalar of a kind Sluice has.
+  logical function scalar_value(s, v)
+    class(*), intent(in) :: s
+    real(c_double), intent(out) :: v
+    scalar_value = .true.
+    select type (s)
+    type is (real(c_float))
+      v = real(s, c_double)
+    type is (real(c_double))
+      v = s
+    type is (integer(c_int32_t))
+      v = real(s, c_double)
+    type is (integer(c_int64_t))
+      v = real(s, c_double)
+    type is (logical)
+      v = merge(1.0_c_double, 0.0_c_double, s)
+    class default
+      v = 0
+      scalar_value = .false.
+    end select
+  end function
+
+  ! scalar_value for an optional fill value, 0 when absent.
+  logical function fill_value(s, v)
+    class(*), intent(in), optional :: s
+    real(c_double), intent(out) :: v
+    v = 0
+    fill_value = .true.
+    if (present(s)) fill_value = scalar_value(s, v)
+  end function
+
+  integer(c_size_t) function element_bytes(dtype)
+    integer(c_int32_t), intent(in) :: dtype
+    select case (dtype)
+    case (SL_F64, SL_I64)
+      element_bytes = 8
+    case (SL_F32, SL_I32)
+      element_bytes = 4
+    case default
+      element_bytes = 1
+    end select
+  end function
+
+  integer(c_int) function rank_of(h, rank) result(status)
+    integer(c_int64_t), intent(in) :: h
+    integer, intent(out) :: rank
+    integer(c_int32_t) :: r
+    r = 0
+    status = sl_rank(h, r)
+    rank = r
+  end function
+
+  integer(c_int) function shape_of(h, dims) result(status)
+    integer(c_int64_t), intent(in) :: h
+    integer(c_int64_t), allocatable, intent(out) :: dims(:)
+    integer :: rank
+    status = rank_of(h, rank)
+    allocate (dims(rank))
+    if (status == SL_OK) status = sl_shape(h, dims, int(rank, c_int32_t))
+  end function
+
+  ! Whether `n`, the length of a per-dimension argument of `what`, is the rank of `a`; the
+  ! C API reads one entry per dimension, so anything else fails here.
+  logical function one_per_dim(a, n, what, stat) result(ok)
+    type(sl_array), intent(in) :: a
+    integer, intent(in) :: n
+    character(*), intent(in) :: what
+    integer, intent(out), optional :: stat
+    integer(c_int) :: status
+    integer :: rank
+    status = rank_of(a%handle, rank)
+    ok = status == SL_OK .and. n == rank
+    if (status /= SL_OK) then
+      call finish(status, stat)
+    else if (.not. ok) then
+      call fail(SL_ERR_INVALID_ARGUMENT, what // ': ' // int_text(n) // ' entries for an array of rank ' // &
+        int_text(rank), stat)
+    end if
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! Moving data between Fortran and Sluice.
+
+  ! A new array of `dtype` and shape `dims` holding a copy of the Fortran memory at `data`.
+  type(sl_array) function create(dtype, dims, data, stat) result(a)
+    integer(c_int32_t), intent(in) :: dtype
+    integer(c_int64_t), intent(in) :: dims(:)
+    type(c_ptr), intent(in) :: data
+    integer, intent(out), optional :: stat
+    call finish(sl_create(dtype, size(dims, kind=c_int32_t), dims, SL_COL_MAJOR, data, &
+      product(dims) * element_bytes(dtype), a%handle), stat)
+  end function
+
+  ! A new bool array from Fortran logicals (column-major order), as Sluice's bytes.
+  type(sl_array) function create_flags(dims, flags, stat) result(a)
+    integer(c_int64_t), intent(in) :: dims(:)
+    logical, intent(in) :: flags(:)
+    integer, intent(out), optional :: stat
+    integer(c_int8_t), target :: bytes(size(flags))
+    bytes = merge(1_c_int8_t, 0_c_int8_t, flags)
+    a = create(SL_BOOL, dims, c_loc(bytes), stat)
+  end function
+
+  ! Computes `a` and copies it into the Fortran memory at `dst`, an array of shape `dims`
+  ! and type `dtype`, converting the elements when `a` has another type.
+  subroutine read_into(a, dtype, dims, dst, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int32_t), intent(in) :: dtype
+    integer(c_int64_t), intent(in) :: dims(:)
+    type(c_ptr), intent(in) :: dst
+    integer, intent(out), optional :: stat
+    integer(c_int64_t), allocatable :: have(:)
+    integer(c_int64_t) :: src
+    integer(c_int32_t) :: from
+    integer(c_int) :: status
+    status = shape_of(a%handle, have)
+    if (status == SL_OK) status = sl_get_dtype(a%handle, from)
+    if (status /= SL_OK) then
+      call finish(status, stat)
+      return
+    end if
+    if (.not. fits(have, dims)) then
+      call fail(SL_ERR_SHAPE_MISMATCH, 'cannot assign an array of shape ' // shape_text(have) // &
+        ' to a Fortran variable of shape ' // shape_text(dims), stat)
+      return
+    end if
+    src = a%handle
+    if (from /= dtype) status = sl_cast(a%handle, dtype, src)
+    if (status == SL_OK) status = sl_read(src, SL_COL_MAJOR, dst, product(dims) * element_bytes(dtype))
+    if (src /= a%handle) call drop(src, status)
+    call finish(status, stat)
+  end subroutine
+
+  ! Whether an array of shape `have` can be read into a Fortran variable of shape `want`.
+  logical function fits(have, want)
+    integer(c_int64_t), intent(in) :: have(:), want(:)
+    if (size(want) == 0) then
+      fits = product(have) == 1
+    else if (size(have) == size(want)) then
+      fits = all(have == want)
+    else
+      fits = .false.
+    end if
+  end function
+
+  ! read_into for logical variables: Sluice's bools as bytes into `flags`; whether it worked.
+  logical function read_flags(a, dims, flags, stat) result(ok)
+    type(sl_array), intent(in) :: a
+    integer(c_int64_t), intent(in) :: dims(:)
+    integer(c_int8_t), intent(inout), target, contiguous :: flags(:)
+    integer, intent(out), optional :: stat
+    integer(c_int) :: status
+    call read_into(a, SL_BOOL, dims, c_loc(flags), status)
+    call deliver(status, stat)
+    ok = status == SL_OK
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! Lifetimes and the runtime.
+
+  ! Opens a scope on this thread: arrays created until the matching scope_end are released
+  ! by it, except those moved out with keep or update.
+  subroutine scope_begin(stat)
+    integer, intent(out), optional :: stat
+    call finish(sl_scope_begin(), stat)
+  end subroutine
+
+  ! Closes the innermost scope, releasing the arrays created in it.
+  subroutine scope_end(stat)
+    integer, intent(out), optional :: stat
+    call finish(sl_scope_end(), stat)
+  end subroutine
+
+  ! Moves `a`, created in the innermost scope, to the enclosing one (out of all scopes if none).
+  subroutine keep(a, stat)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    call finish(sl_keep(a%handle), stat)
+  end subroutine
+
+  ! Releases `a` now and sets it to no array (other variables holding the handle become stale).
+  subroutine release(a, stat)
+    type(sl_array), intent(inout) :: a
+    integer, intent(out), optional :: stat
+    integer(c_int) :: status
+    status = sl_release(a%handle)
+    if (status == SL_OK) a%handle = 0
+    call finish(status, stat)
+  end subroutine
+
+  ! For loops with a scope per iteration: `x` takes `value` (an array created in the current
+  ! scope), which moves to the enclosing scope to outlive this one, and x's previous array
+  ! is released.
+  subroutine update(x, value, stat)
+    type(sl_array), intent(inout) :: x
+    type(sl_array), intent(in) :: value
+    integer, intent(out), optional :: stat
+    integer(c_int) :: status
+    status = SL_OK
+    if (x%handle /= value%handle) then
+      status = sl_keep(value%handle)
+      if (status == SL_OK .and. x%handle /= 0) status = sl_release(x%handle)
+      if (status == SL_OK) x = value
+    end if
+    call finish(status, stat)
+  end subroutine
+
+  ! A second handle to a's array, released on its own: for a variable that must outlive
+  ! another holding the same array (`p = retain(r)` when r is updated or released first).
+  type(sl_array) function retain(a, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    call finish(sl_retain(a%handle, r%handle), stat)
+  end function
+
+  ! Starts computing these arrays now, without waiting.
+  subroutine eval(arrays, stat)
+    type(sl_array), intent(in) :: arrays(:)
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: handles(size(arrays))
+    handles = arrays%handle
+    call finish(sl_eval(handles, size(arrays, kind=c_int32_t)), stat)
+  end subroutine
+
+  ! Tells the runtime `a` will be read soon.
+  subroutine hint_read(a, stat)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    call finish(sl_hint_read(a%handle), stat)
+  end subroutine
+
+  ! Computes everything pending and waits for it.
+  subroutine sync(stat)
+    integer, intent(out), optional :: stat
+    call finish(sl_sync(), stat)
+  end subroutine
+
+  ! Starts the runtime with these settings (others from the environment or defaults); fails
+  ! if it is running. Optional: the first Sluice call starts it with the defaults.
+  subroutine init(threads, memory_limit, fusion, queue_limit, trace_cache_entries, macro_cache_entries, backend, &
+                  stat)
+    integer, intent(in), optional :: threads, queue_limit, trace_cache_entries, macro_cache_entries, backend
+    integer(c_int64_t), intent(in), optional :: memory_limit
+    logical, intent(in), optional :: fusion
+    integer, intent(out), optional :: stat
+    type(sl_config), target :: config
+    integer(c_int) :: status
+    status = sl_config_default(config)
+    if (present(threads)) config%threads = int(threads, c_int32_t)
+    if (present(memory_limit)) config%memory_limit = memory_limit
+    if (present(fusion)) config%fusion = merge(1_c_int32_t, 0_c_int32_t, fusion)
+    if (present(queue_limit)) config%queue_limit = int(queue_limit, c_int32_t)
+    if (present(trace_cache_entries)) config%trace_cache_entries = int(trace_cache_entries, c_int32_t)
+    if (present(macro_cache_entries)) config%macro_cache_entries = int(macro_cache_entries, c_int32_t)
+    if (present(backend)) config%backend = int(backend, c_int32_t)
+    if (status == SL_OK) status = sl_init(c_loc(config))
+    call finish(status, stat)
+  end subroutine
+
+  ! How many array handles are live (to check for leaks).
+  integer(c_int64_t) function live_handles(stat) result(n)
+    integer, intent(out), optional :: stat
+    n = -1
+    call finish(sl_live_handles(n), stat)
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! Code reuse sections (macros):
+  !
+  !   if (macro_begin('step', [u, v], out)) then   ! true: run the body, which is recorded
+  !     out(1) = ...                                ! computed from u and v
+  !     call macro_end(out)
+  !   end if                                        ! either way out holds the results
+  !
+  ! The body runs, and is recorded, the first time for a name, the inputs' types and shapes
+  ! and the control values; after that the section is replayed on the new inputs without
+  ! running the body. The outputs are new arrays of the current scope. Inside the body,
+  ! reads and eval are refused, and the arrays it makes other than the outputs are released
+  ! by macro_end; a body whose calls fail (with stat) ends with macro_cancel instead.
+
+  ! Opens the section; whether the body must run. `controls` are values the body's calls
+  ! depend on (each combination is its own recording).
+  logical function macro_begin(name, inputs, outputs, controls, stat) result(record)
+    character(*), intent(in) :: name
+    type(sl_array), intent(in) :: inputs(:)
+    type(sl_array), intent(inout) :: outputs(:)
+    real(c_double), intent(in), optional :: controls(:)
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: ins(size(inputs)), outs(size(outputs))
+    real(c_double), allocatable :: values(:)
+    integer(c_int32_t) :: mode
+    integer(c_int) :: status
+    if (present(controls)) then
+      allocate (values, source=controls)
+    else
+      allocate (values(0))
+    end if
+    ins = inputs%handle
+    outs = 0
+    mode = SL_MACRO_REPLAY
+    status = sl_macro_begin(name // c_null_char, ins, size(ins, kind=c_int32_t), values, &
+      size(values, kind=c_int32_t), outs, size(outs, kind=c_int32_t), mode)
+    outputs%handle = outs
+    record = status == SL_OK .and. mode == SL_MACRO_RECORD
+    call finish(status, stat)
+  end function
+
+  ! Closes the section being recorded, declaring its outputs (as many as macro_begin got).
+  subroutine macro_end(outputs, stat)
+    type(sl_array), intent(in) :: outputs(:)
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: outs(size(outputs))
+    outs = outputs%handle
+    call finish(sl_macro_end(outs, size(outs, kind=c_int32_t)), stat)
+  end subroutine
+
+  ! Abandons the section being recorded: nothing is cached, the arrays it made are released.
+  subroutine macro_cancel(stat)
+    integer, intent(out), optional :: stat
+    call finish(sl_macro_cancel(), stat)
+  end subroutine
+
+  ! ---------------------------------------------------------------------------------------
+  ! Random numbers.
+
+  type(sl_rng) function rng_create_i8(seed, kind, stat) result(rng)
+    integer(c_int64_t), intent(in) :: seed
+    integer, intent(in), optional :: kind
+    integer, intent(out), optional :: stat
+    integer(c_int32_t) :: bits
+    bits = SL_RNG_PHILOX
+    if (present(kind)) bits = int(kind, c_int32_t)
+    call finish(sl_rng_create(bits, seed, rng%handle), stat)
+  end function
+
+  type(sl_rng) function rng_create_i4(seed, kind, stat) result(rng)
+    integer(c_int32_t), intent(in) :: seed
+    integer, intent(in), optional :: kind
+    integer, intent(out), optional :: stat
+    rng = rng_create_i8(int(seed, c_int64_t), kind, stat)
+  end function
+
+  ! Destroys the generator and sets the variable to none.
+  subroutine rng_destroy(rng, stat)
+    type(sl_rng), intent(inout) :: rng
+    integer, intent(out), optional :: stat
+    integer(c_int) :: status
+    status = sl_rng_destroy(rng%handle)
+    if (status == SL_OK) rng%handle = 0
+    call finish(status, stat)
+  end subroutine
+
+  ! The generator's seed and next draw.
+  subroutine rng_get_state(rng, seed, draw, stat)
+    type(sl_rng), intent(in) :: rng
+    integer(c_int64_t), intent(out) :: seed, draw
+    integer, intent(out), optional :: stat
+    seed = 0
+    draw = 0
+    call finish(sl_rng_get_state(rng%handle, seed, draw), stat)
+  end subroutine
+
+  ! Sets the seed and next draw: set to an earlier state, it repeats the numbers it gave.
+  subroutine rng_set_state(rng, seed, draw, stat)
+    type(sl_rng), intent(in) :: rng
+    integer(c_int64_t), intent(in) :: seed, draw
+    integer, intent(out), optional :: stat
+    call finish(sl_rng_set_state(rng%handle, seed, draw), stat)
+  end subroutine
+
+  ! An array of `dtype` (SL_F32 or SL_F64) and shape `shape`, uniform on [0, 1).
+  type(sl_array) function random_uniform(rng, dtype, shape, stat) result(r)
+    type(sl_rng), intent(in) :: rng
+    integer, intent(in) :: dtype, shape(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_random_uniform(rng%handle, int(dtype, c_int32_t), size(shape, kind=c_int32_t), &
+      int(shape, c_int64_t), r%handle), stat)
+  end function
+
+  ! Like random_uniform, with standard normal values.
+  type(sl_array) function random_normal(rng, dtype, shape, stat) result(r)
+    type(sl_rng), intent(in) :: rng
+    integer, intent(in) :: dtype, shape(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_random_normal(rng%handle, int(dtype, c_int32_t), size(shape, kind=c_int32_t), &
+      int(shape, c_int64_t), r%handle), stat)
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! Creating arrays.
+
+  ! An array of type `dtype` (SL_F64, ...) and shape `shape`, every element `value`.
+  type(sl_array) function constant(dtype, shape, value, stat) result(r)
+    integer, intent(in) :: dtype, shape(:)
+    class(*), intent(in) :: value
+    integer, intent(out), optional :: stat
+    real(c_double) :: v
+    if (scalar_value(value, v)) then
+      call finish(sl_constant(int(dtype, c_int32_t), size(shape, kind=c_int32_t), int(shape, c_int64_t), v, &
+        r%handle), stat)
+    else
+      call fail(SL_ERR_INVALID_ARGUMENT, 'constant: ' // bad_operand, stat)
+    end if
+  end function
+
+  ! An array whose elements are their 1-based index along dimension `dim`.
+  type(sl_array) function iota(dtype, shape, dim, stat) result(r)
+    integer, intent(in) :: dtype, shape(:), dim
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: zero_based
+    integer(c_int) :: status
+    zero_based = 0
+    status = sl_iota(int(dtype, c_int32_t), size(shape, kind=c_int32_t), int(shape, c_int64_t), c_dim(dim), &
+      zero_based)
+    if (status == SL_OK) status = sl_add_scalar(zero_based, 1.0_c_double, r%handle)
+    call drop(zero_based, status)
+    call finish(status, stat)
+  end function
+
+  ! A rows x cols (default rows x rows) array with ones on the diagonal.
+  type(sl_array) function identity(dtype, rows, cols, stat) result(r)
+    integer, intent(in) :: dtype, rows
+    integer, intent(in), optional :: cols
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: n
+    n = rows
+    if (present(cols)) n = cols
+    call finish(sl_identity(int(dtype, c_int32_t), int(rows, c_int64_t), n, r%handle), stat)
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! Element-wise operations.
+
+  type(sl_array) function unary(op, a, stat) result(r)
+    integer(c_int32_t), intent(in) :: op
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    call finish(sl_unary(op, a%handle, r%handle), stat)
+  end function
+
+  ! `a op b` where b is an sl_array or a scalar.
+  type(sl_array) function binary_any(op, a, b, stat) result(r)
+    integer(c_int32_t), intent(in) :: op
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: b
+    integer, intent(out), optional :: stat
+    real(c_double) :: v
+    select type (b)
+    type is (sl_array)
+      call finish(sl_binary(op, a%handle, b%handle, r%handle), stat)
+    class default
+      if (scalar_value(b, v)) then
+        call finish(sl_binary_scalar(op, a%handle, v, r%handle), stat)
+      else
+        call fail(SL_ERR_INVALID_ARGUMENT, bad_operand, stat)
+      end if
+    end select
+  end function
+
+  ! `s op b` for a scalar s.
+  type(sl_array) function scalar_left(op, s, b) result(r)
+    integer(c_int32_t), intent(in) :: op
+    real(c_double), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    call finish(sl_scalar_binary(op, s, b%handle, r%handle))
+  end function
+
+  ! The failure of a conversion to a kind Sluice has no type for.
+  subroutine no_type_of_kind(what, kind, stat)
+    character(*), intent(in) :: what
+    integer, intent(in) :: kind
+    integer, intent(out), optional :: stat
+    call fail(SL_ERR_INVALID_ARGUMENT, what // ': Sluice has no type of kind ' // int_text(kind), stat)
+  end subroutine
+
+  ! `a` converted to `dtype`, or the failure of `what` when dtype is -1 (no such kind).
+  type(sl_array) function converted(a, dtype, what, kind, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer(c_int32_t), intent(in) :: dtype
+    character(*), intent(in) :: what
+    integer, intent(in) :: kind
+    integer, intent(out), optional :: stat
+    if (dtype < 0) then
+      call no_type_of_kind(what, kind, stat)
+    else
+      call finish(sl_cast(a%handle, dtype, r%handle), stat)
+    end if
+  end function
+
+  integer(c_int32_t) function real_dtype(kind)
+    integer, intent(in) :: kind
+    select case (kind)
+    case (c_float)
+      real_dtype = SL_F32
+    case (c_double)
+      real_dtype = SL_F64
+    case default
+      real_dtype = -1
+    end select
+  end function
+
+  integer(c_int32_t) function int_dtype(kind)
+    integer, intent(in) :: kind
+    select case (kind)
+    case (c_int32_t)
+      int_dtype = SL_I32
+    case (c_int64_t)
+      int_dtype = SL_I64
+    case default
+      int_dtype = -1
+    end select
+  end function
+
+  type(sl_array) function real_arr(a, kind, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(in), optional :: kind
+    integer, intent(out), optional :: stat
+    integer :: k
+    k = default_real
+    if (present(kind)) k = kind
+    r = converted(a, real_dtype(k), 'real', k, stat)
+  end function
+
+  type(sl_array) function dble_arr(a, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    call finish(sl_cast(a%handle, SL_F64, r%handle), stat)
+  end function
+
+  type(sl_array) function int_arr(a, kind, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(in), optional :: kind
+    integer, intent(out), optional :: stat
+    integer :: k
+    k = default_integer
+    if (present(kind)) k = kind
+    r = converted(a, int_dtype(k), 'int', k, stat)
+  end function
+
+  type(sl_array) function logical_arr(l, stat) result(r)
+    type(sl_array), intent(in) :: l
+    integer, intent(out), optional :: stat
+    call finish(sl_cast(l%handle, SL_BOOL, r%handle), stat)
+  end function
+
+  ! floor, ceiling and nint: rounded by `op`, then converted to integer as Fortran's are.
+  type(sl_array) function rounded(op, what, a, kind, stat) result(r)
+    integer(c_int32_t), intent(in) :: op
+    character(*), intent(in) :: what
+    type(sl_array), intent(in) :: a
+    integer, intent(in), optional :: kind
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: whole
+    integer(c_int32_t) :: dtype
+    integer(c_int) :: status
+    integer :: k
+    k = default_integer
+    if (present(kind)) k = kind
+    dtype = int_dtype(k)
+    if (dtype < 0) then
+      call no_type_of_kind(what, k, stat)
+      return
+    end if
+    whole = 0
+    status = sl_unary(op, a%handle, whole)
+    if (status == SL_OK) status = sl_cast(whole, dtype, r%handle)
+    call drop(whole, status)
+    call finish(status, stat)
+  end function
+
+  type(sl_array) function floor_arr(a, kind, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(in), optional :: kind
+    integer, intent(out), optional :: stat
+    r = rounded(SL_UNARY_FLOOR, 'floor', a, kind, stat)
+  end function
+
+  type(sl_array) function ceiling_arr(a, kind, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(in), optional :: kind
+    integer, intent(out), optional :: stat
+    r = rounded(SL_UNARY_CEIL, 'ceiling', a, kind, stat)
+  end function
+
+  type(sl_array) function nint_arr(a, kind, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(in), optional :: kind
+    integer, intent(out), optional :: stat
+    r = rounded(SL_UNARY_ROUND, 'nint', a, kind, stat)
+  end function
+
+  type(sl_array) function neg_arr(a) result(r)
+    type(sl_array), intent(in) :: a
+    r = unary(SL_UNARY_NEG, a)
+  end function
+
+  type(sl_array) function not_op(a) result(r)
+    type(sl_array), intent(in) :: a
+    r = unary(SL_UNARY_NOT, a)
+  end function
+
+  type(sl_array) function and_arr(a, b) result(r)
+    type(sl_array), intent(in) :: a, b
+    r = binary_any(SL_BINARY_AND, a, b)
+  end function
+
+  type(sl_array) function or_arr(a, b) result(r)
+    type(sl_array), intent(in) :: a, b
+    r = binary_any(SL_BINARY_OR, a, b)
+  end function
+
+  type(sl_array) function eqv_arr(a, b) result(r)
+    type(sl_array), intent(in) :: a, b
+    r = binary_any(SL_BINARY_EQ, a, b)
+  end function
+
+  type(sl_array) function neqv_arr(a, b) result(r)
+    type(sl_array), intent(in) :: a, b
+    r = binary_any(SL_BINARY_NE, a, b)
+  end function
+
+  ! merge(tsource, fsource, mask): tsource where mask is true, else fsource (an sl_array or
+  ! a scalar).
+  type(sl_array) function merge_arr(tsource, fsource, mask, stat) result(r)
+    type(sl_array), intent(in) :: tsource, mask
+    class(*), intent(in) :: fsource
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: other
+    integer(c_int32_t) :: dtype
+    integer(c_int) :: status
+    real(c_double) :: v
+    select type (fsource)
+    type is (sl_array)
+      call finish(sl_select(mask%handle, tsource%handle, fsource%handle, r%handle), stat)
+    class default
+      if (.not. scalar_value(fsource, v)) then
+        call fail(SL_ERR_INVALID_ARGUMENT, 'merge: ' // bad_operand, stat)
+        return
+      end if
+      other = 0
+      status = sl_get_dtype(tsource%handle, dtype)
+      if (status == SL_OK) status = sl_scalar(dtype, v, other)
+      if (status == SL_OK) status = sl_select(mask%handle, tsource%handle, other, r%handle)
+      call drop(other, status)
+      call finish(status, stat)
+    end select
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! Reductions and scans.
+
+  ! `op` over all of `a`, or along `dim` with that dimension dropped.
+  integer(c_int) function reduce_along(op, a, dim, out) result(status)
+    integer(c_int32_t), intent(in) :: op
+    integer(c_int64_t), intent(in) :: a
+    integer, intent(in), optional :: dim
+    integer(c_int64_t), intent(out) :: out
+    integer(c_int64_t) :: kept
+    out = 0
+    if (.not. present(dim)) then
+      status = sl_reduce(op, a, SL_ALL_DIMS, out)
+      return
+    end if
+    kept = 0
+    status = sl_reduce(op, a, c_dim(dim), kept)
+    if (status == SL_OK) status = sl_project(kept, c_dim(dim), 0_c_int64_t, out)
+    call drop(kept, status)
+  end function
+
+  type(sl_array) function reduction(op, a, dim, stat) result(r)
+    integer(c_int32_t), intent(in) :: op
+    type(sl_array), intent(in) :: a
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    call finish(reduce_along(op, a%handle, dim, r%handle), stat)
+  end function
+
+  ! The 1-based position along `dim` of the element `op` (argmin or argmax) picks.
+  type(sl_array) function location(op, array, dim, stat) result(r)
+    integer(c_int32_t), intent(in) :: op
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: dim
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: zero_based
+    integer(c_int) :: status
+    status = reduce_along(op, array%handle, dim, zero_based)
+    if (status == SL_OK) status = sl_add_scalar(zero_based, 1.0_c_double, r%handle)
+    call drop(zero_based, status)
+    call finish(status, stat)
+  end function
+
+  type(sl_array) function minloc_arr(array, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: dim
+    integer, intent(out), optional :: stat
+    r = location(SL_REDUCE_ARGMIN, array, dim, stat)
+  end function
+
+  type(sl_array) function maxloc_arr(array, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: dim
+    integer, intent(out), optional :: stat
+    r = location(SL_REDUCE_ARGMAX, array, dim, stat)
+  end function
+
+  ! Inclusive cumulative sum along `dim` (integers accumulate in integer(8)).
+  type(sl_array) function cumsum(array, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: dim
+    integer, intent(out), optional :: stat
+    call finish(sl_cumsum(array%handle, c_dim(dim), r%handle), stat)
+  end function
+
+  ! Inclusive cumulative product along `dim`.
+  type(sl_array) function cumprod(array, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: dim
+    integer, intent(out), optional :: stat
+    call finish(sl_cumprod(array%handle, c_dim(dim), r%handle), stat)
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! Products.
+
+  ! Fortran's matmul: matrix x matrix, matrix x vector, or vector x matrix (a row vector).
+  type(sl_array) function matmul_arr(matrix_a, matrix_b, stat) result(r)
+    type(sl_array), intent(in) :: matrix_a, matrix_b
+    integer, intent(out), optional :: stat
+    integer(c_int64_t), allocatable :: dims(:)
+    integer(c_int64_t) :: row, full
+    integer(c_int) :: status
+    status = shape_of(matrix_a%handle, dims)
+    if (status /= SL_OK .or. size(dims) /= 1) then
+      ! Matrices, or a bad handle for sl_matmul to report.
+      call finish(sl_matmul(matrix_a%handle, matrix_b%handle, r%handle), stat)
+      return
+    end if
+    row = 0
+    full = 0
+    status = sl_reshape(matrix_a%handle, 2_c_int32_t, [1_c_int64_t, dims(1)], row)
+    if (status == SL_OK) status = sl_matmul(row, matrix_b%handle, full)
+    if (status == SL_OK) status = sl_project(full, 0_c_int32_t, 0_c_int64_t, r%handle)
+    call drop(row, status)
+    call drop(full, status)
+    call finish(status, stat)
+  end function
+
+  type(sl_array) function dot_product_arr(vector_a, vector_b, stat) result(r)
+    type(sl_array), intent(in) :: vector_a, vector_b
+    integer, intent(out), optional :: stat
+    call finish(sl_dot(vector_a%handle, vector_b%handle, r%handle), stat)
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! Shapes and views (views cost nothing until computed; none copies its source).
+
+  ! shape(source): the dimensions, as Fortran's shape gives them.
+  function shape_arr(source, stat) result(dims)
+    type(sl_array), intent(in) :: source
+    integer, intent(out), optional :: stat
+    integer, allocatable :: dims(:)
+    integer(c_int64_t), allocatable :: have(:)
+    call finish(shape_of(source%handle, have), stat)
+    dims = int(have)
+  end function
+
+  ! size(array [, dim]): the number of elements, or the extent along dim.
+  integer function size_arr(array, dim, stat) result(n)
+    type(sl_array), intent(in) :: array
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    integer(c_int64_t), allocatable :: have(:)
+    integer(c_int) :: status
+    n = 0
+    status = shape_of(array%handle, have)
+    if (status /= SL_OK) then
+      call finish(status, stat)
+    else if (.not. present(dim)) then
+      n = int(product(have))
+      call finish(status, stat)
+    else if (dim < 1 .or. dim > size(have)) then
+      call fail(SL_ERR_INVALID_ARGUMENT, 'size: dimension ' // int_text(dim) // ' of a rank-' // &
+        int_text(size(have)) // ' array', stat)
+    else
+      n = int(have(dim))
+      call finish(status, stat)
+    end if
+  end function
+
+  type(sl_array) function transpose_arr(matrix, stat) result(r)
+    type(sl_array), intent(in) :: matrix
+    integer, intent(out), optional :: stat
+    call finish(sl_transpose(matrix%handle, r%handle), stat)
+  end function
+
+  type(sl_array) function reshape_arr(source, shape, stat) result(r)
+    type(sl_array), intent(in) :: source
+    integer, intent(in) :: shape(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_reshape(source%handle, size(shape, kind=c_int32_t), int(shape, c_int64_t), r%handle), stat)
+  end function
+
+  ! cshift(array, shift [, dim]): element i of the result is element i + shift, cyclically.
+  type(sl_array) function cshift_arr(array, shift, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: shift
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    call finish(sl_rotate(array%handle, c_dim(dim), -int(shift, c_int64_t), r%handle), stat)
+  end function
+
+  ! eoshift(array, shift [, boundary, dim]): element i of the result is element i + shift,
+  ! or boundary (default 0) past the ends.
+  type(sl_array) function eoshift_arr(array, shift, boundary, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: shift
+    class(*), intent(in), optional :: boundary
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    real(c_double) :: fill
+    if (fill_value(boundary, fill)) then
+      call finish(sl_shift(array%handle, c_dim(dim), -int(shift, c_int64_t), SL_BOUNDARY_FILL, fill, r%handle), &
+        stat)
+    else
+      call fail(SL_ERR_INVALID_ARGUMENT, 'eoshift: ' // bad_operand, stat)
+    end if
+  end function
+
+  ! spread(source, dim, ncopies): source repeated ncopies times along a new dimension dim.
+  type(sl_array) function spread_arr(source, dim, ncopies, stat) result(r)
+    type(sl_array), intent(in) :: source
+    integer, intent(in) :: dim, ncopies
+    integer, intent(out), optional :: stat
+    integer(c_int64_t), allocatable :: dims(:), grown(:)
+    integer(c_int64_t) :: lifted
+    integer(c_int) :: status
+    status = shape_of(source%handle, dims)
+    if (status /= SL_OK) then
+      call finish(status, stat)
+      return
+    end if
+    if (dim < 1 .or. dim > size(dims) + 1) then
+      call fail(SL_ERR_INVALID_ARGUMENT, 'spread: dimension ' // int_text(dim) // ' for a rank-' // &
+        int_text(size(dims)) // ' source', stat)
+      return
+    end if
+    allocate (grown(size(dims) + 1))
+    grown(:dim - 1) = dims(:dim - 1)
+    grown(dim) = 1
+    grown(dim + 1:) = dims(dim:)
+    lifted = 0
+    status = sl_reshape(source%handle, size(grown, kind=c_int32_t), grown, lifted)
+    grown(dim) = ncopies
+    if (status == SL_OK) status = sl_broadcast_to(lifted, size(grown, kind=c_int32_t), grown, r%handle)
+    call drop(lifted, status)
+    call finish(status, stat)
+  end function
+
+  ! array(lower(1):upper(1):stride(1), ...): a view with 1-based inclusive bounds, one per
+  ! dimension; strides default to 1 and may be negative.
+  type(sl_array) function section(array, lower, upper, stride, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: lower(:), upper(:)
+    integer, intent(in), optional :: stride(:)
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: step(size(lower)), extent(size(lower))
+    step = 1
+    if (present(stride)) then
+      if (size(stride) /= size(lower)) then
+        call fail(SL_ERR_INVALID_ARGUMENT, 'section: stride has a different length than lower', stat)
+        return
+      end if
+      step = stride
+    end if
+    if (size(upper) /= size(lower) .or. any(step == 0)) then
+      call fail(SL_ERR_INVALID_ARGUMENT, 'section: upper must have lower''s length and strides must not be 0', &
+        stat)
+      return
+    end if
+    if (.not. one_per_dim(array, size(lower), 'section', stat)) return
+    extent = max(0_c_int64_t, (upper - lower + step) / step)
+    call finish(sl_section(array%handle, int(lower - 1, c_int64_t), extent, step, r%handle), stat)
+  end function
+
+  ! Dimension d of the result is dimension order(d) of array.
+  type(sl_array) function permute(array, order, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: order(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_permute(array%handle, int(order - 1, c_int32_t), size(order, kind=c_int32_t), r%handle), stat)
+  end function
+
+  ! The slice at 1-based `index` of dimension `dim`, with that dimension removed.
+  type(sl_array) function project(array, dim, index, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: dim, index
+    integer, intent(out), optional :: stat
+    call finish(sl_project(array%handle, c_dim(dim), int(index - 1, c_int64_t), r%handle), stat)
+  end function
+
+  ! array with lower(d) elements added before and upper(d) after each dimension d, taken by
+  ! the boundary rule (SL_BOUNDARY_FILL with `fill`, default 0; SL_BOUNDARY_CLAMP; SL_BOUNDARY_WRAP).
+  type(sl_array) function pad(array, lower, upper, boundary, fill, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: lower(:), upper(:)
+    integer, intent(in), optional :: boundary
+    class(*), intent(in), optional :: fill
+    integer, intent(out), optional :: stat
+    integer(c_int32_t) :: rule
+    real(c_double) :: v
+    if (.not. fill_value(fill, v)) then
+      call fail(SL_ERR_INVALID_ARGUMENT, 'pad: ' // bad_operand, stat)
+      return
+    end if
+    if (size(upper) /= size(lower)) then
+      call fail(SL_ERR_INVALID_ARGUMENT, 'pad: lower and upper differ in length', stat)
+      return
+    end if
+    if (.not. one_per_dim(array, size(lower), 'pad', stat)) return
+    rule = SL_BOUNDARY_FILL
+    if (present(boundary)) rule = int(boundary, c_int32_t)
+    call finish(sl_pad(array%handle, int(lower, c_int64_t), int(upper, c_int64_t), rule, v, r%handle), stat)
+  end function
+
+  ! array repeated reps(d) times along each dimension (more entries than the rank add dimensions).
+  type(sl_array) function tile(array, reps, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: reps(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_tile(array%handle, int(reps, c_int64_t), size(reps, kind=c_int32_t), r%handle), stat)
+  end function
+
+  ! array stretched to `shape` along its size-1 and missing trailing dimensions.
+  type(sl_array) function broadcast_to(array, shape, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: shape(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_broadcast_to(array%handle, size(shape, kind=c_int32_t), int(shape, c_int64_t), r%handle), stat)
+  end function
+
+  ! The arrays joined along `dim` (their other dimensions match).
+  type(sl_array) function concat(arrays, dim, stat) result(r)
+    type(sl_array), intent(in) :: arrays(:)
+    integer, intent(in) :: dim
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: handles(size(arrays))
+    handles = arrays%handle
+    call finish(sl_concat(handles, size(arrays, kind=c_int32_t), c_dim(dim), r%handle), stat)
+  end function
+
+  ! Fortran's 1-based index arrays as the C API's 0-based ones (new handles to drop).
+  integer(c_int) function zero_based(indices, handles) result(status)
+    type(sl_array), intent(in) :: indices(:)
+    integer(c_int64_t), intent(out) :: handles(:)
+    integer :: i
+    handles = 0
+    status = SL_OK
+    do i = 1, size(indices)
+      if (status == SL_OK) status = sl_sub_scalar(indices(i)%handle, 1.0_c_double, handles(i))
+    end do
+  end function
+
+  ! r(i) = source(indices(1)(i), ..., indices(n)(i)): one integer array of 1-based indices
+  ! per dimension of source (they broadcast together); out-of-range indices clamp to the edge.
+  type(sl_array) function gather(source, indices, stat) result(r)
+    type(sl_array), intent(in) :: source
+    type(sl_array), intent(in) :: indices(:)
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: handles(size(indices))
+    integer(c_int) :: status
+    status = zero_based(indices, handles)
+    if (status == SL_OK) status = sl_gather(source%handle, handles, size(indices, kind=c_int32_t), r%handle)
+    call drop_all(handles, status)
+    call finish(status, stat)
+  end function
+
+  ! A copy of destination with values(i) written at (indices(1)(i), ..., indices(n)(i))
+  ! (1-based), combined by mode (SL_SCATTER_REPLACE by default, _ADD, _MIN, _MAX);
+  ! out-of-range positions are dropped.
+  type(sl_array) function scatter(destination, indices, values, mode, stat) result(r)
+    type(sl_array), intent(in) :: destination, values
+    type(sl_array), intent(in) :: indices(:)
+    integer, intent(in), optional :: mode
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: handles(size(indices))
+    integer(c_int32_t) :: how
+    integer(c_int) :: status
+    how = SL_SCATTER_REPLACE
+    if (present(mode)) how = int(mode, c_int32_t)
+    status = zero_based(indices, handles)
+    if (status == SL_OK) status = sl_scatter(destination%handle, handles, size(indices, kind=c_int32_t), &
+      values%handle, how, r%handle)
+    call drop_all(handles, status)
+    call finish(status, stat)
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! One procedure per type and rank (Fortran 2008 has no generic kinds or ranks), each
+  ! handing its array's type, shape and address to the shared code above.
+
+  ! sl_array(x): constructors.
+  type(sl_array) function new_r4_0(x, stat) result(a)
+    real(c_float), intent(in), target :: x
+    integer, intent(out), optional :: stat
+    a = create(SL_F32, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_r4_1(x, stat) result(a)
+    real(c_float), intent(in), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    a = create(SL_F32, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_r4_2(x, stat) result(a)
+    real(c_float), intent(in), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_F32, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_r4_3(x, stat) result(a)
+    real(c_float), intent(in), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_F32, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_r4_4(x, stat) result(a)
+    real(c_float), intent(in), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_F32, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_r8_0(x, stat) result(a)
+    real(c_double), intent(in), target :: x
+    integer, intent(out), optional :: stat
+    a = create(SL_F64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_r8_1(x, stat) result(a)
+    real(c_double), intent(in), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    a = create(SL_F64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_r8_2(x, stat) result(a)
+    real(c_double), intent(in), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_F64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_r8_3(x, stat) result(a)
+    real(c_double), intent(in), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_F64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_r8_4(x, stat) result(a)
+    real(c_double), intent(in), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_F64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i4_0(x, stat) result(a)
+    integer(c_int32_t), intent(in), target :: x
+    integer, intent(out), optional :: stat
+    a = create(SL_I32, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i4_1(x, stat) result(a)
+    integer(c_int32_t), intent(in), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I32, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i4_2(x, stat) result(a)
+    integer(c_int32_t), intent(in), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I32, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i4_3(x, stat) result(a)
+    integer(c_int32_t), intent(in), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I32, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i4_4(x, stat) result(a)
+    integer(c_int32_t), intent(in), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I32, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i8_0(x, stat) result(a)
+    integer(c_int64_t), intent(in), target :: x
+    integer, intent(out), optional :: stat
+    a = create(SL_I64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i8_1(x, stat) result(a)
+    integer(c_int64_t), intent(in), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i8_2(x, stat) result(a)
+    integer(c_int64_t), intent(in), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i8_3(x, stat) result(a)
+    integer(c_int64_t), intent(in), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i8_4(x, stat) result(a)
+    integer(c_int64_t), intent(in), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_l_0(x, stat) result(a)
+    logical, intent(in) :: x
+    integer, intent(out), optional :: stat
+    a = create_flags(shape(x, c_int64_t), [x], stat)
+  end function
+
+  type(sl_array) function new_l_1(x, stat) result(a)
+    logical, intent(in) :: x(:)
+    integer, intent(out), optional :: stat
+    a = create_flags(shape(x, c_int64_t), pack(x, .true.), stat)
+  end function
+
+  type(sl_array) function new_l_2(x, stat) result(a)
+    logical, intent(in) :: x(:,:)
+    integer, intent(out), optional :: stat
+    a = create_flags(shape(x, c_int64_t), pack(x, .true.), stat)
+  end function
+
+  type(sl_array) function new_l_3(x, stat) result(a)
+    logical, intent(in) :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    a = create_flags(shape(x, c_int64_t), pack(x, .true.), stat)
+  end function
+
+  type(sl_array) function new_l_4(x, stat) result(a)
+    logical, intent(in) :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    a = create_flags(shape(x, c_int64_t), pack(x, .true.), stat)
+  end function
+
+  ! get(a, x): reads.
+  subroutine get_r4_0(a, x, stat)
+    type(sl_array), intent(in) :: a
+    real(c_float), intent(inout), target :: x
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_F32, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_r4_1(a, x, stat)
+    type(sl_array), intent(in) :: a
+    real(c_float), intent(inout), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_F32, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_r4_2(a, x, stat)
+    type(sl_array), intent(in) :: a
+    real(c_float), intent(inout), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_F32, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_r4_3(a, x, stat)
+    type(sl_array), intent(in) :: a
+    real(c_float), intent(inout), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_F32, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_r4_4(a, x, stat)
+    type(sl_array), intent(in) :: a
+    real(c_float), intent(inout), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_F32, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_r8_0(a, x, stat)
+    type(sl_array), intent(in) :: a
+    real(c_double), intent(inout), target :: x
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_F64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_r8_1(a, x, stat)
+    type(sl_array), intent(in) :: a
+    real(c_double), intent(inout), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_F64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_r8_2(a, x, stat)
+    type(sl_array), intent(in) :: a
+    real(c_double), intent(inout), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_F64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_r8_3(a, x, stat)
+    type(sl_array), intent(in) :: a
+    real(c_double), intent(inout), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_F64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_r8_4(a, x, stat)
+    type(sl_array), intent(in) :: a
+    real(c_double), intent(inout), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_F64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i4_0(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int32_t), intent(inout), target :: x
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I32, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i4_1(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int32_t), intent(inout), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I32, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i4_2(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int32_t), intent(inout), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I32, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i4_3(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int32_t), intent(inout), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I32, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i4_4(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int32_t), intent(inout), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I32, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i8_0(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int64_t), intent(inout), target :: x
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i8_1(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int64_t), intent(inout), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i8_2(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int64_t), intent(inout), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i8_3(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int64_t), intent(inout), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i8_4(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int64_t), intent(inout), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_l_0(a, x, stat)
+    type(sl_array), intent(in) :: a
+    logical, intent(inout) :: x
+    integer, intent(out), optional :: stat
+    integer(c_int8_t) :: flags(1)
+    if (read_flags(a, shape(x, c_int64_t), flags, stat)) x = flags(1) /= 0
+  end subroutine
+
+  subroutine get_l_1(a, x, stat)
+    type(sl_array), intent(in) :: a
+    logical, intent(inout) :: x(:)
+    integer, intent(out), optional :: stat
+    integer(c_int8_t) :: flags(size(x))
+    if (read_flags(a, shape(x, c_int64_t), flags, stat)) x = reshape(flags /= 0, shape(x))
+  end subroutine
+
+  subroutine get_l_2(a, x, stat)
+    type(sl_array), intent(in) :: a
+    logical, intent(inout) :: x(:,:)
+    integer, intent(out), optional :: stat
+    integer(c_int8_t) :: flags(size(x))
+    if (read_flags(a, shape(x, c_int64_t), flags, stat)) x = reshape(flags /= 0, shape(x))
+  end subroutine
+
+  subroutine get_l_3(a, x, stat)
+    type(sl_array), intent(in) :: a
+    logical, intent(inout) :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    integer(c_int8_t) :: flags(size(x))
+    if (read_flags(a, shape(x, c_int64_t), flags, stat)) x = reshape(flags /= 0, shape(x))
+  end subroutine
+
+  subroutine get_l_4(a, x, stat)
+    type(sl_array), intent(in) :: a
+    logical, intent(inout) :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    integer(c_int8_t) :: flags(size(x))
+    if (read_flags(a, shape(x, c_int64_t), flags, stat)) x = reshape(flags /= 0, shape(x))
+  end subroutine
+
+  ! x = a: assignments.
+  subroutine set_r4_0(x, a)
+    real(c_float), intent(inout) :: x
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_r4_1(x, a)
+    real(c_float), intent(inout) :: x(:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_r4_2(x, a)
+    real(c_float), intent(inout) :: x(:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_r4_3(x, a)
+    real(c_float), intent(inout) :: x(:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_r4_4(x, a)
+    real(c_float), intent(inout) :: x(:,:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_r8_0(x, a)
+    real(c_double), intent(inout) :: x
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_r8_1(x, a)
+    real(c_double), intent(inout) :: x(:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_r8_2(x, a)
+    real(c_double), intent(inout) :: x(:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_r8_3(x, a)
+    real(c_double), intent(inout) :: x(:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_r8_4(x, a)
+    real(c_double), intent(inout) :: x(:,:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i4_0(x, a)
+    integer(c_int32_t), intent(inout) :: x
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i4_1(x, a)
+    integer(c_int32_t), intent(inout) :: x(:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i4_2(x, a)
+    integer(c_int32_t), intent(inout) :: x(:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i4_3(x, a)
+    integer(c_int32_t), intent(inout) :: x(:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i4_4(x, a)
+    integer(c_int32_t), intent(inout) :: x(:,:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i8_0(x, a)
+    integer(c_int64_t), intent(inout) :: x
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i8_1(x, a)
+    integer(c_int64_t), intent(inout) :: x(:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i8_2(x, a)
+    integer(c_int64_t), intent(inout) :: x(:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i8_3(x, a)
+    integer(c_int64_t), intent(inout) :: x(:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i8_4(x, a)
+    integer(c_int64_t), intent(inout) :: x(:,:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_l_0(x, a)
+    logical, intent(inout) :: x
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_l_1(x, a)
+    logical, intent(inout) :: x(:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_l_2(x, a)
+    logical, intent(inout) :: x(:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_l_3(x, a)
+    logical, intent(inout) :: x(:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_l_4(x, a)
+    logical, intent(inout) :: x(:,:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  ! Operators: an sl_array on the left with anything on the right, or a scalar of each
+  ! kind on the left.
+  type(sl_array) function add_any(a, b) result(r)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: b
+    r = binary_any(SL_BINARY_ADD, a, b)
+  end function
+
+  type(sl_array) function add_r4(s, b) result(r)
+    real(c_float), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_ADD, real(s, c_double), b)
+  end function
+
+  type(sl_array) function add_r8(s, b) result(r)
+    real(c_double), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_ADD, real(s, c_double), b)
+  end function
+
+  type(sl_array) function add_i4(s, b) result(r)
+    integer(c_int32_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_ADD, real(s, c_double), b)
+  end function
+
+  type(sl_array) function add_i8(s, b) result(r)
+    integer(c_int64_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_ADD, real(s, c_double), b)
+  end function
+
+  type(sl_array) function sub_any(a, b) result(r)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: b
+    r = binary_any(SL_BINARY_SUB, a, b)
+  end function
+
+  type(sl_array) function sub_r4(s, b) result(r)
+    real(c_float), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_SUB, real(s, c_double), b)
+  end function
+
+  type(sl_array) function sub_r8(s, b) result(r)
+    real(c_double), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_SUB, real(s, c_double), b)
+  end function
+
+  type(sl_array) function sub_i4(s, b) result(r)
+    integer(c_int32_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_SUB, real(s, c_double), b)
+  end function
+
+  type(sl_array) function sub_i8(s, b) result(r)
+    integer(c_int64_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_SUB, real(s, c_double), b)
+  end function
+
+  type(sl_array) function mul_any(a, b) result(r)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: b
+    r = binary_any(SL_BINARY_MUL, a, b)
+  end function
+
+  type(sl_array) function mul_r4(s, b) result(r)
+    real(c_float), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_MUL, real(s, c_double), b)
+  end function
+
+  type(sl_array) function mul_r8(s, b) result(r)
+    real(c_double), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_MUL, real(s, c_double), b)
+  end function
+
+  type(sl_array) function mul_i4(s, b) result(r)
+    integer(c_int32_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_MUL, real(s, c_double), b)
+  end function
+
+  type(sl_array) function mul_i8(s, b) result(r)
+    integer(c_int64_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_MUL, real(s, c_double), b)
+  end function
+
+  type(sl_array) function div_any(a, b) result(r)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: b
+    r = binary_any(SL_BINARY_DIV, a, b)
+  end function
+
+  type(sl_array) function div_r4(s, b) result(r)
+    real(c_float), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_DIV, real(s, c_double), b)
+  end function
+
+  type(sl_array) function div_r8(s, b) result(r)
+    real(c_double), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_DIV, real(s, c_double), b)
+  end function
+
+  type(sl_array) function div_i4(s, b) result(r)
+    integer(c_int32_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_DIV, real(s, c_double), b)
+  end function
+
+  type(sl_array) function div_i8(s, b) result(r)
+    integer(c_int64_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_DIV, real(s, c_double), b)
+  end function
+
+  type(sl_array) function pow_any(a, b) result(r)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: b
+    r = binary_any(SL_BINARY_POW, a, b)
+  end function
+
+  type(sl_array) function pow_r4(s, b) result(r)
+    real(c_float), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_POW, real(s, c_double), b)
+  end function
+
+  type(sl_array) function pow_r8(s, b) result(r)
+    real(c_double), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_POW, real(s, c_double), b)
+  end function
+
+  type(sl_array) function pow_i4(s, b) result(r)
+    integer(c_int32_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_POW, real(s, c_double), b)
+  end function
+
+  type(sl_array) function pow_i8(s, b) result(r)
+    integer(c_int64_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_POW, real(s, c_double), b)
+  end function
+
+  type(sl_array) function eq_any(a, b) result(r)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: b
+    r = binary_any(SL_BINARY_EQ, a, b)
+  end function
+
+  type(sl_array) function eq_r4(s, b) result(r)
+    real(c_float), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_EQ, real(s, c_double), b)
+  end function
+
+  type(sl_array) function eq_r8(s, b) result(r)
+    real(c_double), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_EQ, real(s, c_double), b)
+  end function
+
+  type(sl_array) function eq_i4(s, b) result(r)
+    integer(c_int32_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_EQ, real(s, c_double), b)
+  end function
+
+  type(sl_array) function eq_i8(s, b) result(r)
+    integer(c_int64_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_EQ, real(s, c_double), b)
+  end function
+
+  type(sl_array) function ne_any(a, b) result(r)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: b
+    r = binary_any(SL_BINARY_NE, a, b)
+  end function
+
+  type(sl_array) function ne_r4(s, b) result(r)
+    real(c_float), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_NE, real(s, c_double), b)
+  end function
+
+  type(sl_array) function ne_r8(s, b) result(r)
+    real(c_double), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_NE, real(s, c_double), b)
+  end function
+
+  type(sl_array) function ne_i4(s, b) result(r)
+    integer(c_int32_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_NE, real(s, c_double), b)
+  end function
+
+  type(sl_array) function ne_i8(s, b) result(r)
+    integer(c_int64_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_NE, real(s, c_double), b)
+  end function
+
+  type(sl_array) function lt_any(a, b) result(r)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: b
+    r = binary_any(SL_BINARY_LT, a, b)
+  end function
+
+  type(sl_array) function lt_r4(s, b) result(r)
+    real(c_float), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_LT, real(s, c_double), b)
+  end function
+
+  type(sl_array) function lt_r8(s, b) result(r)
+    real(c_double), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_LT, real(s, c_double), b)
+  end function
+
+  type(sl_array) function lt_i4(s, b) result(r)
+    integer(c_int32_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_LT, real(s, c_double), b)
+  end function
+
+  type(sl_array) function lt_i8(s, b) result(r)
+    integer(c_int64_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_LT, real(s, c_double), b)
+  end function
+
+  type(sl_array) function le_any(a, b) result(r)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: b
+    r = binary_any(SL_BINARY_LE, a, b)
+  end function
+
+  type(sl_array) function le_r4(s, b) result(r)
+    real(c_float), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_LE, real(s, c_double), b)
+  end function
+
+  type(sl_array) function le_r8(s, b) result(r)
+    real(c_double), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_LE, real(s, c_double), b)
+  end function
+
+  type(sl_array) function le_i4(s, b) result(r)
+    integer(c_int32_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_LE, real(s, c_double), b)
+  end function
+
+  type(sl_array) function le_i8(s, b) result(r)
+    integer(c_int64_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_LE, real(s, c_double), b)
+  end function
+
+  type(sl_array) function gt_any(a, b) result(r)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: b
+    r = binary_any(SL_BINARY_GT, a, b)
+  end function
+
+  type(sl_array) function gt_r4(s, b) result(r)
+    real(c_float), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_GT, real(s, c_double), b)
+  end function
+
+  type(sl_array) function gt_r8(s, b) result(r)
+    real(c_double), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_GT, real(s, c_double), b)
+  end function
+
+  type(sl_array) function gt_i4(s, b) result(r)
+    integer(c_int32_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_GT, real(s, c_double), b)
+  end function
+
+  type(sl_array) function gt_i8(s, b) result(r)
+    integer(c_int64_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_GT, real(s, c_double), b)
+  end function
+
+  type(sl_array) function ge_any(a, b) result(r)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: b
+    r = binary_any(SL_BINARY_GE, a, b)
+  end function
+
+  type(sl_array) function ge_r4(s, b) result(r)
+    real(c_float), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_GE, real(s, c_double), b)
+  end function
+
+  type(sl_array) function ge_r8(s, b) result(r)
+    real(c_double), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_GE, real(s, c_double), b)
+  end function
+
+  type(sl_array) function ge_i4(s, b) result(r)
+    integer(c_int32_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_GE, real(s, c_double), b)
+  end function
+
+  type(sl_array) function ge_i8(s, b) result(r)
+    integer(c_int64_t), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    r = scalar_left(SL_BINARY_GE, real(s, c_double), b)
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! One procedure per generic name.
+
+  ! Element-wise functions of one argument.
+  type(sl_array) function abs_arr(a, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ABS, a, stat)
+  end function
+
+  type(sl_array) function sqrt_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_SQRT, x, stat)
+  end function
+
+  type(sl_array) function exp_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_EXP, x, stat)
+  end function
+
+  type(sl_array) function log_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_LOG, x, stat)
+  end function
+
+  type(sl_array) function log10_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_LOG10, x, stat)
+  end function
+
+  type(sl_array) function sin_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_SIN, x, stat)
+  end function
+
+  type(sl_array) function cos_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_COS, x, stat)
+  end function
+
+  type(sl_array) function tan_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_TAN, x, stat)
+  end function
+
+  type(sl_array) function asin_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ASIN, x, stat)
+  end function
+
+  type(sl_array) function acos_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ACOS, x, stat)
+  end function
+
+  type(sl_array) function atan_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ATAN, x, stat)
+  end function
+
+  type(sl_array) function sinh_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_SINH, x, stat)
+  end function
+
+  type(sl_array) function cosh_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_COSH, x, stat)
+  end function
+
+  type(sl_array) function tanh_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_TANH, x, stat)
+  end function
+
+  type(sl_array) function asinh_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ASINH, x, stat)
+  end function
+
+  type(sl_array) function acosh_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ACOSH, x, stat)
+  end function
+
+  type(sl_array) function atanh_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ATANH, x, stat)
+  end function
+
+  type(sl_array) function erf_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ERF, x, stat)
+  end function
+
+  type(sl_array) function aint_arr(a, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_TRUNC, a, stat)
+  end function
+
+  type(sl_array) function anint_arr(a, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ROUND, a, stat)
+  end function
+
+  type(sl_array) function not_arr(i, stat) result(r)
+    type(sl_array), intent(in) :: i
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_NOT, i, stat)
+  end function
+
+  type(sl_array) function rsqrt_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_RSQRT, x, stat)
+  end function
+
+  type(sl_array) function cbrt_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_CBRT, x, stat)
+  end function
+
+  type(sl_array) function rcp_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_RCP, x, stat)
+  end function
+
+  type(sl_array) function exp2_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_EXP2, x, stat)
+  end function
+
+  type(sl_array) function expm1_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_EXPM1, x, stat)
+  end function
+
+  type(sl_array) function log2_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_LOG2, x, stat)
+  end function
+
+  type(sl_array) function log1p_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_LOG1P, x, stat)
+  end function
+
+  type(sl_array) function signum_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_SIGN, x, stat)
+  end function
+
+  type(sl_array) function is_nan_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ISNAN, x, stat)
+  end function
+
+  type(sl_array) function is_inf_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ISINF, x, stat)
+  end function
+
+  ! Element-wise functions of two arguments.
+  type(sl_array) function atan2_arr(y, x, stat) result(r)
+    type(sl_array), intent(in) :: y
+    class(*), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = binary_any(SL_BINARY_ATAN2, y, x, stat)
+  end function
+
+  type(sl_array) function hypot_arr(x, y, stat) result(r)
+    type(sl_array), intent(in) :: x
+    class(*), intent(in) :: y
+    integer, intent(out), optional :: stat
+    r = binary_any(SL_BINARY_HYPOT, x, y, stat)
+  end function
+
+  type(sl_array) function min_arr(a1, a2, stat) result(r)
+    type(sl_array), intent(in) :: a1
+    class(*), intent(in) :: a2
+    integer, intent(out), optional :: stat
+    r = binary_any(SL_BINARY_MIN, a1, a2, stat)
+  end function
+
+  type(sl_array) function max_arr(a1, a2, stat) result(r)
+    type(sl_array), intent(in) :: a1
+    class(*), intent(in) :: a2
+    integer, intent(out), optional :: stat
+    r = binary_any(SL_BINARY_MAX, a1, a2, stat)
+  end function
+
+  type(sl_array) function mod_arr(a, p, stat) result(r)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: p
+    integer, intent(out), optional :: stat
+    r = binary_any(SL_BINARY_REM, a, p, stat)
+  end function
+
+  type(sl_array) function iand_arr(i, j, stat) result(r)
+    type(sl_array), intent(in) :: i
+    class(*), intent(in) :: j
+    integer, intent(out), optional :: stat
+    r = binary_any(SL_BINARY_AND, i, j, stat)
+  end function
+
+  type(sl_array) function ior_arr(i, j, stat) result(r)
+    type(sl_array), intent(in) :: i
+    class(*), intent(in) :: j
+    integer, intent(out), optional :: stat
+    r = binary_any(SL_BINARY_OR, i, j, stat)
+  end function
+
+  type(sl_array) function ieor_arr(i, j, stat) result(r)
+    type(sl_array), intent(in) :: i
+    class(*), intent(in) :: j
+    integer, intent(out), optional :: stat
+    r = binary_any(SL_BINARY_XOR, i, j, stat)
+  end function
+
+  ! Reductions.
+  type(sl_array) function sum_arr(array, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    r = reduction(SL_REDUCE_SUM, array, dim, stat)
+  end function
+
+  type(sl_array) function product_arr(array, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    r = reduction(SL_REDUCE_PROD, array, dim, stat)
+  end function
+
+  type(sl_array) function maxval_arr(array, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    r = reduction(SL_REDUCE_MAXVAL, array, dim, stat)
+  end function
+
+  type(sl_array) function minval_arr(array, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    r = reduction(SL_REDUCE_MINVAL, array, dim, stat)
+  end function
+
+  type(sl_array) function count_arr(mask, dim, stat) result(r)
+    type(sl_array), intent(in) :: mask
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    r = reduction(SL_REDUCE_COUNT, mask, dim, stat)
+  end function
+
+  type(sl_array) function any_arr(mask, dim, stat) result(r)
+    type(sl_array), intent(in) :: mask
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    r = reduction(SL_REDUCE_ANY, mask, dim, stat)
+  end function
+
+  type(sl_array) function all_arr(mask, dim, stat) result(r)
+    type(sl_array), intent(in) :: mask
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    r = reduction(SL_REDUCE_ALL, mask, dim, stat)
+  end function
+
+  type(sl_array) function mean_arr(array, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    r = reduction(SL_REDUCE_MEAN, array, dim, stat)
+  end function
+end module sluice

@@ -1,0 +1,123 @@
+//! Macros (code reuse sections): begin, end and cancel. See `sched::macros` for what is
+//! recorded and replayed, and the `SL_MACRO` helper in the header for use from C.
+
+use std::ffi::CStr;
+use std::os::raw::c_char;
+use std::sync::Arc;
+
+use super::error::boundary;
+use super::types::*;
+use super::{node, nodes, put, runtime, slice, write_out};
+use crate::front::scope;
+use crate::ir::{Node, Result, bail};
+use crate::sched::MacroStart;
+
+/// Opens a code reuse section named `name` reading `inputs` (their values are what vary
+/// between runs) with `controls` (values the section's calls depend on, e.g. an if/else;
+/// each combination is its own entry) and `n_out` outputs. `*mode` says what to do:
+/// `SL_MACRO_RECORD`: run the section's calls and close it with `sl_macro_end`;
+/// `SL_MACRO_REPLAY`: skip them; `outputs` already holds new handles to the results.
+/// Inside a recording section, reads, writes, `sl_eval` and `sl_sync` are refused, and
+/// arrays it makes are released at `sl_macro_end` unless declared as outputs.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_macro_begin(
+    name: *const c_char,
+    inputs: *const sl_array,
+    n_in: i32,
+    controls: *const f64,
+    n_ctrl: i32,
+    outputs: *mut sl_array,
+    n_out: i32,
+    mode: *mut sl_macro_mode,
+) -> sl_status {
+    boundary!("sl_macro_begin", |site| {
+        let outs = slice_mut(outputs, n_out)?;
+        outs.fill(0);
+        write_out(mode, "mode", SL_MACRO_REPLAY)?;
+        if name.is_null() {
+            bail!(InvalidArgument, "name is NULL");
+        }
+        // SAFETY: non-null, and the caller passes a NUL-terminated string.
+        let Ok(name) = unsafe { CStr::from_ptr(name) }.to_str() else {
+            bail!(InvalidArgument, "name is not UTF-8");
+        };
+        let rt = runtime()?;
+        let ins = nodes(&rt, inputs, n_in)?;
+        let ctrl = slice(controls, n_ctrl, "controls")?;
+        let reserve = |rng: u64, count: u64| -> Result<(u64, u64)> {
+            let st = rt.rngs.get(rng)?.take(count);
+            Ok((st.seed, st.draw))
+        };
+        match rt.sched.macro_begin(name, ins, ctrl, outs.len(), site, &reserve)? {
+            MacroStart::Replay(results) => {
+                for (slot, n) in outs.iter_mut().zip(results) {
+                    put(&rt, slot, n);
+                }
+            }
+            MacroStart::Record => {
+                // The section's arrays live in a scope of their own.
+                scope::begin();
+                write_out(mode, "mode", SL_MACRO_RECORD)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Closes the section being recorded on this thread, declaring its `n_out` outputs (as
+/// many as `sl_macro_begin` was given); they stay valid after the section, every other
+/// array it made is released. The section is compiled as one unit and cached.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_macro_end(outputs: *const sl_array, n_out: i32) -> sl_status {
+    boundary!("sl_macro_end", |_site| {
+        let rt = runtime()?;
+        let handles = slice(outputs, n_out, "outputs")?;
+        let outs: Vec<Arc<Node>> = handles.iter().map(|&h| node(&rt, h)).collect::<Result<_>>()?;
+        if crate::sched::macros::recording_name().is_none() {
+            bail!(InvalidState, "sl_macro_end without an open sl_macro_begin on this thread");
+        }
+        for &h in handles {
+            // Outputs made before the section (inputs passed through) are not in its scope.
+            let _ = scope::keep(h);
+        }
+        close_scope(&rt)?;
+        rt.sched.macro_end(&outs)
+    })
+}
+
+/// Abandons the section being recorded on this thread (e.g. when its calls failed):
+/// nothing is cached, the arrays it made are released, everything else is kept.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_macro_cancel() -> sl_status {
+    boundary!("sl_macro_cancel", |_site| {
+        let rt = runtime()?;
+        if crate::sched::macros::recording_name().is_none() {
+            bail!(InvalidState, "sl_macro_cancel without an open sl_macro_begin on this thread");
+        }
+        close_scope(&rt)?;
+        rt.sched.macro_cancel()
+    })
+}
+
+/// Ends the section's scope, releasing what it still holds.
+fn close_scope(rt: &crate::front::runtime::Runtime) -> Result<()> {
+    for h in scope::end()? {
+        let _ = rt.handles.remove(h);
+    }
+    Ok(())
+}
+
+/// `n` writable handles at `p`; NULL only when `n` is 0.
+fn slice_mut<'a>(p: *mut sl_array, n: i32) -> Result<&'a mut [sl_array]> {
+    if n < 0 {
+        bail!(InvalidArgument, "negative number of outputs {n}");
+    }
+    if n == 0 {
+        return Ok(&mut []);
+    }
+    if p.is_null() {
+        bail!(InvalidArgument, "outputs is NULL");
+    }
+    // SAFETY: non-null; the caller passes `n` writable handles.
+    Ok(unsafe { std::slice::from_raw_parts_mut(p, n as usize) })
+}

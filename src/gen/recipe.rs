@@ -1,0 +1,127 @@
+//! A planned flush in a reusable form: every step refers to the flush's subgraph by
+//! position instead of by node, so the trace cache can replay it on a later flush whose
+//! subgraph has the same key (see `key.rs`), with that flush's arrays and scalars.
+
+use std::sync::Arc;
+
+use super::build::Subgraph;
+use crate::exec::{Binding, ProgramSequence, Step, StepOutput, Work};
+use crate::ir::{CallSite, DType, Layout, Node, NodeState, Op, Promise, Scalar, Shape};
+
+/// Where a step's input comes from.
+#[derive(Copy, Clone, Debug)]
+pub enum Source {
+    /// The value the sequence stores in slot `n` (see `Recipe::stored`).
+    Stored(u32),
+    /// The array already computed or scheduled by an earlier flush at position `n` of
+    /// the subgraph's input list.
+    Leaf(u32),
+}
+
+/// How a node outside the subgraph is read: its elements' layout.
+pub fn leaf_layout(n: &Node) -> Layout {
+    match &*n.state() {
+        NodeState::Ready(v) => v.layout,
+        // Results of scheduled work are allocated dense.
+        _ => Layout::dense(&n.shape),
+    }
+}
+
+pub fn leaf_binding(n: &Node) -> Binding {
+    match &*n.state() {
+        NodeState::Ready(v) => Binding::Value(v.clone()),
+        NodeState::Scheduled(p) => Binding::Promise(p.clone()),
+        NodeState::Failed(e) => Binding::Promise(Promise::failed(e.clone())),
+        NodeState::Pending { .. } => unreachable!("pending nodes are in the subgraph"),
+    }
+}
+
+pub struct StepRecipe {
+    pub work: Work,
+    pub inputs: Vec<Source>,
+    /// Subgraph index of the fill node holding each parameter's value.
+    pub params: Vec<u32>,
+    /// Stored slots the step writes.
+    pub outputs: Vec<u32>,
+    /// Subgraph index of the node whose call site the step reports failures against.
+    pub site: u32,
+}
+
+#[derive(Default)]
+pub struct Recipe {
+    pub steps: Vec<StepRecipe>,
+    /// Subgraph index of the node stored in each slot, and its type and shape.
+    pub stored: Vec<u32>,
+    pub slot_types: Vec<(DType, Shape)>,
+    /// Per subgraph node, whether it is stored.
+    pub is_stored: Vec<bool>,
+}
+
+/// A planned flush: the sequence to submit, the nodes it computes (with the promise
+/// each will be fulfilled through), and pending nodes it computed without storing.
+pub struct Plan {
+    pub seq: ProgramSequence,
+    pub scheduled: Vec<(Arc<Node>, Arc<Promise>)>,
+    pub unstored: Vec<Arc<Node>>,
+}
+
+impl Recipe {
+    /// The program sequence with each leaf position bound by `leaf`, each parameter's
+    /// fill node (a subgraph index) valued by `param`, and each step reporting failures
+    /// at `site` of its subgraph node; with the promise of each stored slot.
+    pub fn sequence(
+        &self,
+        leaf: impl Fn(u32) -> Binding,
+        param: impl Fn(u32) -> Scalar,
+        site: impl Fn(u32) -> CallSite,
+    ) -> (ProgramSequence, Vec<Arc<Promise>>) {
+        let promises: Vec<Arc<Promise>> = self.stored.iter().map(|_| Promise::new()).collect();
+        let binding = |s: &Source| match *s {
+            Source::Stored(slot) => Binding::Promise(promises[slot as usize].clone()),
+            Source::Leaf(pos) => leaf(pos),
+        };
+        let steps = self
+            .steps
+            .iter()
+            .map(|r| Step {
+                work: r.work.clone(),
+                inputs: r.inputs.iter().map(binding).collect(),
+                params: r.params.iter().map(|&i| param(i)).collect(),
+                outputs: r
+                    .outputs
+                    .iter()
+                    .map(|&slot| {
+                        let (dtype, shape) = self.slot_types[slot as usize];
+                        StepOutput { dtype, shape, promise: promises[slot as usize].clone() }
+                    })
+                    .collect(),
+                site: site(r.site),
+            })
+            .collect();
+        (ProgramSequence { steps, retired: Vec::new() }, promises)
+    }
+
+    /// The plan for `sub`, which must have the key the recipe was made for.
+    pub fn instantiate(&self, sub: &Subgraph) -> Plan {
+        let order = &sub.order;
+        let (seq, promises) = self.sequence(
+            |pos| leaf_binding(&sub.inputs[pos as usize]),
+            |i| fill_value(&order[i as usize]),
+            |i| order[i as usize].site,
+        );
+        let unstored = order.iter().zip(&self.is_stored).filter(|(n, s)| !**s && n.has_handles());
+        Plan {
+            seq,
+            scheduled: self.stored.iter().zip(promises).map(|(&i, p)| (order[i as usize].clone(), p)).collect(),
+            unstored: unstored.map(|(n, _)| n.clone()).collect(),
+        }
+    }
+}
+
+/// The value of a fill node that a kernel takes as a parameter.
+pub fn fill_value(n: &Node) -> Scalar {
+    match n.op {
+        Op::Fill { value, .. } => value,
+        _ => unreachable!("parameters come from fill nodes"),
+    }
+}
