@@ -366,7 +366,10 @@ impl<'k> Gen<'k> {
                 Inst::Binary { op, a, b } => self.helpers.binary(op, k.types[a as usize], &v(a), &v(b)),
                 Inst::Select { cond, a, b } => format!("({} ? {} : {})", v(cond), v(a), v(b)),
                 Inst::Cast { a } => self.helpers.cast(k.types[a as usize], t, &v(a)),
-                Inst::Random { .. } => unreachable!("kernels with random numbers run on the CPU"),
+                Inst::Random { kind, word, seed, draw, index } => {
+                    let philox = kind == crate::ir::RngKind::Philox;
+                    self.helpers.random(t, philox, word, &v(seed), &v(draw), &v(index))
+                }
                 Inst::Gather { input, indices, rank } => {
                     let shape = k.inputs[input as usize].shape;
                     let mut coords = Vec::new();
@@ -495,9 +498,6 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         .any(|t| *t == DType::F64);
     if uses_f64 && !target.float64 {
         return Err("the device has no 64-bit floats (shaderFloat64)".into());
-    }
-    if k.insts.iter().any(|i| matches!(i, Inst::Random { .. })) {
-        return Err("random number generation has no GLSL lowering yet".into());
     }
     if k.domain.numel() > i32::MAX as usize {
         return Err(format!("domain {} has more than 2^31 points", k.domain));

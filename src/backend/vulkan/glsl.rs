@@ -72,11 +72,13 @@ pub struct Helpers {
     float64: bool,
     /// Whether the double-precision math library is used.
     math: bool,
+    /// Whether the random streams are used.
+    random: bool,
 }
 
 impl Helpers {
     pub fn new(float64: bool) -> Helpers {
-        Helpers { used: Vec::new(), float64, math: false }
+        Helpers { used: Vec::new(), float64, math: false, random: false }
     }
 
     fn call(&mut self, name: &str, t: DType, args: &[&str]) -> String {
@@ -220,6 +222,13 @@ impl Helpers {
         }
     }
 
+    /// A uniform value on [0, 1) of type `t` from word `word` of the random stream at
+    /// (seed, draw, index), the same bits as the CPU executor's.
+    pub fn random(&mut self, t: DType, philox: bool, word: u8, seed: &str, draw: &str, index: &str) -> String {
+        self.random = true;
+        format!("r_uniform_{}(r_words({philox}, {seed}, {draw}, {index}), {word})", suffix(t))
+    }
+
     /// `a` (of type `from`) converted with the cast op's rules.
     pub fn cast(&mut self, from: DType, to: DType, a: &str) -> String {
         if from == to {
@@ -244,6 +253,9 @@ impl Helpers {
         let mut s = String::new();
         if self.math {
             s += include_str!("math.glsl");
+        }
+        if self.random {
+            s += include_str!("random.glsl");
         }
         for (name, t) in &self.used {
             s += &match name.as_str() {
