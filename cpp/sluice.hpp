@@ -414,6 +414,12 @@ inline sl_stats stats() {
     detail::check(sl_get_stats(&s));
     return s;
 }
+// Which executor runs kernels, on what device, and why it was chosen.
+inline sl_device_info device_info() {
+    sl_device_info d{};
+    detail::check(sl_get_device_info(&d));
+    return d;
+}
 enum class Cache : sl_cache { trace = SL_CACHE_TRACE, macro = SL_CACHE_MACRO };
 inline sl_cache_stats cache_stats(Cache which) {
     sl_cache_stats s{};

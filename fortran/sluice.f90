@@ -67,6 +67,11 @@ module sluice
   integer(c_int32_t), parameter, public :: SL_CACHE_TRACE = 0, SL_CACHE_MACRO = 1
   integer(c_int32_t), parameter, public :: SL_MACRO_RECORD = 0, SL_MACRO_REPLAY = 1
   integer(c_int32_t), parameter, public :: SL_RNG_PHILOX = 0, SL_RNG_FAST = 1
+  ! Executors (sl_backend) and the kinds of device they run on (sl_device_type).
+  integer(c_int32_t), parameter, public :: SL_BACKEND_DEFAULT = 0, SL_BACKEND_CPU = 1, SL_BACKEND_VULKAN = 2, &
+    SL_BACKEND_AUTO = 3
+  integer(c_int32_t), parameter, public :: SL_DEVICE_HOST = 0, SL_DEVICE_DISCRETE_GPU = 1, &
+    SL_DEVICE_INTEGRATED_GPU = 2, SL_DEVICE_VIRTUAL_GPU = 3, SL_DEVICE_VULKAN_CPU = 4, SL_DEVICE_OTHER = 5
 
   ! ---------------------------------------------------------------------------------------
   ! The header's structs.
@@ -79,6 +84,7 @@ module sluice
     integer(c_int32_t) :: queue_limit
     integer(c_int32_t) :: trace_cache_entries
     integer(c_int32_t) :: macro_cache_entries
+    integer(c_int32_t) :: backend
   end type
 
   ! Details of the last failed call on this thread (strings are C pointers).
@@ -117,6 +123,16 @@ module sluice
     integer(c_int64_t) :: evictions
     integer(c_int64_t) :: entries
     integer(c_int64_t) :: saved_ns
+    integer(c_int64_t) :: hit_ns
+  end type
+
+  ! What runs kernels, and why (sl_get_device_info); the strings are NUL-terminated.
+  type, bind(C), public :: sl_device_info
+    integer(c_int32_t) :: backend
+    integer(c_int32_t) :: device_type
+    integer(c_int32_t) :: float64
+    character(kind=c_char) :: name(256)
+    character(kind=c_char) :: reason(512)
   end type
 
   ! ---------------------------------------------------------------------------------------
@@ -1046,6 +1062,11 @@ module sluice
       type(sl_cache_stats), intent(out) :: out
       integer(c_int) :: status
     end function
+    function sl_get_device_info(out) result(status) bind(C, name="sl_get_device_info")
+      import :: c_int, sl_device_info
+      type(sl_device_info), intent(out) :: out
+      integer(c_int) :: status
+    end function
   end interface
   public :: sl_create, sl_constant, sl_scalar, sl_iota, sl_identity, sl_read, sl_rank, sl_shape, sl_get_dtype, &
     sl_numel, sl_live_handles, sl_eval, sl_unary, sl_binary, sl_binary_scalar, sl_scalar_binary, sl_select, &
@@ -1053,7 +1074,7 @@ module sluice
     sl_broadcast_to, sl_concat, sl_gather, sl_scatter, sl_macro_begin, sl_macro_end, sl_macro_cancel, &
     sl_rng_create, sl_rng_destroy, sl_rng_get_state, sl_rng_set_state, sl_random_uniform, sl_random_normal, &
     sl_reduce, sl_version, sl_config_default, sl_init, sl_last_error, sl_status_name, sl_push_error_handler, &
-    sl_get_stats, sl_get_cache_stats
+    sl_get_stats, sl_get_cache_stats, sl_get_device_info
 
   ! The C library's strlen, to read the C API's strings.
   interface
@@ -1385,9 +1406,11 @@ module sluice
     error_message, macro_begin, macro_end, macro_cancel, rng_create, rng_destroy, rng_get_state, rng_set_state, &
     random_uniform, random_normal
 
-  ! The message of the last error this module reported (per thread under OpenMP).
-  character(:), allocatable :: last_message
-  !$omp threadprivate(last_message)
+  ! The message of the last error this module reported (per thread under OpenMP), in a
+  ! fixed-length buffer (see `append`).
+  character(len=4096) :: last_message = ''
+  integer :: last_length = 0
+  !$omp threadprivate(last_message, last_length)
   ! Fortran's default kinds, named here because `kind` is an argument name below.
   integer, parameter :: default_real = kind(1.0), default_integer = kind(1)
   character(*), parameter :: bad_operand = 'an operand is neither an sl_array nor a real, integer or logical scalar'
@@ -1405,7 +1428,7 @@ contains
     if (present(stat)) then
       stat = status
     else if (status /= SL_OK) then
-      write (error_unit, '(2a)') 'sluice: ', last_message
+      write (error_unit, '(2a)') 'sluice: ', last_message(1:last_length)
       error stop
     end if
   end subroutine
@@ -1414,7 +1437,17 @@ contains
   subroutine finish(status, stat)
     integer(c_int), intent(in) :: status
     integer, intent(out), optional :: stat
-    if (status /= SL_OK) last_message = c_error_message()
+    type(sl_error_info) :: info
+    if (status /= SL_OK) then
+      last_length = 0
+      if (sl_last_error(info) == SL_OK) then
+        call append_status_name(info%status)
+        call append(': ')
+        call append_c_string(info%message)
+      else
+        call append('no detail (sl_last_error failed)')
+      end if
+    end if
     call deliver(status, stat)
   end subroutine
 
@@ -1423,51 +1456,50 @@ contains
     integer(c_int), intent(in) :: status
     character(*), intent(in) :: message
     integer, intent(out), optional :: stat
-    last_message = status_name(status) // ': ' // message
+    last_length = 0
+    call append_status_name(status)
+    call append(': ')
+    call append(message)
     call deliver(status, stat)
+  end subroutine
+
+  ! The message is built in the per-thread buffer without allocatable strings: with
+  ! deferred-length strings in this path, OpenMP threads failing at once corrupted the
+  ! heap (gfortran 12; tests/fortran/threads failed about half its runs).
+  subroutine append(text)
+    character(*), intent(in) :: text
+    integer :: n
+    n = min(len(text), len(last_message) - last_length)
+    last_message(last_length + 1:last_length + n) = text(1:n)
+    last_length = last_length + n
+  end subroutine
+
+  subroutine append_c_string(p)
+    type(c_ptr), intent(in) :: p
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i
+    if (.not. c_associated(p)) return
+    call c_f_pointer(p, chars, [c_strlen(p)])
+    do i = 1, min(size(chars), len(last_message) - last_length)
+      last_message(last_length + i:last_length + i) = chars(i)
+    end do
+    last_length = min(last_length + size(chars), len(last_message))
+  end subroutine
+
+  subroutine append_status_name(status)
+    integer(c_int), intent(in) :: status
+    type(c_ptr) :: p
+    if (sl_status_name(status, p) == SL_OK) then
+      call append_c_string(p)
+    else
+      call append('an unknown status')
+    end if
   end subroutine
 
   ! The message of the last error reported by this module: "SL_ERR_...: what went wrong".
   function error_message() result(message)
-    character(:), allocatable :: message
-    message = ''
-    if (allocated(last_message)) message = last_message
-  end function
-
-  ! This thread's last failure in the C API; its message starts with the C function's name.
-  function c_error_message() result(message)
-    character(:), allocatable :: message
-    type(sl_error_info) :: info
-    if (sl_last_error(info) == SL_OK) then
-      message = status_name(info%status) // ': ' // c_string(info%message)
-    else
-      message = 'no detail (sl_last_error failed)'
-    end if
-  end function
-
-  function status_name(status) result(name)
-    integer(c_int), intent(in) :: status
-    character(:), allocatable :: name
-    type(c_ptr) :: p
-    name = 'an unknown status'
-    if (sl_status_name(status, p) == SL_OK) name = c_string(p)
-  end function
-
-  ! A NUL-terminated C string as a Fortran string ('' for NULL).
-  function c_string(p) result(text)
-    type(c_ptr), intent(in) :: p
-    character(:), allocatable :: text
-    character(kind=c_char), pointer :: chars(:)
-    integer :: i
-    if (.not. c_associated(p)) then
-      text = ''
-      return
-    end if
-    call c_f_pointer(p, chars, [c_strlen(p)])
-    allocate (character(size(chars)) :: text)
-    do i = 1, size(chars)
-      text(i:i) = chars(i)
-    end do
+    character(len=last_length) :: message
+    message = last_message(1:last_length)
   end function
 
   function shape_text(dims) result(text)
@@ -1762,8 +1794,9 @@ contains
 
   ! Starts the runtime with these settings (others from the environment or defaults); fails
   ! if it is running. Optional: the first Sluice call starts it with the defaults.
-  subroutine init(threads, memory_limit, fusion, queue_limit, trace_cache_entries, macro_cache_entries, stat)
-    integer, intent(in), optional :: threads, queue_limit, trace_cache_entries, macro_cache_entries
+  subroutine init(threads, memory_limit, fusion, queue_limit, trace_cache_entries, macro_cache_entries, backend, &
+                  stat)
+    integer, intent(in), optional :: threads, queue_limit, trace_cache_entries, macro_cache_entries, backend
     integer(c_int64_t), intent(in), optional :: memory_limit
     logical, intent(in), optional :: fusion
     integer, intent(out), optional :: stat
@@ -1776,6 +1809,7 @@ contains
     if (present(queue_limit)) config%queue_limit = int(queue_limit, c_int32_t)
     if (present(trace_cache_entries)) config%trace_cache_entries = int(trace_cache_entries, c_int32_t)
     if (present(macro_cache_entries)) config%macro_cache_entries = int(macro_cache_entries, c_int32_t)
+    if (present(backend)) config%backend = int(backend, c_int32_t)
     if (status == SL_OK) status = sl_init(c_loc(config))
     call finish(status, stat)
   end subroutine

@@ -28,6 +28,13 @@
 // The largest rank of an array.
 #define SL_MAX_RANK 8
 
+// Invocations per workgroup.
+#define LOCAL 128
+
+// Meta words before the numbers: the count of points (or rows) and the number of
+// workgroups of the first pass, both set at launch.
+#define HEADER_WORDS 2
+
 // Status of every call: `SL_OK` or an error code (details in `sl_last_error`).
 typedef int32_t sl_status;
 
@@ -65,6 +72,9 @@ typedef uint64_t sl_rng;
 // Reductions (`sl_reduce`).
 typedef int32_t sl_reduce_op;
 
+// Executor choice for `sl_config.backend` (0 keeps the default).
+typedef int32_t sl_backend;
+
 // Settings for `sl_init`; start from `sl_config_default`. Zero or negative fields mean
 // "the default" (which environment variables may set).
 typedef struct {
@@ -82,6 +92,9 @@ typedef struct {
   // Recorded macro sections kept; 0 keeps none (every section records), negative means
   // the default (`SLUICE_MACRO_CACHE_ENTRIES`).
   int32_t macro_cache_entries;
+  // Which executor runs kernels: `SL_BACKEND_CPU`, `SL_BACKEND_VULKAN` or
+  // `SL_BACKEND_AUTO` (`SLUICE_BACKEND`; default: auto).
+  sl_backend backend;
 } sl_config;
 
 // Details of the last failed call on this thread. Strings stay valid until the next
@@ -130,6 +143,23 @@ typedef struct {
   // Handles the application holds.
   uint64_t live_handles;
 } sl_stats;
+
+// Kind of device that runs kernels (`sl_device_info.device_type`).
+typedef int32_t sl_device_type;
+
+// What runs kernels, and why it was chosen (`sl_get_device_info`). Strings are
+// NUL-terminated and truncated to fit.
+typedef struct {
+  // `SL_BACKEND_CPU` or `SL_BACKEND_VULKAN`.
+  sl_backend backend;
+  sl_device_type device_type;
+  // 1 when the device computes in 64-bit floats itself (else f64 work runs on the CPU).
+  int32_t float64;
+  // Device name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" or the CPU executor's.
+  char name[256];
+  // Why this executor was chosen (and why others were not).
+  char reason[512];
+} sl_device_info;
 
 // The caches whose counters `sl_get_cache_stats` reports.
 typedef int32_t sl_cache;
@@ -349,6 +379,31 @@ typedef struct {
 #define SL_SCATTER_MIN 2
 
 #define SL_SCATTER_MAX 3
+
+#define SL_BACKEND_DEFAULT 0
+
+// The native multithreaded CPU executor.
+#define SL_BACKEND_CPU 1
+
+// A Vulkan device (any type, including CPU implementations such as lavapipe).
+#define SL_BACKEND_VULKAN 2
+
+// A discrete or integrated GPU through Vulkan if there is one, else the CPU executor.
+#define SL_BACKEND_AUTO 3
+
+// The native CPU executor.
+#define SL_DEVICE_HOST 0
+
+#define SL_DEVICE_DISCRETE_GPU 1
+
+#define SL_DEVICE_INTEGRATED_GPU 2
+
+#define SL_DEVICE_VIRTUAL_GPU 3
+
+// A Vulkan implementation running on the CPU (e.g. lavapipe).
+#define SL_DEVICE_VULKAN_CPU 4
+
+#define SL_DEVICE_OTHER 5
 
 // Recipes of earlier flushes, replayed when the same sequence of ops is flushed again.
 #define SL_CACHE_TRACE 0
@@ -847,6 +902,10 @@ sl_status sl_pop_error_handler(void);
 
 // What the runtime has done since it started (for tuning and for tests).
 sl_status sl_get_stats(sl_stats *out);
+
+// Which executor runs kernels (starting the runtime if needed), on what device, and why
+// it was chosen.
+sl_status sl_get_device_info(sl_device_info *out);
 
 // Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`) since the runtime started.
 sl_status sl_get_cache_stats(sl_cache which, sl_cache_stats *out);

@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Runs every test: the Rust test suite, then the C and C++ tests built with CMake against
-# the installed library (plain, and again under AddressSanitizer/UBSan), the Fortran tests,
-# the same program in C, C++ and Fortran, then the C++ and Fortran examples.
+# Runs every test: the Rust test suite (on the CPU executor, then again on the Vulkan
+# executor with the validation layers on; lavapipe where there is no GPU), the API
+# reference's freshness, then the C and C++ tests built with CMake against the installed
+# library (plain, and again under AddressSanitizer/UBSan), the Fortran tests, the same
+# program in C, C++ and Fortran, then the C++ and Fortran examples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 cargo test --locked
+# The suites whose work runs on an executor, again on Vulkan (backend, program_cache and spill choose their own).
+vulkan_suites=()
+for f in tests/*.rs; do
+  case "$(basename "$f" .rs)" in header | dlopen | backend | program_cache | spill) ;; *) vulkan_suites+=(--test "$(basename "$f" .rs)") ;; esac
+done
+SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on cargo test --locked "${vulkan_suites[@]}"
 python3 scripts/api_reference.py --check
 scripts/install-lib.sh
 for suite in c cpp; do

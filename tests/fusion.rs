@@ -320,3 +320,37 @@ fn trace_hits() -> u64 {
     ok(sl_get_cache_stats(SL_CACHE_TRACE, &mut s));
     s.hits
 }
+
+/// One fused expression over more arrays than a GPU shader may bind (32 storage buffers
+/// on lavapipe; such kernels run on the CPU executor) gives the same result as one within
+/// the limit: the additions happen in the same order either way.
+#[test]
+fn kernels_reading_many_arrays() {
+    let mut rng = rng("kernels_reading_many_arrays");
+    for count in [20, 40] {
+        let xs: Vec<Arr> = (0..count).map(|_| rand_arr(&mut rng, SL_F64, &[300, 7], -4.0, 4.0, false)).collect();
+        let hs: Vec<sl_array> = xs.iter().map(|x| x.upload()).collect();
+        let mut acc = hs[0];
+        let mut made = Vec::new();
+        for &h in &hs[1..] {
+            let mut next = 0;
+            ok(sl_add(acc, h, &mut next));
+            made.push(next);
+            acc = next;
+        }
+        let mut total = 0;
+        ok(sl_sum(acc, 0, &mut total));
+        let want = xs[1..]
+            .iter()
+            .fold(xs[0].clone(), |a, x| common::reference::map2(&a, x, |p, q| common::reference::binary(SL_ADD, p, q)));
+        assert_close(&format!("sum of {count} arrays"), &download(acc), &want, 0.0);
+        let got = download(total);
+        for j in 0..7 {
+            let w: f64 = (0..300).map(|i| want.at(&[i, j]).f()).sum();
+            assert!((got.v[j].f() - w).abs() <= 1e-12 * count as f64 * 300.0, "column {j} of {count}");
+        }
+        release(&hs);
+        release(&made);
+        release(&[total]);
+    }
+}

@@ -5,7 +5,8 @@ use std::os::raw::c_char;
 
 use super::error::{self, boundary};
 use super::types::*;
-use crate::config::Config;
+use crate::config::{Backend, Config};
+use crate::exec::DeviceKind;
 use crate::front::runtime;
 use crate::ir::bail;
 
@@ -44,6 +45,7 @@ pub extern "C" fn sl_config_default(config: *mut sl_config) -> sl_status {
                 queue_limit: 0,
                 trace_cache_entries: -1,
                 macro_cache_entries: -1,
+                backend: SL_BACKEND_DEFAULT,
             }
         };
         Ok(())
@@ -79,6 +81,13 @@ pub extern "C" fn sl_init(config: *const sl_config) -> sl_status {
             if cfg.macro_cache_entries >= 0 {
                 c.macro_cache_entries = cfg.macro_cache_entries as usize;
             }
+            c.backend = match cfg.backend {
+                SL_BACKEND_DEFAULT => c.backend,
+                SL_BACKEND_CPU => Backend::Cpu,
+                SL_BACKEND_VULKAN => Backend::Vulkan,
+                SL_BACKEND_AUTO => Backend::Auto,
+                b => bail!(InvalidArgument, "backend must be one of the SL_BACKEND_* values, not {b}"),
+            };
         }
         runtime::init(c)
     })
@@ -161,6 +170,46 @@ pub extern "C" fn sl_get_stats(out: *mut sl_stats) -> sl_status {
                 live_handles: rt.handles.live() as u64,
             }
         };
+        Ok(())
+    })
+}
+
+/// Copies `s` into a fixed C string field, truncated to fit, NUL-terminated.
+fn put_str(dst: &mut [c_char], s: &str) {
+    let n = s.len().min(dst.len() - 1);
+    for (d, &b) in dst.iter_mut().zip(&s.as_bytes()[..n]) {
+        *d = b as c_char;
+    }
+    dst[n] = 0;
+}
+
+/// Which executor runs kernels (starting the runtime if needed), on what device, and why
+/// it was chosen.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_get_device_info(out: *mut sl_device_info) -> sl_status {
+    boundary!("sl_get_device_info", |_site| {
+        if out.is_null() {
+            bail!(InvalidArgument, "out is NULL");
+        }
+        let rt = runtime::get()?;
+        let d = &rt.device;
+        // SAFETY: non-null pointer to an info struct.
+        let out = unsafe { &mut *out };
+        out.backend = match d.backend {
+            Backend::Vulkan => SL_BACKEND_VULKAN,
+            _ => SL_BACKEND_CPU,
+        };
+        out.device_type = match d.kind {
+            DeviceKind::Host => SL_DEVICE_HOST,
+            DeviceKind::DiscreteGpu => SL_DEVICE_DISCRETE_GPU,
+            DeviceKind::IntegratedGpu => SL_DEVICE_INTEGRATED_GPU,
+            DeviceKind::VirtualGpu => SL_DEVICE_VIRTUAL_GPU,
+            DeviceKind::VulkanCpu => SL_DEVICE_VULKAN_CPU,
+            DeviceKind::Other => SL_DEVICE_OTHER,
+        };
+        out.float64 = d.float64 as i32;
+        put_str(&mut out.name, &d.name);
+        put_str(&mut out.reason, &d.reason);
         Ok(())
     })
 }

@@ -195,6 +195,45 @@ pub struct sl_config {
     /// Recorded macro sections kept; 0 keeps none (every section records), negative means
     /// the default (`SLUICE_MACRO_CACHE_ENTRIES`).
     pub macro_cache_entries: i32,
+    /// Which executor runs kernels: `SL_BACKEND_CPU`, `SL_BACKEND_VULKAN` or
+    /// `SL_BACKEND_AUTO` (`SLUICE_BACKEND`; default: auto).
+    pub backend: sl_backend,
+}
+
+/// Executor choice for `sl_config.backend` (0 keeps the default).
+pub type sl_backend = i32;
+pub const SL_BACKEND_DEFAULT: sl_backend = 0;
+/// The native multithreaded CPU executor.
+pub const SL_BACKEND_CPU: sl_backend = 1;
+/// A Vulkan device (any type, including CPU implementations such as lavapipe).
+pub const SL_BACKEND_VULKAN: sl_backend = 2;
+/// A discrete or integrated GPU through Vulkan if there is one, else the CPU executor.
+pub const SL_BACKEND_AUTO: sl_backend = 3;
+
+/// Kind of device that runs kernels (`sl_device_info.device_type`).
+pub type sl_device_type = i32;
+/// The native CPU executor.
+pub const SL_DEVICE_HOST: sl_device_type = 0;
+pub const SL_DEVICE_DISCRETE_GPU: sl_device_type = 1;
+pub const SL_DEVICE_INTEGRATED_GPU: sl_device_type = 2;
+pub const SL_DEVICE_VIRTUAL_GPU: sl_device_type = 3;
+/// A Vulkan implementation running on the CPU (e.g. lavapipe).
+pub const SL_DEVICE_VULKAN_CPU: sl_device_type = 4;
+pub const SL_DEVICE_OTHER: sl_device_type = 5;
+
+/// What runs kernels, and why it was chosen (`sl_get_device_info`). Strings are
+/// NUL-terminated and truncated to fit.
+#[repr(C)]
+pub struct sl_device_info {
+    /// `SL_BACKEND_CPU` or `SL_BACKEND_VULKAN`.
+    pub backend: sl_backend,
+    pub device_type: sl_device_type,
+    /// 1 when the device computes in 64-bit floats itself (else f64 work runs on the CPU).
+    pub float64: i32,
+    /// Device name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" or the CPU executor's.
+    pub name: [c_char; 256],
+    /// Why this executor was chosen (and why others were not).
+    pub reason: [c_char; 512],
 }
 
 /// Counters since the runtime started (`sl_get_stats`).

@@ -1,3 +1,4 @@
 //! Executors for kinds of device; each implements `exec::Executor`.
 
 pub mod cpu;
+pub mod vulkan;

@@ -8,6 +8,12 @@
 //! | `SLUICE_FUSION` | `0`/`off` evaluates op by op, storing every value | on |
 //! | `SLUICE_QUEUE_LIMIT` | queued ops before the queue flushes itself | 1024 |
 //! | `SLUICE_MAX_KERNEL_OPS` | largest fused expression before a value is stored | 4096 |
+//! | `SLUICE_BACKEND` | `cpu`, `vulkan` or `auto` (a Vulkan GPU if there is one, else the CPU) | auto |
+//! | `SLUICE_VULKAN_NO_F64` | `on`: treat the Vulkan device as lacking 64-bit floats | off |
+//! | `SLUICE_VULKAN_VALIDATION` | `on`: Vulkan validation layers; any message fails the step | off |
+//! | `SLUICE_VULKAN_LOADER` | path of the Vulkan loader to load | `libvulkan.so.1` |
+//! | `SLUICE_DEVICE_MEMORY` | most bytes of arrays in Vulkan device memory; beyond it the least recently used move to host memory | none |
+//! | `SLUICE_CACHE_DIR` | where compiled GPU programs are kept between runs | `$XDG_CACHE_HOME/sluice` |
 //! | `SLUICE_TRACE_CACHE_ENTRIES` | flush recipes the trace cache keeps (0: off) | 256 |
 //! | `SLUICE_EXPLAIN_MISSES` | `1`/`on` logs why each trace cache lookup missed | off |
 //! | `SLUICE_MACRO_CACHE_ENTRIES` | recorded macro sections kept (0: none, always record) | 64 |
@@ -24,6 +30,38 @@ pub struct Config {
     pub trace_cache_entries: usize,
     pub explain_misses: bool,
     pub macro_cache_entries: usize,
+    pub backend: Backend,
+    /// Pretend the Vulkan device has no `shaderFloat64` (f64 work then runs on the CPU).
+    pub vulkan_no_f64: bool,
+    /// Enable the Vulkan validation layers and fail steps on any message.
+    pub vulkan_validation: bool,
+    /// The Vulkan loader library to load instead of the system's.
+    pub vulkan_loader: Option<String>,
+    /// Directory of the on-disk program cache (default: the XDG cache directory).
+    pub cache_dir: Option<String>,
+    /// Most bytes of arrays in Vulkan device memory (`usize::MAX`: what the device has).
+    pub device_memory: usize,
+}
+
+/// Which executor runs kernels.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Cpu,
+    Vulkan,
+    /// A discrete or integrated GPU through Vulkan if present, else the CPU executor
+    /// (never a CPU-type Vulkan device such as lavapipe).
+    Auto,
+}
+
+impl Backend {
+    pub fn parse(s: &str) -> Option<Backend> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "cpu" => Some(Backend::Cpu),
+            "vulkan" => Some(Backend::Vulkan),
+            "auto" => Some(Backend::Auto),
+            _ => None,
+        }
+    }
 }
 
 impl Default for Config {
@@ -34,6 +72,12 @@ impl Default for Config {
             fusion: true,
             queue_limit: 1024,
             max_kernel_ops: 4096,
+            backend: Backend::Auto,
+            vulkan_no_f64: false,
+            vulkan_validation: false,
+            vulkan_loader: None,
+            cache_dir: None,
+            device_memory: usize::MAX,
             trace_cache_entries: 256,
             explain_misses: false,
             macro_cache_entries: 64,
@@ -79,6 +123,12 @@ impl Config {
                 None => bail!(InvalidArgument, "SLUICE_MEMORY_LIMIT={v} is not a byte count (e.g. 512M)"),
             }
         }
+        if let Some(v) = var("SLUICE_DEVICE_MEMORY") {
+            match parse_bytes(&v) {
+                Some(n) => c.device_memory = n,
+                None => bail!(InvalidArgument, "SLUICE_DEVICE_MEMORY={v} is not a byte count (e.g. 512M)"),
+            }
+        }
         if let Some(v) = var("SLUICE_FUSION") {
             match parse_switch(&v) {
                 Some(b) => c.fusion = b,
@@ -97,6 +147,26 @@ impl Config {
                 _ => bail!(InvalidArgument, "SLUICE_MAX_KERNEL_OPS={v} is not a positive integer"),
             }
         }
+        if let Some(v) = var("SLUICE_BACKEND") {
+            match Backend::parse(&v) {
+                Some(b) => c.backend = b,
+                None => bail!(InvalidArgument, "SLUICE_BACKEND={v} is not cpu, vulkan or auto"),
+            }
+        }
+        if let Some(v) = var("SLUICE_VULKAN_NO_F64") {
+            match parse_switch(&v) {
+                Some(b) => c.vulkan_no_f64 = b,
+                None => bail!(InvalidArgument, "SLUICE_VULKAN_NO_F64={v} is not on/off"),
+            }
+        }
+        if let Some(v) = var("SLUICE_VULKAN_VALIDATION") {
+            match parse_switch(&v) {
+                Some(b) => c.vulkan_validation = b,
+                None => bail!(InvalidArgument, "SLUICE_VULKAN_VALIDATION={v} is not on/off"),
+            }
+        }
+        c.vulkan_loader = var("SLUICE_VULKAN_LOADER");
+        c.cache_dir = var("SLUICE_CACHE_DIR");
         if let Some(v) = var("SLUICE_TRACE_CACHE_ENTRIES") {
             match v.trim().parse::<usize>() {
                 Ok(n) => c.trace_cache_entries = n,
@@ -130,5 +200,13 @@ mod tests {
         assert_eq!(parse_bytes("2g"), Some(2 << 30));
         assert_eq!(parse_bytes("x"), None);
         assert_eq!(parse_bytes(""), None);
+    }
+
+    #[test]
+    fn backends() {
+        assert_eq!(Backend::parse(" Vulkan "), Some(Backend::Vulkan));
+        assert_eq!(Backend::parse("cpu"), Some(Backend::Cpu));
+        assert_eq!(Backend::parse("auto"), Some(Backend::Auto));
+        assert_eq!(Backend::parse("gpu"), None);
     }
 }

@@ -15,7 +15,7 @@ const ALIGN: usize = 64;
 
 /// Allocation sizes are rounded up to a class so freed buffers fit later requests:
 /// multiples of 64 bytes up to 4 KiB, then four classes per power of two.
-fn size_class(bytes: usize) -> usize {
+pub fn size_class(bytes: usize) -> usize {
     let bytes = bytes.max(ALIGN);
     if bytes <= 4096 {
         return bytes.div_ceil(ALIGN) * ALIGN;

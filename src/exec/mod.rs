@@ -8,8 +8,10 @@ pub mod memory;
 use std::any::Any;
 use std::sync::Arc;
 
+use crate::backend::vulkan;
+use crate::config::{Backend, Config};
 use crate::ir::kernel::Kernel;
-use crate::ir::{CallSite, DType, Inputs, Promise, Result, Scalar, ScatterMode, Shape, Value};
+use crate::ir::{CallSite, DType, Error, Inputs, Promise, Result, Scalar, ScatterMode, Shape, Value};
 
 /// A kernel in the executor's own compiled form.
 pub trait CompiledKernel: Send + Sync {
@@ -88,16 +90,97 @@ impl ProgramSequence {
 }
 
 /// A device that runs steps. Backends implement this; nothing above `exec/` names a
-/// backend type.
+/// backend type. Steps may be given values in host memory (arrays the application
+/// created) as well as the executor's own.
 pub trait Executor: Send + Sync {
     fn name(&self) -> &'static str;
     fn compile(&self, kernel: Arc<Kernel>) -> Result<Arc<dyn CompiledKernel>>;
     /// Storage for a dense result, allocated just before the step that writes it.
     fn alloc(&self, dtype: DType, shape: &Shape) -> Result<Value>;
     fn run(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<()>;
+    /// `value` with its elements in host memory (the same value when they already are;
+    /// else a copy with the same layout). `bytes` is how far its layout reaches.
+    fn host_value(&self, value: &Value) -> Result<Value> {
+        match value.storage.host_bytes() {
+            Some(_) => Ok(value.clone()),
+            None => crate::ir::bail!(Internal, "{} executor holds a value outside host memory", self.name()),
+        }
+    }
 }
 
-/// The CPU executor, with `threads` workers drawing array memory from `memory`.
-pub fn cpu_executor(threads: usize, memory: Arc<memory::HostPool>) -> Result<Arc<dyn Executor>> {
-    Ok(Arc::new(crate::backend::cpu::CpuExecutor::new(threads, memory)?))
+/// Kinds of device an executor runs on.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum DeviceKind {
+    /// The native CPU executor.
+    Host,
+    DiscreteGpu,
+    IntegratedGpu,
+    VirtualGpu,
+    /// A Vulkan implementation on the CPU (lavapipe).
+    VulkanCpu,
+    Other,
+}
+
+impl DeviceKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceKind::Host => "host CPU",
+            DeviceKind::DiscreteGpu => "discrete GPU",
+            DeviceKind::IntegratedGpu => "integrated GPU",
+            DeviceKind::VirtualGpu => "virtual GPU",
+            DeviceKind::VulkanCpu => "CPU-type Vulkan",
+            DeviceKind::Other => "other Vulkan",
+        }
+    }
+}
+
+/// What runs kernels and why it was chosen.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    pub backend: Backend,
+    pub kind: DeviceKind,
+    pub name: String,
+    pub float64: bool,
+    pub reason: String,
+}
+
+/// Starts the executor `config.backend` asks for (see `config::Backend`), with array
+/// memory from `memory`.
+pub fn start(config: &Config, memory: Arc<memory::HostPool>) -> Result<(Arc<dyn Executor>, DeviceInfo)> {
+    let cpu: Arc<dyn Executor> = Arc::new(crate::backend::cpu::CpuExecutor::new(config.threads, memory.clone())?);
+    let cpu_info = |reason: String| DeviceInfo {
+        backend: Backend::Cpu,
+        kind: DeviceKind::Host,
+        name: format!("CPU executor ({} threads)", config.threads),
+        float64: true,
+        reason,
+    };
+    let open = |want| {
+        let opts = vulkan::Options {
+            want,
+            no_f64: config.vulkan_no_f64,
+            validation: config.vulkan_validation,
+            loader: config.vulkan_loader.clone(),
+            cache_dir: vulkan::cache_root(config.cache_dir.as_deref()),
+            device_memory: config.device_memory,
+        };
+        vulkan::VulkanExecutor::open(&opts, cpu.clone(), memory.clone(), config.memory_limit)
+    };
+    match config.backend {
+        Backend::Cpu => Ok((cpu.clone(), cpu_info("the CPU backend was requested".into()))),
+        Backend::Vulkan => {
+            let (exec, mut info) = open(vulkan::Want::Any).map_err(|e| {
+                Error::new(e.kind, format!("the Vulkan backend was requested but cannot run: {}", e.message))
+            })?;
+            info.reason = format!("the Vulkan backend was requested; {}", info.reason);
+            Ok((Arc::new(exec), info))
+        }
+        Backend::Auto => match open(vulkan::Want::Gpu) {
+            Ok((exec, mut info)) => {
+                info.reason = format!("auto: {}", info.reason);
+                Ok((Arc::new(exec), info))
+            }
+            Err(e) => Ok((cpu.clone(), cpu_info(format!("auto: no Vulkan GPU, so the CPU executor ({})", e.message)))),
+        },
+    }
 }

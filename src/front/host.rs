@@ -124,6 +124,7 @@ pub fn read_into(graph: &Graph, n: &Arc<Node>, dst: &mut [u8], order: HostOrder)
         );
     }
     let v = graph.rt.sched.value(n).map_err(|e| poisoned(&e))?;
+    let v = graph.rt.sched.engine().executor().host_value(&v)?;
     let Some(src) = v.storage.host_bytes() else {
         bail!(Internal, "array storage is not in host memory");
     };

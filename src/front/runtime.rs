@@ -11,6 +11,7 @@ use parking_lot::RwLock;
 use super::handles::HandleTable;
 use super::rng::RngTable;
 use crate::config::Config;
+use crate::exec::DeviceInfo;
 use crate::exec::engine::Engine;
 use crate::exec::memory::HostPool;
 use crate::r#gen::GenOptions;
@@ -23,6 +24,8 @@ pub struct Runtime {
     pub sched: Scheduler,
     pub memory: Arc<HostPool>,
     pub config: Config,
+    /// The executor chosen at start, and why.
+    pub device: DeviceInfo,
 }
 
 /// Sequences that may wait for the execution thread before a flush blocks.
@@ -31,7 +34,7 @@ const ENGINE_DEPTH: usize = 16;
 impl Runtime {
     fn start(config: Config) -> Result<Runtime> {
         let memory = HostPool::new(config.memory_limit);
-        let executor = crate::exec::cpu_executor(config.threads, memory.clone())?;
+        let (executor, device) = crate::exec::start(&config, memory.clone())?;
         let engine = Engine::new(executor, ENGINE_DEPTH);
         let opts = SchedOptions {
             r#gen: GenOptions { fuse: config.fusion, max_kernel_ops: config.max_kernel_ops },
@@ -47,6 +50,7 @@ impl Runtime {
             sched: Scheduler::new(engine, opts),
             memory,
             config,
+            device,
         })
     }
 }

@@ -102,10 +102,13 @@ impl Core {
             return;
         }
         let sub = self.subgraph(&roots);
+        // Counted when planning starts: compiling (a shader, for a GPU) may take a while.
+        self.flushes.fetch_add(1, Ordering::Relaxed);
         match self.plan(&mut cache, &sub, &roots) {
             Ok(plan) => {
+                let seq = self.schedule(plan, sub);
                 drop(cache);
-                self.submit(plan, sub, for_read);
+                self.dispatch(seq, for_read);
             }
             Err(e) => {
                 let e = Arc::new(e);
@@ -124,10 +127,9 @@ impl Core {
         sub
     }
 
-    /// Moves the planned nodes to their promises and hands the sequence to the engine;
-    /// a small one for a blocking read runs on this thread.
-    fn submit(&self, mut plan: Plan, sub: Subgraph, for_read: bool) {
-        self.flushes.fetch_add(1, Ordering::Relaxed);
+    /// Moves the planned nodes to their promises. Done while the planning lock is held,
+    /// so a concurrent flush cannot plan the same (still pending) nodes again.
+    fn schedule(&self, mut plan: Plan, sub: Subgraph) -> ProgramSequence {
         for (node, promise) in plan.scheduled {
             plan.seq.retired.push(node.schedule(promise));
         }
@@ -137,11 +139,11 @@ impl Core {
         for node in plan.unstored {
             node.mark_fused_unstored();
         }
-        self.dispatch(plan.seq, for_read);
+        plan.seq
     }
 
-    /// Hands a sequence to the engine; a small one whose caller would otherwise wait for
-    /// it (`inline`) runs on this thread when the engine is idle, saving two hand-offs.
+    /// Hands the sequence to the engine; a small one for a blocking read runs on this
+    /// thread.
     fn dispatch(&self, seq: ProgramSequence, inline: bool) {
         if inline && seq.output_elements() <= self.opts.inline_elements {
             if let Some(seq) = self.engine.try_run_inline(seq) {
@@ -164,8 +166,9 @@ impl Core {
         let recipe = Arc::new(r#gen::compile(&sub, roots, &**self.engine.executor(), &self.opts.r#gen)?);
         let made = check(&sub, &recipe)?;
         let plan = recipe.instantiate(&sub);
+        let seq = self.schedule(plan, sub);
         drop(cache);
-        self.submit(plan, sub, false);
+        self.dispatch(seq, false);
         Ok((recipe, made))
     }
 

@@ -124,6 +124,13 @@ int main(void) {
     OK(sl_version(&major, &minor, &patch));
     EXPECT(major == SL_VERSION_MAJOR && minor == SL_VERSION_MINOR && patch == SL_VERSION_PATCH,
            "library %d.%d.%d vs header %d.%d.%d", major, minor, patch, SL_VERSION_MAJOR, SL_VERSION_MINOR, SL_VERSION_PATCH);
+    /* Which executor runs the kernels, and why (the CPU one where there is no GPU). */
+    sl_device_info dev;
+    OK(sl_get_device_info(&dev));
+    EXPECT(dev.backend == SL_BACKEND_CPU || dev.backend == SL_BACKEND_VULKAN, "backend %d", dev.backend);
+    EXPECT(dev.name[0] != 0 && dev.reason[0] != 0, "device name and reason are filled in");
+    EXPECT(dev.backend == SL_BACKEND_VULKAN || dev.device_type == SL_DEVICE_HOST, "CPU executor on the host");
+    FAILS(sl_get_device_info(NULL), SL_ERR_INVALID_ARGUMENT, "NULL");
     int64_t live_before;
     OK(sl_live_handles(&live_before));
     elementwise_and_reduce();

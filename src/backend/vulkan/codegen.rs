@@ -1,0 +1,670 @@
+//! Lowering a fused kernel (`ir::kernel::Kernel`) to a GLSL compute shader.
+//!
+//! The source depends only on the kernel's structure: shapes, strides, offsets and view
+//! parameters are read from a word buffer (binding 0, the *meta* buffer), and so are the
+//! kernel's scalar parameters, so one compiled pipeline serves every kernel with the same
+//! structure (pipelines are cached by source). Three launch forms:
+//! - element-wise: one invocation per domain point (grid-stride loop);
+//! - reduction over everything: each workgroup folds its points, combines its threads
+//!   in a shared-memory tree and writes a partial; a second one-workgroup pass folds the
+//!   partials and writes the results;
+//! - reduction or scan along an axis: one invocation per output row, looping along it.
+//!
+//! Float arithmetic is `precise` (no contraction into fused multiply-adds), so fused and
+//! unfused kernels give the same results.
+
+use std::fmt::Write;
+
+use super::glsl::{self, Helpers};
+use crate::ir::kernel::{Inst, Kernel, KernelReduce, OutputKind};
+use crate::ir::{Boundary, DType, ScanOp, ViewStep};
+
+/// Invocations per workgroup.
+pub const LOCAL: u32 = 128;
+/// Meta words before the numbers: the count of points (or rows) and the number of
+/// workgroups of the first pass, both set at launch.
+pub const HEADER_WORDS: usize = 2;
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Mode {
+    Elementwise,
+    ReduceAll,
+    Axis(usize),
+}
+
+/// A kernel's shaders and the numbers they read.
+pub struct Shader {
+    pub mode: Mode,
+    pub main: String,
+    /// The partial-combining pass of `ReduceAll`.
+    pub finish: Option<String>,
+    /// Meta words after the header (the kernel's numbers); parameters follow at launch.
+    pub numbers: Vec<u32>,
+    /// Descriptors per binding (meta, inputs, outputs, then partials for `ReduceAll`):
+    /// arrays larger than one storage-buffer range are bound as several ranges.
+    pub bindings: Vec<u32>,
+}
+
+/// Why a kernel cannot be lowered (it then runs on the CPU).
+pub type Unsupported = String;
+
+/// What the device offers that the lowering depends on.
+pub struct Target {
+    pub float64: bool,
+    /// Storage-buffer descriptors a shader may use.
+    pub max_bindings: u32,
+    /// Bytes per bound range of an array: a power of two within `maxStorageBufferRange`.
+    pub chunk_bytes: u64,
+    /// Whether shaders may index arrays of storage buffers dynamically (needed to read
+    /// arrays bound as several ranges).
+    pub chunked_arrays: bool,
+}
+
+impl Target {
+    /// Ranges needed to bind `bytes` bytes.
+    pub fn chunks(&self, bytes: u64) -> u32 {
+        bytes.div_ceil(self.chunk_bytes).max(1) as u32
+    }
+}
+
+struct Gen<'k> {
+    k: &'k Kernel,
+    target: &'k Target,
+    /// Descriptors per binding.
+    bindings: Vec<u32>,
+    numbers: Vec<u32>,
+    helpers: Helpers,
+    /// Per map: the GLSL names of the coordinates it reaches and of its validity flag,
+    /// once emitted.
+    maps: Vec<Option<(Vec<String>, String)>>,
+}
+
+/// Accumulator of a reduction: floats fold in f64 when the device has it.
+fn acc_type(op: KernelReduce, v: DType, float64: bool) -> DType {
+    match op {
+        KernelReduce::Sum | KernelReduce::Prod | KernelReduce::Mean => {
+            if v.is_float() {
+                if float64 { DType::F64 } else { DType::F32 }
+            } else {
+                DType::I64
+            }
+        }
+        _ if v == DType::Bool => DType::U8,
+        _ => v,
+    }
+}
+
+fn extreme(t: DType, highest: bool) -> String {
+    match (t, highest) {
+        (DType::F32 | DType::F64, true) => format!("({}(1) / {}(0))", glsl::reg_type(t), glsl::reg_type(t)),
+        (DType::F32 | DType::F64, false) => format!("({}(-1) / {}(0))", glsl::reg_type(t), glsl::reg_type(t)),
+        (DType::I32, true) => "2147483647".into(),
+        (DType::I32, false) => "(-2147483647 - 1)".into(),
+        (DType::I64, true) => "int64_t(0x7fffffffffffffffl)".into(),
+        (DType::I64, false) => "int64_t(0x8000000000000000ul)".into(),
+        (_, true) => "255u".into(),
+        (_, false) => "0u".into(),
+    }
+}
+
+fn identity(op: KernelReduce, acc: DType) -> String {
+    let ty = glsl::reg_type(acc);
+    match op {
+        KernelReduce::Sum | KernelReduce::Mean => format!("{ty}(0)"),
+        KernelReduce::Prod => format!("{ty}(1)"),
+        KernelReduce::Min | KernelReduce::ArgMin => extreme(acc, true),
+        KernelReduce::Max | KernelReduce::ArgMax => extreme(acc, false),
+    }
+}
+
+/// 64 bits of an accumulator as a `uvec2`, and back.
+fn encode(t: DType, e: &str) -> String {
+    match t {
+        DType::F64 => format!("unpackDouble2x32({e})"),
+        DType::F32 => format!("uvec2(floatBitsToUint({e}), 0u)"),
+        DType::I64 => format!("unpackUint2x32(uint64_t({e}))"),
+        DType::I32 => format!("uvec2(uint({e}), 0u)"),
+        _ => format!("uvec2({e}, 0u)"),
+    }
+}
+
+fn decode(t: DType, e: &str) -> String {
+    match t {
+        DType::F64 => format!("packDouble2x32({e})"),
+        DType::F32 => format!("uintBitsToFloat(({e}).x)"),
+        DType::I64 => format!("int64_t(packUint2x32({e}))"),
+        DType::I32 => format!("int(({e}).x)"),
+        _ => format!("({e}).x"),
+    }
+}
+
+/// `comb{o}(a, ai, b, bi)`: folds `b` (index `bi`) into `a` (index `ai`). The result does
+/// not depend on the order of folding except for float rounding: arg-reductions prefer
+/// NaN, then the smaller index among equals.
+fn combine_fn(o: usize, op: KernelReduce, acc: DType) -> String {
+    let ty = glsl::reg_type(acc);
+    let float = acc.is_float();
+    let nan = |v: &str| if float { format!("isnan({v})") } else { "false".into() };
+    let body = match op {
+        KernelReduce::Sum | KernelReduce::Mean => format!("precise {ty} t = a + b; a = t;"),
+        KernelReduce::Prod => format!("precise {ty} t = a * b; a = t;"),
+        KernelReduce::Min => format!("if (!{} && ({} || b < a)) a = b;", nan("a"), nan("b")),
+        KernelReduce::Max => format!("if (!{} && ({} || b > a)) a = b;", nan("a"), nan("b")),
+        KernelReduce::ArgMin | KernelReduce::ArgMax => {
+            let better = if op == KernelReduce::ArgMin { "b < a" } else { "b > a" };
+            format!(
+                "if (bi < 0) return;\n\
+                 if (ai < 0) {{ a = b; ai = bi; return; }}\n\
+                 bool an = {an}, bn = {bn};\n\
+                 bool take = an ? (bn && bi < ai) : (bn || {better} || (b == a && bi < ai));\n\
+                 if (take) {{ a = b; ai = bi; }}",
+                an = nan("a"),
+                bn = nan("b")
+            )
+        }
+    };
+    format!("void comb{o}(inout {ty} a, inout int64_t ai, {ty} b, int64_t bi) {{\n{body}\n}}\n")
+}
+
+/// The output value (a register of the output's type) for a finished accumulator.
+fn finish_expr(op: KernelReduce, acc: DType, out: DType, a: &str, ai: &str, count: &str) -> String {
+    let v = match op {
+        KernelReduce::ArgMin | KernelReduce::ArgMax => return ai.to_string(),
+        KernelReduce::Mean if acc.is_float() => format!("({a} / {}({count}))", glsl::reg_type(acc)),
+        _ => a.to_string(),
+    };
+    match (acc, out) {
+        (DType::U8, DType::Bool) => format!("({v} != 0u)"),
+        (a, o) if a == o => v,
+        _ => format!("{}({v})", glsl::reg_type(out)),
+    }
+}
+
+/// Bytes of storage an input's elements reach (from index 0) under its layout.
+fn span_bytes(input: &crate::ir::kernel::KernelInput) -> u64 {
+    let (shape, layout) = (&input.shape, &input.layout);
+    if shape.numel() == 0 {
+        return 0;
+    }
+    let last = (0..shape.rank()).map(|d| (shape.dim(d) as i64 - 1) * layout.strides[d].max(0)).sum::<i64>();
+    (layout.offset + last + 1).max(0) as u64 * input.dtype.size() as u64
+}
+
+impl<'k> Gen<'k> {
+    /// Element `index` of the buffer `name` at `binding` (of element type `t`), through
+    /// the range holding it when the array is bound as several.
+    fn elem(&self, name: &str, binding: usize, t: DType, index: &str) -> String {
+        if self.bindings[binding] == 1 {
+            return format!("{name}.v[{index}]");
+        }
+        let per = self.target.chunk_bytes / t.size() as u64;
+        format!("{name}[({index}) >> {}].v[({index}) & {}]", per.trailing_zeros(), per - 1)
+    }
+
+    fn input(&self, i: u32, t: DType, index: &str) -> String {
+        glsl::from_mem(t, &self.elem(&format!("in{i}"), 1 + i as usize, t, index))
+    }
+
+    /// Statement storing register value `v` as element `index` of output `o`.
+    fn store_out(&self, o: usize, index: &str, v: &str) -> String {
+        let t = self.k.outputs[o].dtype;
+        format!("{} = {};", self.elem(&format!("out{o}"), 1 + self.k.inputs.len() + o, t, index), glsl::to_mem(t, v))
+    }
+
+    /// A meta slot holding `v` (an index quantity, which must fit in an `int`).
+    fn num(&mut self, v: i64) -> Result<String, Unsupported> {
+        let w = i32::try_from(v).map_err(|_| format!("index value {v} does not fit 32 bits"))?;
+        self.numbers.push(w as u32);
+        Ok(format!("N({})", HEADER_WORDS + self.numbers.len() - 1))
+    }
+
+    /// Coordinates (and validity) reached through map `m`, emitting their computation.
+    fn map(&mut self, m: u32, out: &mut String) -> Result<(Vec<String>, String), Unsupported> {
+        if let Some(done) = &self.maps[m as usize] {
+            return Ok(done.clone());
+        }
+        let k = self.k;
+        let mut cur: Vec<String> = (0..k.domain.rank()).map(|d| format!("c{d}")).collect();
+        let ok = format!("m{m}_ok");
+        let mut has_fill = false;
+        for (si, s) in k.maps[m as usize].steps.iter().enumerate() {
+            let name = |d: usize| format!("m{m}_{si}_{d}");
+            let src_rank = s.src.rank();
+            let mut next = vec![String::from("0"); src_rank];
+            match s.step {
+                ViewStep::Permute { perm } => {
+                    for d in 0..s.out.rank() {
+                        next[perm[d] as usize] = cur[d].clone();
+                    }
+                }
+                ViewStep::Reshape => {
+                    let mut lin = "0".to_string();
+                    for d in (0..s.out.rank()).rev() {
+                        let n = self.num(s.out.dim(d) as i64)?;
+                        lin = if lin == "0" { cur[d].clone() } else { format!("{} + {n} * ({lin})", cur[d]) };
+                    }
+                    let l = format!("m{m}_{si}_l");
+                    writeln!(out, "int {l} = {lin};").unwrap();
+                    for (d, nd) in next.iter_mut().enumerate() {
+                        let n = self.num(s.src.dim(d).max(1) as i64)?;
+                        writeln!(out, "int {} = {l} % {n}; {l} = {l} / {n};", name(d)).unwrap();
+                        *nd = name(d);
+                    }
+                }
+                ViewStep::Section { start, step } => {
+                    for (d, nd) in next.iter_mut().enumerate() {
+                        let (a, b) = (self.num(start[d])?, self.num(step[d])?);
+                        writeln!(out, "int {} = {a} + {b} * {};", name(d), cur[d]).unwrap();
+                        *nd = name(d);
+                    }
+                }
+                ViewStep::Project { dim, index } => {
+                    let dim = dim as usize;
+                    for (d, nd) in next.iter_mut().enumerate() {
+                        *nd = match d.cmp(&dim) {
+                            std::cmp::Ordering::Less => cur[d].clone(),
+                            std::cmp::Ordering::Equal => self.num(index)?,
+                            std::cmp::Ordering::Greater => cur[d - 1].clone(),
+                        };
+                    }
+                }
+                ViewStep::Broadcast => {
+                    // Size-1 source dimensions read coordinate 0: min(c, size - 1).
+                    for (d, nd) in next.iter_mut().enumerate() {
+                        let last = self.num(s.src.dim(d) as i64 - 1)?;
+                        writeln!(out, "int {} = min({}, {last});", name(d), cur[d]).unwrap();
+                        *nd = name(d);
+                    }
+                }
+                ViewStep::Offset { offset, boundary } => {
+                    for (d, nd) in next.iter_mut().enumerate() {
+                        let (off, n) = (self.num(offset[d])?, self.num(s.src.dim(d) as i64)?);
+                        let t = format!("{}_t", name(d));
+                        writeln!(out, "int {t} = {} - {off};", cur[d]).unwrap();
+                        let v = match boundary {
+                            Boundary::Fill | Boundary::Clamp => format!("clamp({t}, 0, max({n} - 1, 0))"),
+                            Boundary::Wrap => {
+                                writeln!(out, "int {t}r = {n} > 0 ? {t} - ({t} / {n}) * {n} : 0;").unwrap();
+                                format!("({t}r < 0 ? {t}r + {n} : {t}r)")
+                            }
+                        };
+                        if boundary == Boundary::Fill {
+                            if !has_fill {
+                                writeln!(out, "bool {ok} = true;").unwrap();
+                                has_fill = true;
+                            }
+                            writeln!(out, "{ok} = {ok} && {t} >= 0 && {t} < {n};").unwrap();
+                        }
+                        writeln!(out, "int {} = {v};", name(d)).unwrap();
+                        *nd = name(d);
+                    }
+                }
+            }
+            cur = next;
+        }
+        let done = (cur, if has_fill { ok } else { "true".to_string() });
+        self.maps[m as usize] = Some(done.clone());
+        Ok(done)
+    }
+
+    /// Element offset of coordinates `coords` in input `input`.
+    fn address(&mut self, input: u32, coords: &[String]) -> Result<String, Unsupported> {
+        let layout = self.k.inputs[input as usize].layout;
+        let mut a = self.num(layout.offset)?;
+        for (d, c) in coords.iter().enumerate() {
+            let s = self.num(layout.strides[d])?;
+            a = format!("{a} + {s} * {c}");
+        }
+        Ok(a)
+    }
+
+    /// The statements computing every value the outputs need, for the domain point with
+    /// coordinates `c0, c1, ...`.
+    fn body(&mut self) -> Result<String, Unsupported> {
+        let k = self.k;
+        let n = k.insts.len();
+        let mut live = vec![false; n];
+        for o in &k.outputs {
+            live[o.value as usize] = true;
+        }
+        for i in (0..n).rev() {
+            if live[i] {
+                for &a in k.insts[i].operands().iter() {
+                    live[a as usize] = true;
+                }
+            }
+        }
+        self.maps = vec![None; k.maps.len()];
+        let mut out = String::new();
+        for (i, inst) in k.insts.iter().enumerate().filter(|(i, _)| live[*i]) {
+            let t = k.types[i];
+            let v = |j: u32| format!("v{j}");
+            let expr = match *inst {
+                Inst::Param { index } => {
+                    let w = |o: usize| format!("meta.w[P + {}]", 2 * index as usize + o);
+                    match t {
+                        DType::F32 => format!("uintBitsToFloat({})", w(0)),
+                        DType::F64 => format!("packDouble2x32(uvec2({}, {}))", w(0), w(1)),
+                        DType::I32 => format!("int({})", w(0)),
+                        DType::I64 => format!("int64_t(packUint2x32(uvec2({}, {})))", w(0), w(1)),
+                        DType::U8 => format!("({} & 0xFFu)", w(0)),
+                        DType::Bool => format!("({} != 0u)", w(0)),
+                    }
+                }
+                Inst::Const(s) => glsl::literal(s),
+                Inst::Load { input, map } => {
+                    let (coords, _) = self.map(map, &mut out)?;
+                    let a = self.address(input, &coords)?;
+                    self.input(input, t, &a)
+                }
+                Inst::Coord { map, dim } => {
+                    let (coords, _) = self.map(map, &mut out)?;
+                    format!("int64_t({})", coords[dim as usize])
+                }
+                Inst::Valid { map } => self.map(map, &mut out)?.1,
+                Inst::Unary { op, a } => self.helpers.unary(op, k.types[a as usize], &v(a)),
+                Inst::Binary { op, a, b } => self.helpers.binary(op, k.types[a as usize], &v(a), &v(b)),
+                Inst::Select { cond, a, b } => format!("({} ? {} : {})", v(cond), v(a), v(b)),
+                Inst::Cast { a } => self.helpers.cast(k.types[a as usize], t, &v(a)),
+                Inst::Random { kind, word, seed, draw, index } => {
+                    let philox = kind == crate::ir::RngKind::Philox;
+                    self.helpers.random(t, philox, word, &v(seed), &v(draw), &v(index))
+                }
+                Inst::Gather { input, indices, rank } => {
+                    let shape = k.inputs[input as usize].shape;
+                    let mut coords = Vec::new();
+                    for (d, &ix) in indices[..rank as usize].iter().enumerate() {
+                        let last = self.num(shape.dim(d) as i64 - 1)?;
+                        coords.push(format!("int(clamp({}, int64_t(0), int64_t(max({last}, 0))))", v(ix)));
+                    }
+                    let a = self.address(input, &coords)?;
+                    self.input(input, t, &a)
+                }
+            };
+            let precise = if t.is_float() { "precise " } else { "" };
+            writeln!(out, "{precise}{} v{i} = {expr};", glsl::reg_type(t)).unwrap();
+        }
+        Ok(out)
+    }
+
+    /// Declarations: extensions, buffers, the meta accessors, helpers.
+    fn prelude(&self, reduce_all: bool, body_helpers: &str) -> String {
+        let k = self.k;
+        let mut s = String::from(
+            "#version 450\n\
+             #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n\
+             #extension GL_EXT_shader_8bit_storage : require\n",
+        );
+        writeln!(s, "layout(local_size_x = {LOCAL}) in;").unwrap();
+        s += "layout(std430, set = 0, binding = 0) readonly buffer Meta { uint w[]; } meta;\n";
+        s += "#define N(i) int(meta.w[i])\n";
+        // Parameters follow the numbers, two words each.
+        writeln!(s, "const uint P = {}u;", HEADER_WORDS + self.numbers.len()).unwrap();
+        let array = |n: u32| if n == 1 { String::new() } else { format!("[{n}]") };
+        for (i, inp) in k.inputs.iter().enumerate() {
+            let b = 1 + i;
+            writeln!(
+                s,
+                "layout(std430, set = 0, binding = {b}) readonly buffer In{i} {{ {} v[]; }} in{i}{};",
+                glsl::mem_type(inp.dtype),
+                array(self.bindings[b])
+            )
+            .unwrap();
+        }
+        for (o, out) in k.outputs.iter().enumerate() {
+            let b = 1 + k.inputs.len() + o;
+            writeln!(
+                s,
+                "layout(std430, set = 0, binding = {b}) buffer Out{o} {{ {} v[]; }} out{o}{};",
+                glsl::mem_type(out.dtype),
+                array(self.bindings[b])
+            )
+            .unwrap();
+        }
+        if reduce_all {
+            writeln!(
+                s,
+                "layout(std430, set = 0, binding = {}) buffer Partials {{ uvec2 p[]; }} part;",
+                1 + k.inputs.len() + k.outputs.len()
+            )
+            .unwrap();
+            writeln!(s, "shared uvec2 sh_a[{LOCAL}];\nshared int64_t sh_i[{LOCAL}];").unwrap();
+        }
+        s += body_helpers;
+        s
+    }
+
+    /// Unravels linear index `lin` into `c0, c1, ...` over the domain, skipping `skip`.
+    fn coords(&mut self, lin: &str, skip: Option<usize>) -> Result<String, Unsupported> {
+        let mut s = format!("int r_ = int({lin});\n");
+        for d in 0..self.k.domain.rank() {
+            if Some(d) == skip {
+                writeln!(s, "int c{d} = 0;").unwrap();
+                continue;
+            }
+            let n = self.num(self.k.domain.dim(d) as i64)?;
+            writeln!(s, "int c{d} = r_ % {n}; r_ = r_ / {n};").unwrap();
+        }
+        Ok(s)
+    }
+
+    /// Column-major linear index of `c0, c1, ...` in the domain.
+    fn linear(&mut self) -> Result<String, Unsupported> {
+        let mut lin = "0".to_string();
+        for d in (0..self.k.domain.rank()).rev() {
+            let n = self.num(self.k.domain.dim(d) as i64)?;
+            lin = if lin == "0" { format!("c{d}") } else { format!("c{d} + {n} * ({lin})") };
+        }
+        Ok(lin)
+    }
+}
+
+const GRID_LOOP: &str = "gl_GlobalInvocationID.x; li_ < meta.w[0]; li_ += gl_NumWorkGroups.x * gl_WorkGroupSize.x";
+
+/// The shared-memory tree that combines every invocation's accumulator of output `o`;
+/// the result is in `a`/`ai` of every invocation.
+fn tree(o: usize, acc: DType) -> String {
+    format!(
+        "sh_a[gl_LocalInvocationID.x] = {ea}; sh_i[gl_LocalInvocationID.x] = ai{o};\n\
+         memoryBarrierShared(); barrier();\n\
+         for (uint s_ = {half}u; s_ > 0u; s_ >>= 1) {{\n\
+           uint l_ = gl_LocalInvocationID.x;\n\
+           if (l_ < s_) {{\n\
+             {ty} x_ = {dl}; int64_t xi_ = sh_i[l_];\n\
+             comb{o}(x_, xi_, {dr}, sh_i[l_ + s_]);\n\
+             sh_a[l_] = {ex}; sh_i[l_] = xi_;\n\
+           }}\n\
+           memoryBarrierShared(); barrier();\n\
+         }}\n\
+         a{o} = {d0}; ai{o} = sh_i[0];\n\
+         memoryBarrierShared(); barrier();\n",
+        ea = encode(acc, &format!("a{o}")),
+        half = LOCAL / 2,
+        ty = glsl::reg_type(acc),
+        dl = decode(acc, "sh_a[l_]"),
+        dr = decode(acc, "sh_a[l_ + s_]"),
+        ex = encode(acc, "x_"),
+        d0 = decode(acc, "sh_a[0]"),
+    )
+}
+
+/// Lowers `k`, or says why it cannot run on this device.
+pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
+    let uses_f64 = k
+        .types
+        .iter()
+        .chain(k.inputs.iter().map(|i| &i.dtype))
+        .chain(k.outputs.iter().map(|o| &o.dtype))
+        .any(|t| *t == DType::F64);
+    if uses_f64 && !target.float64 {
+        return Err("the device has no 64-bit floats (shaderFloat64)".into());
+    }
+    if k.domain.numel() > i32::MAX as usize {
+        return Err(format!("domain {} has more than 2^31 points", k.domain));
+    }
+    let mode = match k.axis {
+        _ if !k.has_reduction() && !k.has_scan() => Mode::Elementwise,
+        None if k.has_scan() => return Err("a scan without an axis".into()),
+        None => Mode::ReduceAll,
+        Some(a) => Mode::Axis(a as usize),
+    };
+    let mut bindings = vec![1u32];
+    bindings.extend(k.inputs.iter().map(|i| target.chunks(span_bytes(i))));
+    let out_len = |kind: OutputKind| match (kind, mode) {
+        (OutputKind::Reduce(_), Mode::ReduceAll) => 1,
+        (OutputKind::Reduce(_), Mode::Axis(a)) => k.domain.numel() / k.domain.dim(a).max(1),
+        _ => k.domain.numel(),
+    };
+    bindings.extend(k.outputs.iter().map(|o| target.chunks((out_len(o.kind) * o.dtype.size()) as u64)));
+    if mode == Mode::ReduceAll {
+        bindings.push(1);
+    }
+    let descriptors: u32 = bindings.iter().sum();
+    if descriptors > target.max_bindings {
+        return Err(format!("{descriptors} buffer ranges exceed the device's {} per shader", target.max_bindings));
+    }
+    if bindings.iter().any(|&n| n > 1) && !target.chunked_arrays {
+        return Err("arrays beyond one storage-buffer range need dynamically indexed buffer arrays".into());
+    }
+    let mut g =
+        Gen { k, target, bindings, numbers: Vec::new(), helpers: Helpers::new(target.float64), maps: Vec::new() };
+    let reduce_outputs: Vec<(usize, KernelReduce, DType)> = k
+        .outputs
+        .iter()
+        .enumerate()
+        .filter_map(|(o, out)| match out.kind {
+            OutputKind::Reduce(op) => Some((o, op, acc_type(op, k.types[out.value as usize], target.float64))),
+            _ => None,
+        })
+        .collect();
+    let mut combines = String::new();
+    for &(o, op, acc) in &reduce_outputs {
+        combines += &combine_fn(o, op, acc);
+    }
+    let acc_init = |s: &mut String| {
+        for &(o, op, acc) in &reduce_outputs {
+            writeln!(s, "{} a{o} = {}; int64_t ai{o} = -1;", glsl::reg_type(acc), identity(op, acc)).unwrap();
+        }
+    };
+    let fold = |s: &mut String, index: &str| {
+        for &(o, _, acc) in &reduce_outputs {
+            let v = k.outputs[o].value;
+            let from = k.types[v as usize];
+            let x = if from == DType::Bool { format!("uint(v{v})") } else { format!("{}(v{v})", glsl::reg_type(acc)) };
+            writeln!(s, "comb{o}(a{o}, ai{o}, {x}, int64_t({index}));").unwrap();
+        }
+    };
+    let store = |g: &Gen, s: &mut String, index: &str| {
+        for (o, out) in k.outputs.iter().enumerate().filter(|(_, out)| out.kind == OutputKind::Store) {
+            writeln!(s, "{}", g.store_out(o, index, &format!("v{}", out.value))).unwrap();
+        }
+    };
+
+    let mut main = String::new();
+    let mut finish = None;
+    match mode {
+        Mode::Elementwise => {
+            let coords = g.coords("li_", None)?;
+            let body = g.body()?;
+            writeln!(main, "void main() {{\nfor (uint li_ = {GRID_LOOP}) {{\n{coords}{body}").unwrap();
+            store(&g, &mut main, "li_");
+            main += "}\n}\n";
+        }
+        Mode::ReduceAll => {
+            let coords = g.coords("li_", None)?;
+            let body = g.body()?;
+            main += "void main() {\n";
+            acc_init(&mut main);
+            writeln!(main, "for (uint li_ = {GRID_LOOP}) {{\n{coords}{body}").unwrap();
+            store(&g, &mut main, "li_");
+            fold(&mut main, "li_");
+            main += "}\n";
+            for &(o, _, acc) in &reduce_outputs {
+                main += &tree(o, acc);
+                writeln!(
+                    main,
+                    "if (gl_LocalInvocationID.x == 0u) {{\n\
+                     uint at_ = ({o}u * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 2u;\n\
+                     part.p[at_] = {}; part.p[at_ + 1u] = unpackUint2x32(uint64_t(ai{o}));\n}}",
+                    encode(acc, &format!("a{o}"))
+                )
+                .unwrap();
+            }
+            main += "}\n";
+            let mut f = String::from("void main() {\nuint groups_ = meta.w[1];\n");
+            acc_init(&mut f);
+            for &(o, op, acc) in &reduce_outputs {
+                writeln!(
+                    f,
+                    "for (uint g_ = gl_LocalInvocationID.x; g_ < groups_; g_ += gl_WorkGroupSize.x) {{\n\
+                     uint at_ = ({o}u * groups_ + g_) * 2u;\n\
+                     comb{o}(a{o}, ai{o}, {}, int64_t(packUint2x32(part.p[at_ + 1u])));\n}}",
+                    decode(acc, "part.p[at_]")
+                )
+                .unwrap();
+                f += &tree(o, acc);
+                let out = k.outputs[o].dtype;
+                let value = finish_expr(op, acc, out, &format!("a{o}"), &format!("ai{o}"), "meta.w[0]");
+                writeln!(f, "if (gl_LocalInvocationID.x == 0u) {{ {} }}", g.store_out(o, "0", &value)).unwrap();
+            }
+            f += "}\n";
+            finish = Some(f);
+        }
+        Mode::Axis(axis) => {
+            let coords = g.coords("li_", Some(axis))?;
+            let extent = g.num(k.domain.dim(axis) as i64)?;
+            let lin = g.linear()?;
+            let body = g.body()?;
+            writeln!(main, "void main() {{\nfor (uint li_ = {GRID_LOOP}) {{\n{coords}").unwrap();
+            acc_init(&mut main);
+            for (o, out) in k.outputs.iter().enumerate() {
+                if let OutputKind::Scan(op) = out.kind {
+                    let carry = if out.dtype.is_float() {
+                        if target.float64 { DType::F64 } else { DType::F32 }
+                    } else {
+                        DType::I64
+                    };
+                    let init = if op == ScanOp::Prod { 1 } else { 0 };
+                    writeln!(main, "{} s{o} = {}({init});", glsl::reg_type(carry), glsl::reg_type(carry)).unwrap();
+                }
+            }
+            writeln!(main, "for (int t_ = 0; t_ < {extent}; t_++) {{\nc{axis} = t_;\nint lin_ = {lin};\n{body}")
+                .unwrap();
+            store(&g, &mut main, "lin_");
+            fold(&mut main, "t_");
+            for (o, out) in k.outputs.iter().enumerate() {
+                if let OutputKind::Scan(op) = out.kind {
+                    let v = out.value;
+                    let sym = if op == ScanOp::Prod { "*" } else { "+" };
+                    let carry_ty =
+                        if out.dtype.is_float() { if target.float64 { "double" } else { "float" } } else { "int64_t" };
+                    let x = format!("{carry_ty}(v{v})");
+                    writeln!(main, "{{ precise {carry_ty} t = s{o} {sym} {x}; s{o} = t; }}").unwrap();
+                    let res = if out.dtype.is_float() && glsl::reg_type(out.dtype) != carry_ty {
+                        format!("{}(s{o})", glsl::reg_type(out.dtype))
+                    } else {
+                        format!("s{o}")
+                    };
+                    writeln!(main, "{}", g.store_out(o, "lin_", &res)).unwrap();
+                }
+            }
+            main += "}\n";
+            for &(o, op, acc) in &reduce_outputs {
+                let out = k.outputs[o].dtype;
+                let value = finish_expr(op, acc, out, &format!("a{o}"), &format!("ai{o}"), &extent);
+                writeln!(main, "{}", g.store_out(o, "li_", &value)).unwrap();
+            }
+            main += "}\n}\n";
+        }
+    }
+    let helpers = g.helpers.source() + &combines;
+    let reduce_all = mode == Mode::ReduceAll;
+    let prelude = g.prelude(reduce_all, &helpers);
+    Ok(Shader {
+        mode,
+        main: format!("{prelude}{main}"),
+        finish: finish.map(|f| format!("{prelude}{f}")),
+        numbers: g.numbers,
+        bindings: g.bindings,
+    })
+}

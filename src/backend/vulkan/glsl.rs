@@ -1,0 +1,489 @@
+//! GLSL spellings of element types and of the element-wise operations, with the same
+//! semantics as the CPU executor (wrapping integers, x / 0 = 0 for integers, NaN-propagating
+//! min/max, saturating float-to-integer casts, C `fmod` and `round`). Operations GLSL
+//! has no exact builtin for are helper functions, emitted once per kernel when used.
+
+use crate::ir::{BinaryOp, DType, Scalar, UnaryOp};
+
+/// The type a value has in registers. u8 is held in a `uint` (kept in 0..=255).
+pub fn reg_type(t: DType) -> &'static str {
+    match t {
+        DType::F32 => "float",
+        DType::F64 => "double",
+        DType::I32 => "int",
+        DType::I64 => "int64_t",
+        DType::U8 => "uint",
+        DType::Bool => "bool",
+    }
+}
+
+/// The element type of a storage buffer of `t`.
+pub fn mem_type(t: DType) -> &'static str {
+    match t {
+        DType::U8 | DType::Bool => "uint8_t",
+        _ => reg_type(t),
+    }
+}
+
+pub fn suffix(t: DType) -> &'static str {
+    t.name()
+}
+
+/// A register value from a buffer element expression.
+pub fn from_mem(t: DType, e: &str) -> String {
+    match t {
+        DType::U8 => format!("uint({e})"),
+        DType::Bool => format!("(uint({e}) != 0u)"),
+        _ => e.to_string(),
+    }
+}
+
+/// A buffer element from a register value.
+pub fn to_mem(t: DType, e: &str) -> String {
+    match t {
+        DType::U8 => format!("uint8_t({e})"),
+        DType::Bool => format!("uint8_t(({e}) ? 1u : 0u)"),
+        _ => e.to_string(),
+    }
+}
+
+/// A literal of type `t` with the bits of `s` (exact for NaN and infinities).
+pub fn literal(s: Scalar) -> String {
+    let bits = s.to_bits();
+    match s {
+        Scalar::F32(_) => format!("uintBitsToFloat(0x{:08x}u)", bits as u32),
+        Scalar::F64(_) => format!("packDouble2x32(uvec2(0x{:08x}u, 0x{:08x}u))", bits as u32, (bits >> 32) as u32),
+        Scalar::I32(v) => format!("int(0x{:08x}u)", v as u32),
+        Scalar::I64(v) => format!("int64_t(0x{:016x}ul)", v as u64),
+        Scalar::U8(v) => format!("{v}u"),
+        Scalar::Bool(v) => v.to_string(),
+    }
+}
+
+fn lit(t: DType, v: i64) -> String {
+    literal(Scalar::I64(v).cast(t))
+}
+
+/// Helper functions a kernel uses, emitted before its main function.
+pub struct Helpers {
+    /// In definition order (dependencies first).
+    used: Vec<(String, DType)>,
+    /// Whether f32 helpers may compute in f64.
+    float64: bool,
+    /// Whether the double-precision math library is used.
+    math: bool,
+    /// Whether the random streams are used.
+    random: bool,
+}
+
+impl Helpers {
+    pub fn new(float64: bool) -> Helpers {
+        Helpers { used: Vec::new(), float64, math: false, random: false }
+    }
+
+    fn call(&mut self, name: &str, t: DType, args: &[&str]) -> String {
+        self.need(name, t);
+        format!("{name}_{}({})", suffix(t), args.join(", "))
+    }
+
+    fn need(&mut self, name: &str, t: DType) {
+        for dep in deps(name) {
+            self.need(dep, t);
+        }
+        if !self.used.iter().any(|(n, u)| n == name && *u == t) {
+            self.used.push((name.to_string(), t));
+        }
+    }
+
+    pub fn unary(&mut self, op: UnaryOp, t: DType, a: &str) -> String {
+        use UnaryOp as U;
+        match t {
+            DType::F32 | DType::F64 => {
+                let ty = reg_type(t);
+                let builtin = |f: &str| format!("{f}({a})");
+                match op {
+                    U::Neg => format!("(-{a})"),
+                    U::Abs => builtin("abs"),
+                    U::Sign => self.call("sign", t, &[a]),
+                    U::Sqrt => builtin("sqrt"),
+                    U::Rsqrt => format!("({ty}(1) / sqrt({a}))"),
+                    U::Rcp => format!("({ty}(1) / {a})"),
+                    U::Floor => builtin("floor"),
+                    U::Ceil => builtin("ceil"),
+                    U::Trunc => builtin("trunc"),
+                    U::Round => self.call("round", t, &[a]),
+                    U::IsNan => builtin("isnan"),
+                    U::IsInf => builtin("isinf"),
+                    U::Not => unreachable!("not on a float"),
+                    // Transcendentals: the double-precision library (rounded for f32), or
+                    // GLSL's f32 builtins on devices without f64.
+                    _ if self.float64 => {
+                        self.math = true;
+                        match t {
+                            DType::F32 => format!("float(m_{}(double({a})))", op.name()),
+                            _ => format!("m_{}({a})", op.name()),
+                        }
+                    }
+                    // Builtins need not pass NaN through (lavapipe's atan(NaN) is 0).
+                    U::Exp | U::Exp2 | U::Log | U::Log2 | U::Sin | U::Cos | U::Tan | U::Asin | U::Acos | U::Atan => {
+                        format!("(isnan({a}) ? {a} : {})", builtin(op.name()))
+                    }
+                    _ => self.call(op.name(), t, &[a]),
+                }
+            }
+            DType::Bool => match op {
+                U::Not => format!("(!{a})"),
+                U::IsNan | U::IsInf => "false".into(),
+                _ => unreachable!("{} on bool", op.name()),
+            },
+            _ => {
+                let u8 = t == DType::U8;
+                let wrap = |e: String| if u8 { format!("(({e}) & 0xFFu)") } else { e };
+                match op {
+                    U::Neg => wrap(format!("({} - {a})", lit(t, 0))),
+                    U::Abs if u8 => a.to_string(),
+                    U::Abs => format!("({a} < {z} ? {z} - {a} : {a})", z = lit(t, 0)),
+                    U::Sign => format!(
+                        "({a} > {z} ? {one} : ({a} < {z} ? {m1} : {z}))",
+                        z = lit(t, 0),
+                        one = lit(t, 1),
+                        m1 = lit(t, -1)
+                    ),
+                    U::Not => wrap(format!("(~{a})")),
+                    U::Floor | U::Ceil | U::Round | U::Trunc => a.to_string(),
+                    U::IsNan | U::IsInf => "false".into(),
+                    _ => unreachable!("{} on an integer", op.name()),
+                }
+            }
+        }
+    }
+
+    pub fn binary(&mut self, op: BinaryOp, t: DType, a: &str, b: &str) -> String {
+        use BinaryOp as B;
+        let cmp = |o: &str| {
+            if t == DType::Bool { format!("(uint({a}) {o} uint({b}))") } else { format!("({a} {o} {b})") }
+        };
+        match op {
+            B::Eq => return cmp("=="),
+            B::Ne => return cmp("!="),
+            B::Lt => return cmp("<"),
+            B::Le => return cmp("<="),
+            B::Gt => return cmp(">"),
+            B::Ge => return cmp(">="),
+            _ => {}
+        }
+        match t {
+            DType::F32 | DType::F64 => match op {
+                B::Add => format!("({a} + {b})"),
+                B::Sub => format!("({a} - {b})"),
+                B::Mul => format!("({a} * {b})"),
+                B::Div => format!("({a} / {b})"),
+                B::Rem => self.call("fmod", t, &[a, b]),
+                B::Min => self.call("min", t, &[a, b]),
+                B::Max => self.call("max", t, &[a, b]),
+                B::Hypot => self.call("hypot", t, &[a, b]),
+                B::Pow | B::Atan2 if self.float64 => {
+                    self.math = true;
+                    let name = if op == B::Pow { "m_pow" } else { "m_atan2" };
+                    match t {
+                        DType::F32 => format!("float({name}(double({a}), double({b})))"),
+                        _ => format!("{name}({a}, {b})"),
+                    }
+                }
+                B::Pow => self.call("pow", t, &[a, b]),
+                B::Atan2 => self.call("atan2", t, &[a, b]),
+                _ => unreachable!("{} on floats", op.name()),
+            },
+            DType::Bool => match op {
+                B::And => format!("({a} && {b})"),
+                B::Or => format!("({a} || {b})"),
+                B::Xor => format!("({a} != {b})"),
+                B::Min => format!("({a} && {b})"),
+                B::Max => format!("({a} || {b})"),
+                _ => unreachable!("{} on bool", op.name()),
+            },
+            _ => {
+                let wrap = |e: String| if t == DType::U8 { format!("(({e}) & 0xFFu)") } else { e };
+                match op {
+                    B::Add => wrap(format!("({a} + {b})")),
+                    B::Sub => wrap(format!("({a} - {b})")),
+                    B::Mul => wrap(format!("({a} * {b})")),
+                    B::Div => self.call("idiv", t, &[a, b]),
+                    B::Rem => self.call("irem", t, &[a, b]),
+                    B::Pow => self.call("ipow", t, &[a, b]),
+                    B::Min => format!("({b} < {a} ? {b} : {a})"),
+                    B::Max => format!("({b} > {a} ? {b} : {a})"),
+                    B::And => format!("({a} & {b})"),
+                    B::Or => format!("({a} | {b})"),
+                    B::Xor => format!("({a} ^ {b})"),
+                    _ => unreachable!("{} on integers", op.name()),
+                }
+            }
+        }
+    }
+
+    /// A uniform value on [0, 1) of type `t` from word `word` of the random stream at
+    /// (seed, draw, index), the same bits as the CPU executor's.
+    pub fn random(&mut self, t: DType, philox: bool, word: u8, seed: &str, draw: &str, index: &str) -> String {
+        self.random = true;
+        format!("r_uniform_{}(r_words({philox}, {seed}, {draw}, {index}), {word})", suffix(t))
+    }
+
+    /// `a` (of type `from`) converted with the cast op's rules.
+    pub fn cast(&mut self, from: DType, to: DType, a: &str) -> String {
+        if from == to {
+            return a.to_string();
+        }
+        match (from, to) {
+            (_, DType::Bool) => match from {
+                DType::F32 | DType::F64 => format!("({a} != {}(0))", reg_type(from)),
+                _ => format!("({a} != {})", lit(from, 0)),
+            },
+            (DType::Bool, _) => format!("({a} ? {} : {})", lit(to, 1), lit(to, 0)),
+            (DType::F32 | DType::F64, DType::I32 | DType::I64 | DType::U8) => {
+                self.call(&format!("to_{}", suffix(to)), from, &[a])
+            }
+            (_, DType::U8) => format!("(uint({a}) & 0xFFu)"),
+            _ => format!("{}({a})", reg_type(to)),
+        }
+    }
+
+    /// The helper functions used so far.
+    pub fn source(&self) -> String {
+        let mut s = String::new();
+        if self.math {
+            s += include_str!("math.glsl");
+        }
+        if self.random {
+            s += include_str!("random.glsl");
+        }
+        for (name, t) in &self.used {
+            s += &match name.as_str() {
+                "to_i32" => float_to_int(*t, DType::I32),
+                "to_i64" => float_to_int(*t, DType::I64),
+                "to_u8" => float_to_int(*t, DType::U8),
+                _ => helper(name, *t, self.float64),
+            };
+        }
+        s
+    }
+}
+
+/// Helpers a helper calls.
+fn deps(name: &str) -> &'static [&'static str] {
+    match name {
+        "asinh" | "atanh" => &["log1p"],
+        "sinh" | "tanh" => &["expm1"],
+        _ => &[],
+    }
+}
+
+/// Saturating float-to-integer conversion (NaN gives 0), like Rust's `as`.
+fn float_to_int(from: DType, to: DType) -> String {
+    let (f, i) = (reg_type(from), reg_type(to));
+    let name = format!("to_{}_{}", suffix(to), suffix(from));
+    match to {
+        DType::U8 => format!("uint {name}({f} x) {{ return x >= {f}(255) ? 255u : (x > {f}(0) ? uint(x) : 0u); }}\n"),
+        _ => {
+            let (hi, max, min) = match to {
+                DType::I32 => ("2147483648.0", "2147483647", "(-2147483647 - 1)"),
+                _ => ("9223372036854775808.0", "int64_t(0x7fffffffffffffffl)", "int64_t(0x8000000000000000ul)"),
+            };
+            format!(
+                "{i} {name}({f} x) {{ return isnan(x) ? {i}(0) : (x >= {f}({hi}) ? {max} : \
+                 (x <= {f}(-{hi}) ? {min} : {i}(x))); }}\n"
+            )
+        }
+    }
+}
+
+fn helper(name: &str, t: DType, float64: bool) -> String {
+    let ty = reg_type(t);
+    let sfx = suffix(t);
+    let f = |body: &str, args: &str| format!("{ty} {name}_{sfx}({args}) {{\n{body}\n}}\n");
+    let x = &format!("{ty} x");
+    let xy = &format!("{ty} x, {ty} y");
+    match name {
+        "sign" => f(&format!("return x > {ty}(0) ? {ty}(1) : (x < {ty}(0) ? {ty}(-1) : x);"), x),
+        "min" => f("return (isnan(x) || isnan(y)) ? x + y : (x < y ? x : y);", xy),
+        "max" => f("return (isnan(x) || isnan(y)) ? x + y : (x > y ? x : y);", xy),
+        // Half away from zero; |x| - trunc|x| is exact, and the sign of x is copied so
+        // that -0.4 gives -0.
+        "round" => {
+            let sign = if t == DType::F32 {
+                "return uintBitsToFloat(floatBitsToUint(r) | (floatBitsToUint(x) & 0x80000000u));"
+            } else {
+                "uvec2 rb = unpackDouble2x32(r); rb.y |= unpackDouble2x32(x).y & 0x80000000u; return packDouble2x32(rb);"
+            };
+            f(
+                &format!(
+                    "{ty} a = abs(x); {ty} t = trunc(a); precise {ty} d = a - t;\n\
+                     {ty} r = d >= {ty}(0.5) ? t + {ty}(1) : t;\n{sign}"
+                ),
+                x,
+            )
+        }
+        // Exact remainder with the dividend's sign: subtract the divisor scaled to the
+        // remainder's binade until it is smaller (each subtraction is exact).
+        "fmod" => f(
+            &format!(
+                "if (isnan(x) || isnan(y) || isinf(x) || y == {ty}(0)) return {ty}(0) / {ty}(0) + x * y;\n\
+                 {ty} ax = abs(x), ay = abs(y);\n\
+                 if (isinf(y) || ax < ay) return x;\n\
+                 int ey; frexp(ay, ey);\n\
+                 precise {ty} r = ax;\n\
+                 while (r >= ay) {{\n\
+                   int er; frexp(r, er);\n\
+                   {ty} s = ldexp(ay, er - ey);\n\
+                   if (s > r) s = ldexp(ay, er - ey - 1);\n\
+                   r = r - s;\n\
+                 }}\n\
+                 return x < {ty}(0) ? -r : r;"
+            ),
+            xy,
+        ),
+        "hypot" => {
+            let core = if t == DType::F32 && float64 {
+                "double a = double(x), b = double(y); return float(sqrt(a * a + b * b));".to_string()
+            } else {
+                format!(
+                    "{ty} a = max(abs(x), abs(y)), b = min(abs(x), abs(y));\n\
+                     if (a == {ty}(0)) return {ty}(0);\n\
+                     precise {ty} r = b / a; precise {ty} s = a * sqrt({ty}(1) + r * r); return s;"
+                )
+            };
+            f(
+                &format!(
+                    "if (isinf(x) || isinf(y)) return {ty}(1) / {ty}(0);\n\
+                     if (isnan(x) || isnan(y)) return x + y;\n{core}"
+                ),
+                xy,
+            )
+        }
+        // C pow: exact special cases, the builtin (defined for x > 0 only) otherwise.
+        "pow" => f(
+            "if (y == 0.0 || x == 1.0) return 1.0;\n\
+             if (isnan(x) || isnan(y)) return x + y;\n\
+             float ax = abs(x);\n\
+             bool yint = trunc(y) == y;\n\
+             bool yodd = yint && abs(y) < 16777216.0 && fract(y * 0.5) != 0.0;\n\
+             float inf = 1.0 / 0.0;\n\
+             if (isinf(y)) return ax == 1.0 ? 1.0 : (((ax > 1.0) == (y > 0.0)) ? inf : 0.0);\n\
+             if (isinf(x) || ax == 0.0) {\n\
+               bool big = isinf(x) == (y > 0.0);\n\
+               float m = big ? inf : 0.0;\n\
+               return (x < 0.0 || (x == 0.0 && floatBitsToUint(x) != 0u)) && yodd ? -m : m;\n\
+             }\n\
+             if (x < 0.0 && !yint) return 0.0 / 0.0;\n\
+             float r = pow(ax, y);\n\
+             return x < 0.0 && yodd ? -r : r;",
+            xy,
+        ),
+        "atan2" => f(
+            "const float pi = 3.14159265358979;\n\
+             if (isnan(x) || isnan(y)) return x + y;\n\
+             bool xneg = floatBitsToUint(y) >= 0x80000000u;\n\
+             float s = floatBitsToUint(x) >= 0x80000000u ? -1.0 : 1.0;\n\
+             if (isinf(x) && isinf(y)) return s * (xneg ? 0.75 * pi : 0.25 * pi);\n\
+             if (x == 0.0 && y == 0.0) return s * (xneg ? pi : 0.0) + x * 0.0;\n\
+             if (isinf(y)) return xneg ? s * pi : s * 0.0;\n\
+             if (isinf(x)) return s * 0.5 * pi;\n\
+             return atan(x, y);",
+            xy,
+        ),
+        // Through expm1 where exp(x) - exp(-x) would cancel.
+        "sinh" => f(
+            "float a = abs(x);\n\
+             float r = a < 1.0 ? 0.5 * (expm1_f32(a) + expm1_f32(a) / (expm1_f32(a) + 1.0)) : sinh(a);\n\
+             return x < 0.0 ? -r : r;",
+            x,
+        ),
+        "cosh" => f("return cosh(x);", x),
+        "tanh" => f(
+            "float a = abs(x);\n\
+             float e = expm1_f32(2.0 * a);\n\
+             float r = a > 10.0 ? 1.0 : e / (e + 2.0);\n\
+             return x < 0.0 ? -r : r;",
+            x,
+        ),
+        "asinh" => f(
+            "float a = abs(x);\n\
+             float r = a < 0.5 ? log1p_f32(a + a * a / (1.0 + sqrt(1.0 + a * a)))\n\
+               : (a > 1e18 ? log(a) + 0.693147180559945 : log(a + sqrt(a * a + 1.0)));\n\
+             return x < 0.0 ? -r : r;",
+            x,
+        ),
+        "acosh" => f("return x > 1e18 ? log(x) + 0.693147180559945 : log(x + sqrt(x * x - 1.0));", x),
+        "atanh" => f("float a = abs(x); float r = 0.5 * log1p_f32(2.0 * a / (1.0 - a)); return x < 0.0 ? -r : r;", x),
+        // Newton step on exp2(log2|x| / 3).
+        "cbrt" => f(
+            "if (x == 0.0 || isinf(x) || isnan(x)) return x;\n\
+             float a = abs(x); float r = exp2(log2(a) / 3.0);\n\
+             r = r - (r * r * r - a) / (3.0 * r * r);\n\
+             return x < 0.0 ? -r : r;",
+            x,
+        ),
+        // Kahan's formulations: exact where exp/log round to 1.
+        "expm1" => f(
+            "float u = exp(x);\n\
+             if (u == 1.0) return x;\n\
+             float um = u - 1.0;\n\
+             if (um == -1.0) return -1.0;\n\
+             if (isinf(u)) return u;\n\
+             return um * x / log(u);",
+            x,
+        ),
+        "log1p" => f(
+            "float u = 1.0 + x;\n\
+             if (u == 1.0) return x;\n\
+             if (isinf(u) || u == 0.0) return log(u);\n\
+             return log(u) * x / (u - 1.0);",
+            x,
+        ),
+        "log10" => f("return log2(x) * 0.301029995663981;", x),
+        // Taylor series near 0, Numerical Recipes' erfc fit (relative error < 1.2e-7) beyond.
+        "erf" => f(
+            "float a = abs(x);\n\
+             if (a < 0.5) {\n\
+               float z = x * x;\n\
+               return x * 1.1283791670955126 * (1.0 + z * (-1.0 / 3.0 + z * (0.1 + z * (-1.0 / 42.0 + z * (1.0 / 216.0 + z * (-1.0 / 1320.0))))));\n\
+             }\n\
+             if (a > 4.0) return x < 0.0 ? -1.0 : 1.0;\n\
+             float t = 1.0 / (1.0 + 0.5 * a);\n\
+             float c = t * exp(-a * a - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + \
+             t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));\n\
+             return x < 0.0 ? c - 1.0 : 1.0 - c;",
+            x,
+        ),
+        "idiv" if t == DType::U8 => f("return y == 0u ? 0u : x / y;", xy),
+        "idiv" => {
+            f(&format!("return y == {z} ? {z} : (y == {m1} ? {z} - x : x / y);", z = lit(t, 0), m1 = lit(t, -1)), xy)
+        }
+        "irem" if t == DType::U8 => f("return y == 0u ? 0u : x % y;", xy),
+        "irem" => {
+            f(&format!("return (y == {z} || y == {m1}) ? {z} : x - (x / y) * y;", z = lit(t, 0), m1 = lit(t, -1)), xy)
+        }
+        // Wrapping power by squaring; negative exponents give 0 except for bases 1 and -1.
+        "ipow" => {
+            let (z, one) = (lit(t, 0), lit(t, 1));
+            let mask = if t == DType::U8 { " & 0xFFu" } else { "" };
+            let neg = if t == DType::U8 {
+                String::new()
+            } else {
+                format!(
+                    "if (y < {z}) return x == {one} ? {one} : (x == {m1} ? (((y & {one}) != {z}) ? {m1} : {one}) : {z});\n",
+                    m1 = lit(t, -1)
+                )
+            };
+            f(
+                &format!(
+                    "{neg}{ty} r = {one}; {ty} b = x; {ty} e = y;\n\
+                     while (e != {z}) {{ if ((e & {one}) != {z}) r = (r * b){mask}; b = (b * b){mask}; e = e >> 1; }}\n\
+                     return r;"
+                ),
+                xy,
+            )
+        }
+        _ => unreachable!("no helper {name}"),
+    }
+}

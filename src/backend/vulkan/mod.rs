@@ -1,0 +1,306 @@
+//! The Vulkan executor: fused kernels lowered to GLSL compute shaders (compiled by
+//! shaderc), array memory from gpu-allocator, the loader loaded at run time.
+//!
+//! Work the device cannot do (kernels GLSL cannot express, f64 on devices without
+//! `shaderFloat64`, and intrinsics without a device kernel) runs on the CPU executor it
+//! is given; such results stay in host memory and are uploaded when a device kernel
+//! reads them.
+
+mod codegen;
+mod device;
+mod disk;
+mod glsl;
+mod memory;
+mod programs;
+mod residency;
+mod submit;
+
+use std::any::Any;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+pub use device::{Options, Want};
+pub use disk::default_root as cache_root;
+use memory::{DeviceArray, Memory, Place, PoolBuffer, Use};
+use programs::{Pipeline, Programs};
+use residency::Arrays;
+use submit::{Binding, Submitter};
+
+use crate::exec::memory::HostPool;
+use crate::exec::{CompiledKernel, DeviceInfo, Executor, Work};
+use crate::ir::kernel::Kernel;
+use crate::ir::{DType, Layout, Result, Scalar, Shape, Value, bail};
+
+/// A kernel lowered for the device.
+struct DeviceKernel {
+    mode: codegen::Mode,
+    main: Arc<Pipeline>,
+    finish: Option<Arc<Pipeline>>,
+    numbers: Vec<u32>,
+    /// Ranges bound per binding.
+    bindings: Vec<u32>,
+}
+
+/// Edge of the square blocks of `kernels/matmul.comp`.
+const MATMUL_TILE: usize = 16;
+
+/// A kernel the device cannot run, compiled for the CPU executor instead.
+struct Routed {
+    cpu: Arc<dyn CompiledKernel>,
+}
+
+impl CompiledKernel for DeviceKernel {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl CompiledKernel for Routed {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+pub struct VulkanExecutor {
+    // Field order is drop order: everything holding device objects before the context.
+    programs: Programs,
+    queue: Mutex<Submitter>,
+    arrays: Arrays,
+    mem: Arc<Memory>,
+    ctx: Arc<device::Context>,
+    target: codegen::Target,
+    cpu: Arc<dyn Executor>,
+}
+
+fn device_array(v: &Value) -> Option<&DeviceArray> {
+    v.storage.as_any().downcast_ref::<DeviceArray>()
+}
+
+impl VulkanExecutor {
+    /// Opens the best device `opts` allows; `cpu` runs what the device cannot.
+    pub fn open(
+        opts: &Options,
+        cpu: Arc<dyn Executor>,
+        host: Arc<HostPool>,
+        memory_limit: usize,
+    ) -> Result<(VulkanExecutor, DeviceInfo)> {
+        let ctx = Arc::new(device::Context::open(opts)?);
+        let caps = ctx.caps.clone();
+        let mem = Memory::new(ctx.clone(), opts.device_memory.min(memory_limit) as u64)?;
+        let exec = VulkanExecutor {
+            programs: Programs::new(
+                ctx.clone(),
+                opts.cache_dir.as_deref().and_then(|root| disk::DiskCache::open(root, &caps.cache_key)),
+            )?,
+            queue: Mutex::new(Submitter::new(ctx.clone())?),
+            arrays: Arrays::new(mem.clone(), host),
+            mem,
+            target: codegen::Target {
+                float64: caps.float64,
+                max_bindings: caps.max_bindings,
+                chunk_bytes: caps.chunk_bytes,
+                chunked_arrays: caps.chunked_arrays,
+            },
+            ctx,
+            cpu,
+        };
+        let f64_note = if caps.float64 {
+            ""
+        } else if opts.no_f64 {
+            "; f64 work runs on the CPU (SLUICE_VULKAN_NO_F64)"
+        } else {
+            "; f64 work runs on the CPU (no shaderFloat64)"
+        };
+        let info = DeviceInfo {
+            backend: crate::config::Backend::Vulkan,
+            kind: caps.kind,
+            name: caps.name.clone(),
+            float64: caps.float64,
+            reason: format!("{} is a {} device{f64_note}", caps.name, caps.kind.name()),
+        };
+        Ok((exec, info))
+    }
+
+    /// Runs `work` on the CPU executor with host copies of the inputs; the outputs keep
+    /// the host buffers it wrote.
+    fn run_on_cpu(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<()> {
+        let inputs = inputs.iter().map(|v| self.host_value(v)).collect::<Result<Vec<_>>>()?;
+        let mut written = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            let Some(arr) = device_array(o) else { bail!(Internal, "output not allocated by the Vulkan executor") };
+            let buf = Arc::new(self.arrays.host.alloc(arr.bytes)?);
+            written.push((arr, buf.clone(), Value { storage: buf, layout: o.layout }));
+        }
+        let values: Vec<Value> = written.iter().map(|(_, _, v)| v.clone()).collect();
+        self.cpu.run(work, &inputs, params, &values)?;
+        for (arr, buf, _) in written {
+            *arr.place.lock() = Place::Host(buf);
+        }
+        Ok(())
+    }
+
+    /// Runs `dispatches` in order (with barriers between) on one submission, binding the
+    /// launch words, `inputs` (uploaded if in host memory), `outputs` and `scratch`, with
+    /// `ranges[b]` ranges for binding `b`.
+    fn launch(
+        &self,
+        words: &[u32],
+        inputs: &[Value],
+        outputs: &[Value],
+        scratch: Option<&PoolBuffer>,
+        ranges: &[u32],
+        dispatches: &[(&Pipeline, [u32; 2])],
+    ) -> Result<()> {
+        let mut meta = self.mem.buffer(words.len() * 4, Use::Upload)?;
+        for (dst, w) in meta.mapped().chunks_exact_mut(4).zip(words) {
+            dst.copy_from_slice(&w.to_le_bytes());
+        }
+        // Everything is allocated (and room made) before recording starts.
+        let pinned: Vec<usize> = inputs.iter().chain(outputs).map(|v| residency::key(&v.storage)).collect();
+        let outs = outputs.iter().map(|v| self.arrays.output(v, &pinned, &self.queue)).collect::<Result<Vec<_>>>()?;
+        let ins =
+            inputs.iter().map(|v| self.arrays.prepare_input(v, &pinned, &self.queue)).collect::<Result<Vec<_>>>()?;
+        self.queue.lock().run(|rec| {
+            for p in &ins {
+                if let Some((stage, bytes)) = &p.upload {
+                    rec.copy(stage.handle(), p.buffer, *bytes);
+                }
+            }
+            let mut bound = vec![(meta.handle(), meta.size())];
+            bound.extend(ins.iter().map(|p| (p.buffer, p.size)));
+            bound.extend(outs);
+            bound.extend(scratch.map(|p| (p.handle(), p.size())));
+            let bindings: Vec<Binding> = bound
+                .into_iter()
+                .zip(ranges)
+                .map(|((buffer, size), &ranges)| Binding { buffer, size, ranges })
+                .collect();
+            for (pipeline, groups) in dispatches {
+                rec.barrier();
+                rec.dispatch(pipeline, &bindings, *groups)?;
+            }
+            Ok(())
+        })?;
+        self.arrays.installed(ins);
+        Ok(())
+    }
+
+    fn run_kernel(
+        &self,
+        k: &Kernel,
+        dk: &DeviceKernel,
+        inputs: &[Value],
+        params: &[Scalar],
+        outputs: &[Value],
+    ) -> Result<()> {
+        let (count, max_groups) = match dk.mode {
+            codegen::Mode::Elementwise => (k.domain.numel(), self.ctx.caps.max_groups_x),
+            codegen::Mode::ReduceAll => (k.domain.numel(), 1024),
+            codegen::Mode::Axis(a) => (
+                (0..k.domain.rank()).filter(|&d| d != a).map(|d| k.domain.dim(d)).product(),
+                self.ctx.caps.max_groups_x,
+            ),
+        };
+        // A reduction over nothing still writes its identity.
+        if count == 0 && dk.mode != codegen::Mode::ReduceAll {
+            let pinned: Vec<usize> = outputs.iter().map(|v| residency::key(&v.storage)).collect();
+            for v in outputs {
+                self.arrays.output(v, &pinned, &self.queue)?;
+            }
+            return Ok(());
+        }
+        let groups = count.div_ceil(codegen::LOCAL as usize).clamp(1, max_groups as usize) as u32;
+        let mut words = Vec::with_capacity(codegen::HEADER_WORDS + dk.numbers.len() + 2 * params.len());
+        words.extend([count as u32, groups]);
+        words.extend_from_slice(&dk.numbers);
+        for p in params {
+            let bits = p.to_bits();
+            words.extend([bits as u32, (bits >> 32) as u32]);
+        }
+        let partials = match dk.mode {
+            codegen::Mode::ReduceAll => Some(self.mem.buffer(groups as usize * outputs.len() * 16, Use::Array)?),
+            _ => None,
+        };
+        let mut dispatches = vec![(&*dk.main, [groups, 1])];
+        dispatches.extend(dk.finish.as_deref().map(|f| (f, [1, 1])));
+        self.launch(&words, inputs, outputs, partials.as_ref(), &dk.bindings, &dispatches)
+    }
+
+    /// `c = a b` with the tiled kernel (`kernels/matmul.comp`). Operands beyond one
+    /// storage-buffer range, or f64 on a device without it, run on the CPU.
+    fn run_matmul(&self, work: &Work, inputs: &[Value], outputs: &[Value]) -> Result<()> {
+        let Work::MatMul { dtype, m, k, n } = *work else { unreachable!("a matmul step") };
+        let (a, b) = (&inputs[0].layout, &inputs[1].layout);
+        let numbers =
+            [m as i64, n as i64, k as i64, a.offset, a.strides[0], a.strides[1], b.offset, b.strides[0], b.strides[1]];
+        let words: Option<Vec<u32>> = numbers.iter().map(|&v| i32::try_from(v).ok().map(|v| v as u32)).collect();
+        let fits = |v: &Value| (v.storage.byte_len() as u64) <= self.ctx.caps.chunk_bytes;
+        let (Some(words), true) =
+            (words, inputs.iter().chain(outputs).all(fits) && (dtype == DType::F32 || self.target.float64))
+        else {
+            return self.run_on_cpu(work, inputs, &[], outputs);
+        };
+        if m == 0 || n == 0 {
+            return self.arrays.output(&outputs[0], &[], &self.queue).map(|_| ());
+        }
+        let source = format!(
+            "#version 450\n#define T {}\n{}",
+            glsl::reg_type(dtype),
+            include_str!("../../../kernels/matmul.comp")
+        );
+        let pipeline = self.programs.pipeline(&source, &[1, 1, 1, 1])?;
+        let groups = [m.div_ceil(MATMUL_TILE) as u32, n.div_ceil(MATMUL_TILE) as u32];
+        self.launch(&words, inputs, outputs, None, &[1, 1, 1, 1], &[(&pipeline, groups)])
+    }
+}
+
+impl Executor for VulkanExecutor {
+    fn name(&self) -> &'static str {
+        "vulkan"
+    }
+
+    fn compile(&self, kernel: Arc<Kernel>) -> Result<Arc<dyn CompiledKernel>> {
+        match codegen::generate(&kernel, &self.target) {
+            Ok(shader) => {
+                let main = self.programs.pipeline(&shader.main, &shader.bindings)?;
+                let finish = match &shader.finish {
+                    Some(src) => Some(self.programs.pipeline(src, &shader.bindings)?),
+                    None => None,
+                };
+                let (mode, numbers, bindings) = (shader.mode, shader.numbers, shader.bindings);
+                Ok(Arc::new(DeviceKernel { mode, main, finish, numbers, bindings }))
+            }
+            Err(_why) => Ok(Arc::new(Routed { cpu: self.cpu.compile(kernel)? })),
+        }
+    }
+
+    fn alloc(&self, dtype: DType, shape: &Shape) -> Result<Value> {
+        let Some(bytes) = shape.checked_numel().and_then(|n| n.checked_mul(dtype.size())) else {
+            bail!(OutOfMemory, "an array of shape {shape} and type {dtype} does not fit in memory");
+        };
+        let arr = DeviceArray { bytes, place: Mutex::new(Place::Empty) };
+        Ok(Value { storage: Arc::new(arr), layout: Layout::dense(shape) })
+    }
+
+    fn run(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<()> {
+        match work {
+            Work::Kernel { kernel, compiled } => {
+                if let Some(dk) = compiled.as_any().downcast_ref::<DeviceKernel>() {
+                    return self.run_kernel(kernel, dk, inputs, params, outputs);
+                }
+                let Some(routed) = compiled.as_any().downcast_ref::<Routed>() else {
+                    bail!(Internal, "kernel was compiled for another executor");
+                };
+                let work = Work::Kernel { kernel: kernel.clone(), compiled: routed.cpu.clone() };
+                self.run_on_cpu(&work, inputs, params, outputs)
+            }
+            Work::MatMul { .. } => self.run_matmul(work, inputs, outputs),
+            Work::Scatter { .. } => self.run_on_cpu(work, inputs, params, outputs),
+        }
+    }
+
+    fn host_value(&self, value: &Value) -> Result<Value> {
+        self.arrays.host_value(value, &self.queue)
+    }
+}

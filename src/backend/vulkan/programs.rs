@@ -1,0 +1,161 @@
+//! The program cache: GLSL compiled by shaderc to SPIR-V, made into compute pipelines,
+//! kept by source so kernels of the same structure share one pipeline. SPIR-V and the
+//! driver's pipeline cache are also kept on disk (`disk.rs`), so a later run of the same
+//! program compiles nothing.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ash::vk;
+use parking_lot::Mutex;
+
+use super::device::{Context, checked};
+use super::disk::DiskCache;
+use crate::ir::{Error, ErrorKind, Result};
+
+/// Descriptor-set and pipeline layouts for shaders binding storage buffers (an array of
+/// them per binding).
+pub struct Layout {
+    ctx: Arc<Context>,
+    pub set: vk::DescriptorSetLayout,
+    pub pipeline: vk::PipelineLayout,
+}
+
+impl Drop for Layout {
+    fn drop(&mut self) {
+        // SAFETY: no pipeline using the layout is alive (pipelines hold the layout).
+        unsafe {
+            self.ctx.device.destroy_pipeline_layout(self.pipeline, None);
+            self.ctx.device.destroy_descriptor_set_layout(self.set, None);
+        }
+    }
+}
+
+pub struct Pipeline {
+    ctx: Arc<Context>,
+    pub raw: vk::Pipeline,
+    pub layout: Arc<Layout>,
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        // SAFETY: runs wait for completion, so no command uses the pipeline any more.
+        unsafe { self.ctx.device.destroy_pipeline(self.raw, None) };
+    }
+}
+
+pub struct Programs {
+    ctx: Arc<Context>,
+    compiler: shaderc::Compiler,
+    pipelines: Mutex<HashMap<String, Arc<Pipeline>>>,
+    layouts: Mutex<HashMap<Vec<u32>, Arc<Layout>>>,
+    cache: vk::PipelineCache,
+    disk: Option<DiskCache>,
+}
+
+impl Programs {
+    pub fn new(ctx: Arc<Context>, disk: Option<DiskCache>) -> Result<Programs> {
+        let compiler = shaderc::Compiler::new()
+            .map_err(|e| Error::new(ErrorKind::Internal, format!("shaderc could not start: {e}")))?;
+        let saved = disk.as_ref().map(|d| d.load_pipelines()).unwrap_or_default();
+        let create = |data: &[u8]| {
+            let info = vk::PipelineCacheCreateInfo::default().initial_data(data);
+            // SAFETY: valid create info on a live device; the driver checks the data's
+            // header (the directory is per device and driver as well).
+            unsafe { ctx.device.create_pipeline_cache(&info, None) }
+        };
+        let cache = match create(&saved) {
+            Ok(c) => c,
+            Err(_) => checked("creating a pipeline cache", create(&[]))?,
+        };
+        let (pipelines, layouts) = (Mutex::new(HashMap::new()), Mutex::new(HashMap::new()));
+        Ok(Programs { ctx, compiler, pipelines, layouts, cache, disk })
+    }
+
+    /// The pipeline for `source` (binding `bindings[b]` storage buffers at binding `b`),
+    /// compiled on first use.
+    pub fn pipeline(&self, source: &str, bindings: &[u32]) -> Result<Arc<Pipeline>> {
+        if let Some(p) = self.pipelines.lock().get(source) {
+            return Ok(p.clone());
+        }
+        let spirv = self.compile(source)?;
+        let layout = self.layout(bindings)?;
+        let d = &self.ctx.device;
+        let module_info = vk::ShaderModuleCreateInfo::default().code(&spirv);
+        // SAFETY: the SPIR-V comes from shaderc; the module is destroyed after use.
+        let module = checked("creating a shader module", unsafe { d.create_shader_module(&module_info, None) })?;
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main");
+        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout.pipeline)];
+        let created = unsafe { d.create_compute_pipelines(self.cache, &info, None) };
+        unsafe { d.destroy_shader_module(module, None) };
+        let raw = checked("creating a compute pipeline", created.map(|v| v[0]).map_err(|(_, e)| e))?;
+        let p = Arc::new(Pipeline { ctx: self.ctx.clone(), raw, layout });
+        Ok(self.pipelines.lock().entry(source.to_string()).or_insert(p).clone())
+    }
+
+    fn compile(&self, source: &str) -> Result<Vec<u32>> {
+        if let Some(words) = self.disk.as_ref().and_then(|d| d.load_spirv(source)) {
+            return Ok(words);
+        }
+        let mut opts = shaderc::CompileOptions::new()
+            .map_err(|e| Error::new(ErrorKind::Internal, format!("shaderc options: {e}")))?;
+        opts.set_target_env(shaderc::TargetEnv::Vulkan, shaderc::EnvVersion::Vulkan1_2 as u32);
+        let out = self
+            .compiler
+            .compile_into_spirv(source, shaderc::ShaderKind::Compute, "kernel.comp", "main", Some(&opts))
+            .map_err(|e| Error::new(ErrorKind::Internal, format!("GLSL compilation failed: {e}\n{source}")))?;
+        let words = out.as_binary().to_vec();
+        if let Some(d) = &self.disk {
+            d.store_spirv(source, &words);
+        }
+        Ok(words)
+    }
+
+    fn layout(&self, counts: &[u32]) -> Result<Arc<Layout>> {
+        if let Some(l) = self.layouts.lock().get(counts) {
+            return Ok(l.clone());
+        }
+        let d = &self.ctx.device;
+        let bindings: Vec<vk::DescriptorSetLayoutBinding> = counts
+            .iter()
+            .enumerate()
+            .map(|(b, &n)| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(b as u32)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .descriptor_count(n)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            })
+            .collect();
+        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+        // SAFETY: valid create infos on a live device.
+        let set = checked("creating a descriptor set layout", unsafe { d.create_descriptor_set_layout(&info, None) })?;
+        let sets = [set];
+        let info = vk::PipelineLayoutCreateInfo::default().set_layouts(&sets);
+        let pipeline = match unsafe { d.create_pipeline_layout(&info, None) } {
+            Ok(p) => p,
+            Err(e) => {
+                unsafe { d.destroy_descriptor_set_layout(set, None) };
+                return checked("creating a pipeline layout", Err(e));
+            }
+        };
+        let l = Arc::new(Layout { ctx: self.ctx.clone(), set, pipeline });
+        Ok(self.layouts.lock().entry(counts.to_vec()).or_insert(l).clone())
+    }
+}
+
+impl Drop for Programs {
+    fn drop(&mut self) {
+        self.pipelines.lock().clear();
+        // SAFETY: the cache is only used while creating pipelines, which has ended.
+        unsafe {
+            if let (Some(d), Ok(data)) = (&self.disk, self.ctx.device.get_pipeline_cache_data(self.cache)) {
+                d.store_pipelines(&data);
+            }
+            self.ctx.device.destroy_pipeline_cache(self.cache, None);
+        }
+    }
+}

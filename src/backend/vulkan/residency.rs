@@ -1,0 +1,231 @@
+//! Where arrays live: device buffers tracked in order of last use, device copies of
+//! arrays the application created in host memory, and, when device memory runs out,
+//! the least recently used arrays a step does not need moved to host memory (they come
+//! back when a kernel reads them).
+//!
+//! Locks: an array's place may be held while waiting for the queue (reads and spills
+//! copy out under it), never the other way round; steps allocate before recording.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+use ash::vk;
+use parking_lot::Mutex;
+
+use super::memory::{DeviceArray, Memory, Place, PoolBuffer, Use};
+use super::submit::Submitter;
+use crate::exec::memory::{HostBuffer, HostPool};
+use crate::ir::{ErrorKind, Result, Storage, Value, bail};
+
+/// Identifies a storage while it lives.
+pub fn key(s: &Arc<dyn Storage>) -> usize {
+    Arc::as_ptr(s) as *const () as usize
+}
+
+fn device_array(s: &dyn Storage) -> Option<&DeviceArray> {
+    s.as_any().downcast_ref::<DeviceArray>()
+}
+
+/// A device copy of a host array, kept while the host array lives.
+struct Upload {
+    source: Weak<dyn Storage>,
+    buffer: PoolBuffer,
+}
+
+/// Where an uploaded buffer goes once its copy has run.
+enum Install {
+    /// Back into the array's place (it had been moved to host memory).
+    Place(Arc<dyn Storage>, PoolBuffer),
+    /// Into the upload cache.
+    Upload(usize, Weak<dyn Storage>, PoolBuffer),
+}
+
+/// An input ready to bind; `upload` (staging buffer, bytes) is copied into the buffer first.
+pub struct Prepared {
+    pub buffer: vk::Buffer,
+    pub size: u64,
+    pub upload: Option<(PoolBuffer, u64)>,
+    install: Option<Install>,
+}
+
+/// An array with a device buffer, and when it was last used.
+type Resident = (Weak<dyn Storage>, u64);
+
+pub struct Arrays {
+    mem: Arc<Memory>,
+    pub host: Arc<HostPool>,
+    clock: AtomicU64,
+    /// Arrays holding a device buffer, with their last use.
+    resident: Mutex<HashMap<usize, Resident>>,
+    uploads: Mutex<HashMap<usize, Upload>>,
+}
+
+impl Arrays {
+    pub fn new(mem: Arc<Memory>, host: Arc<HostPool>) -> Arrays {
+        Arrays {
+            mem,
+            host,
+            clock: AtomicU64::new(0),
+            resident: Mutex::new(HashMap::new()),
+            uploads: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn touch(&self, s: &Arc<dyn Storage>) {
+        let now = self.clock.fetch_add(1, Ordering::Relaxed);
+        self.resident.lock().insert(key(s), (Arc::downgrade(s), now));
+    }
+
+    /// A device buffer for array elements, making room if device memory is short: first
+    /// by dropping device copies of host arrays, then by moving the least recently used
+    /// arrays to host memory. `pinned` (storage keys) are needed by the step at hand.
+    pub fn device_buffer(&self, bytes: usize, pinned: &[usize], queue: &Mutex<Submitter>) -> Result<PoolBuffer> {
+        loop {
+            match self.mem.buffer(bytes, Use::Array) {
+                Err(e) if e.kind == ErrorKind::OutOfMemory => {
+                    if !self.drop_an_upload(pinned) && !self.spill_one(pinned, queue)? {
+                        return Err(e);
+                    }
+                }
+                r => return r,
+            }
+        }
+    }
+
+    fn drop_an_upload(&self, pinned: &[usize]) -> bool {
+        let mut uploads = self.uploads.lock();
+        let victim = uploads.keys().copied().find(|k| !pinned.contains(k));
+        victim.and_then(|k| uploads.remove(&k)).is_some()
+    }
+
+    /// Moves the least recently used array not in `pinned` to host memory; false if
+    /// there is none.
+    fn spill_one(&self, pinned: &[usize], queue: &Mutex<Submitter>) -> Result<bool> {
+        let mut candidates: Vec<(u64, usize, Weak<dyn Storage>)> = {
+            let mut resident = self.resident.lock();
+            resident.retain(|_, (w, _)| w.strong_count() > 0);
+            resident.iter().filter(|(k, _)| !pinned.contains(k)).map(|(&k, (w, t))| (*t, k, w.clone())).collect()
+        };
+        candidates.sort_by_key(|c| c.0);
+        for (_, k, weak) in candidates {
+            let Some(storage) = weak.upgrade() else { continue };
+            let Some(arr) = device_array(&*storage) else { continue };
+            // An array being read right now is not the one to move.
+            let Some(mut place) = arr.place.try_lock() else { continue };
+            let Place::Device(b) = &*place else {
+                self.resident.lock().remove(&k);
+                continue;
+            };
+            let host = self.download(queue, b.handle(), arr.bytes)?;
+            *place = Place::Host(Arc::new(host));
+            self.resident.lock().remove(&k);
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// The device buffer of input `v`, or a new one with the upload to record first.
+    pub fn prepare_input(&self, v: &Value, pinned: &[usize], queue: &Mutex<Submitter>) -> Result<Prepared> {
+        let stage = |data: &[u8]| -> Result<(PoolBuffer, u64)> {
+            let mut s = self.mem.buffer(data.len(), Use::Upload)?;
+            s.mapped()[..data.len()].copy_from_slice(data);
+            Ok((s, data.len() as u64))
+        };
+        if let Some(arr) = device_array(&*v.storage) {
+            let host = match &*arr.place.lock() {
+                Place::Device(b) => {
+                    let (buffer, size) = (b.handle(), b.size());
+                    self.touch(&v.storage);
+                    return Ok(Prepared { buffer, size, upload: None, install: None });
+                }
+                Place::Host(h) => h.clone(),
+                Place::Empty => bail!(Internal, "a kernel input was never written"),
+            };
+            let dst = self.device_buffer(arr.bytes, pinned, queue)?;
+            let upload = Some(stage(host.host_bytes().expect("host buffer"))?);
+            let (buffer, size) = (dst.handle(), dst.size());
+            return Ok(Prepared { buffer, size, upload, install: Some(Install::Place(v.storage.clone(), dst)) });
+        }
+        let Some(bytes) = v.storage.host_bytes() else { bail!(Internal, "input storage of another executor") };
+        let k = key(&v.storage);
+        {
+            let mut uploads = self.uploads.lock();
+            uploads.retain(|_, u| u.source.strong_count() > 0);
+            if let Some(u) = uploads.get(&k).filter(|u| Weak::ptr_eq(&u.source, &Arc::downgrade(&v.storage))) {
+                return Ok(Prepared { buffer: u.buffer.handle(), size: u.buffer.size(), upload: None, install: None });
+            }
+        }
+        let dst = self.device_buffer(bytes.len(), pinned, queue)?;
+        let upload = Some(stage(bytes)?);
+        let (buffer, size) = (dst.handle(), dst.size());
+        Ok(Prepared { buffer, size, upload, install: Some(Install::Upload(k, Arc::downgrade(&v.storage), dst)) })
+    }
+
+    /// Keeps the buffers that uploads filled, once their copies have run.
+    pub fn installed(&self, prepared: Vec<Prepared>) {
+        for p in prepared {
+            match p.install {
+                Some(Install::Place(storage, buf)) => {
+                    if let Some(arr) = device_array(&*storage) {
+                        *arr.place.lock() = Place::Device(buf);
+                        self.touch(&storage);
+                    }
+                }
+                Some(Install::Upload(k, source, buffer)) => {
+                    self.uploads.lock().insert(k, Upload { source, buffer });
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// The device buffer an output is written to (allocated on first use).
+    pub fn output(&self, v: &Value, pinned: &[usize], queue: &Mutex<Submitter>) -> Result<(vk::Buffer, u64)> {
+        let Some(arr) = device_array(&*v.storage) else {
+            bail!(Internal, "output not allocated by the Vulkan executor")
+        };
+        let resident = |place: &Place| match place {
+            Place::Device(b) => Some((b.handle(), b.size())),
+            _ => None,
+        };
+        if let Some(bound) = resident(&arr.place.lock()) {
+            return Ok(bound);
+        }
+        let buf = self.device_buffer(arr.bytes, pinned, queue)?;
+        let mut place = arr.place.lock();
+        *place = Place::Device(buf);
+        self.touch(&v.storage);
+        Ok(resident(&place).expect("just placed"))
+    }
+
+    /// `v` in host memory: itself, the host copy of a moved array, or a download.
+    pub fn host_value(&self, v: &Value, queue: &Mutex<Submitter>) -> Result<Value> {
+        let Some(arr) = device_array(&*v.storage) else {
+            if v.storage.host_bytes().is_some() {
+                return Ok(v.clone());
+            }
+            bail!(Internal, "a value of another executor");
+        };
+        let place = arr.place.lock();
+        let host: Arc<HostBuffer> = match &*place {
+            Place::Host(h) => h.clone(),
+            Place::Device(b) => Arc::new(self.download(queue, b.handle(), arr.bytes)?),
+            Place::Empty => bail!(Internal, "a value that was never written"),
+        };
+        Ok(Value { storage: host, layout: v.layout })
+    }
+
+    /// Reads a device buffer back into a new host buffer.
+    fn download(&self, queue: &Mutex<Submitter>, src: vk::Buffer, bytes: usize) -> Result<HostBuffer> {
+        let mut stage = self.mem.buffer(bytes, Use::Download)?;
+        queue.lock().run(|rec| {
+            rec.copy(src, stage.handle(), bytes as u64);
+            Ok(())
+        })?;
+        let out = self.host.alloc(bytes)?;
+        // SAFETY: `out` is fresh and `bytes` long; the staging buffer holds at least that.
+        unsafe { std::ptr::copy_nonoverlapping(stage.mapped().as_ptr(), out.as_mut_ptr(), bytes) };
+        Ok(out)
+    }
+}
