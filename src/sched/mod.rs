@@ -106,9 +106,12 @@ impl Core {
         self.flushes.fetch_add(1, Ordering::Relaxed);
         match self.plan(&mut cache, &sub, &roots) {
             Ok(plan) => {
+                // Dispatched under the planning lock: sequences reach the engine in the
+                // order they were planned, as the execution thread waits on the promises
+                // of earlier ones.
                 let seq = self.schedule(plan, sub);
-                drop(cache);
                 self.dispatch(seq, for_read);
+                drop(cache);
             }
             Err(e) => {
                 let e = Arc::new(e);
@@ -167,8 +170,8 @@ impl Core {
         let made = check(&sub, &recipe)?;
         let plan = recipe.instantiate(&sub);
         let seq = self.schedule(plan, sub);
-        drop(cache);
         self.dispatch(seq, false);
+        drop(cache);
         Ok((recipe, made))
     }
 
@@ -445,8 +448,10 @@ impl Scheduler {
         let (seq, promises) =
             e.recipe.sequence(|pos| leaf_binding(&inputs[e.leaves[&pos] as usize]), param, |i| e.sites[&i]);
         self.planner.wait_idle();
-        // Replays are the small calls of loops: running a small one here when the engine
-        // is idle keeps the loop from paying a thread hand-off per call.
+        // Under the planning lock, like every dispatch (the inputs' sequences are already
+        // with the engine). Replays are the small calls of loops: running a small one here
+        // when the engine is idle keeps the loop from paying a thread hand-off per call.
+        let _planning = self.core.planning.lock();
         self.core.dispatch(seq, true);
         Ok(e.outputs
             .iter()
