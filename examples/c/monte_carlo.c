@@ -1,7 +1,8 @@
 /* Monte Carlo price of a European call option, checked against Black-Scholes.
  *
- * The paths' normal draws come from the host; Sluice computes the terminal prices,
- * payoffs, their mean and variance in one fused pass each. */
+ * The paths come in batches: one batch (normal draws from Sluice's Philox generator, the
+ * terminal prices, the payoffs and their sums) is a code reuse section, recorded the
+ * first time and replayed for every further batch, each replay drawing new numbers. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,49 +20,45 @@
         }                                                                            \
     } while (0)
 
-/* xorshift64* and Box-Muller: a fixed seed makes the example reproducible. */
-static uint64_t state = 0x9E3779B97F4A7C15ull;
-static double next_uniform(void) {
-    state ^= state >> 12;
-    state ^= state << 25;
-    state ^= state >> 27;
-    return ((state * 0x2545F4914F6CDD1Dull) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 static double normal_cdf(double x) { return 0.5 * erfc(-x / sqrt(2.0)); }
 
 int main(void) {
     const double s0 = 100.0, strike = 105.0, rate = 0.05, sigma = 0.2, years = 1.0;
-    const int64_t paths = (int64_t)1 << 22;
+    const int64_t batch = (int64_t)1 << 18;
+    const int batches = 16;
+    const int64_t paths = batch * batches;
 
-    double *z = malloc(sizeof(double) * (size_t)paths);
-    if (!z) return 1;
-    for (int64_t i = 0; i < paths; i += 2) {
-        double u1 = next_uniform(), u2 = next_uniform();
-        double r = sqrt(-2.0 * log(u1 > 0 ? u1 : 1e-300)), t = 2.0 * M_PI * u2;
-        z[i] = r * cos(t);
-        if (i + 1 < paths) z[i + 1] = r * sin(t);
+    sl_rng rng;
+    CHECK(sl_rng_create(SL_RNG_PHILOX, 20261122, &rng));
+    double m = 0.0, m2 = 0.0;
+    int recorded = 0;
+    for (int b = 0; b < batches; b++) {
+        sl_array sums[2]; /* sum of payoffs, sum of their squares */
+        SL_MACRO("mc_batch", NULL, 0, NULL, 0, sums, 2) {
+            recorded++;
+            sl_array z, scaled, drift, growth, st, gain, payoff, squares;
+            CHECK(sl_random_normal(rng, SL_F64, 1, &batch, &z));
+            /* S_T = S0 * exp((r - sigma^2/2) T + sigma sqrt(T) Z) */
+            CHECK(sl_mul_scalar(z, sigma * sqrt(years), &scaled));
+            CHECK(sl_add_scalar(scaled, (rate - 0.5 * sigma * sigma) * years, &drift));
+            CHECK(sl_exp(drift, &growth));
+            CHECK(sl_mul_scalar(growth, s0, &st));
+            /* payoff = max(S_T - K, 0) */
+            CHECK(sl_sub_scalar(st, strike, &gain));
+            CHECK(sl_max_scalar(gain, 0.0, &payoff));
+            CHECK(sl_mul(payoff, payoff, &squares));
+            CHECK(sl_sum(payoff, SL_ALL_DIMS, &sums[0]));
+            CHECK(sl_sum(squares, SL_ALL_DIMS, &sums[1]));
+        }
+        double s, sq;
+        CHECK(sl_read(sums[0], SL_COL_MAJOR, &s, sizeof s));
+        CHECK(sl_read(sums[1], SL_COL_MAJOR, &sq, sizeof sq));
+        CHECK(sl_release(sums[0]));
+        CHECK(sl_release(sums[1]));
+        m += s / (double)paths;
+        m2 += sq / (double)paths;
     }
-
-    CHECK(sl_scope_begin());
-    sl_array draws, scaled, drift, st, gain, payoff, mean, squares, mean_sq;
-    CHECK(sl_create(SL_F64, 1, &paths, SL_COL_MAJOR, z, sizeof(double) * (size_t)paths, &draws));
-    free(z);
-    /* S_T = S0 * exp((r - sigma^2/2) T + sigma sqrt(T) Z) */
-    CHECK(sl_mul_scalar(draws, sigma * sqrt(years), &scaled));
-    CHECK(sl_add_scalar(scaled, (rate - 0.5 * sigma * sigma) * years, &drift));
-    CHECK(sl_exp(drift, &st));
-    CHECK(sl_mul_scalar(st, s0, &st));
-    /* payoff = max(S_T - K, 0) */
-    CHECK(sl_sub_scalar(st, strike, &gain));
-    CHECK(sl_max_scalar(gain, 0.0, &payoff));
-    CHECK(sl_mean(payoff, SL_ALL_DIMS, &mean));
-    CHECK(sl_mul(payoff, payoff, &squares));
-    CHECK(sl_mean(squares, SL_ALL_DIMS, &mean_sq));
-    double m, m2;
-    CHECK(sl_read(mean, SL_COL_MAJOR, &m, sizeof m));
-    CHECK(sl_read(mean_sq, SL_COL_MAJOR, &m2, sizeof m2));
-    CHECK(sl_scope_end());
+    CHECK(sl_rng_destroy(rng));
 
     double discount = exp(-rate * years);
     double price = discount * m;
@@ -70,12 +67,17 @@ int main(void) {
     double d2 = d1 - sigma * sqrt(years);
     double exact = s0 * normal_cdf(d1) - strike * discount * normal_cdf(d2);
 
-    printf("European call, S0=%.0f K=%.0f r=%.2f sigma=%.2f T=%.0f, %lld paths\n", s0, strike, rate, sigma, years, (long long)paths);
+    printf("European call, S0=%.0f K=%.0f r=%.2f sigma=%.2f T=%.0f, %lld paths in %d batches (%d recorded)\n", s0,
+           strike, rate, sigma, years, (long long)paths, batches, recorded);
     printf("  Monte Carlo (Sluice): %.6f +- %.6f\n", price, stderr_);
     printf("  Black-Scholes:        %.6f\n", exact);
     double sigmas = fabs(price - exact) / stderr_;
     printf("  difference:           %.2f standard errors\n", sigmas);
     CHECK(sl_shutdown());
+    if (recorded != 1) {
+        printf("FAIL: the batch section was recorded %d times, not once\n", recorded);
+        return 1;
+    }
     if (sigmas > 4.0) {
         printf("FAIL: the Monte Carlo price is not within 4 standard errors of Black-Scholes\n");
         return 1;
