@@ -177,29 +177,12 @@ fn unfused(c: &mut Criterion) {
 }
 
 /// 10,000 iterations of `y = y*0.99 + x` on 1024 elements, read at the end.
-fn mul_add_loop(x: sl_array) -> Vec<f32> {
-    let mut y = 0;
-    check(sl_retain(x, &mut y));
-    for _ in 0..10_000 {
-        let (mut t, mut next) = (0, 0);
-        check(sl_mul_scalar(y, 0.99, &mut t));
-        check(sl_add(t, x, &mut next));
-        check(sl_release(t));
-        check(sl_release(y));
-        y = next;
-    }
-    let mut out = vec![0f32; 1024];
-    check(sl_read(y, SL_COL_MAJOR, out.as_mut_ptr() as *mut _, 4096));
-    check(sl_release(y));
-    out
-}
-
 fn bench_mul_add_loop(c: &mut Criterion, group: &str) {
     let xs: Vec<f32> = (0..1024).map(|i| i as f32 * 0.001).collect();
     let x = upload(&xs);
     let mut g = c.benchmark_group(group);
     g.sample_size(20).measurement_time(Duration::from_secs(6));
-    g.bench_function("y_mul_add_1024_x10000", |bench| bench.iter(|| black_box(mul_add_loop(x))));
+    g.bench_function("y_mul_add_1024_x10000", |bench| bench.iter(|| black_box(step_loop(x, mul_add))));
     g.finish();
     check(sl_release(x));
 }
@@ -226,9 +209,9 @@ fn step8(y: sl_array, x: sl_array) -> sl_array {
     t[7]
 }
 
-/// 10,000 steps of `step8` on 1024 elements, each through `step` (which returns the new
-/// y), read at the end.
-fn step8_loop(x: sl_array, step: impl Fn(sl_array, sl_array) -> sl_array) -> Vec<f32> {
+/// 10,000 steps on 1024 elements, each through `step` (which returns the new y), read at
+/// the end.
+fn step_loop(x: sl_array, step: impl Fn(sl_array, sl_array) -> sl_array) -> Vec<f32> {
     let mut y = 0;
     check(sl_retain(x, &mut y));
     for _ in 0..10_000 {
@@ -247,22 +230,38 @@ fn step8_loop(x: sl_array, step: impl Fn(sl_array, sl_array) -> sl_array) -> Vec
 fn macro_replay(c: &mut Criterion) {
     let xs: Vec<f32> = (0..1024).map(|i| i as f32 * 0.001).collect();
     let x = upload(&xs);
-    let name = std::ffi::CString::new("step8").unwrap();
-    let as_macro = |y: sl_array, x: sl_array| {
+    let mut g = c.benchmark_group("macro");
+    g.sample_size(20).measurement_time(Duration::from_secs(6));
+    g.bench_function("step8_calls_1024_x10000", |bench| bench.iter(|| black_box(step_loop(x, step8))));
+    let step8_macro = as_macro("step8", step8);
+    g.bench_function("step8_replay_1024_x10000", |bench| bench.iter(|| black_box(step_loop(x, &step8_macro))));
+    let mul_add_macro = as_macro("mul_add", mul_add);
+    g.bench_function("mul_add_replay_1024_x10000", |bench| bench.iter(|| black_box(step_loop(x, &mul_add_macro))));
+    g.finish();
+    check(sl_release(x));
+}
+
+/// `y * 0.99 + x`.
+fn mul_add(y: sl_array, x: sl_array) -> sl_array {
+    let (mut t, mut out) = (0, 0);
+    check(sl_mul_scalar(y, 0.99, &mut t));
+    check(sl_add(t, x, &mut out));
+    check(sl_release(t));
+    out
+}
+
+/// `step` (of y and x) as a code reuse section named `name`.
+fn as_macro(name: &str, step: fn(sl_array, sl_array) -> sl_array) -> impl Fn(sl_array, sl_array) -> sl_array {
+    let name = std::ffi::CString::new(name).unwrap();
+    move |y, x| {
         let (ins, mut out, mut mode) = ([y, x], [0], 0);
         check(sl_macro_begin(name.as_ptr(), ins.as_ptr(), 2, std::ptr::null(), 0, out.as_mut_ptr(), 1, &mut mode));
         if mode == SL_MACRO_RECORD {
-            out[0] = step8(y, x);
+            out[0] = step(y, x);
             check(sl_macro_end(out.as_ptr(), 1));
         }
         out[0]
-    };
-    let mut g = c.benchmark_group("macro");
-    g.sample_size(20).measurement_time(Duration::from_secs(6));
-    g.bench_function("step8_calls_1024_x10000", |bench| bench.iter(|| black_box(step8_loop(x, step8))));
-    g.bench_function("step8_replay_1024_x10000", |bench| bench.iter(|| black_box(step8_loop(x, as_macro))));
-    g.finish();
-    check(sl_release(x));
+    }
 }
 
 /// An iterative update of about 20 ops on 2^16 elements, flushed every iteration (as a

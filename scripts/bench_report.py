@@ -25,6 +25,7 @@ def main():
         no_trace = mean_ns("overhead_no_trace_cache", "y_mul_add_1024_x10000")
         calls8 = mean_ns("macro", "step8_calls_1024_x10000")
         replay8 = mean_ns("macro", "step8_replay_1024_x10000")
+        replay_mul_add = mean_ns("macro", "mul_add_replay_1024_x10000")
         it_on = mean_ns("trace_cache_on", "ops20_65536_x200")
         it_off = mean_ns("trace_cache_off", "ops20_65536_x200")
         mm = mean_ns("matmul", "sluice_2048_f32")
@@ -45,6 +46,7 @@ def main():
         ("same chain, fusion off", f"{unfused / 1e6:.2f} ms", "", f"fusion is {unfused / chain:.2f} x faster", ""),
         ("sum(x*x), f32, 2^24", f"{sumsq / 1e6:.2f} ms", "", f"{sumsq / read:.2f} x read floor", "<= 1.5x"),
         ("y = y*0.99 + x, 1024 f32, per iteration", f"{overhead / 1e4 / 1e3:.2f} us", "", "", "< 1 us"),
+        ("same loop as a macro (replayed), per iteration", f"{replay_mul_add / 1e4 / 1e3:.2f} us", "", "", "<= 0.5 us"),
         ("8-op step, 1024 f32, op by op, per step", f"{calls8 / 1e4 / 1e3:.2f} us", "", "", ""),
         ("same step as a macro (replayed), per step", f"{replay8 / 1e4 / 1e3:.2f} us", "", f"{calls8 / replay8:.2f} x faster than the calls", ""),
         ("20-op update, 2^16 f32, flushed each iteration", f"{it_on / 200 / 1e3:.1f} us", "", "", ""),
