@@ -105,85 +105,70 @@ fn parse_switch(s: &str) -> Option<bool> {
     }
 }
 
+fn positive(s: &str) -> Option<usize> {
+    s.trim().parse().ok().filter(|&n| n > 0)
+}
+
+fn count(s: &str) -> Option<usize> {
+    s.trim().parse().ok()
+}
+
+/// Environment variable `name` parsed by `parse`; `None` when unset or empty, an error
+/// naming it (and saying it should be `expected`) when it does not parse.
+fn setting<T>(name: &str, parse: impl Fn(&str) -> Option<T>, expected: &str) -> Result<Option<T>> {
+    match std::env::var(name).ok().filter(|v| !v.trim().is_empty()) {
+        None => Ok(None),
+        Some(v) => match parse(&v) {
+            Some(x) => Ok(Some(x)),
+            None => bail!(InvalidArgument, "{name}={v} is not {expected}"),
+        },
+    }
+}
+
 impl Config {
     /// Defaults with the environment applied. A variable that does not parse is an error
     /// naming it, rather than silently ignored.
     pub fn from_env() -> Result<Config> {
         let mut c = Config::default();
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        if let Some(v) = var("SLUICE_THREADS") {
-            match v.trim().parse::<usize>() {
-                Ok(n) if n > 0 => c.threads = n,
-                _ => bail!(InvalidArgument, "SLUICE_THREADS={v} is not a positive integer"),
-            }
+        let (positive_int, count_int) = ("a positive integer", "a non-negative integer");
+        let (bytes, switch) = ("a byte count (e.g. 512M)", "on/off");
+        if let Some(n) = setting("SLUICE_THREADS", positive, positive_int)? {
+            c.threads = n;
         }
-        if let Some(v) = var("SLUICE_MEMORY_LIMIT") {
-            match parse_bytes(&v) {
-                Some(n) => c.memory_limit = n,
-                None => bail!(InvalidArgument, "SLUICE_MEMORY_LIMIT={v} is not a byte count (e.g. 512M)"),
-            }
+        if let Some(n) = setting("SLUICE_MEMORY_LIMIT", parse_bytes, bytes)? {
+            c.memory_limit = n;
         }
-        if let Some(v) = var("SLUICE_DEVICE_MEMORY") {
-            match parse_bytes(&v) {
-                Some(n) => c.device_memory = n,
-                None => bail!(InvalidArgument, "SLUICE_DEVICE_MEMORY={v} is not a byte count (e.g. 512M)"),
-            }
+        if let Some(n) = setting("SLUICE_DEVICE_MEMORY", parse_bytes, bytes)? {
+            c.device_memory = n;
         }
-        if let Some(v) = var("SLUICE_FUSION") {
-            match parse_switch(&v) {
-                Some(b) => c.fusion = b,
-                None => bail!(InvalidArgument, "SLUICE_FUSION={v} is not on/off"),
-            }
+        if let Some(b) = setting("SLUICE_FUSION", parse_switch, switch)? {
+            c.fusion = b;
         }
-        if let Some(v) = var("SLUICE_QUEUE_LIMIT") {
-            match v.trim().parse::<usize>() {
-                Ok(n) if n > 0 => c.queue_limit = n,
-                _ => bail!(InvalidArgument, "SLUICE_QUEUE_LIMIT={v} is not a positive integer"),
-            }
+        if let Some(n) = setting("SLUICE_QUEUE_LIMIT", positive, positive_int)? {
+            c.queue_limit = n;
         }
-        if let Some(v) = var("SLUICE_MAX_KERNEL_OPS") {
-            match v.trim().parse::<usize>() {
-                Ok(n) if n > 0 => c.max_kernel_ops = n,
-                _ => bail!(InvalidArgument, "SLUICE_MAX_KERNEL_OPS={v} is not a positive integer"),
-            }
+        if let Some(n) = setting("SLUICE_MAX_KERNEL_OPS", positive, positive_int)? {
+            c.max_kernel_ops = n;
         }
-        if let Some(v) = var("SLUICE_BACKEND") {
-            match Backend::parse(&v) {
-                Some(b) => c.backend = b,
-                None => bail!(InvalidArgument, "SLUICE_BACKEND={v} is not cpu, vulkan or auto"),
-            }
+        if let Some(b) = setting("SLUICE_BACKEND", Backend::parse, "cpu, vulkan or auto")? {
+            c.backend = b;
         }
-        if let Some(v) = var("SLUICE_VULKAN_NO_F64") {
-            match parse_switch(&v) {
-                Some(b) => c.vulkan_no_f64 = b,
-                None => bail!(InvalidArgument, "SLUICE_VULKAN_NO_F64={v} is not on/off"),
-            }
+        if let Some(b) = setting("SLUICE_VULKAN_NO_F64", parse_switch, switch)? {
+            c.vulkan_no_f64 = b;
         }
-        if let Some(v) = var("SLUICE_VULKAN_VALIDATION") {
-            match parse_switch(&v) {
-                Some(b) => c.vulkan_validation = b,
-                None => bail!(InvalidArgument, "SLUICE_VULKAN_VALIDATION={v} is not on/off"),
-            }
+        if let Some(b) = setting("SLUICE_VULKAN_VALIDATION", parse_switch, switch)? {
+            c.vulkan_validation = b;
         }
-        c.vulkan_loader = var("SLUICE_VULKAN_LOADER");
-        c.cache_dir = var("SLUICE_CACHE_DIR");
-        if let Some(v) = var("SLUICE_TRACE_CACHE_ENTRIES") {
-            match v.trim().parse::<usize>() {
-                Ok(n) => c.trace_cache_entries = n,
-                _ => bail!(InvalidArgument, "SLUICE_TRACE_CACHE_ENTRIES={v} is not a non-negative integer"),
-            }
+        c.vulkan_loader = setting("SLUICE_VULKAN_LOADER", |v| Some(v.to_owned()), "a path")?;
+        c.cache_dir = setting("SLUICE_CACHE_DIR", |v| Some(v.to_owned()), "a path")?;
+        if let Some(n) = setting("SLUICE_TRACE_CACHE_ENTRIES", count, count_int)? {
+            c.trace_cache_entries = n;
         }
-        if let Some(v) = var("SLUICE_MACRO_CACHE_ENTRIES") {
-            match v.trim().parse::<usize>() {
-                Ok(n) => c.macro_cache_entries = n,
-                _ => bail!(InvalidArgument, "SLUICE_MACRO_CACHE_ENTRIES={v} is not a non-negative integer"),
-            }
+        if let Some(n) = setting("SLUICE_MACRO_CACHE_ENTRIES", count, count_int)? {
+            c.macro_cache_entries = n;
         }
-        if let Some(v) = var("SLUICE_EXPLAIN_MISSES") {
-            match parse_switch(&v) {
-                Some(b) => c.explain_misses = b,
-                None => bail!(InvalidArgument, "SLUICE_EXPLAIN_MISSES={v} is not on/off"),
-            }
+        if let Some(b) = setting("SLUICE_EXPLAIN_MISSES", parse_switch, switch)? {
+            c.explain_misses = b;
         }
         Ok(c)
     }
