@@ -83,8 +83,8 @@ public:
     // The Sluice function that failed, e.g. "sl_add" (or "sluice::section" for an error
     // the C++ layer found before calling C).
     const std::string& function() const noexcept { return call_.function; }
-    // Where that function was called from. The library reports the source line of the
-    // return address, which for calls made through this header is a line of sluice.hpp.
+    // Where that function was called from: the application's line that called this
+    // header (found from the application's debug information).
     const Site& call() const noexcept { return call_; }
     // For SL_ERR_POISONED: the op whose deferred computation failed, and where it was made.
     const Site& origin() const noexcept { return origin_; }

@@ -33,7 +33,8 @@ int main(void) {
     double m = 0.0, m2 = 0.0;
     int recorded = 0;
     for (int b = 0; b < batches; b++) {
-        sl_array sums[2]; /* sum of payoffs, sum of their squares */
+        CHECK(sl_scope_begin()); /* this batch's handles are released at its end */
+        sl_array sums[2];        /* sum of payoffs, sum of their squares */
         SL_MACRO("mc_batch", NULL, 0, NULL, 0, sums, 2) {
             recorded++;
             sl_array z, scaled, drift, growth, st, gain, payoff, squares;
@@ -53,8 +54,7 @@ int main(void) {
         double s, sq;
         CHECK(sl_read(sums[0], SL_COL_MAJOR, &s, sizeof s));
         CHECK(sl_read(sums[1], SL_COL_MAJOR, &sq, sizeof sq));
-        CHECK(sl_release(sums[0]));
-        CHECK(sl_release(sums[1]));
+        CHECK(sl_scope_end());
         m += s / (double)paths;
         m2 += sq / (double)paths;
     }

@@ -94,7 +94,7 @@ fn opt_ptr(s: &Option<CString>) -> *const std::os::raw::c_char {
 /// Records `e` as this thread's last error, tells the handlers, returns the status.
 fn report(site: CallSite, e: Error) -> sl_status {
     let status = status_of(e.kind);
-    let call = site.location();
+    let call = site.location_now();
     let origin = e.origin.filter(|o| o.api != site.api || o.pc != site.pc);
     let origin_loc = origin.and_then(|o| o.location());
     let at = |loc: &Option<(String, u32)>| loc.as_ref().map(|(f, l)| format!(" at {f}:{l}")).unwrap_or_default();

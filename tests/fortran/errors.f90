@@ -26,6 +26,9 @@ program errors
   call expect(r%handle == 0, 'a failed function gives no array')
   r = matmul(a, a, stat=stat)
   call expect_error(stat, SL_ERR_SHAPE_MISMATCH, 'matmul', 'matmul of (3,4) and (3,4)')
+  ! The message names this program's line that called the module, not the module's own.
+  call expect(index(error_message(), 'errors.f90:') > 0 .and. index(error_message(), 'sluice.f90') == 0, &
+    'the call site is in errors.f90: ' // error_message())
   call get(a, v, stat)
   call expect_error(stat, SL_ERR_SHAPE_MISMATCH, 'shape (3,4) to a Fortran variable of shape (4)', &
     'reading (3,4) into (4)')
