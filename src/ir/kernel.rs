@@ -153,6 +153,22 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// Per instruction, whether an output needs its value.
+    pub fn live(&self) -> Vec<bool> {
+        let mut live = vec![false; self.insts.len()];
+        for o in &self.outputs {
+            live[o.value as usize] = true;
+        }
+        for i in (0..self.insts.len()).rev() {
+            if live[i] {
+                for &a in self.insts[i].operands().iter() {
+                    live[a as usize] = true;
+                }
+            }
+        }
+        live
+    }
+
     pub fn has_reduction(&self) -> bool {
         self.outputs.iter().any(|o| matches!(o.kind, OutputKind::Reduce(_)))
     }

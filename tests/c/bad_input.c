@@ -81,6 +81,23 @@ int main(void) {
     FAILS(sl_keep(a), SL_ERR_INVALID_STATE, "outside any scope");
     still_works();
 
+    /* random number generators, caches and macros */
+    sl_rng rng;
+    OK(sl_rng_create(SL_RNG_FAST, 7, &rng));
+    FAILS(sl_random_uniform(rng, SL_I32, 1, &n3, &out), SL_ERR_DTYPE_MISMATCH, "f32 or f64");
+    FAILS(sl_random_normal(a, SL_F64, 1, &n3, &out), SL_ERR_INVALID_HANDLE, "random number generator");
+    FAILS(sl_rng_create(9, 7, &rng), SL_ERR_INVALID_ARGUMENT, "not an sl_rng_kind");
+    OK(sl_rng_destroy(rng));
+    FAILS(sl_rng_set_state(rng, 1, 2), SL_ERR_INVALID_HANDLE, "not a live");
+    sl_cache_stats cs;
+    FAILS(sl_get_cache_stats(5, &cs), SL_ERR_INVALID_ARGUMENT, "not a cache");
+    FAILS(sl_get_cache_stats(SL_CACHE_MACRO, NULL), SL_ERR_INVALID_ARGUMENT, "NULL");
+    sl_macro_mode mode;
+    FAILS(sl_macro_begin(NULL, &a, 1, NULL, 0, &out, 1, &mode), SL_ERR_INVALID_ARGUMENT, "name is NULL");
+    FAILS(sl_macro_begin("m", &stale, 1, NULL, 0, &out, 1, &mode), SL_ERR_INVALID_HANDLE, "stale");
+    FAILS(sl_macro_end(&a, 1), SL_ERR_INVALID_STATE, "without an open sl_macro_begin");
+    still_works();
+
     /* an error handler sees each failure */
     OK(sl_push_error_handler(on_error, NULL));
     FAILS(sl_exp(0, &out), SL_ERR_INVALID_HANDLE, "null handle");

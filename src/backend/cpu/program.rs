@@ -236,17 +236,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
     }
 
     // Values the outputs need, then the last instruction that reads each of them.
-    let mut live = vec![false; n];
-    for o in &k.outputs {
-        live[o.value as usize] = true;
-    }
-    for i in (0..n).rev() {
-        if live[i] {
-            for &a in k.insts[i].operands().iter() {
-                live[a as usize] = true;
-            }
-        }
-    }
+    let live = k.live();
     let mut last_use = vec![0usize; n];
     for (i, inst) in k.insts.iter().enumerate().filter(|(i, _)| live[*i]) {
         for &a in inst.operands().iter() {

@@ -322,18 +322,7 @@ impl<'k> Gen<'k> {
     /// coordinates `c0, c1, ...`.
     fn body(&mut self) -> Result<String, Unsupported> {
         let k = self.k;
-        let n = k.insts.len();
-        let mut live = vec![false; n];
-        for o in &k.outputs {
-            live[o.value as usize] = true;
-        }
-        for i in (0..n).rev() {
-            if live[i] {
-                for &a in k.insts[i].operands().iter() {
-                    live[a as usize] = true;
-                }
-            }
-        }
+        let live = k.live();
         self.maps = vec![None; k.maps.len()];
         let mut out = String::new();
         for (i, inst) in k.insts.iter().enumerate().filter(|(i, _)| live[*i]) {
