@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the Rust test suite (on the CPU executor, then again on the Vulkan
 # executor with the validation layers on; lavapipe where there is no GPU), the API
-# reference's freshness, then the C and C++ tests built with CMake against the installed
+# reference's freshness, the op suite under result comparison, then the C and C++ tests built with CMake against the installed
 # library (plain, and again under AddressSanitizer/UBSan), the Fortran tests, the same
 # program in C, C++ and Fortran, then the C++ and Fortran examples.
 set -euo pipefail
@@ -14,6 +14,13 @@ for f in tests/*.rs; do
   case "$(basename "$f" .rs)" in header | dlopen | backend | program_cache | spill) ;; *) vulkan_suites+=(--test "$(basename "$f" .rs)") ;; esac
 done
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on cargo test --locked "${vulkan_suites[@]}"
+# Result comparison passes on the whole op suite, in both modes, on both executors, with the
+# default tolerances (a difference fails the read).
+for backend in cpu vulkan; do
+  for mode in compute copyout; do
+    SLUICE_BACKEND=$backend SLUICE_COMPARE=$mode SLUICE_COMPARE_ACTION=error cargo test --locked --test ops
+  done
+done
 python3 scripts/api_reference.py --check
 scripts/install-lib.sh
 for suite in c cpp; do

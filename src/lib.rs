@@ -15,6 +15,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod api;
 pub mod backend;
+pub mod check;
 pub mod config;
 pub mod exec;
 pub mod front;
@@ -23,6 +24,7 @@ pub mod ir;
 pub mod sched;
 
 pub use api::array::*;
+pub use api::debug::*;
 pub use api::elementwise::*;
 pub use api::macros::*;
 pub use api::movement::*;

@@ -11,7 +11,7 @@ use crate::front::host::read_into;
 use crate::front::{HostOrder, scope};
 use crate::ir::{DType, Result, Shape, bail};
 
-fn order(layout: sl_layout) -> Result<HostOrder> {
+pub(crate) fn order(layout: sl_layout) -> Result<HostOrder> {
     Ok(match layout {
         SL_COL_MAJOR => HostOrder::ColumnMajor,
         SL_ROW_MAJOR => HostOrder::RowMajor,
@@ -113,6 +113,18 @@ pub extern "C" fn sl_identity(dtype: sl_dtype, rows: i64, cols: i64, out: *mut s
     })
 }
 
+/// The application's buffer of `bytes` bytes at `dst` to read an array into.
+pub(crate) fn out_buffer<'a>(dst: *mut c_void, bytes: usize) -> Result<&'a mut [u8]> {
+    if bytes == 0 {
+        Ok(&mut [])
+    } else if dst.is_null() {
+        bail!(InvalidArgument, "dst is NULL");
+    } else {
+        // SAFETY: the caller promises `bytes` writable bytes at `dst`.
+        Ok(unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, bytes) })
+    }
+}
+
 /// Copies the array's elements into `dst` (`bytes` long) in `layout` order, computing
 /// them first. The only call that waits for results.
 #[unsafe(no_mangle)]
@@ -122,15 +134,7 @@ pub extern "C" fn sl_read(a: sl_array, layout: sl_layout, dst: *mut c_void, byte
         let o = order(layout)?;
         let rt = runtime()?;
         let n = node(&rt, a)?;
-        let dst: &mut [u8] = if bytes == 0 {
-            &mut []
-        } else if dst.is_null() {
-            bail!(InvalidArgument, "dst is NULL");
-        } else {
-            // SAFETY: the caller promises `bytes` writable bytes at `dst`.
-            unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, bytes) }
-        };
-        read_into(&graph(&rt, site), &n, dst, o)
+        read_into(&graph(&rt, site), &n, out_buffer(dst, bytes)?, o)
     })
 }
 

@@ -23,6 +23,7 @@ pub fn status_of(kind: ErrorKind) -> sl_status {
         ErrorKind::Poisoned => SL_ERR_POISONED,
         ErrorKind::InvalidState => SL_ERR_INVALID_STATE,
         ErrorKind::Internal => SL_ERR_INTERNAL,
+        ErrorKind::Mismatch => SL_ERR_MISMATCH,
     }
 }
 
@@ -38,6 +39,7 @@ pub fn status_name(s: sl_status) -> &'static CStr {
         SL_ERR_POISONED => c"SL_ERR_POISONED",
         SL_ERR_INVALID_STATE => c"SL_ERR_INVALID_STATE",
         SL_ERR_INTERNAL => c"SL_ERR_INTERNAL",
+        SL_ERR_MISMATCH => c"SL_ERR_MISMATCH",
         _ => c"unknown status",
     }
 }

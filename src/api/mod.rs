@@ -7,6 +7,7 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 pub mod array;
+pub mod debug;
 pub mod elementwise;
 pub mod error;
 pub mod macros;

@@ -22,6 +22,9 @@ pub const SL_ERR_POISONED: sl_status = 7;
 pub const SL_ERR_INVALID_STATE: sl_status = 8;
 /// A bug in Sluice (a caught panic); the runtime stays usable.
 pub const SL_ERR_INTERNAL: sl_status = 9;
+/// Result comparison found a value farther from its reference than the tolerance allows
+/// (`sl_set_compare` with `SL_COMPARE_ERROR`); the message is the comparison's report.
+pub const SL_ERR_MISMATCH: sl_status = 10;
 
 /// An opaque array handle; 0 is the null handle.
 pub type sl_array = u64;
@@ -300,3 +303,42 @@ pub const SL_RNG_PHILOX: sl_rng_kind = 0;
 /// A 32-bit hash: cheaper, but a draw's stream repeats after 2^32 elements; for
 /// simulations that need speed more than statistical quality.
 pub const SL_RNG_FAST: sl_rng_kind = 1;
+
+/// Result-comparison modes (`sl_compare_settings.mode`, `SLUICE_COMPARE`).
+pub type sl_compare_mode = i32;
+pub const SL_COMPARE_OFF: sl_compare_mode = 0;
+/// Every op's value is compared with its reference as soon as it is computed.
+pub const SL_COMPARE_COMPUTE: sl_compare_mode = 1;
+/// Values are compared when the application reads them.
+pub const SL_COMPARE_COPYOUT: sl_compare_mode = 2;
+
+/// What a difference beyond tolerance does (`SLUICE_COMPARE_ACTION`).
+pub type sl_compare_action = i32;
+/// Print the report to stderr and go on.
+pub const SL_COMPARE_REPORT: sl_compare_action = 0;
+/// Fail with `SL_ERR_MISMATCH`: the read itself (copyout), or every later use of the
+/// value (compute).
+pub const SL_COMPARE_ERROR: sl_compare_action = 1;
+/// Print the report and abort the process.
+pub const SL_COMPARE_ABORT: sl_compare_action = 2;
+
+/// Result comparison: a reference run (op by op, in f64 on the CPU) beside the optimised
+/// one. An element passes when `|computed - reference| <= abs_tol + rel_tol * |reference|`.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct sl_compare_settings {
+    pub mode: sl_compare_mode,
+    pub action: sl_compare_action,
+    /// Negative: the default for the result's type (f32: 1e-5, f64: 1e-12, integers: 0).
+    pub abs_tol: f64,
+    /// Negative: the default for the result's type (f32: 1e-5, f64: 1e-12, integers: 0).
+    pub rel_tol: f64,
+}
+
+/// What result comparison has compared since the process started.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct sl_compare_stats {
+    pub values_checked: u64,
+    pub mismatches: u64,
+}

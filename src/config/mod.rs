@@ -17,7 +17,13 @@
 //! | `SLUICE_TRACE_CACHE_ENTRIES` | flush recipes the trace cache keeps (0: off) | 256 |
 //! | `SLUICE_EXPLAIN_MISSES` | `1`/`on` logs why each trace cache lookup missed | off |
 //! | `SLUICE_MACRO_CACHE_ENTRIES` | recorded macro sections kept (0: none, always record) | 64 |
+//! | `SLUICE_COMPARE` | result comparison: `off`, `compute` (every op as it completes) or `copyout` (values read) | off |
+//! | `SLUICE_COMPARE_ACTION` | on a difference: `report` (stderr), `error` or `abort` | report |
+//! | `SLUICE_COMPARE_ABS_TOL`, `SLUICE_COMPARE_REL_TOL` | allowed error `abs + rel * abs(reference)` | f32: 1e-5, 1e-5; f64: 1e-12, 1e-12; integers exact |
+//! | `SLUICE_SYNC` | `on`: every call computes its result before it returns (step-by-step debugging) | off |
+//! | `SLUICE_TEST_PERTURB` | test-only: `op[@executor]` makes that op's results slightly wrong | none |
 
+use crate::check;
 use crate::ir::{Result, bail};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +47,29 @@ pub struct Config {
     pub cache_dir: Option<String>,
     /// Most bytes of arrays in Vulkan device memory (`usize::MAX`: what the device has).
     pub device_memory: usize,
+    /// Result comparison at start.
+    pub compare: check::Settings,
+    /// Every call computes its result before returning.
+    pub synchronous: bool,
+    /// Test-only: the op (and executor, if given) whose results are perturbed.
+    pub test_perturb: Option<Perturb>,
+}
+
+/// `SLUICE_TEST_PERTURB=op[@executor]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Perturb {
+    pub op: String,
+    pub executor: Option<String>,
+}
+
+impl Perturb {
+    fn parse(s: &str) -> Option<Perturb> {
+        let (op, executor) = match s.trim().split_once('@') {
+            Some((op, e)) => (op, Some(e.to_owned())),
+            None => (s.trim(), None),
+        };
+        (!op.is_empty()).then(|| Perturb { op: op.to_owned(), executor })
+    }
 }
 
 /// Which executor runs kernels.
@@ -81,6 +110,9 @@ impl Default for Config {
             trace_cache_entries: 256,
             explain_misses: false,
             macro_cache_entries: 64,
+            compare: check::Settings::default(),
+            synchronous: false,
+            test_perturb: None,
         }
     }
 }
@@ -111,6 +143,10 @@ fn positive(s: &str) -> Option<usize> {
 
 fn count(s: &str) -> Option<usize> {
     s.trim().parse().ok()
+}
+
+fn tolerance(s: &str) -> Option<f64> {
+    s.trim().parse().ok().filter(|t: &f64| *t >= 0.0)
 }
 
 /// Environment variable `name` parsed by `parse`; `None` when unset or empty, an error
@@ -170,6 +206,19 @@ impl Config {
         if let Some(b) = setting("SLUICE_EXPLAIN_MISSES", parse_switch, switch)? {
             c.explain_misses = b;
         }
+        if let Some(m) = setting("SLUICE_COMPARE", check::Mode::parse, "off, compute or copyout")? {
+            c.compare.mode = m;
+        }
+        if let Some(a) = setting("SLUICE_COMPARE_ACTION", check::Action::parse, "report, error or abort")? {
+            c.compare.action = a;
+        }
+        let tol = "a non-negative number";
+        c.compare.abs_tol = setting("SLUICE_COMPARE_ABS_TOL", tolerance, tol)?;
+        c.compare.rel_tol = setting("SLUICE_COMPARE_REL_TOL", tolerance, tol)?;
+        if let Some(b) = setting("SLUICE_SYNC", parse_switch, switch)? {
+            c.synchronous = b;
+        }
+        c.test_perturb = setting("SLUICE_TEST_PERTURB", Perturb::parse, "op or op@executor")?;
         Ok(c)
     }
 }

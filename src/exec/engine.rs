@@ -177,10 +177,16 @@ fn run_step(executor: &dyn Executor, step: Step) -> bool {
     }));
     match outcome {
         Ok(Ok(values)) => {
+            let mut all_ok = true;
             for (out, v) in step.outputs.iter().zip(values) {
-                out.promise.fulfil(Ok(v));
+                let checked = match &out.check {
+                    Some(c) => c.check(executor, &v).map_err(Arc::new),
+                    None => Ok(()),
+                };
+                all_ok &= checked.is_ok();
+                out.promise.fulfil(checked.map(|()| v));
             }
-            true
+            all_ok
         }
         Ok(Err(e)) => {
             fail(&step, Arc::new(e.with_origin(step.site)));

@@ -62,6 +62,14 @@ pub struct StepOutput {
     pub dtype: DType,
     pub shape: Shape,
     pub promise: Arc<Promise>,
+    /// Examines the value as soon as the step has computed it (result comparison).
+    pub check: Option<Arc<dyn OutputCheck>>,
+}
+
+/// A look at a step's output before anything reads it; an error replaces the value (the
+/// output and what depends on it are poisoned with it).
+pub trait OutputCheck: Send + Sync {
+    fn check(&self, executor: &dyn Executor, value: &Value) -> Result<()>;
 }
 
 pub struct Step {

@@ -125,6 +125,8 @@ pub fn read_into(graph: &Graph, n: &Arc<Node>, dst: &mut [u8], order: HostOrder)
     }
     let v = graph.rt.sched.value(n).map_err(|e| poisoned(&e))?;
     let v = graph.rt.sched.engine().executor().host_value(&v)?;
+    // Checked before the copy, reported after it: the application gets the values either way.
+    let verdict = crate::check::check_read(n, &v);
     let Some(src) = v.storage.host_bytes() else {
         bail!(Internal, "array storage is not in host memory");
     };
@@ -134,7 +136,7 @@ pub fn read_into(graph: &Graph, n: &Arc<Node>, dst: &mut [u8], order: HostOrder)
         let dst = Place { ptr: dst.as_mut_ptr(), offset: 0, strides: host_strides(&n.shape, order) };
         strided_copy(&n.shape, n.dtype.size(), src, dst);
     }
-    Ok(())
+    verdict
 }
 
 /// The error a use of a failed array reports: poisoned, naming the original failure.

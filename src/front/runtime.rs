@@ -35,15 +35,26 @@ impl Runtime {
     fn start(config: Config) -> Result<Runtime> {
         let memory = HostPool::new(config.memory_limit);
         let (executor, device) = crate::exec::start(&config, memory.clone())?;
-        let engine = Engine::new(executor, ENGINE_DEPTH);
+        crate::check::configure(config.compare);
         let opts = SchedOptions {
-            r#gen: GenOptions { fuse: config.fusion, max_kernel_ops: config.max_kernel_ops },
+            r#gen: GenOptions {
+                fuse: config.fusion,
+                max_kernel_ops: config.max_kernel_ops,
+                store_all: false,
+                perturb: config
+                    .test_perturb
+                    .as_ref()
+                    .filter(|p| p.executor.as_deref().is_none_or(|e| e == executor.name()))
+                    .map(|p| p.op.as_str().into()),
+            },
+            synchronous: config.synchronous,
             queue_limit: config.queue_limit,
             inline_elements: 1 << 16,
             trace_cache_entries: config.trace_cache_entries,
             explain_misses: config.explain_misses,
             macro_cache_entries: config.macro_cache_entries,
         };
+        let engine = Engine::new(executor, ENGINE_DEPTH);
         Ok(Runtime {
             handles: HandleTable::new(),
             rngs: RngTable::default(),

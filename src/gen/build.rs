@@ -68,6 +68,8 @@ pub struct KernelBuilder<'a> {
     axis: Option<u8>,
     sub: &'a Subgraph,
     leaf: &'a dyn Fn(&Arc<Node>) -> Leaf,
+    /// Test-only: the op whose results are perturbed (`GenOptions::perturb`).
+    perturb: Option<&'a str>,
     insts: Vec<Inst>,
     types: Vec<DType>,
     cse: HashMap<(Inst, DType), u32>,
@@ -99,7 +101,13 @@ enum Task<'n> {
 }
 
 impl<'a> KernelBuilder<'a> {
-    pub fn new(domain: Shape, axis: Option<u8>, sub: &'a Subgraph, leaf: &'a dyn Fn(&Arc<Node>) -> Leaf) -> Self {
+    pub fn new(
+        domain: Shape,
+        axis: Option<u8>,
+        sub: &'a Subgraph,
+        leaf: &'a dyn Fn(&Arc<Node>) -> Leaf,
+        perturb: Option<&'a str>,
+    ) -> Self {
         // Sized for a kernel that fuses most of the subgraph, so maps rarely regrow.
         let n = sub.order.len() + 8;
         KernelBuilder {
@@ -107,6 +115,7 @@ impl<'a> KernelBuilder<'a> {
             axis,
             sub,
             leaf,
+            perturb,
             insts: Vec::with_capacity(n),
             types: Vec::with_capacity(n),
             cse: HashMap::with_capacity_and_hasher(n, Default::default()),
@@ -317,7 +326,10 @@ impl<'a> KernelBuilder<'a> {
                             .iter()
                             .map(|&(c, cm)| self.done_get(c, norm(c, cm)).expect("child built")),
                     );
-                    let v = self.emit(n, m, &children[start..start + len], &vals);
+                    let mut v = self.emit(n, m, &children[start..start + len], &vals);
+                    if self.perturb == Some(n.op.name()) {
+                        v = self.perturbed(v, n.dtype);
+                    }
                     self.done_set(n, m, v);
                     // Children are pushed and consumed in stack order.
                     children.truncate(start);
@@ -325,6 +337,17 @@ impl<'a> KernelBuilder<'a> {
             }
         }
         self.done_get(root, norm(root, m)).expect("root built")
+    }
+
+    /// `v` made slightly wrong (test-only): times 1 + 2^-8 for floats, plus 1 otherwise.
+    fn perturbed(&mut self, v: u32, t: DType) -> u32 {
+        let (op, by) = match t {
+            DType::F32 | DType::F64 => (BinaryOp::Mul, Scalar::F64(1.0 + 1.0 / 256.0).cast(t)),
+            DType::Bool => (BinaryOp::Xor, Scalar::Bool(true)),
+            _ => (BinaryOp::Add, Scalar::I64(1).cast(t)),
+        };
+        let by = self.push(Inst::Const(by), t);
+        self.push(Inst::Binary { op, a: v, b: by }, t)
     }
 
     /// Appends the (input, map) pairs node `n` under map `m` needs.

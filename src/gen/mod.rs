@@ -25,11 +25,16 @@ pub struct GenOptions {
     pub fuse: bool,
     /// Largest fused expression (in ops) before an intermediate is stored.
     pub max_kernel_ops: usize,
+    /// Every value is stored while kernels stay fused (result comparison checks each op).
+    pub store_all: bool,
+    /// Test-only: results of the op with this name come out slightly wrong, so result
+    /// comparison has a wrong kernel to find (`SLUICE_TEST_PERTURB`).
+    pub perturb: Option<Arc<str>>,
 }
 
 impl Default for GenOptions {
     fn default() -> Self {
-        GenOptions { fuse: true, max_kernel_ops: 4096 }
+        GenOptions { fuse: true, max_kernel_ops: 4096, store_all: false, perturb: None }
     }
 }
 
@@ -162,7 +167,7 @@ pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &
             };
             StepRecipe { work, inputs, params: Vec::new(), outputs, site: head as u32 }
         } else {
-            let mut kb = KernelBuilder::new(grp.domain, grp.axis.flatten(), sub, &leaf);
+            let mut kb = KernelBuilder::new(grp.domain, grp.axis.flatten(), sub, &leaf, opts.perturb.as_deref());
             for &i in &grp.members {
                 kb.add_output(&order[i]);
             }

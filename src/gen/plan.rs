@@ -55,7 +55,7 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions) -> Decisio
     let pending_input = |j: &Arc<Node>| sub.index_of(j);
 
     // Which values must be stored.
-    let mut store = vec![!opts.fuse; n];
+    let mut store = vec![!opts.fuse || opts.store_all; n];
     for r in roots {
         if let Some(i) = sub.index_of(r) {
             store[i] = true;

@@ -92,7 +92,7 @@ impl Recipe {
                     .iter()
                     .map(|&slot| {
                         let (dtype, shape) = self.slot_types[slot as usize];
-                        StepOutput { dtype, shape, promise: promises[slot as usize].clone() }
+                        StepOutput { dtype, shape, promise: promises[slot as usize].clone(), check: None }
                     })
                     .collect(),
                 site: site(r.site),

@@ -18,6 +18,8 @@ pub enum ErrorKind {
     /// A call made in a state that does not allow it (e.g. `scope_end` with no open scope).
     InvalidState,
     Internal,
+    /// Result comparison found a value farther from its reference than allowed.
+    Mismatch,
 }
 
 #[derive(Clone, Debug)]

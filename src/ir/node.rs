@@ -1,10 +1,11 @@
 //! Graph nodes and their evaluation state.
 
 use std::any::Any;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
+use rustc_hash::FxHashMap as HashMap;
 
 use super::CallSite;
 use super::dtype::DType;
@@ -122,6 +123,9 @@ pub struct Node {
     /// The planner's scratch: `(flush epoch << 32) | index` (see `plan_index`).
     plan: AtomicU64,
     state: Mutex<NodeState>,
+    /// Result-comparison mode's reference value (a `check::Reference`), attached when a
+    /// flush plans the node with the mode on; it lives as long as the node.
+    pub reference: OnceLock<Arc<dyn Any + Send + Sync>>,
 }
 
 static NEXT_NODE_ID: AtomicU64 = AtomicU64::new(1);
@@ -150,6 +154,7 @@ impl Node {
             handles: AtomicU32::new(0),
             plan: AtomicU64::new(0),
             state: Mutex::new(state),
+            reference: OnceLock::new(),
         })
     }
 
@@ -249,6 +254,35 @@ impl Node {
     pub fn has_handles(&self) -> bool {
         self.handles.load(Ordering::Relaxed) > 0
     }
+}
+
+/// A copy of `root` and of the pending nodes it depends on (nodes with values are
+/// shared), outside the work queue: evaluating it computes the same value without
+/// changing how the originals are planned.
+pub fn clone_pending(root: &Arc<Node>) -> Arc<Node> {
+    let mut copies: HashMap<u64, Arc<Node>> = HashMap::default();
+    let mut stack = vec![(root.clone(), false)];
+    while let Some((n, inputs_copied)) = stack.pop() {
+        if copies.contains_key(&n.id) {
+            continue;
+        }
+        let mut inputs: Option<Inputs> = None;
+        n.with_pending(|ins, _| inputs = Some(ins.iter().cloned().collect()));
+        let copy = match inputs {
+            None => n.clone(),
+            Some(ins) if inputs_copied => {
+                let ins = ins.iter().map(|i| copies[&i.id].clone()).collect();
+                Node::pending(n.op.clone(), n.dtype, n.shape, n.site, ins)
+            }
+            Some(ins) => {
+                stack.push((n.clone(), true));
+                stack.extend(ins.into_iter().filter(|i| !copies.contains_key(&i.id)).map(|i| (i, false)));
+                continue;
+            }
+        };
+        copies.insert(n.id, copy);
+    }
+    copies.remove(&root.id).expect("the root is copied")
 }
 
 impl Drop for Node {

@@ -5,6 +5,7 @@
 pub mod macros;
 mod trace;
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
@@ -17,10 +18,11 @@ use rustc_hash::FxHashMap as HashMap;
 use macros::{Frame, MacroCache, MacroEntry, MacroKey, OutputRef, RngParam, RngUse};
 use trace::TraceCache;
 
+use crate::check;
 use crate::exec::ProgramSequence;
 use crate::exec::engine::Engine;
 use crate::r#gen::{self, GenOptions, Plan, Recipe, Subgraph, TraceKey, leaf_binding};
-use crate::ir::{CallSite, Error, Inputs, Node, Op, Result, Scalar, Value, bail};
+use crate::ir::{CallSite, Error, Inputs, Node, Op, Promise, Result, Scalar, Value, bail};
 
 /// Counters of a cache since the runtime started.
 #[derive(Copy, Clone, Default, Debug)]
@@ -59,6 +61,8 @@ pub struct SchedOptions {
     pub explain_misses: bool,
     /// Recorded macro sections kept.
     pub macro_cache_entries: usize,
+    /// Every op is computed when it is made (`SLUICE_SYNC`).
+    pub synchronous: bool,
 }
 
 /// Ops in call order since the last full flush (weak: releasing one drops it).
@@ -102,6 +106,7 @@ impl Core {
             return;
         }
         let sub = self.subgraph(&roots);
+        self.attach_references(&sub);
         // Counted when planning starts: compiling (a shader, for a GPU) may take a while.
         self.flushes.fetch_add(1, Ordering::Relaxed);
         match self.plan(&mut cache, &sub, &roots) {
@@ -130,9 +135,36 @@ impl Core {
         sub
     }
 
+    /// In result-comparison mode, the reference run of the subgraph's ops.
+    fn attach_references(&self, sub: &Subgraph) {
+        if check::mode() == check::Mode::Off {
+            return;
+        }
+        let exec = &**self.engine.executor();
+        let nodes = sub.order.iter().enumerate().map(|(i, n)| (n, sub.inputs_at(i)));
+        check::attach_references(nodes, &|v| exec.host_value(v));
+    }
+
+    /// How flushes are planned now: checking every op's value (compute comparison)
+    /// needs every value stored.
+    fn gen_options(&self) -> Cow<'_, GenOptions> {
+        if check::mode() == check::Mode::Compute {
+            Cow::Owned(GenOptions { store_all: true, ..self.opts.r#gen.clone() })
+        } else {
+            Cow::Borrowed(&self.opts.r#gen)
+        }
+    }
+
     /// Moves the planned nodes to their promises. Done while the planning lock is held,
     /// so a concurrent flush cannot plan the same (still pending) nodes again.
     fn schedule(&self, mut plan: Plan, sub: Subgraph) -> ProgramSequence {
+        if check::mode() == check::Mode::Compute {
+            let node_of: HashMap<*const Promise, &Arc<Node>> =
+                plan.scheduled.iter().map(|(n, p)| (Arc::as_ptr(p), n)).collect();
+            for out in plan.seq.steps.iter_mut().flat_map(|s| &mut s.outputs) {
+                out.check = node_of.get(&Arc::as_ptr(&out.promise)).map(|n| check::output_check(Arc::clone(n)));
+            }
+        }
         for (node, promise) in plan.scheduled {
             plan.seq.retired.push(node.schedule(promise));
         }
@@ -166,7 +198,8 @@ impl Core {
     ) -> Result<(Arc<Recipe>, R)> {
         let cache = self.planning.lock();
         let sub = self.subgraph(roots);
-        let recipe = Arc::new(r#gen::compile(&sub, roots, &**self.engine.executor(), &self.opts.r#gen)?);
+        self.attach_references(&sub);
+        let recipe = Arc::new(r#gen::compile(&sub, roots, &**self.engine.executor(), &self.gen_options())?);
         let made = check(&sub, &recipe)?;
         let plan = recipe.instantiate(&sub);
         let seq = self.schedule(plan, sub);
@@ -179,8 +212,9 @@ impl Core {
     /// was planned before, otherwise built (and cached).
     fn plan(&self, cache: &mut TraceCache, sub: &Subgraph, roots: &[Arc<Node>]) -> Result<Plan> {
         let exec = &**self.engine.executor();
-        if !cache.enabled() {
-            return Ok(r#gen::compile(sub, roots, exec, &self.opts.r#gen)?.instantiate(sub));
+        // Compute comparison plans differently (every value stored): not from the cache.
+        if !cache.enabled() || check::mode() == check::Mode::Compute {
+            return Ok(r#gen::compile(sub, roots, exec, &self.gen_options())?.instantiate(sub));
         }
         let start = Instant::now();
         let key = TraceKey::of(sub, roots);
@@ -362,6 +396,12 @@ impl Scheduler {
         if macros::capture(n) {
             return;
         }
+        if self.core.opts.synchronous {
+            self.planner.wait_idle();
+            self.core.flush(std::slice::from_ref(n), true);
+            let _ = n.wait(); // a failure is reported where the value is used, as usual
+            return;
+        }
         let full = {
             let mut q = self.core.queue.lock();
             q.entries.push(Arc::downgrade(n));
@@ -425,7 +465,9 @@ impl Scheduler {
                 "macro '{name}' is already being recorded on this thread (a section cannot contain itself)"
             );
         }
-        if !nested && let Some(entry) = self.core.macros.lock().lookup_or_claim(&key)? {
+        // Comparison runs every section's body, so its ops have references.
+        let compare = check::mode() != check::Mode::Off;
+        if !nested && !compare && let Some(entry) = self.core.macros.lock().lookup_or_claim(&key)? {
             return Ok(MacroStart::Replay(self.replay(&entry, &inputs, site, reserve)?));
         }
         macros::push(Frame { key, outputs, inputs, made: Vec::new(), nested });
@@ -495,6 +537,7 @@ impl Scheduler {
             Ok(e) => (e, Ok(())),
             Err(e) => (None, Err(e)),
         };
+        let entry = entry.filter(|_| check::mode() == check::Mode::Off);
         self.core.macros.lock().finish(frame.key, entry);
         result
     }

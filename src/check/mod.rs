@@ -1,0 +1,236 @@
+//! Result-comparison mode. Beside the optimised run, every flush also evaluates its ops in
+//! a reference run (reference.rs: op by op, no caches, sequential, in f64 on the CPU);
+//! optimised values are compared with their references as each kernel output completes
+//! (`compute`: every op's value is stored, so the first op that diverges is the one
+//! reported) or when the application reads them (`copyout`).
+
+mod compare;
+pub mod reference;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+use parking_lot::Mutex;
+
+pub use compare::{Mismatch, Tolerance};
+use compare::compare;
+pub use reference::Reference;
+
+use crate::exec::{Executor, OutputCheck};
+use crate::ir::{DType, Error, ErrorKind, Node, Op, Result, Value};
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Mode {
+    Off,
+    /// Check every op's value as soon as it is computed (on the execution thread).
+    Compute,
+    /// Check values when the application reads them.
+    Copyout,
+}
+
+impl Mode {
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "off" | "0" => Some(Mode::Off),
+            "compute" => Some(Mode::Compute),
+            "copyout" => Some(Mode::Copyout),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Off => "off",
+            Mode::Compute => "compute",
+            Mode::Copyout => "copyout",
+        }
+    }
+}
+
+/// What a difference beyond tolerance does.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Action {
+    /// Print the report to stderr and go on.
+    Report,
+    /// Fail: the read returns `SL_ERR_MISMATCH` (copyout), or the value is poisoned with
+    /// the report, so the next call that needs it fails (compute).
+    Error,
+    /// Print the report and abort the process.
+    Abort,
+}
+
+impl Action {
+    pub fn parse(s: &str) -> Option<Action> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "report" => Some(Action::Report),
+            "error" => Some(Action::Error),
+            "abort" => Some(Action::Abort),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub mode: Mode,
+    pub action: Action,
+    /// `None`: the default for the result's type (`default_tolerance`).
+    pub abs_tol: Option<f64>,
+    pub rel_tol: Option<f64>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { mode: Mode::Off, action: Action::Report, abs_tol: None, rel_tol: None }
+    }
+}
+
+/// The tolerance used unless the settings give one, for a value whose computation went
+/// through `precision` (its narrowest floating-point type): about 84 ulps of f32 and
+/// 4,500 ulps of f64 relative, the same absolute (so values near 0 that cancel do not
+/// count as wrong); integers and bools exact.
+pub fn default_tolerance(precision: DType) -> Tolerance {
+    match precision {
+        DType::F32 => Tolerance { abs: 1e-5, rel: 1e-5 },
+        DType::F64 => Tolerance { abs: 1e-12, rel: 1e-12 },
+        _ => Tolerance { abs: 0.0, rel: 0.0 },
+    }
+}
+
+/// The mode, readable without a lock on every flush.
+static MODE: AtomicU8 = AtomicU8::new(0);
+static SETTINGS: Mutex<Settings> =
+    Mutex::new(Settings { mode: Mode::Off, action: Action::Report, abs_tol: None, rel_tol: None });
+static CHECKED: AtomicU64 = AtomicU64::new(0);
+static MISMATCHES: AtomicU64 = AtomicU64::new(0);
+
+pub fn mode() -> Mode {
+    match MODE.load(Ordering::Relaxed) {
+        1 => Mode::Compute,
+        2 => Mode::Copyout,
+        _ => Mode::Off,
+    }
+}
+
+pub fn settings() -> Settings {
+    *SETTINGS.lock()
+}
+
+/// Switches the mode, action and tolerances for every thread; flushes planned from now
+/// on follow them.
+pub fn configure(s: Settings) {
+    *SETTINGS.lock() = s;
+    MODE.store(
+        match s.mode {
+            Mode::Off => 0,
+            Mode::Compute => 1,
+            Mode::Copyout => 2,
+        },
+        Ordering::Relaxed,
+    );
+}
+
+/// Values compared since the process started, and how many of them differed.
+pub fn counts() -> (u64, u64) {
+    (CHECKED.load(Ordering::Relaxed), MISMATCHES.load(Ordering::Relaxed))
+}
+
+fn tolerance(precision: DType, s: &Settings) -> Tolerance {
+    let d = default_tolerance(precision);
+    Tolerance { abs: s.abs_tol.unwrap_or(d.abs), rel: s.rel_tol.unwrap_or(d.rel) }
+}
+
+/// The reference attached to `n`, if a flush made one.
+pub fn attached(n: &Node) -> Option<Arc<Reference>> {
+    n.reference.get().and_then(|r| r.clone().downcast::<Reference>().ok())
+}
+
+/// The reference of an input of a flush: attached, or (for arrays the application
+/// created, or computed while the mode was off) its value, which the reference run takes
+/// as given. `None` when it failed.
+fn input_reference(n: &Node, host: &dyn Fn(&Value) -> Result<Value>) -> Option<Arc<Reference>> {
+    if let Some(r) = attached(n) {
+        return Some(r);
+    }
+    let value = host(&n.wait().ok()?).ok()?;
+    let r = Arc::new(Reference::of_value(n.dtype, n.shape, &value));
+    let _ = n.reference.set(r.clone());
+    Some(r)
+}
+
+/// Runs the reference of every node a flush plans (`nodes` in dependency order, each with
+/// its inputs); `host` brings computed values into host memory. A node whose inputs have
+/// no reference (they failed) gets none.
+pub fn attach_references<'a>(
+    nodes: impl Iterator<Item = (&'a Arc<Node>, &'a [Arc<Node>])>,
+    host: &dyn Fn(&Value) -> Result<Value>,
+) {
+    for (n, inputs) in nodes {
+        if n.reference.get().is_some() {
+            continue; // planned by an earlier flush that computed it without storing it
+        }
+        let Some(ins) = inputs.iter().map(|i| input_reference(i, host)).collect::<Option<Vec<_>>>() else {
+            continue;
+        };
+        let ins: Vec<&Reference> = ins.iter().map(|r| &**r).collect();
+        let _ = n.reference.set(Arc::new(reference::evaluate(n, &ins)));
+    }
+}
+
+/// The check of a step output that computes `n` (compute mode).
+pub fn output_check(n: Arc<Node>) -> Arc<dyn OutputCheck> {
+    Arc::new(NodeCheck(n))
+}
+
+struct NodeCheck(Arc<Node>);
+
+impl OutputCheck for NodeCheck {
+    fn check(&self, executor: &dyn Executor, value: &Value) -> Result<()> {
+        verdict(&self.0, &executor.host_value(value)?, Mode::Compute)
+    }
+}
+
+/// Checks the value of `n` the application is reading (`value` in host memory).
+pub fn check_read(n: &Node, value: &Value) -> Result<()> {
+    if mode() == Mode::Copyout { verdict(n, value, Mode::Copyout) } else { Ok(()) }
+}
+
+fn verdict(n: &Node, value: &Value, mode: Mode) -> Result<()> {
+    let Some(reference) = attached(n) else { return Ok(()) };
+    if matches!(n.op, Op::Source) {
+        return Ok(()); // the application's own data
+    }
+    let s = settings();
+    let tol = tolerance(reference.precision, &s);
+    CHECKED.fetch_add(1, Ordering::Relaxed);
+    let Some(m) = compare(&reference, value, tol) else { return Ok(()) };
+    MISMATCHES.fetch_add(1, Ordering::Relaxed);
+    let report = format!(
+        "result comparison ({}): {} made by {} ({} {}): {} of {} elements differ from the reference by more than {:e} + {:e} * |reference|; worst at {:?}: computed {:e}, reference {:e}, error {:e} ({} ulps)",
+        mode.name(),
+        n.op.name(),
+        n.site,
+        n.dtype,
+        n.shape,
+        m.bad,
+        m.total,
+        tol.abs,
+        tol.rel,
+        m.worst,
+        m.computed,
+        m.reference,
+        m.error,
+        m.ulps
+    );
+    match s.action {
+        Action::Report => {
+            eprintln!("sluice: {report}");
+            Ok(())
+        }
+        Action::Error => Err(Error::new(ErrorKind::Mismatch, report).with_origin(n.site)),
+        Action::Abort => {
+            eprintln!("sluice: {report}");
+            std::process::abort()
+        }
+    }
+}

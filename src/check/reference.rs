@@ -1,0 +1,577 @@
+//! The reference run of result-comparison mode: each op evaluated on its own, element by
+//! element, from the references of its inputs: floating-point values in f64 (f32 values
+//! are not rounded back to f32 between ops), integers exactly with the wrapping of their
+//! type. Deliberately plain: it shares no arithmetic with the executors, so it checks them.
+
+use std::f64::consts::TAU;
+
+use crate::ir::random::{Distribution, uniform_f32, uniform_f64, words};
+use crate::ir::{
+    BinaryOp, DType, MAX_RANK, Node, Op, ReduceOp, Scalar, ScanOp, ScatterMode, Shape, UnaryOp, Value,
+};
+
+unsafe extern "C" {
+    /// The C library's error function (Rust's standard library has none).
+    fn erf(x: f64) -> f64;
+}
+
+/// Elements in column-major order: f64 for floating-point types, i64 for the others
+/// (bool as 0 or 1).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Data {
+    Float(Vec<f64>),
+    Int(Vec<i64>),
+}
+
+/// The reference value of an array.
+#[derive(Clone, Debug)]
+pub struct Reference {
+    pub dtype: DType,
+    pub shape: Shape,
+    pub data: Data,
+    /// The narrowest floating-point type the optimised computation of this value went
+    /// through (an f32 value cast to f64 still carries f32 rounding errors): tolerances
+    /// follow it.
+    pub precision: DType,
+}
+
+/// The narrower of two floating-point types.
+fn narrower(a: DType, b: DType) -> DType {
+    if a == DType::F32 || b == DType::F32 { DType::F32 } else { a }
+}
+
+/// One element of a reference.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Elem {
+    F(f64),
+    I(i64),
+}
+
+impl Elem {
+    pub fn f(self) -> f64 {
+        match self {
+            Elem::F(x) => x,
+            Elem::I(i) => i as f64,
+        }
+    }
+
+    pub fn i(self) -> i64 {
+        match self {
+            Elem::F(x) => x as i64,
+            Elem::I(i) => i,
+        }
+    }
+
+    fn nonzero(self) -> bool {
+        match self {
+            Elem::F(x) => x != 0.0, // NaN is nonzero
+            Elem::I(i) => i != 0,
+        }
+    }
+
+    fn is_nan(self) -> bool {
+        matches!(self, Elem::F(x) if x.is_nan())
+    }
+
+    fn scalar(self, dtype: DType) -> Scalar {
+        match self {
+            // Casts read floats at full precision, so an f32 reference casts like an f64.
+            Elem::F(x) => Scalar::F64(x),
+            Elem::I(i) => match dtype {
+                DType::I32 => Scalar::I32(i as i32),
+                DType::U8 => Scalar::U8(i as u8),
+                DType::Bool => Scalar::Bool(i != 0),
+                _ => Scalar::I64(i),
+            },
+        }
+    }
+
+    fn of_scalar(s: Scalar) -> Elem {
+        match s {
+            Scalar::F32(x) => Elem::F(x as f64),
+            Scalar::F64(x) => Elem::F(x),
+            Scalar::I32(i) => Elem::I(i as i64),
+            Scalar::I64(i) => Elem::I(i),
+            Scalar::U8(i) => Elem::I(i as i64),
+            Scalar::Bool(b) => Elem::I(b as i64),
+        }
+    }
+}
+
+/// `v` wrapped to the range of integer type `t`, as its arithmetic would.
+fn wrap(t: DType, v: i64) -> i64 {
+    match t {
+        DType::I32 => v as i32 as i64,
+        DType::U8 => v as u8 as i64,
+        DType::Bool => (v != 0) as i64,
+        _ => v,
+    }
+}
+
+fn lowest(t: DType) -> Elem {
+    match t {
+        DType::F32 | DType::F64 => Elem::F(f64::NEG_INFINITY),
+        DType::I32 => Elem::I(i32::MIN as i64),
+        DType::I64 => Elem::I(i64::MIN),
+        DType::U8 | DType::Bool => Elem::I(0),
+    }
+}
+
+fn highest(t: DType) -> Elem {
+    match t {
+        DType::F32 | DType::F64 => Elem::F(f64::INFINITY),
+        DType::I32 => Elem::I(i32::MAX as i64),
+        DType::I64 => Elem::I(i64::MAX),
+        DType::U8 => Elem::I(u8::MAX as i64),
+        DType::Bool => Elem::I(1),
+    }
+}
+
+/// Column-major coordinates of every element of `shape`.
+pub fn coords(shape: &Shape) -> impl Iterator<Item = [i64; MAX_RANK]> + '_ {
+    let mut c = [0i64; MAX_RANK];
+    (0..shape.numel()).map(move |i| {
+        if i > 0 {
+            for d in 0..shape.rank() {
+                c[d] += 1;
+                if c[d] < shape.dim(d) as i64 {
+                    break;
+                }
+                c[d] = 0;
+            }
+        }
+        c
+    })
+}
+
+fn linear(shape: &Shape, c: &[i64; MAX_RANK]) -> usize {
+    let mut i = 0usize;
+    for d in (0..shape.rank()).rev() {
+        i = i * shape.dim(d) + c[d] as usize;
+    }
+    i
+}
+
+impl Reference {
+    fn new(dtype: DType, shape: Shape, elems: impl Iterator<Item = Elem>) -> Reference {
+        let data = if dtype.is_float() {
+            Data::Float(elems.map(Elem::f).collect())
+        } else {
+            Data::Int(elems.map(|e| wrap(dtype, e.i())).collect())
+        };
+        Reference { dtype, shape, data, precision: dtype }
+    }
+
+    /// The elements of `value` (in host memory) as a reference.
+    pub fn of_value(dtype: DType, shape: Shape, value: &Value) -> Reference {
+        let bytes = value.storage.host_bytes().expect("references read host values");
+        Reference::new(dtype, shape, coords(&shape).map(|c| read(dtype, bytes, value.layout.offset_of(&c, shape.rank()))))
+    }
+
+    /// The elements in column-major order as bytes of the type the reference keeps them
+    /// in: f64 for floating-point arrays, the array's own type otherwise.
+    pub fn to_bytes(&self) -> (DType, Vec<u8>) {
+        match &self.data {
+            Data::Float(v) => (DType::F64, v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+            Data::Int(v) => {
+                let bytes = v.iter().flat_map(|&i| {
+                    let b = i.to_le_bytes();
+                    b.into_iter().take(self.dtype.size())
+                });
+                (self.dtype, bytes.collect())
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.shape.numel()
+    }
+
+    fn at(&self, i: usize) -> Elem {
+        match &self.data {
+            Data::Float(v) => Elem::F(v[i]),
+            Data::Int(v) => Elem::I(v[i]),
+        }
+    }
+
+    /// Element `i` of an operand of an op over `len` elements: rank-0 operands are read
+    /// as one value everywhere.
+    fn operand(&self, i: usize) -> Elem {
+        self.at(if self.shape.rank() == 0 { 0 } else { i })
+    }
+
+    pub fn get_f64(&self, i: usize) -> f64 {
+        self.at(i).f()
+    }
+
+    pub fn get_i64(&self, i: usize) -> i64 {
+        self.at(i).i()
+    }
+}
+
+/// Element at element offset `at` of host bytes of type `dtype`.
+pub fn read(dtype: DType, bytes: &[u8], at: i64) -> Elem {
+    let at = at as usize * dtype.size();
+    let b = &bytes[at..at + dtype.size()];
+    match dtype {
+        DType::F32 => Elem::F(f32::from_le_bytes(b.try_into().unwrap()) as f64),
+        DType::F64 => Elem::F(f64::from_le_bytes(b.try_into().unwrap())),
+        DType::I32 => Elem::I(i32::from_le_bytes(b.try_into().unwrap()) as i64),
+        DType::I64 => Elem::I(i64::from_le_bytes(b.try_into().unwrap())),
+        DType::U8 | DType::Bool => Elem::I(b[0] as i64),
+    }
+}
+
+/// The reference of node `n` from the references of its inputs.
+pub fn evaluate(n: &Node, ins: &[&Reference]) -> Reference {
+    let mut r = evaluate_op(n, ins);
+    if r.dtype.is_float() {
+        r.precision = ins.iter().filter(|i| i.dtype.is_float()).fold(r.dtype, |p, i| narrower(p, i.precision));
+    }
+    r
+}
+
+fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
+    let (t, shape) = (n.dtype, n.shape);
+    let each = |f: &dyn Fn(usize, &[i64; MAX_RANK]) -> Elem| {
+        Reference::new(t, shape, coords(&shape).enumerate().map(|(i, c)| f(i, &c)))
+    };
+    match &n.op {
+        Op::Source => unreachable!("sources are computed, not pending"),
+        Op::Fill { value, .. } => each(&|_, _| Elem::of_scalar(*value)),
+        Op::Iota { dim } => each(&|_, c| if t.is_float() { Elem::F(c[*dim as usize] as f64) } else { Elem::I(c[*dim as usize]) }),
+        Op::Identity => each(&|_, c| if t.is_float() { Elem::F((c[0] == c[1]) as i64 as f64) } else { Elem::I((c[0] == c[1]) as i64) }),
+        Op::Random { kind, dist, .. } => {
+            let (seed, draw) = (ins[0].at(0).i() as u64, ins[1].at(0).i() as u64);
+            let uniform = |w: &[u32; 4], word| match t {
+                DType::F32 => uniform_f32(w, word) as f64,
+                _ => uniform_f64(w, word),
+            };
+            each(&|i, _| {
+                let w = words(*kind, seed, draw, i as u64);
+                Elem::F(match dist {
+                    Distribution::Uniform => uniform(&w, 0),
+                    Distribution::Normal => (-2.0 * (1.0 - uniform(&w, 0)).ln()).sqrt() * (TAU * uniform(&w, 1)).cos(),
+                })
+            })
+        }
+        Op::Unary(op) => {
+            let it = ins[0].dtype;
+            each(&|i, _| unary(*op, it, ins[0].operand(i)))
+        }
+        Op::Binary(op) => {
+            let it = ins[0].dtype;
+            each(&|i, _| binary(*op, it, ins[0].operand(i), ins[1].operand(i)))
+        }
+        Op::Select => each(&|i, _| if ins[0].operand(i).nonzero() { ins[1].operand(i) } else { ins[2].operand(i) }),
+        Op::Cast => {
+            let from = ins[0].dtype;
+            each(&|i, _| {
+                let e = ins[0].operand(i);
+                match (e, t.is_float()) {
+                    (_, true) => Elem::F(e.f()),
+                    _ => Elem::of_scalar(e.scalar(from).cast(t)),
+                }
+            })
+        }
+        Op::View(step) => {
+            let src = ins[0];
+            each(&|_, c| {
+                let (s, inside) = step.map_coord(c, &shape, &src.shape);
+                if inside { src.at(linear(&src.shape, &s)) } else { ins[1].at(0) }
+            })
+        }
+        Op::Concat { dim } => {
+            let d = *dim as usize;
+            each(&|_, c| {
+                let mut c = *c;
+                for part in ins {
+                    let size = part.shape.dim(d) as i64;
+                    if c[d] < size {
+                        return part.at(linear(&part.shape, &c));
+                    }
+                    c[d] -= size;
+                }
+                unreachable!("concat coordinate past its parts")
+            })
+        }
+        Op::Reduce { op, axis } => reduce(*op, *axis, t, shape, ins[0]),
+        Op::Scan { op, axis } => scan(*op, *axis as usize, t, ins[0]),
+        Op::Gather => {
+            let src = ins[0];
+            each(&|i, _| {
+                let mut s = [0i64; MAX_RANK];
+                for d in 0..src.shape.rank() {
+                    s[d] = ins[1 + d].operand(i).i().clamp(0, src.shape.dim(d) as i64 - 1);
+                }
+                src.at(linear(&src.shape, &s))
+            })
+        }
+        Op::Scatter { mode } => scatter(*mode, t, ins),
+        Op::MatMul => {
+            let (a, b) = (ins[0], ins[1]);
+            let k = a.shape.dim(1);
+            each(&|_, c| {
+                let (i, j) = (c[0] as usize, c[1] as usize);
+                let dot = |f: &dyn Fn(Elem, Elem) -> Elem| {
+                    (0..k).map(|p| f(a.at(i + p * a.shape.dim(0)), b.at(p + j * k))).fold(None, |acc, x| {
+                        Some(match (acc, x) {
+                            (None, x) => x,
+                            (Some(Elem::I(s)), Elem::I(x)) => Elem::I(s.wrapping_add(x)),
+                            (Some(s), x) => Elem::F(s.f() + x.f()),
+                        })
+                    })
+                };
+                let zero = if t.is_float() { Elem::F(0.0) } else { Elem::I(0) };
+                dot(&|x, y| match (x, y) {
+                    (Elem::I(x), Elem::I(y)) => Elem::I(x.wrapping_mul(y)),
+                    _ => Elem::F(x.f() * y.f()),
+                })
+                .unwrap_or(zero)
+            })
+        }
+    }
+}
+
+fn unary(op: UnaryOp, t: DType, x: Elem) -> Elem {
+    use UnaryOp::*;
+    let Elem::F(x) = x else {
+        let v = x.i();
+        return match op {
+            IsNan | IsInf => Elem::I(0),
+            Not if t == DType::Bool => Elem::I(1 - v),
+            Not => Elem::I(wrap(t, !v)),
+            Neg => Elem::I(wrap(t, v.wrapping_neg())),
+            Abs => Elem::I(wrap(t, v.wrapping_abs())),
+            Sign => Elem::I(v.signum()),
+            Floor | Ceil | Round | Trunc => Elem::I(v),
+            other => unreachable!("{} on integers", other.name()),
+        };
+    };
+    Elem::F(match op {
+        IsNan => return Elem::I(x.is_nan() as i64),
+        IsInf => return Elem::I(x.is_infinite() as i64),
+        Neg => -x,
+        Abs => x.abs(),
+        Sign => {
+            if x > 0.0 {
+                1.0
+            } else if x < 0.0 {
+                -1.0
+            } else {
+                x
+            }
+        }
+        Sqrt => x.sqrt(),
+        Rsqrt => 1.0 / x.sqrt(),
+        Cbrt => x.cbrt(),
+        Rcp => 1.0 / x,
+        Exp => x.exp(),
+        Exp2 => x.exp2(),
+        Expm1 => x.exp_m1(),
+        Log => x.ln(),
+        Log2 => x.log2(),
+        Log10 => x.log10(),
+        Log1p => x.ln_1p(),
+        Sin => x.sin(),
+        Cos => x.cos(),
+        Tan => x.tan(),
+        Asin => x.asin(),
+        Acos => x.acos(),
+        Atan => x.atan(),
+        Sinh => x.sinh(),
+        Cosh => x.cosh(),
+        Tanh => x.tanh(),
+        Asinh => x.asinh(),
+        Acosh => x.acosh(),
+        Atanh => x.atanh(),
+        // SAFETY: a pure C math function.
+        Erf => unsafe { erf(x) },
+        Floor => x.floor(),
+        Ceil => x.ceil(),
+        Round => x.round(),
+        Trunc => x.trunc(),
+        Not => unreachable!("not on floats"),
+    })
+}
+
+/// `b^e` wrapping; a negative exponent gives the integer part of the true power.
+fn int_pow(b: i64, e: i64) -> i64 {
+    if e < 0 {
+        return match b {
+            1 => 1,
+            -1 => 1 - 2 * (e & 1),
+            _ => 0,
+        };
+    }
+    let (mut r, mut b, mut e) = (1i64, b, e);
+    while e > 0 {
+        if e & 1 == 1 {
+            r = r.wrapping_mul(b);
+        }
+        b = b.wrapping_mul(b);
+        e >>= 1;
+    }
+    r
+}
+
+fn binary(op: BinaryOp, t: DType, a: Elem, b: Elem) -> Elem {
+    use BinaryOp::*;
+    let cmp = |o: bool| Elem::I(o as i64);
+    if let (Elem::I(x), Elem::I(y)) = (a, b) {
+        return match op {
+            Eq => cmp(x == y),
+            Ne => cmp(x != y),
+            Lt => cmp(x < y),
+            Le => cmp(x <= y),
+            Gt => cmp(x > y),
+            Ge => cmp(x >= y),
+            Add => Elem::I(wrap(t, x.wrapping_add(y))),
+            Sub => Elem::I(wrap(t, x.wrapping_sub(y))),
+            Mul => Elem::I(wrap(t, x.wrapping_mul(y))),
+            Div => Elem::I(if y == 0 { 0 } else { wrap(t, x.wrapping_div(y)) }),
+            Rem => Elem::I(if y == 0 { 0 } else { wrap(t, x.wrapping_rem(y)) }),
+            Pow => Elem::I(wrap(t, int_pow(x, y))),
+            Min => Elem::I(x.min(y)),
+            Max => Elem::I(x.max(y)),
+            And => Elem::I(x & y),
+            Or => Elem::I(x | y),
+            Xor => Elem::I(x ^ y),
+            Atan2 | Hypot => unreachable!("{} on integers", op.name()),
+        };
+    }
+    let (x, y) = (a.f(), b.f());
+    let nan = x.is_nan() || y.is_nan();
+    Elem::F(match op {
+        Eq => return cmp(x == y),
+        Ne => return cmp(x != y),
+        Lt => return cmp(x < y),
+        Le => return cmp(x <= y),
+        Gt => return cmp(x > y),
+        Ge => return cmp(x >= y),
+        Add => x + y,
+        Sub => x - y,
+        Mul => x * y,
+        Div => x / y,
+        Rem => x % y,
+        Pow => x.powf(y),
+        Atan2 => x.atan2(y),
+        Hypot => x.hypot(y),
+        Min if nan => f64::NAN,
+        Max if nan => f64::NAN,
+        Min => x.min(y),
+        Max => x.max(y),
+        And | Or | Xor => unreachable!("{} on floats", op.name()),
+    })
+}
+
+/// The elements of `src` grouped by output element of a reduction along `axis` (every
+/// element for `None`), each with its index along the axis (its linear index for `None`).
+fn groups(src: &Reference, axis: Option<u8>, out: &Shape) -> Vec<Vec<(i64, Elem)>> {
+    let mut g: Vec<Vec<(i64, Elem)>> = vec![Vec::new(); out.numel()];
+    for (i, c) in coords(&src.shape).enumerate() {
+        match axis {
+            None => g[0].push((i as i64, src.at(i))),
+            Some(d) => {
+                let mut o = c;
+                o[d as usize] = 0;
+                g[linear(out, &o)].push((c[d as usize], src.at(i)));
+            }
+        }
+    }
+    g
+}
+
+fn reduce(op: ReduceOp, axis: Option<u8>, t: DType, shape: Shape, src: &Reference) -> Reference {
+    let v = src.dtype;
+    let fold = |g: &Vec<(i64, Elem)>| -> Elem {
+        let float = v.is_float();
+        match op {
+            ReduceOp::Sum if float => Elem::F(g.iter().map(|(_, x)| x.f()).sum()),
+            ReduceOp::Sum => Elem::I(g.iter().fold(0i64, |a, (_, x)| a.wrapping_add(x.i()))),
+            ReduceOp::Prod if float => Elem::F(g.iter().map(|(_, x)| x.f()).product()),
+            ReduceOp::Prod => Elem::I(g.iter().fold(1i64, |a, (_, x)| a.wrapping_mul(x.i()))),
+            ReduceOp::Mean => Elem::F(g.iter().map(|(_, x)| x.f()).sum::<f64>() / g.len() as f64),
+            ReduceOp::Any => Elem::I(g.iter().any(|(_, x)| x.nonzero()) as i64),
+            ReduceOp::All => Elem::I(g.iter().all(|(_, x)| x.nonzero()) as i64),
+            ReduceOp::Count => Elem::I(g.iter().filter(|(_, x)| x.nonzero()).count() as i64),
+            ReduceOp::Min | ReduceOp::Max => {
+                if let Some((_, x)) = g.iter().find(|(_, x)| x.is_nan()) {
+                    return *x;
+                }
+                let start = if op == ReduceOp::Min { highest(v) } else { lowest(v) };
+                g.iter().fold(start, |a, &(_, x)| if better(op == ReduceOp::Min, x, a) { x } else { a })
+            }
+            ReduceOp::ArgMin | ReduceOp::ArgMax => {
+                if let Some((i, _)) = g.iter().find(|(_, x)| x.is_nan()) {
+                    return Elem::I(*i);
+                }
+                let mut best: Option<(i64, Elem)> = None;
+                for &(i, x) in g {
+                    if best.is_none_or(|(_, b)| better(op == ReduceOp::ArgMin, x, b)) {
+                        best = Some((i, x));
+                    }
+                }
+                Elem::I(best.map_or(-1, |(i, _)| i))
+            }
+        }
+    };
+    Reference::new(t, shape, groups(src, axis, &shape).iter().map(fold))
+}
+
+/// Whether `x` beats `best` (strictly) for a minimum (`min`) or maximum.
+fn better(min: bool, x: Elem, best: Elem) -> bool {
+    match (x, best) {
+        (Elem::I(x), Elem::I(b)) => (min && x < b) || (!min && x > b),
+        _ => (min && x.f() < best.f()) || (!min && x.f() > best.f()),
+    }
+}
+
+fn scan(op: ScanOp, axis: usize, t: DType, src: &Reference) -> Reference {
+    let shape = src.shape;
+    let mut out = vec![Elem::I(0); shape.numel()];
+    for c in coords(&shape).filter(|c| c[axis] == 0) {
+        let mut acc = match (op, t.is_float()) {
+            (ScanOp::Sum, true) => Elem::F(0.0),
+            (ScanOp::Prod, true) => Elem::F(1.0),
+            (ScanOp::Sum, false) => Elem::I(0),
+            (ScanOp::Prod, false) => Elem::I(1),
+        };
+        let mut k = c;
+        for j in 0..shape.dim(axis) as i64 {
+            k[axis] = j;
+            let l = linear(&shape, &k);
+            let x = src.at(l);
+            acc = match (acc, op) {
+                (Elem::F(a), ScanOp::Sum) => Elem::F(a + x.f()),
+                (Elem::F(a), ScanOp::Prod) => Elem::F(a * x.f()),
+                (Elem::I(a), ScanOp::Sum) => Elem::I(a.wrapping_add(x.i())),
+                (Elem::I(a), ScanOp::Prod) => Elem::I(a.wrapping_mul(x.i())),
+            };
+            out[l] = acc;
+        }
+    }
+    Reference::new(t, shape, out.into_iter())
+}
+
+fn scatter(mode: ScatterMode, t: DType, ins: &[&Reference]) -> Reference {
+    let (dst, values) = (ins[0], ins[1]);
+    let mut out: Vec<Elem> = (0..dst.len()).map(|i| dst.at(i)).collect();
+    'values: for i in 0..values.len() {
+        let mut c = [0i64; MAX_RANK];
+        for d in 0..dst.shape.rank() {
+            c[d] = ins[2 + d].operand(i).i();
+            if !(0..dst.shape.dim(d) as i64).contains(&c[d]) {
+                continue 'values;
+            }
+        }
+        let (slot, x) = (&mut out[linear(&dst.shape, &c)], values.at(i));
+        *slot = match mode {
+            ScatterMode::Replace => x,
+            ScatterMode::Add => binary(BinaryOp::Add, t, *slot, x),
+            ScatterMode::Min => binary(BinaryOp::Min, t, *slot, x),
+            ScatterMode::Max => binary(BinaryOp::Max, t, *slot, x),
+        };
+    }
+    Reference::new(t, dst.shape, out.into_iter())
+}
