@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use parking_lot::Mutex;
 
-pub use compare::{Mismatch, Tolerance};
 use compare::compare;
+pub use compare::{Mismatch, Tolerance};
 pub use reference::Reference;
 
 use crate::exec::{Executor, OutputCheck};

@@ -6,9 +6,7 @@
 use std::f64::consts::TAU;
 
 use crate::ir::random::{Distribution, uniform_f32, uniform_f64, words};
-use crate::ir::{
-    BinaryOp, DType, MAX_RANK, Node, Op, ReduceOp, Scalar, ScanOp, ScatterMode, Shape, UnaryOp, Value,
-};
+use crate::ir::{BinaryOp, DType, MAX_RANK, Node, Op, ReduceOp, Scalar, ScanOp, ScatterMode, Shape, UnaryOp, Value};
 
 unsafe extern "C" {
     /// The C library's error function (Rust's standard library has none).
@@ -165,7 +163,11 @@ impl Reference {
     /// The elements of `value` (in host memory) as a reference.
     pub fn of_value(dtype: DType, shape: Shape, value: &Value) -> Reference {
         let bytes = value.storage.host_bytes().expect("references read host values");
-        Reference::new(dtype, shape, coords(&shape).map(|c| read(dtype, bytes, value.layout.offset_of(&c, shape.rank()))))
+        Reference::new(
+            dtype,
+            shape,
+            coords(&shape).map(|c| read(dtype, bytes, value.layout.offset_of(&c, shape.rank()))),
+        )
     }
 
     /// The elements in column-major order as bytes of the type the reference keeps them
@@ -239,8 +241,12 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
     match &n.op {
         Op::Source => unreachable!("sources are computed, not pending"),
         Op::Fill { value, .. } => each(&|_, _| Elem::of_scalar(*value)),
-        Op::Iota { dim } => each(&|_, c| if t.is_float() { Elem::F(c[*dim as usize] as f64) } else { Elem::I(c[*dim as usize]) }),
-        Op::Identity => each(&|_, c| if t.is_float() { Elem::F((c[0] == c[1]) as i64 as f64) } else { Elem::I((c[0] == c[1]) as i64) }),
+        Op::Iota { dim } => {
+            each(&|_, c| if t.is_float() { Elem::F(c[*dim as usize] as f64) } else { Elem::I(c[*dim as usize]) })
+        }
+        Op::Identity => each(&|_, c| {
+            if t.is_float() { Elem::F((c[0] == c[1]) as i64 as f64) } else { Elem::I((c[0] == c[1]) as i64) }
+        }),
         Op::Random { kind, dist, .. } => {
             let (seed, draw) = (ins[0].at(0).i() as u64, ins[1].at(0).i() as u64);
             let uniform = |w: &[u32; 4], word| match t {

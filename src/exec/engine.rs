@@ -177,16 +177,17 @@ fn run_step(executor: &dyn Executor, step: Step) -> bool {
     }));
     match outcome {
         Ok(Ok(values)) => {
-            let mut all_ok = true;
+            // Outputs come in dependency order: once one fails its check, later ones that
+            // fail too report that first one (the op that went wrong), not their own.
+            let mut first_failure: Option<Arc<Error>> = None;
             for (out, v) in step.outputs.iter().zip(values) {
                 let checked = match &out.check {
-                    Some(c) => c.check(executor, &v).map_err(Arc::new),
+                    Some(c) => c.check(executor, &v).map_err(|e| first_failure.get_or_insert(Arc::new(e)).clone()),
                     None => Ok(()),
                 };
-                all_ok &= checked.is_ok();
                 out.promise.fulfil(checked.map(|()| v));
             }
-            all_ok
+            first_failure.is_none()
         }
         Ok(Err(e)) => {
             fail(&step, Arc::new(e.with_origin(step.site)));

@@ -1,8 +1,8 @@
 //! Graph nodes and their evaluation state.
 
 use std::any::Any;
-use std::sync::{Arc, OnceLock};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use rustc_hash::FxHashMap as HashMap;

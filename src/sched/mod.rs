@@ -467,7 +467,10 @@ impl Scheduler {
         }
         // Comparison runs every section's body, so its ops have references.
         let compare = check::mode() != check::Mode::Off;
-        if !nested && !compare && let Some(entry) = self.core.macros.lock().lookup_or_claim(&key)? {
+        if !nested
+            && !compare
+            && let Some(entry) = self.core.macros.lock().lookup_or_claim(&key)?
+        {
             return Ok(MacroStart::Replay(self.replay(&entry, &inputs, site, reserve)?));
         }
         macros::push(Frame { key, outputs, inputs, made: Vec::new(), nested });
