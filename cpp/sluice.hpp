@@ -215,22 +215,21 @@ public:
     // Computes the array (waiting for it) and copies its elements into `count` elements at
     // `dst`, which must be exactly the array's size; T must match the array's dtype.
     template <class T> void read(T* dst, std::size_t count, Layout layout = Layout::col_major) const {
-        require_dtype(dtype_of<T>());
-        detail::check(sl_read(handle_, static_cast<sl_layout>(layout), dst, count * sizeof(T)));
+        copy_out(sl_read, dst, count, layout);
     }
 
     template <class T> std::vector<T> read(Layout layout = Layout::col_major) const {
-        const auto n = static_cast<std::size_t>(numel());
-        if constexpr (std::is_same_v<T, bool>) {
-            std::vector<uint8_t> bytes(n);
-            require_dtype(DType::b8);
-            detail::check(sl_read(handle_, static_cast<sl_layout>(layout), bytes.data(), n));
-            return std::vector<bool>(bytes.begin(), bytes.end());
-        } else {
-            std::vector<T> out(n);
-            read(out.data(), n, layout);
-            return out;
-        }
+        return copy_out<T>(sl_read, layout);
+    }
+
+    // Debugging: the array's value as `read` gives it, computed from a copy of the work it
+    // depends on, so the kernels and results of the rest of the program are as without it.
+    template <class T> void peek(T* dst, std::size_t count, Layout layout = Layout::col_major) const {
+        copy_out(sl_debug_peek, dst, count, layout);
+    }
+
+    template <class T> std::vector<T> peek(Layout layout = Layout::col_major) const {
+        return copy_out<T>(sl_debug_peek, layout);
     }
 
     // The single element of a one-element array (e.g. a full reduction).
@@ -264,7 +263,29 @@ private:
                                 static_cast<sl_layout>(layout), data, bytes, &handle_));
     }
 
-    // sl_read copies bytes; the C++ element type is checked here.
+    // sl_read or sl_debug_peek.
+    using CopyOut = decltype(&sl_read);
+
+    template <class T> void copy_out(CopyOut fn, T* dst, std::size_t count, Layout layout) const {
+        require_dtype(dtype_of<T>());
+        detail::check(fn(handle_, static_cast<sl_layout>(layout), dst, count * sizeof(T)));
+    }
+
+    template <class T> std::vector<T> copy_out(CopyOut fn, Layout layout) const {
+        const auto n = static_cast<std::size_t>(numel());
+        if constexpr (std::is_same_v<T, bool>) {
+            std::vector<uint8_t> bytes(n);
+            require_dtype(DType::b8);
+            detail::check(fn(handle_, static_cast<sl_layout>(layout), bytes.data(), n));
+            return std::vector<bool>(bytes.begin(), bytes.end());
+        } else {
+            std::vector<T> out(n);
+            copy_out(fn, out.data(), n, layout);
+            return out;
+        }
+    }
+
+    // The C calls copy bytes; the C++ element type is checked here.
     void require_dtype(DType wanted) const {
         const DType actual = dtype();
         if (actual != wanted)
@@ -426,6 +447,34 @@ inline sl_cache_stats cache_stats(Cache which) {
     detail::check(sl_get_cache_stats(static_cast<sl_cache>(which), &s));
     return s;
 }
+// Result comparison: a reference run (op by op, in f64 on the CPU) beside the optimised
+// one; an element passes when |computed - reference| <= abs_tol + rel_tol * |reference|
+// (a negative tolerance: the default for the result's type).
+enum class Compare : sl_compare_mode { off = SL_COMPARE_OFF, compute = SL_COMPARE_COMPUTE, copyout = SL_COMPARE_COPYOUT };
+enum class CompareAction : sl_compare_action {
+    report = SL_COMPARE_REPORT,
+    error = SL_COMPARE_ERROR,
+    abort = SL_COMPARE_ABORT,
+};
+inline void set_compare(Compare mode, CompareAction action = CompareAction::report, double abs_tol = -1,
+                        double rel_tol = -1) {
+    const sl_compare_settings s{static_cast<sl_compare_mode>(mode), static_cast<sl_compare_action>(action), abs_tol,
+                                rel_tol};
+    detail::check(sl_set_compare(&s));
+}
+inline sl_compare_settings compare_settings() {
+    sl_compare_settings s{};
+    detail::check(sl_get_compare(&s));
+    return s;
+}
+inline sl_compare_stats compare_stats() {
+    sl_compare_stats s{};
+    detail::check(sl_get_compare_stats(&s));
+    return s;
+}
+// The reference value of `a` (f64 for floating-point arrays), computed while comparison was on.
+inline Array reference(const Array& a) { return detail::make(sl_reference, a.handle()); }
+
 // Handles the application holds (to check for leaks).
 inline int64_t live_handles() {
     int64_t n = 0;

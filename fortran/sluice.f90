@@ -35,7 +35,7 @@ module sluice
   integer(c_int32_t), parameter, public :: SL_ALL_DIMS = -1, SL_MAX_RANK = 8
   integer(c_int), parameter, public :: SL_OK = 0, SL_ERR_INVALID_HANDLE = 1, SL_ERR_INVALID_ARGUMENT = 2, &
     SL_ERR_SHAPE_MISMATCH = 3, SL_ERR_DTYPE_MISMATCH = 4, SL_ERR_OUT_OF_MEMORY = 5, SL_ERR_NOT_SUPPORTED = 6, &
-    SL_ERR_POISONED = 7, SL_ERR_INVALID_STATE = 8, SL_ERR_INTERNAL = 9
+    SL_ERR_POISONED = 7, SL_ERR_INVALID_STATE = 8, SL_ERR_INTERNAL = 9, SL_ERR_MISMATCH = 10
   ! Element types (sl_dtype).
   integer(c_int32_t), parameter, public :: SL_F32 = 0, SL_F64 = 1, SL_I32 = 2, SL_I64 = 3, SL_U8 = 4, SL_BOOL = 5
   ! Layouts of application buffers (sl_layout).
@@ -67,6 +67,9 @@ module sluice
   integer(c_int32_t), parameter, public :: SL_CACHE_TRACE = 0, SL_CACHE_MACRO = 1
   integer(c_int32_t), parameter, public :: SL_MACRO_RECORD = 0, SL_MACRO_REPLAY = 1
   integer(c_int32_t), parameter, public :: SL_RNG_PHILOX = 0, SL_RNG_FAST = 1
+  ! Result comparison: modes (sl_compare_mode) and what a difference does (sl_compare_action).
+  integer(c_int32_t), parameter, public :: SL_COMPARE_OFF = 0, SL_COMPARE_COMPUTE = 1, SL_COMPARE_COPYOUT = 2
+  integer(c_int32_t), parameter, public :: SL_COMPARE_REPORT = 0, SL_COMPARE_ERROR = 1, SL_COMPARE_ABORT = 2
   ! Executors (sl_backend) and the kinds of device they run on (sl_device_type).
   integer(c_int32_t), parameter, public :: SL_BACKEND_DEFAULT = 0, SL_BACKEND_CPU = 1, SL_BACKEND_VULKAN = 2, &
     SL_BACKEND_AUTO = 3
@@ -124,6 +127,20 @@ module sluice
     integer(c_int64_t) :: entries
     integer(c_int64_t) :: saved_ns
     integer(c_int64_t) :: hit_ns
+  end type
+
+  ! Result comparison settings (sl_set_compare); a negative tolerance means the default.
+  type, bind(C), public :: sl_compare_settings
+    integer(c_int32_t) :: mode
+    integer(c_int32_t) :: action
+    real(c_double) :: abs_tol
+    real(c_double) :: rel_tol
+  end type
+
+  ! What result comparison has compared (sl_get_compare_stats).
+  type, bind(C), public :: sl_compare_stats
+    integer(c_int64_t) :: values_checked
+    integer(c_int64_t) :: mismatches
   end type
 
   ! What runs kernels, and why (sl_get_device_info); the strings are NUL-terminated.
@@ -1067,7 +1084,39 @@ module sluice
       type(sl_device_info), intent(out) :: out
       integer(c_int) :: status
     end function
+
+    ! Debugging.
+    function sl_set_compare(settings) result(status) bind(C, name="sl_set_compare")
+      import :: c_int, sl_compare_settings
+      type(sl_compare_settings), intent(in) :: settings
+      integer(c_int) :: status
+    end function
+    function sl_get_compare(out) result(status) bind(C, name="sl_get_compare")
+      import :: c_int, sl_compare_settings
+      type(sl_compare_settings), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_get_compare_stats(out) result(status) bind(C, name="sl_get_compare_stats")
+      import :: c_int, sl_compare_stats
+      type(sl_compare_stats), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_reference(a, out) result(status) bind(C, name="sl_reference")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_debug_peek(a, layout, dst, bytes) result(status) bind(C, name="sl_debug_peek")
+      import :: c_int, c_int32_t, c_int64_t, c_ptr, c_size_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: layout
+      type(c_ptr), value :: dst
+      integer(c_size_t), value :: bytes
+      integer(c_int) :: status
+    end function
   end interface
+  public :: sl_set_compare, sl_get_compare, sl_get_compare_stats, sl_reference, sl_debug_peek
   public :: sl_create, sl_constant, sl_scalar, sl_iota, sl_identity, sl_read, sl_rank, sl_shape, sl_get_dtype, &
     sl_numel, sl_live_handles, sl_eval, sl_unary, sl_binary, sl_binary_scalar, sl_scalar_binary, sl_select, &
     sl_cast, sl_reshape, sl_permute, sl_section, sl_project, sl_shift, sl_rotate, sl_pad, sl_tile, &
@@ -1402,6 +1451,7 @@ module sluice
     transpose, reshape, cshift, eoshift, spread, merge, shape, size
   public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
+  public :: set_compare, compare_stats, reference, debug_peek
   public :: scope_begin, scope_end, keep, release, update, retain, eval, hint_read, sync, init, live_handles, &
     error_message, macro_begin, macro_end, macro_cancel, rng_create, rng_destroy, rng_get_state, rng_set_state, &
     random_uniform, random_normal
@@ -1819,6 +1869,61 @@ contains
     integer, intent(out), optional :: stat
     n = -1
     call finish(sl_live_handles(n), stat)
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! Debugging: result comparison against a reference run, and intermediate values.
+
+  ! Switches result comparison (mode SL_COMPARE_OFF, _COMPUTE or _COPYOUT; action
+  ! SL_COMPARE_REPORT (the default), _ERROR or _ABORT; tolerances default to the result
+  ! type's).
+  subroutine set_compare(mode, action, abs_tol, rel_tol, stat)
+    integer, intent(in) :: mode
+    integer, intent(in), optional :: action
+    real(c_double), intent(in), optional :: abs_tol, rel_tol
+    integer, intent(out), optional :: stat
+    type(sl_compare_settings) :: settings
+    settings = sl_compare_settings(int(mode, c_int32_t), SL_COMPARE_REPORT, -1.0_c_double, -1.0_c_double)
+    if (present(action)) settings%action = int(action, c_int32_t)
+    if (present(abs_tol)) settings%abs_tol = abs_tol
+    if (present(rel_tol)) settings%rel_tol = rel_tol
+    call finish(sl_set_compare(settings), stat)
+  end subroutine
+
+  ! How many values result comparison has compared, and how many differed.
+  type(sl_compare_stats) function compare_stats(stat) result(s)
+    integer, intent(out), optional :: stat
+    s = sl_compare_stats(-1, -1)
+    call finish(sl_get_compare_stats(s), stat)
+  end function
+
+  ! The reference value of a (f64 for real arrays), computed while comparison was on.
+  type(sl_array) function reference(a, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    call finish(sl_reference(a%handle, r%handle), stat)
+  end function
+
+  ! A new array holding the value a has now, computed without changing how the rest of
+  ! the program's work is fused or computed (read it like any array).
+  type(sl_array) function debug_peek(a, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    integer(c_int64_t), allocatable :: dims(:)
+    integer(c_int32_t) :: dtype
+    integer(c_int8_t), allocatable, target :: bytes(:)
+    integer(c_int) :: status
+    status = shape_of(a%handle, dims)
+    if (status == SL_OK) status = sl_get_dtype(a%handle, dtype)
+    if (status == SL_OK) then
+      allocate(bytes(max(1_c_size_t, product(dims) * element_bytes(dtype))))
+      status = sl_debug_peek(a%handle, SL_COL_MAJOR, c_loc(bytes), product(dims) * element_bytes(dtype))
+    end if
+    if (status == SL_OK) then
+      r = create(dtype, dims, c_loc(bytes), stat)
+    else
+      call finish(status, stat)
+    end if
   end function
 
   ! ---------------------------------------------------------------------------------------

@@ -47,6 +47,29 @@ typedef int32_t sl_layout;
 // An opaque array handle; 0 is the null handle.
 typedef uint64_t sl_array;
 
+// Result-comparison modes (`sl_compare_settings.mode`, `SLUICE_COMPARE`).
+typedef int32_t sl_compare_mode;
+
+// What a difference beyond tolerance does (`SLUICE_COMPARE_ACTION`).
+typedef int32_t sl_compare_action;
+
+// Result comparison: a reference run (op by op, in f64 on the CPU) beside the optimised
+// one. An element passes when `|computed - reference| <= abs_tol + rel_tol * |reference|`.
+typedef struct {
+  sl_compare_mode mode;
+  sl_compare_action action;
+  // Negative: the default for the result's type (f32: 1e-5, f64: 1e-12, integers: 0).
+  double abs_tol;
+  // Negative: the default for the result's type (f32: 1e-5, f64: 1e-12, integers: 0).
+  double rel_tol;
+} sl_compare_settings;
+
+// What result comparison has compared since the process started.
+typedef struct {
+  uint64_t values_checked;
+  uint64_t mismatches;
+} sl_compare_stats;
+
 // Unary element-wise operations (`sl_unary`).
 typedef int32_t sl_unary_op;
 
@@ -205,6 +228,10 @@ typedef struct {
 
 // A bug in Sluice (a caught panic); the runtime stays usable.
 #define SL_ERR_INTERNAL 9
+
+// Result comparison found a value farther from its reference than the tolerance allows
+// (`sl_set_compare` with `SL_COMPARE_ERROR`); the message is the comparison's report.
+#define SL_ERR_MISMATCH 10
 
 #define SL_F32 0
 
@@ -424,6 +451,24 @@ typedef struct {
 // simulations that need speed more than statistical quality.
 #define SL_RNG_FAST 1
 
+#define SL_COMPARE_OFF 0
+
+// Every op's value is compared with its reference as soon as it is computed.
+#define SL_COMPARE_COMPUTE 1
+
+// Values are compared when the application reads them.
+#define SL_COMPARE_COPYOUT 2
+
+// Print the report to stderr and go on.
+#define SL_COMPARE_REPORT 0
+
+// Fail with `SL_ERR_MISMATCH`: the read itself (copyout), or every later use of the
+// value (compute).
+#define SL_COMPARE_ERROR 1
+
+// Print the report and abort the process.
+#define SL_COMPARE_ABORT 2
+
 
 
 #ifdef __cplusplus
@@ -500,6 +545,27 @@ sl_status sl_hint_read(sl_array a);
 
 // Computes everything pending and waits until all work has finished.
 sl_status sl_sync(void);
+
+// Switches result comparison for every thread: flushes planned from now on run the
+// reference beside the optimised run and compare as `settings` says. Starts the runtime
+// if needed (so its environment settings do not override these later).
+sl_status sl_set_compare(const sl_compare_settings *settings);
+
+// The result-comparison settings in force (tolerances left at their defaults read -1).
+sl_status sl_get_compare(sl_compare_settings *out);
+
+// How many values result comparison has compared, and how many differed.
+sl_status sl_get_compare_stats(sl_compare_stats *out);
+
+// A new array holding the reference value of `a` (computing `a` first if needed): f64
+// for floating-point arrays, the array's own type otherwise. Exists for arrays computed
+// while result comparison was on, and for arrays made from application data.
+sl_status sl_reference(sl_array a, sl_array *out);
+
+// Copies the value of `a` into `dst` like `sl_read`, without changing what the rest of
+// the computation fuses or computes: a pending `a` is evaluated from a copy of the work
+// it depends on, which stays pending and is planned later exactly as without the peek.
+sl_status sl_debug_peek(sl_array a, sl_layout layout, void *dst, size_t bytes);
 
 // `out = op(a)` for an `SL_*` unary op code.
 sl_status sl_unary(sl_unary_op op, sl_array a, sl_array *out);
@@ -909,6 +975,9 @@ sl_status sl_get_device_info(sl_device_info *out);
 
 // Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`) since the runtime started.
 sl_status sl_get_cache_stats(sl_cache which, sl_cache_stats *out);
+
+// The C library's error function (Rust's standard library has none).
+extern double erf(double x);
 
 #ifdef __cplusplus
 }  // extern "C"
