@@ -87,7 +87,7 @@ pub fn compare(reference: &Reference, value: &Value, tol: Tolerance) -> Option<M
     let (_, at, computed, reference_value) = worst?;
     Some(Mismatch {
         bad,
-        total: reference.len(),
+        total: shape.numel(),
         worst: unravel(&shape, at),
         computed,
         reference: reference_value,

@@ -10,7 +10,7 @@ use crate::ir::{BinaryOp, DType, MAX_RANK, Node, Op, ReduceOp, Scalar, ScanOp, S
 
 unsafe extern "C" {
     /// The C library's error function (Rust's standard library has none).
-    fn erf(x: f64) -> f64;
+    pub safe fn erf(x: f64) -> f64;
 }
 
 /// Elements in column-major order: f64 for floating-point types, i64 for the others
@@ -185,10 +185,6 @@ impl Reference {
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.shape.numel()
-    }
-
     fn at(&self, i: usize) -> Elem {
         match &self.data {
             Data::Float(v) => Elem::F(v[i]),
@@ -196,18 +192,10 @@ impl Reference {
         }
     }
 
-    /// Element `i` of an operand of an op over `len` elements: rank-0 operands are read
+    /// Element `i` of an operand of an element-wise op: rank-0 operands are read
     /// as one value everywhere.
     fn operand(&self, i: usize) -> Elem {
         self.at(if self.shape.rank() == 0 { 0 } else { i })
-    }
-
-    pub fn get_f64(&self, i: usize) -> f64 {
-        self.at(i).f()
-    }
-
-    pub fn get_i64(&self, i: usize) -> i64 {
-        self.at(i).i()
     }
 }
 
@@ -391,8 +379,7 @@ fn unary(op: UnaryOp, t: DType, x: Elem) -> Elem {
         Asinh => x.asinh(),
         Acosh => x.acosh(),
         Atanh => x.atanh(),
-        // SAFETY: a pure C math function.
-        Erf => unsafe { erf(x) },
+        Erf => erf(x),
         Floor => x.floor(),
         Ceil => x.ceil(),
         Round => x.round(),
@@ -562,8 +549,8 @@ fn scan(op: ScanOp, axis: usize, t: DType, src: &Reference) -> Reference {
 
 fn scatter(mode: ScatterMode, t: DType, ins: &[&Reference]) -> Reference {
     let (dst, values) = (ins[0], ins[1]);
-    let mut out: Vec<Elem> = (0..dst.len()).map(|i| dst.at(i)).collect();
-    'values: for i in 0..values.len() {
+    let mut out: Vec<Elem> = (0..dst.shape.numel()).map(|i| dst.at(i)).collect();
+    'values: for i in 0..values.shape.numel() {
         let mut c = [0i64; MAX_RANK];
         for d in 0..dst.shape.rank() {
             c[d] = ins[2 + d].operand(i).i();
