@@ -976,9 +976,6 @@ sl_status sl_get_device_info(sl_device_info *out);
 // Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`) since the runtime started.
 sl_status sl_get_cache_stats(sl_cache which, sl_cache_stats *out);
 
-// The C library's error function (Rust's standard library has none).
-extern double erf(double x);
-
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -147,10 +147,13 @@ pub fn attached(n: &Node) -> Option<Arc<Reference>> {
 
 /// The reference of an input of a flush: attached, or (for arrays the application
 /// created, or computed while the mode was off) its value, which the reference run takes
-/// as given. `None` when it failed.
+/// as given. `None` when it (or, for a node of this flush, one of its inputs) failed.
 fn input_reference(n: &Node, host: &dyn Fn(&Value) -> Result<Value>) -> Option<Arc<Reference>> {
     if let Some(r) = attached(n) {
         return Some(r);
+    }
+    if n.is_pending() {
+        return None; // in the flush, without a reference: one of its inputs failed
     }
     let value = host(&n.wait().ok()?).ok()?;
     let r = Arc::new(Reference::of_value(n.dtype, n.shape, &value));
