@@ -301,7 +301,7 @@ fn peek_leaves_the_computation_unchanged() {
     release(&[x, y]);
 }
 
-/// With SLUICE_SYNC=1 each op is computed by the call that makes it.
+/// With SLUICE_SYNC=1 each op is computed by the call that makes it, and fails there.
 #[test]
 #[ignore = "run by synchronous_mode in a child process"]
 fn synchronous_mode_child() {
@@ -315,10 +315,17 @@ fn synchronous_mode_child() {
     assert_eq!(stats().flushes - start, 3, "one flush per call");
     let want = Arr::new(SL_F64, &[500], a.v.iter().map(|v| V::F64(v.f().exp() * v.f() - 0.25)).collect());
     assert_near("synchronous chain", &download(s), &want, 1e-13, 1e-13);
+    // A failure is the error of the call that made the failing op (here: a result over
+    // the memory limit the parent set), not of a later read; the runtime goes on.
+    let dims = [1i64 << 26];
+    let mut big = 0;
+    fails(sl_constant(SL_F32, 1, dims.as_ptr(), 1.0, &mut big), SL_ERR_OUT_OF_MEMORY, "");
+    assert_eq!(big, 0);
+    assert_near("after the failure", &download(s), &want, 1e-13, 1e-13);
     release(&[x, e, m, s]);
 }
 
 #[test]
 fn synchronous_mode() {
-    child("synchronous_mode_child", &[("SLUICE_SYNC", "1")]);
+    child("synchronous_mode_child", &[("SLUICE_SYNC", "1"), ("SLUICE_MEMORY_LIMIT", "64M")]);
 }

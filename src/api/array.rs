@@ -45,8 +45,7 @@ pub extern "C" fn sl_create(
         };
         let rt = runtime()?;
         let n = graph(&rt, site).from_host(t, s, data, o)?;
-        put(&rt, out, n);
-        Ok(())
+        put(&rt, out, n)
     })
 }
 
@@ -66,8 +65,7 @@ pub extern "C" fn sl_constant(
         let rt = runtime()?;
         let g = graph(&rt, site);
         let v = g.app_scalar(t, value)?;
-        put(&rt, out, g.fill(t, s, v, false));
-        Ok(())
+        put(&rt, out, g.fill(t, s, v, false))
     })
 }
 
@@ -80,8 +78,7 @@ pub extern "C" fn sl_scalar(dtype: sl_dtype, value: f64, out: *mut sl_array) -> 
         let rt = runtime()?;
         let g = graph(&rt, site);
         let v = g.app_scalar(t, value)?;
-        put(&rt, out, g.fill(t, Shape::SCALAR, v, false));
-        Ok(())
+        put(&rt, out, g.fill(t, Shape::SCALAR, v, false))
     })
 }
 
@@ -94,8 +91,7 @@ pub extern "C" fn sl_iota(dtype: sl_dtype, rank: i32, dims: *const i64, dim: i32
         let d = parse_dim(dim, "sl_iota")?;
         let rt = runtime()?;
         let n = graph(&rt, site).iota(t, s, d)?;
-        put(&rt, out, n);
-        Ok(())
+        put(&rt, out, n)
     })
 }
 
@@ -108,8 +104,7 @@ pub extern "C" fn sl_identity(dtype: sl_dtype, rows: i64, cols: i64, out: *mut s
         let t = parse_dtype(dtype)?;
         let rt = runtime()?;
         let n = graph(&rt, site).identity(t, s.dim(0), s.dim(1));
-        put(&rt, out, n);
-        Ok(())
+        put(&rt, out, n)
     })
 }
 
@@ -145,8 +140,7 @@ pub extern "C" fn sl_retain(a: sl_array, out: *mut sl_array) -> sl_status {
         let out = out_slot(out)?;
         let rt = runtime()?;
         let n = node(&rt, a)?;
-        put(&rt, out, n);
-        Ok(())
+        put(&rt, out, n)
     })
 }
 

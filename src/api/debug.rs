@@ -117,8 +117,7 @@ pub extern "C" fn sl_reference(a: sl_array, out: *mut sl_array) -> sl_status {
         };
         let (dtype, bytes) = reference.to_bytes();
         let r = graph(&rt, site).from_host(dtype, n.shape, &bytes, HostOrder::ColumnMajor)?;
-        put(&rt, out, r);
-        Ok(())
+        put(&rt, out, r)
     })
 }
 

@@ -12,8 +12,7 @@ fn unary(site: CallSite, op: UnaryOp, a: sl_array, out: *mut sl_array) -> Result
     let rt = runtime()?;
     let a = node(&rt, a)?;
     let n = graph(&rt, site).unary(op, &a)?;
-    put(&rt, out, n);
-    Ok(())
+    put(&rt, out, n)
 }
 
 fn binary(site: CallSite, op: BinaryOp, a: sl_array, b: sl_array, out: *mut sl_array) -> Result<()> {
@@ -21,8 +20,7 @@ fn binary(site: CallSite, op: BinaryOp, a: sl_array, b: sl_array, out: *mut sl_a
     let rt = runtime()?;
     let (a, b) = (node(&rt, a)?, node(&rt, b)?);
     let n = graph(&rt, site).binary(op, &a, &b)?;
-    put(&rt, out, n);
-    Ok(())
+    put(&rt, out, n)
 }
 
 fn binary_scalar(
@@ -37,8 +35,7 @@ fn binary_scalar(
     let rt = runtime()?;
     let a = node(&rt, a)?;
     let n = graph(&rt, site).binary_scalar(op, &a, s, scalar_first)?;
-    put(&rt, out, n);
-    Ok(())
+    put(&rt, out, n)
 }
 
 /// `out = op(a)` for an `SL_*` unary op code.
@@ -73,8 +70,7 @@ pub extern "C" fn sl_select(cond: sl_array, a: sl_array, b: sl_array, out: *mut 
         let rt = runtime()?;
         let (c, a, b) = (node(&rt, cond)?, node(&rt, a)?, node(&rt, b)?);
         let n = graph(&rt, site).select(&c, &a, &b)?;
-        put(&rt, out, n);
-        Ok(())
+        put(&rt, out, n)
     })
 }
 
@@ -88,8 +84,7 @@ pub extern "C" fn sl_cast(a: sl_array, dtype: sl_dtype, out: *mut sl_array) -> s
         let rt = runtime()?;
         let a = node(&rt, a)?;
         let n = graph(&rt, site).cast(&a, t);
-        put(&rt, out, n);
-        Ok(())
+        put(&rt, out, n)
     })
 }
 

@@ -51,7 +51,7 @@ pub extern "C" fn sl_macro_begin(
         match rt.sched.macro_begin(name, ins, ctrl, outs.len(), site, &reserve)? {
             MacroStart::Replay(results) => {
                 for (slot, n) in outs.iter_mut().zip(results) {
-                    put(&rt, slot, n);
+                    put(&rt, slot, n)?;
                 }
             }
             MacroStart::Record => {

@@ -23,7 +23,8 @@ use std::sync::Arc;
 use crate::front::runtime::{self as rtm, Runtime};
 use crate::front::{Graph, scope};
 use crate::ir::{
-    BinaryOp, Boundary, CallSite, DType, MAX_RANK, Node, ReduceOp, Result, ScatterMode, Shape, UnaryOp, bail,
+    BinaryOp, Boundary, CallSite, DType, Error, MAX_RANK, Node, NodeState, ReduceOp, Result, ScatterMode, Shape,
+    UnaryOp, bail,
 };
 use types::*;
 
@@ -73,11 +74,18 @@ pub(crate) fn out_slot<'a>(out: *mut sl_array) -> Result<&'a mut sl_array> {
     Ok(slot)
 }
 
-/// Gives `n` a new handle in the current scope and stores it in `out`.
-pub(crate) fn put(rt: &Runtime, out: &mut sl_array, n: Arc<Node>) {
+/// Gives `n` a new handle in the current scope and stores it in `out`. In synchronous
+/// mode (`SLUICE_SYNC`) the op has already run, and its failure is this call's error.
+pub(crate) fn put(rt: &Runtime, out: &mut sl_array, n: Arc<Node>) -> Result<()> {
+    if rt.config.synchronous
+        && let NodeState::Failed(e) = &*n.state()
+    {
+        return Err(Error::clone(e));
+    }
     let h = rt.handles.insert(n);
     scope::register(h);
     *out = h;
+    Ok(())
 }
 
 /// Stores `value` through an application's out-pointer named `what`.

@@ -21,8 +21,7 @@ fn with_one(
     let rt = runtime()?;
     let a = node(&rt, a)?;
     let n = f(&graph(&rt, site), &a)?;
-    put(&rt, out, n);
-    Ok(())
+    put(&rt, out, n)
 }
 
 /// Per-dimension values of an array of rank `rank`.
@@ -160,8 +159,7 @@ pub extern "C" fn sl_concat(arrays: *const sl_array, n: i32, dim: i32, out: *mut
         let rt = runtime()?;
         let parts = nodes(&rt, arrays, n)?;
         let c = graph(&rt, site).concat(&parts, d)?;
-        put(&rt, out, c);
-        Ok(())
+        put(&rt, out, c)
     })
 }
 
@@ -176,8 +174,7 @@ pub extern "C" fn sl_gather(src: sl_array, indices: *const sl_array, n: i32, out
         let src = node(&rt, src)?;
         let idx = nodes(&rt, indices, n)?;
         let g = graph(&rt, site).gather(&src, &idx)?;
-        put(&rt, out, g);
-        Ok(())
+        put(&rt, out, g)
     })
 }
 
@@ -201,7 +198,6 @@ pub extern "C" fn sl_scatter(
         let (dst, values) = (node(&rt, dst)?, node(&rt, values)?);
         let idx = nodes(&rt, indices, n)?;
         let s = graph(&rt, site).scatter(&dst, &idx, &values, m)?;
-        put(&rt, out, s);
-        Ok(())
+        put(&rt, out, s)
     })
 }

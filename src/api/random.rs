@@ -69,8 +69,7 @@ fn random(
     let rt = runtime()?;
     let r = rt.rngs.get(rng)?;
     let n = graph(&rt, site).random(rng, &r, dist, t, s)?;
-    put(&rt, out, n);
-    Ok(())
+    put(&rt, out, n)
 }
 
 /// An array of `dtype` (SL_F32 or SL_F64) and shape `dims[0..rank]` of independent

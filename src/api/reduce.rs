@@ -19,8 +19,7 @@ fn reduce(site: CallSite, op: ReduceOp, a: sl_array, dim: i32, out: *mut sl_arra
     let rt = runtime()?;
     let a = node(&rt, a)?;
     let n = graph(&rt, site).reduce(op, &a, axis(dim)?)?;
-    put(&rt, out, n);
-    Ok(())
+    put(&rt, out, n)
 }
 
 fn scan(site: CallSite, op: ScanOp, a: sl_array, dim: i32, out: *mut sl_array) -> Result<()> {
@@ -29,8 +28,7 @@ fn scan(site: CallSite, op: ScanOp, a: sl_array, dim: i32, out: *mut sl_array) -
     let a = node(&rt, a)?;
     let Some(d) = axis(dim)? else { bail!(InvalidArgument, "a scan needs a dimension, not SL_ALL_DIMS") };
     let n = graph(&rt, site).scan(op, &a, d)?;
-    put(&rt, out, n);
-    Ok(())
+    put(&rt, out, n)
 }
 
 /// Reduces `a` along dimension `dim` (kept with size 1), or over every element to a
@@ -120,8 +118,7 @@ pub extern "C" fn sl_matmul(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_
         let rt = runtime()?;
         let (a, b) = (node(&rt, a)?, node(&rt, b)?);
         let n = graph(&rt, site).matmul(&a, &b)?;
-        put(&rt, out, n);
-        Ok(())
+        put(&rt, out, n)
     })
 }
 
@@ -133,7 +130,6 @@ pub extern "C" fn sl_dot(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_sta
         let rt = runtime()?;
         let (a, b) = (node(&rt, a)?, node(&rt, b)?);
         let n = graph(&rt, site).dot(&a, &b)?;
-        put(&rt, out, n);
-        Ok(())
+        put(&rt, out, n)
     })
 }
