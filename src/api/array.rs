@@ -1,6 +1,7 @@
 //! Creating, reading, querying and releasing arrays; scopes; evaluation control.
 
 use std::os::raw::c_void;
+use std::sync::Arc;
 
 use super::error::boundary;
 use super::types::*;
@@ -9,9 +10,9 @@ use super::{
 };
 use crate::front::host::read_into;
 use crate::front::{HostOrder, scope};
-use crate::ir::{DType, Result, Shape, bail};
+use crate::ir::{CallSite, DType, Node, Result, Shape, bail};
 
-pub(crate) fn order(layout: sl_layout) -> Result<HostOrder> {
+fn order(layout: sl_layout) -> Result<HostOrder> {
     Ok(match layout {
         SL_COL_MAJOR => HostOrder::ColumnMajor,
         SL_ROW_MAJOR => HostOrder::RowMajor,
@@ -108,29 +109,37 @@ pub extern "C" fn sl_identity(dtype: sl_dtype, rows: i64, cols: i64, out: *mut s
     })
 }
 
-/// The application's buffer of `bytes` bytes at `dst` to read an array into.
-pub(crate) fn out_buffer<'a>(dst: *mut c_void, bytes: usize) -> Result<&'a mut [u8]> {
-    if bytes == 0 {
-        Ok(&mut [])
+/// The body of the calls that copy an array out (`call` is its name): the value of `a`
+/// (or of what `which` makes of its node) into the `bytes` bytes at `dst`, in `layout`.
+pub(crate) fn copy_out(
+    call: &str,
+    site: CallSite,
+    a: sl_array,
+    layout: sl_layout,
+    dst: *mut c_void,
+    bytes: usize,
+    which: impl FnOnce(&Arc<Node>) -> Arc<Node>,
+) -> Result<()> {
+    outside_macro(call)?;
+    let o = order(layout)?;
+    let rt = runtime()?;
+    let n = which(&node(&rt, a)?);
+    let dst: &mut [u8] = if bytes == 0 {
+        &mut []
     } else if dst.is_null() {
         bail!(InvalidArgument, "dst is NULL");
     } else {
         // SAFETY: the caller promises `bytes` writable bytes at `dst`.
-        Ok(unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, bytes) })
-    }
+        unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, bytes) }
+    };
+    read_into(&graph(&rt, site), &n, dst, o)
 }
 
 /// Copies the array's elements into `dst` (`bytes` long) in `layout` order, computing
 /// them first. The only call that waits for results.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_read(a: sl_array, layout: sl_layout, dst: *mut c_void, bytes: usize) -> sl_status {
-    boundary!("sl_read", |site| {
-        outside_macro("sl_read")?;
-        let o = order(layout)?;
-        let rt = runtime()?;
-        let n = node(&rt, a)?;
-        read_into(&graph(&rt, site), &n, out_buffer(dst, bytes)?, o)
-    })
+    boundary!("sl_read", |site| copy_out("sl_read", site, a, layout, dst, bytes, Arc::clone))
 }
 
 /// A second handle to the same array (released separately).

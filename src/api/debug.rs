@@ -3,12 +3,12 @@
 
 use std::ffi::c_void;
 
-use super::array::{order, out_buffer};
+use super::array::copy_out;
 use super::error::boundary;
 use super::types::*;
 use super::{graph, node, out_slot, outside_macro, put, runtime};
 use crate::check::{self, Action, Mode, Settings};
-use crate::front::host::{HostOrder, read_into};
+use crate::front::host::HostOrder;
 use crate::ir::{Op, bail, clone_pending};
 
 /// Switches result comparison for every thread: flushes planned from now on run the
@@ -126,11 +126,5 @@ pub extern "C" fn sl_reference(a: sl_array, out: *mut sl_array) -> sl_status {
 /// it depends on, which stays pending and is planned later exactly as without the peek.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_debug_peek(a: sl_array, layout: sl_layout, dst: *mut c_void, bytes: usize) -> sl_status {
-    boundary!("sl_debug_peek", |site| {
-        outside_macro("sl_debug_peek")?;
-        let o = order(layout)?;
-        let rt = runtime()?;
-        let n = node(&rt, a)?;
-        read_into(&graph(&rt, site), &clone_pending(&n), out_buffer(dst, bytes)?, o)
-    })
+    boundary!("sl_debug_peek", |site| copy_out("sl_debug_peek", site, a, layout, dst, bytes, clone_pending))
 }
