@@ -8,6 +8,7 @@ use std::sync::mpsc::{SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
+use smallvec::SmallVec;
 
 use super::{Binding, Executor, ProgramSequence, Step, Work};
 use crate::ir::{Error, ErrorKind, Value};
@@ -156,7 +157,8 @@ fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counte
 
 /// Runs one step; false if its outputs failed.
 fn run_step(executor: &dyn Executor, step: Step) -> bool {
-    let mut inputs: Vec<Value> = Vec::with_capacity(step.inputs.len());
+    // Inline for small steps: a replayed loop step runs without allocating here.
+    let mut inputs: SmallVec<[Value; 4]> = SmallVec::with_capacity(step.inputs.len());
     for binding in &step.inputs {
         match binding {
             Binding::Value(v) => inputs.push(v.clone()),
@@ -170,14 +172,17 @@ fn run_step(executor: &dyn Executor, step: Step) -> bool {
             },
         }
     }
+    // Filled in place rather than returned, so the inline list is not copied around.
+    let mut outputs: SmallVec<[Value; 2]> = SmallVec::new();
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let outputs = step.outputs.iter().map(|o| executor.alloc(o.dtype, &o.shape)).collect::<Result<Vec<_>, _>>()?;
-        executor.run(&step.work, &inputs, &step.params, &outputs)?;
-        Ok::<_, Error>(outputs)
+        for o in &step.outputs {
+            outputs.push(executor.alloc(o.dtype, &o.shape)?);
+        }
+        executor.run(&step.work, &inputs, &step.params, &outputs)
     }));
     match outcome {
-        Ok(Ok(values)) => {
-            for (out, v) in step.outputs.iter().zip(values) {
+        Ok(Ok(())) => {
+            for (out, v) in step.outputs.iter().zip(outputs) {
                 out.promise.fulfil(Ok(v));
             }
             true

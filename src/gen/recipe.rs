@@ -57,6 +57,9 @@ pub struct Recipe {
     pub is_stored: Vec<bool>,
 }
 
+/// The promise of each stored slot of a sequence.
+pub type Promises = smallvec::SmallVec<[Arc<Promise>; 4]>;
+
 /// A planned flush: the sequence to submit, the nodes it computes (with the promise
 /// each will be fulfilled through), and pending nodes it computed without storing.
 pub struct Plan {
@@ -74,8 +77,8 @@ impl Recipe {
         leaf: impl Fn(u32) -> Binding,
         param: impl Fn(u32) -> Scalar,
         site: impl Fn(u32) -> CallSite,
-    ) -> (ProgramSequence, Vec<Arc<Promise>>) {
-        let promises: Vec<Arc<Promise>> = self.stored.iter().map(|_| Promise::new()).collect();
+    ) -> (ProgramSequence, Promises) {
+        let promises: Promises = self.stored.iter().map(|_| Promise::new()).collect();
         let binding = |s: &Source| match *s {
             Source::Stored(slot) => Binding::Promise(promises[slot as usize].clone()),
             Source::Leaf(pos) => leaf(pos),

@@ -14,7 +14,7 @@ use std::time::Instant;
 use parking_lot::{Condvar, Mutex};
 use rustc_hash::FxHashMap as HashMap;
 
-use macros::{Frame, MacroCache, MacroEntry, MacroKey, OutputRef, RngParam, RngUse};
+use macros::{Claim, Frame, KeyOf, MacroCache, MacroEntry, OutputRef, RngParam, RngUse};
 use trace::TraceCache;
 
 use crate::exec::ProgramSequence;
@@ -414,20 +414,27 @@ impl Scheduler {
         reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
     ) -> Result<MacroStart> {
         let nested = macros::recording();
-        if !nested {
+        if !nested && inputs.iter().any(|n| n.is_pending()) {
             let pending: Vec<Arc<Node>> = inputs.iter().filter(|n| n.is_pending()).cloned().collect();
             self.flush(&pending);
         }
-        let key = MacroKey::new(name, &inputs, controls);
-        if macros::is_open(&key) {
+        let query = KeyOf::new(name, &inputs, controls);
+        if macros::is_open(&query) {
             bail!(
                 InvalidState,
                 "macro '{name}' is already being recorded on this thread (a section cannot contain itself)"
             );
         }
-        if !nested && let Some(entry) = self.core.macros.lock().lookup_or_claim(&key)? {
-            return Ok(MacroStart::Replay(self.replay(&entry, &inputs, site, reserve)?));
-        }
+        let key = if nested {
+            query.to_key()
+        } else {
+            // Looked up with the borrowed key (no allocation); the lock is not held while replaying.
+            let claim = self.core.macros.lock().lookup_or_claim(&query)?;
+            match claim {
+                Claim::Replay(entry) => return Ok(MacroStart::Replay(self.replay(&entry, &inputs, site, reserve)?)),
+                Claim::Record(key) => key,
+            }
+        };
         macros::push(Frame { key, outputs, inputs, made: Vec::new(), nested });
         Ok(MacroStart::Record)
     }
