@@ -10,7 +10,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Weak};
 
 use hashbrown::{Equivalent, HashMap as LookupMap, HashSet as LookupSet};
-use rustc_hash::{FxBuildHasher, FxHashMap as HashMap};
+use rustc_hash::FxBuildHasher;
 use smallvec::SmallVec;
 
 use super::CacheStats;
@@ -143,27 +143,43 @@ pub struct RngUse {
     pub count: u64,
 }
 
-/// A parameter that comes from a generator's state instead of its recorded value.
+/// Where a kernel parameter's value comes from in a replay.
 #[derive(Copy, Clone)]
-pub enum RngParam {
-    /// The seed of use `.0`.
+pub enum ParamSource {
+    /// The value it had when recorded.
+    Recorded(Scalar),
+    /// The seed of generator use `.0`.
     Seed(usize),
     /// Draw `first + .1` of use `.0`.
     Draw(usize, u64),
 }
 
 /// What a replay needs besides the recipe: how the recipe's leaves, parameters and call
-/// sites (subgraph positions at recording time) map to the new call.
+/// sites (subgraph positions at recording time) map to the new call. Tables indexed by
+/// position, so a replay binds them without hashing.
 pub struct MacroEntry {
     pub recipe: Arc<Recipe>,
-    /// Leaf position -> index of the declared input it is.
-    pub leaves: HashMap<u32, u32>,
-    /// Parameter fill node -> the value it had when recorded.
-    pub params: HashMap<u32, Scalar>,
-    pub sites: HashMap<u32, CallSite>,
+    /// Per leaf position the recipe reads: the declared input it is.
+    pub leaves: Vec<Option<u32>>,
+    /// Per subgraph node that is a step's parameter: where its value comes from.
+    pub params: Vec<Option<ParamSource>>,
+    /// Per subgraph node a step reports failures against: its call site.
+    pub sites: Vec<Option<CallSite>>,
     pub outputs: Vec<OutputRef>,
     pub rng_uses: Vec<RngUse>,
-    pub rng_params: HashMap<u32, RngParam>,
+}
+
+/// A table with `value` at each index of `entries` (and `None` elsewhere).
+pub fn table<T>(entries: impl IntoIterator<Item = (u32, T)>) -> Vec<Option<T>> {
+    let mut t: Vec<Option<T>> = Vec::new();
+    for (i, v) in entries {
+        let i = i as usize;
+        if t.len() <= i {
+            t.resize_with(i + 1, || None);
+        }
+        t[i] = Some(v);
+    }
+    t
 }
 
 struct Cached {
