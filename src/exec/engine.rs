@@ -11,7 +11,7 @@ use parking_lot::{Condvar, Mutex};
 use smallvec::SmallVec;
 
 use super::{Binding, Executor, ProgramSequence, Step, Work};
-use crate::ir::{Error, ErrorKind, Value};
+use crate::ir::{CallSite, DType, Error, ErrorKind, Scalar, Shape, Value};
 
 #[derive(Default)]
 struct Shared {
@@ -103,17 +103,57 @@ impl Engine {
     /// read of a small result does not pay two thread hand-offs. Returns the sequence
     /// back if the engine is busy.
     pub fn try_run_inline(&self, seq: ProgramSequence) -> Option<ProgramSequence> {
+        if !self.claim_idle() {
+            return Some(seq);
+        }
+        run_sequence(&*self.executor, seq, &self.shared.counters);
+        self.shared.end();
+        None
+    }
+
+    /// Runs `f` on the calling thread, as one sequence whose steps `f` runs with
+    /// `run_step_now`, when no other work is outstanding; None if the engine is busy. A
+    /// replay of a small recorded section runs this way without building a sequence.
+    pub fn try_inline<R>(&self, f: impl FnOnce() -> R) -> Option<R> {
+        if !self.claim_idle() {
+            return None;
+        }
+        self.shared.counters.sequences.fetch_add(1, Ordering::Relaxed);
+        let r = f();
+        self.shared.end();
+        Some(r)
+    }
+
+    /// Counts an inline sequence as outstanding if nothing else is.
+    fn claim_idle(&self) -> bool {
         {
             let mut n = self.shared.outstanding.lock();
             if *n != 0 {
-                return Some(seq);
+                return false;
             }
             *n += 1;
         }
         self.shared.counters.inline_sequences.fetch_add(1, Ordering::Relaxed);
-        run_sequence(&*self.executor, seq, &self.shared.counters);
-        self.shared.end();
-        None
+        true
+    }
+
+    /// Runs one step inside `try_inline`: its outputs, or the error (with its origin)
+    /// they fail with.
+    pub fn run_step_now(
+        &self,
+        work: &Work,
+        inputs: &[Value],
+        params: &[Scalar],
+        outputs: impl Iterator<Item = (DType, Shape)>,
+        site: CallSite,
+    ) -> Result<StepValues, Arc<Error>> {
+        let counters = &self.shared.counters;
+        count_step(counters, work);
+        let result = execute(&*self.executor, work, inputs, params, outputs, site);
+        if result.is_err() {
+            counters.failed_steps.fetch_add(1, Ordering::Relaxed);
+        }
+        result
     }
 
     /// Blocks until every submitted sequence has finished.
@@ -143,17 +183,24 @@ fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counte
     counters.sequences.fetch_add(1, Ordering::Relaxed);
     let ProgramSequence { steps, retired } = seq;
     for step in steps {
-        let kind = match step.work {
-            Work::Kernel { .. } => &counters.kernels,
-            _ => &counters.intrinsics,
-        };
-        kind.fetch_add(1, Ordering::Relaxed);
+        count_step(counters, &step.work);
         if !run_step(executor, step) {
             counters.failed_steps.fetch_add(1, Ordering::Relaxed);
         }
     }
     drop(retired);
 }
+
+fn count_step(counters: &Counters, work: &Work) {
+    let kind = match work {
+        Work::Kernel { .. } => &counters.kernels,
+        _ => &counters.intrinsics,
+    };
+    kind.fetch_add(1, Ordering::Relaxed);
+}
+
+/// A step's output values (inline: steps have few).
+pub type StepValues = SmallVec<[Value; 2]>;
 
 /// Runs one step; false if its outputs failed.
 fn run_step(executor: &dyn Executor, step: Step) -> bool {
@@ -172,30 +219,45 @@ fn run_step(executor: &dyn Executor, step: Step) -> bool {
             },
         }
     }
-    // Filled in place rather than returned, so the inline list is not copied around.
-    let mut outputs: SmallVec<[Value; 2]> = SmallVec::new();
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        for o in &step.outputs {
-            outputs.push(executor.alloc(o.dtype, &o.shape)?);
-        }
-        executor.run(&step.work, &inputs, &step.params, &outputs)
-    }));
-    match outcome {
-        Ok(Ok(())) => {
-            for (out, v) in step.outputs.iter().zip(outputs) {
+    let outputs = step.outputs.iter().map(|o| (o.dtype, o.shape));
+    match execute(executor, &step.work, &inputs, &step.params, outputs, step.site) {
+        Ok(values) => {
+            for (out, v) in step.outputs.iter().zip(values) {
                 out.promise.fulfil(Ok(v));
             }
             true
         }
-        Ok(Err(e)) => {
-            fail(&step, Arc::new(e.with_origin(step.site)));
+        Err(e) => {
+            fail(&step, e);
             false
         }
+    }
+}
+
+/// Allocates a step's outputs and runs its work; a failure (or a panic, as an internal
+/// error) is reported at `site`.
+fn execute(
+    executor: &dyn Executor,
+    work: &Work,
+    inputs: &[Value],
+    params: &[Scalar],
+    outputs: impl Iterator<Item = (DType, Shape)>,
+    site: CallSite,
+) -> Result<StepValues, Arc<Error>> {
+    let mut values = StepValues::new();
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        for (dtype, shape) in outputs {
+            values.push(executor.alloc(dtype, &shape)?);
+        }
+        executor.run(work, inputs, params, &values)
+    }));
+    match outcome {
+        Ok(Ok(())) => Ok(values),
+        Ok(Err(e)) => Err(Arc::new(e.with_origin(site))),
         Err(panic) => {
             let msg = panic_message(&panic);
-            let e = Error::new(ErrorKind::Internal, format!("internal error in {} step: {msg}", step.work.name()));
-            fail(&step, Arc::new(e.with_origin(step.site)));
-            false
+            let e = Error::new(ErrorKind::Internal, format!("internal error in {} step: {msg}", work.name()));
+            Err(Arc::new(e.with_origin(site)))
         }
     }
 }

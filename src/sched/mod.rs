@@ -18,10 +18,10 @@ use smallvec::SmallVec;
 use macros::{Claim, Frame, KeyOf, MacroCache, MacroEntry, OutputRef, ParamSource, RngUse, table};
 use trace::TraceCache;
 
-use crate::exec::ProgramSequence;
 use crate::exec::engine::Engine;
-use crate::r#gen::{self, GenOptions, Plan, Recipe, Subgraph, TraceKey, leaf_binding};
-use crate::ir::{CallSite, Error, Inputs, Node, Op, Result, Scalar, Value, bail};
+use crate::exec::{ProgramSequence, Work};
+use crate::r#gen::{self, GenOptions, Plan, Recipe, SlotValues, Subgraph, TraceKey, leaf_binding};
+use crate::ir::{CallSite, Error, Inputs, Node, Op, Promise, Result, Scalar, Value, bail};
 
 /// Counters of a cache since the runtime started.
 #[derive(Copy, Clone, Default, Debug)]
@@ -456,13 +456,17 @@ impl Scheduler {
             ParamSource::Seed(u) => Scalar::I64(states[u].0 as i64),
             ParamSource::Draw(u, offset) => Scalar::I64(states[u].1.wrapping_add(offset) as i64),
         };
-        let leaf = |pos: u32| leaf_binding(&inputs[e.leaves[pos as usize].expect("a recorded leaf") as usize]);
-        let (seq, promises) = e.recipe.sequence(leaf, param, |i| e.sites[i as usize].expect("a recorded call site"));
+        let site_of = |i: u32| e.sites[i as usize].expect("a recorded call site");
         self.planner.wait_idle();
         // Under the planning lock, like every dispatch (the inputs' sequences are already
         // with the engine). Replays are the small calls of loops: running a small one here
         // when the engine is idle keeps the loop from paying a thread hand-off per call.
         let _planning = self.core.planning.lock();
+        if let Some(outputs) = self.replay_now(e, inputs, site, &param, &site_of) {
+            return Ok(outputs);
+        }
+        let leaf = |pos: u32| leaf_binding(&inputs[e.leaves[pos as usize].expect("a recorded leaf") as usize]);
+        let (seq, promises) = e.recipe.sequence(leaf, param, site_of);
         self.core.dispatch(seq, true);
         Ok(e.outputs
             .iter()
@@ -474,6 +478,56 @@ impl Scheduler {
                 OutputRef::Input(i) => inputs[i as usize].clone(),
             })
             .collect())
+    }
+
+    /// Runs a small replay on this thread without building a program sequence, when its
+    /// inputs are computed and the engine is idle (the planning lock must be held);
+    /// None otherwise, and nothing has run.
+    fn replay_now(
+        &self,
+        e: &MacroEntry,
+        inputs: &[Arc<Node>],
+        site: CallSite,
+        param: &dyn Fn(u32) -> Scalar,
+        site_of: &dyn Fn(u32) -> CallSite,
+    ) -> Option<Outputs> {
+        let elements: usize = e.recipe.slot_types.iter().map(|(_, shape)| shape.numel()).sum();
+        if elements > self.core.opts.inline_elements {
+            return None;
+        }
+        // Inputs still being computed (or failed) go through the engine, which waits for
+        // them (or passes their failure on).
+        let mut leaves: SmallVec<[Option<Value>; 4]> = SmallVec::new();
+        for l in &e.leaves {
+            leaves.push(match l {
+                Some(i) => Some(inputs[*i as usize].ready_value()?),
+                None => None,
+            });
+        }
+        let engine = &self.core.engine;
+        let leaf = |pos: u32| leaves[pos as usize].clone().expect("a recorded leaf");
+        let mut slots = SlotValues::new();
+        engine.try_inline(|| {
+            let run = |work: &Work, ins: &[Value], params: &[Scalar], outs: &mut dyn Iterator<Item = _>, at| {
+                engine.run_step_now(work, ins, params, outs, at)
+            };
+            e.recipe.run_now(leaf, param, site_of, run, &mut slots)
+        })?;
+        Some(
+            e.outputs
+                .iter()
+                .map(|o| match *o {
+                    OutputRef::Slot(s) => {
+                        let (dtype, shape) = e.recipe.slot_types[s as usize];
+                        match slots[s as usize].as_ref().expect("every slot is stored by a step") {
+                            Ok(v) => Node::ready(Op::Source, dtype, shape, site, v.clone()),
+                            Err(err) => Node::scheduled(Op::Source, dtype, shape, site, Promise::failed(err.clone())),
+                        }
+                    }
+                    OutputRef::Input(i) => inputs[i as usize].clone(),
+                })
+                .collect(),
+        )
     }
 
     /// Closes the innermost section on this thread, declaring its outputs. The section's
