@@ -51,6 +51,23 @@ fn out_of_memory_poisons_results_and_keeps_the_rest() {
     assert_eq!(sl_read(w, SL_COL_MAJOR, &mut v as *mut f32 as *mut _, 4), SL_ERR_POISONED);
     assert!(last_error().1.contains("out of memory"));
 
+    // A replayed section passes a poisoned input's failure on to its outputs; with a
+    // computed input it computes as recorded.
+    let mut good = 0;
+    ok(sl_sum(kept, SL_ALL_DIMS, &mut good));
+    let good_value = download(good).v[0].f() as f32;
+    let replayed = section(good);
+    assert_eq!(download(replayed).v, vec![V::F32(good_value * 2.0 + 1.0)]);
+    let again_good = section(good);
+    assert_eq!(download(again_good).v, vec![V::F32(good_value * 2.0 + 1.0)]);
+    let poisoned = section(z);
+    assert_eq!(sl_read(poisoned, SL_COL_MAJOR, &mut v as *mut f32 as *mut _, 4), SL_ERR_POISONED);
+    assert!(last_error().1.contains("out of memory"), "{}", last_error().1);
+    let mut stats: sl_cache_stats = unsafe { std::mem::zeroed() };
+    ok(sl_get_cache_stats(SL_CACHE_MACRO, &mut stats));
+    assert_eq!((stats.misses, stats.hits), (1, 2), "recorded once, replayed with both inputs");
+    release(&[good, replayed, again_good, poisoned]);
+
     // What was computed before is intact, and new work runs.
     assert_eq!(download(kept).v, kept_before.v);
     let mut again = 0;
@@ -74,4 +91,19 @@ fn out_of_memory_poisons_results_and_keeps_the_rest() {
     assert_eq!(download(twice).v, want);
     release(&[h, twice]);
     ok(sl_shutdown());
+}
+
+/// `a * 2 + 1` as a macro section (recorded the first time, replayed after).
+fn section(a: sl_array) -> sl_array {
+    let name = std::ffi::CString::new("twice_plus_one").unwrap();
+    let (mut out, mut mode) = ([0], 0);
+    ok(sl_macro_begin(name.as_ptr(), &a, 1, std::ptr::null(), 0, out.as_mut_ptr(), 1, &mut mode));
+    if mode == SL_MACRO_RECORD {
+        let mut t = 0;
+        ok(sl_mul_scalar(a, 2.0, &mut t));
+        ok(sl_add_scalar(t, 1.0, &mut out[0]));
+        ok(sl_release(t));
+        ok(sl_macro_end(out.as_ptr(), 1));
+    }
+    out[0]
 }

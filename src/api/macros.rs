@@ -5,9 +5,11 @@ use std::ffi::CStr;
 use std::os::raw::c_char;
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use super::error::boundary;
 use super::types::*;
-use super::{node, nodes, put, runtime, slice, write_out};
+use super::{node, put, runtime, slice, write_out};
 use crate::front::scope;
 use crate::ir::{Node, Result, bail};
 use crate::sched::MacroStart;
@@ -42,13 +44,13 @@ pub extern "C" fn sl_macro_begin(
             bail!(InvalidArgument, "name is not UTF-8");
         };
         let rt = runtime()?;
-        let ins = nodes(&rt, inputs, n_in)?;
+        let ins = slice(inputs, n_in, "inputs")?.iter().map(|&h| node(&rt, h)).collect::<Result<SmallVec<[_; 4]>>>()?;
         let ctrl = slice(controls, n_ctrl, "controls")?;
         let reserve = |rng: u64, count: u64| -> Result<(u64, u64)> {
             let st = rt.rngs.get(rng)?.take(count);
             Ok((st.seed, st.draw))
         };
-        match rt.sched.macro_begin(name, ins, ctrl, outs.len(), site, &reserve)? {
+        match rt.sched.macro_begin(name, &ins, ctrl, outs.len(), site, &reserve)? {
             MacroStart::Replay(results) => {
                 for (slot, n) in outs.iter_mut().zip(results) {
                     put(&rt, slot, n)?;

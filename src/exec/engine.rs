@@ -8,9 +8,10 @@ use std::sync::mpsc::{SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
+use smallvec::SmallVec;
 
 use super::{Binding, Executor, ProgramSequence, Step, Work};
-use crate::ir::{Error, ErrorKind, Value};
+use crate::ir::{CallSite, DType, Error, ErrorKind, Scalar, Shape, Value};
 
 #[derive(Default)]
 struct Shared {
@@ -102,17 +103,57 @@ impl Engine {
     /// read of a small result does not pay two thread hand-offs. Returns the sequence
     /// back if the engine is busy.
     pub fn try_run_inline(&self, seq: ProgramSequence) -> Option<ProgramSequence> {
+        if !self.claim_idle() {
+            return Some(seq);
+        }
+        run_sequence(&*self.executor, seq, &self.shared.counters);
+        self.shared.end();
+        None
+    }
+
+    /// Runs `f` on the calling thread, as one sequence whose steps `f` runs with
+    /// `run_step_now`, when no other work is outstanding; None if the engine is busy. A
+    /// replay of a small recorded section runs this way without building a sequence.
+    pub fn try_inline<R>(&self, f: impl FnOnce() -> R) -> Option<R> {
+        if !self.claim_idle() {
+            return None;
+        }
+        self.shared.counters.sequences.fetch_add(1, Ordering::Relaxed);
+        let r = f();
+        self.shared.end();
+        Some(r)
+    }
+
+    /// Counts an inline sequence as outstanding if nothing else is.
+    fn claim_idle(&self) -> bool {
         {
             let mut n = self.shared.outstanding.lock();
             if *n != 0 {
-                return Some(seq);
+                return false;
             }
             *n += 1;
         }
         self.shared.counters.inline_sequences.fetch_add(1, Ordering::Relaxed);
-        run_sequence(&*self.executor, seq, &self.shared.counters);
-        self.shared.end();
-        None
+        true
+    }
+
+    /// Runs one step inside `try_inline`: its outputs, or the error (with its origin)
+    /// they fail with.
+    pub fn run_step_now(
+        &self,
+        work: &Work,
+        inputs: &[Value],
+        params: &[Scalar],
+        outputs: impl Iterator<Item = (DType, Shape)>,
+        site: CallSite,
+    ) -> Result<StepValues, Arc<Error>> {
+        let counters = &self.shared.counters;
+        count_step(counters, work);
+        let result = execute(&*self.executor, work, inputs, params, outputs, site);
+        if result.is_err() {
+            counters.failed_steps.fetch_add(1, Ordering::Relaxed);
+        }
+        result
     }
 
     /// Blocks until every submitted sequence has finished.
@@ -142,11 +183,7 @@ fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counte
     counters.sequences.fetch_add(1, Ordering::Relaxed);
     let ProgramSequence { steps, retired } = seq;
     for step in steps {
-        let kind = match step.work {
-            Work::Kernel { .. } => &counters.kernels,
-            _ => &counters.intrinsics,
-        };
-        kind.fetch_add(1, Ordering::Relaxed);
+        count_step(counters, &step.work);
         if !run_step(executor, step) {
             counters.failed_steps.fetch_add(1, Ordering::Relaxed);
         }
@@ -154,9 +191,21 @@ fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counte
     drop(retired);
 }
 
+fn count_step(counters: &Counters, work: &Work) {
+    let kind = match work {
+        Work::Kernel { .. } => &counters.kernels,
+        _ => &counters.intrinsics,
+    };
+    kind.fetch_add(1, Ordering::Relaxed);
+}
+
+/// A step's output values (inline: steps have few).
+pub type StepValues = SmallVec<[Value; 2]>;
+
 /// Runs one step; false if its outputs failed.
 fn run_step(executor: &dyn Executor, step: Step) -> bool {
-    let mut inputs: Vec<Value> = Vec::with_capacity(step.inputs.len());
+    // Inline for small steps: a replayed loop step runs without allocating here.
+    let mut inputs: SmallVec<[Value; 4]> = SmallVec::with_capacity(step.inputs.len());
     for binding in &step.inputs {
         match binding {
             Binding::Value(v) => inputs.push(v.clone()),
@@ -170,13 +219,9 @@ fn run_step(executor: &dyn Executor, step: Step) -> bool {
             },
         }
     }
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let outputs = step.outputs.iter().map(|o| executor.alloc(o.dtype, &o.shape)).collect::<Result<Vec<_>, _>>()?;
-        executor.run(&step.work, &inputs, &step.params, &outputs)?;
-        Ok::<_, Error>(outputs)
-    }));
-    match outcome {
-        Ok(Ok(values)) => {
+    let outputs = step.outputs.iter().map(|o| (o.dtype, o.shape));
+    match execute(executor, &step.work, &inputs, &step.params, outputs, step.site) {
+        Ok(values) => {
             // Outputs come in dependency order: once one fails its check, later ones that
             // fail too report that first one (the op that went wrong), not their own.
             let mut first_failure: Option<Arc<Error>> = None;
@@ -189,15 +234,37 @@ fn run_step(executor: &dyn Executor, step: Step) -> bool {
             }
             first_failure.is_none()
         }
-        Ok(Err(e)) => {
-            fail(&step, Arc::new(e.with_origin(step.site)));
+        Err(e) => {
+            fail(&step, e);
             false
         }
+    }
+}
+
+/// Allocates a step's outputs and runs its work; a failure (or a panic, as an internal
+/// error) is reported at `site`.
+fn execute(
+    executor: &dyn Executor,
+    work: &Work,
+    inputs: &[Value],
+    params: &[Scalar],
+    outputs: impl Iterator<Item = (DType, Shape)>,
+    site: CallSite,
+) -> Result<StepValues, Arc<Error>> {
+    let mut values = StepValues::new();
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        for (dtype, shape) in outputs {
+            values.push(executor.alloc(dtype, &shape)?);
+        }
+        executor.run(work, inputs, params, &values)
+    }));
+    match outcome {
+        Ok(Ok(())) => Ok(values),
+        Ok(Err(e)) => Err(Arc::new(e.with_origin(site))),
         Err(panic) => {
             let msg = panic_message(&panic);
-            let e = Error::new(ErrorKind::Internal, format!("internal error in {} step: {msg}", step.work.name()));
-            fail(&step, Arc::new(e.with_origin(step.site)));
-            false
+            let e = Error::new(ErrorKind::Internal, format!("internal error in {} step: {msg}", work.name()));
+            Err(Arc::new(e.with_origin(site)))
         }
     }
 }

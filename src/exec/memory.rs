@@ -3,11 +3,11 @@
 
 use std::alloc::{Layout as AllocLayout, alloc, dealloc};
 use std::any::Any;
-use std::collections::HashMap;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::ir::{Error, ErrorKind, Result, Storage};
 
@@ -66,7 +66,7 @@ impl HostPool {
     pub fn new(limit: usize) -> Arc<HostPool> {
         Arc::new(HostPool {
             state: Mutex::new(PoolState {
-                free: HashMap::new(),
+                free: HashMap::default(),
                 live: 0,
                 cached: 0,
                 limit,

@@ -5,8 +5,17 @@
 use std::sync::Arc;
 
 use super::build::Subgraph;
+use smallvec::SmallVec;
+
+use crate::exec::engine::StepValues;
 use crate::exec::{Binding, ProgramSequence, Step, StepOutput, Work};
-use crate::ir::{CallSite, DType, Layout, Node, NodeState, Op, Promise, Scalar, Shape};
+use crate::ir::{CallSite, DType, Error, Layout, Node, NodeState, Op, Promise, Scalar, Shape, Value};
+
+/// What running one step gives: its outputs' values, or the error they fail with.
+pub type StepResult = std::result::Result<StepValues, Arc<Error>>;
+
+/// Per stored slot of a recipe run now: its value or failure (`None` until a step stores it).
+pub type SlotValues = SmallVec<[Option<std::result::Result<Value, Arc<Error>>>; 4]>;
 
 /// Where a step's input comes from.
 #[derive(Copy, Clone, Debug)]
@@ -57,6 +66,9 @@ pub struct Recipe {
     pub is_stored: Vec<bool>,
 }
 
+/// The promise of each stored slot of a sequence.
+pub type Promises = SmallVec<[Arc<Promise>; 4]>;
+
 /// A planned flush: the sequence to submit, the nodes it computes (with the promise
 /// each will be fulfilled through), and pending nodes it computed without storing.
 pub struct Plan {
@@ -74,8 +86,8 @@ impl Recipe {
         leaf: impl Fn(u32) -> Binding,
         param: impl Fn(u32) -> Scalar,
         site: impl Fn(u32) -> CallSite,
-    ) -> (ProgramSequence, Vec<Arc<Promise>>) {
-        let promises: Vec<Arc<Promise>> = self.stored.iter().map(|_| Promise::new()).collect();
+    ) -> (ProgramSequence, Promises) {
+        let promises: Promises = self.stored.iter().map(|_| Promise::new()).collect();
         let binding = |s: &Source| match *s {
             Source::Stored(slot) => Binding::Promise(promises[slot as usize].clone()),
             Source::Leaf(pos) => leaf(pos),
@@ -99,6 +111,56 @@ impl Recipe {
             })
             .collect();
         (ProgramSequence { steps, retired: Vec::new() }, promises)
+    }
+
+    /// Runs the steps now, one after another, with each leaf position bound to the value
+    /// `leaf` gives, parameters and call sites as for `sequence`, and `run` running one
+    /// step; `slots` receives the value (or failure) of each stored slot (filled in
+    /// place: it is inline and large). A step reading a failed slot fails with the same
+    /// error, as in a submitted sequence.
+    pub fn run_now(
+        &self,
+        leaf: impl Fn(u32) -> Value,
+        param: impl Fn(u32) -> Scalar,
+        site: impl Fn(u32) -> CallSite,
+        run: impl Fn(&Work, &[Value], &[Scalar], &mut dyn Iterator<Item = (DType, Shape)>, CallSite) -> StepResult,
+        slots: &mut SlotValues,
+    ) {
+        slots.clear();
+        slots.resize(self.stored.len(), None);
+        for r in &self.steps {
+            let mut inputs: SmallVec<[Value; 4]> = SmallVec::new();
+            let mut failed = None;
+            for s in &r.inputs {
+                match *s {
+                    Source::Leaf(pos) => inputs.push(leaf(pos)),
+                    Source::Stored(slot) => match slots[slot as usize].as_ref().expect("stored by an earlier step") {
+                        Ok(v) => inputs.push(v.clone()),
+                        Err(e) => failed = Some(e.clone()),
+                    },
+                }
+            }
+            let result = match failed {
+                Some(e) => Err(e),
+                None => {
+                    let params: SmallVec<[Scalar; 4]> = r.params.iter().map(|&i| param(i)).collect();
+                    let mut outputs = r.outputs.iter().map(|&slot| self.slot_types[slot as usize]);
+                    run(&r.work, &inputs, &params, &mut outputs, site(r.site))
+                }
+            };
+            match result {
+                Ok(values) => {
+                    for (&slot, v) in r.outputs.iter().zip(values) {
+                        slots[slot as usize] = Some(Ok(v));
+                    }
+                }
+                Err(e) => {
+                    for &slot in &r.outputs {
+                        slots[slot as usize] = Some(Err(e.clone()));
+                    }
+                }
+            }
+        }
     }
 
     /// The plan for `sub`, which must have the key the recipe was made for.

@@ -172,6 +172,14 @@ impl Node {
         st
     }
 
+    /// The value, if it is computed.
+    pub fn ready_value(&self) -> Option<Value> {
+        match &*self.state() {
+            NodeState::Ready(v) => Some(v.clone()),
+            _ => None,
+        }
+    }
+
     /// Moves a pending node into a submitted sequence. Returns its inputs, which it no
     /// longer needs, so the caller can drop them where it suits (freeing a long chain
     /// takes time).

@@ -6,44 +6,123 @@
 //! (constants also by value) and the control values.
 
 use std::cell::RefCell;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Weak};
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use hashbrown::{Equivalent, HashMap as LookupMap, HashSet as LookupSet};
+use rustc_hash::FxBuildHasher;
+use smallvec::SmallVec;
 
 use super::CacheStats;
 use crate::r#gen::{Recipe, leaf_layout};
 use crate::ir::{CallSite, DType, Layout, Node, Op, Result, Scalar, Shape, bail};
 
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 enum InputKind {
     Array { dtype: DType, shape: Shape, layout: Layout },
     Constant { value: Scalar, shape: Shape },
 }
 
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct KeyInput {
+    kind: InputKind,
+    /// The first input that is the same array: a section recorded with one array passed
+    /// twice reads it once, which is wrong for two different arrays.
+    alias: u32,
+}
+
+impl KeyInput {
+    /// Input `k` of a section (not pending, except constants).
+    fn of(inputs: &[Arc<Node>], k: usize) -> KeyInput {
+        let n = &inputs[k];
+        let kind = match n.op {
+            Op::Fill { value, .. } => InputKind::Constant { value, shape: n.shape },
+            _ => InputKind::Array { dtype: n.dtype, shape: n.shape, layout: leaf_layout(n) },
+        };
+        KeyInput { kind, alias: inputs.iter().position(|m| m.id == n.id).expect("itself") as u32 }
+    }
+}
+
+impl Hash for KeyInput {
+    /// Only the dimensions in use (equal keys still hash equally): most inputs have low rank.
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        match &self.kind {
+            InputKind::Array { dtype, shape, layout } => {
+                dtype.hash(h);
+                shape.dims().hash(h);
+                layout.offset.hash(h);
+                layout.strides[..shape.rank()].hash(h);
+            }
+            InputKind::Constant { value, shape } => {
+                value.hash(h);
+                shape.dims().hash(h);
+            }
+        }
+        h.write_u32(self.alias);
+    }
+}
+
+/// A section's key, owned by the cache. Lookups use `KeyOf`, which hashes and compares
+/// equal to it.
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct MacroKey {
     pub name: String,
-    inputs: Vec<InputKind>,
-    /// Per input, the first input that is the same array: a section recorded with one
-    /// array passed twice reads it once, which is wrong for two different arrays.
-    aliases: Vec<u32>,
+    inputs: Vec<KeyInput>,
     /// Control values, bitwise.
     controls: Vec<u64>,
 }
 
-impl MacroKey {
-    /// The key of a section; `inputs` must not be pending (except constants).
-    pub fn new(name: &str, inputs: &[Arc<Node>], controls: &[f64]) -> MacroKey {
-        let kind = |n: &Arc<Node>| match n.op {
-            Op::Fill { value, .. } => InputKind::Constant { value, shape: n.shape },
-            _ => InputKind::Array { dtype: n.dtype, shape: n.shape, layout: leaf_layout(n) },
-        };
+/// The key of a call, borrowing its name and controls, so a replay looks its entry up
+/// without allocating a `MacroKey`.
+pub struct KeyOf<'a> {
+    pub name: &'a str,
+    inputs: SmallVec<[KeyInput; 4]>,
+    controls: &'a [f64],
+}
+
+impl<'a> KeyOf<'a> {
+    /// `inputs` must not be pending (except constants).
+    pub fn new(name: &'a str, inputs: &[Arc<Node>], controls: &'a [f64]) -> KeyOf<'a> {
+        KeyOf { name, inputs: (0..inputs.len()).map(|k| KeyInput::of(inputs, k)).collect(), controls }
+    }
+
+    pub fn to_key(&self) -> MacroKey {
         MacroKey {
-            name: name.to_owned(),
-            inputs: inputs.iter().map(kind).collect(),
-            aliases: inputs.iter().map(|n| inputs.iter().position(|m| m.id == n.id).expect("itself") as u32).collect(),
-            controls: controls.iter().map(|c| c.to_bits()).collect(),
+            name: self.name.to_owned(),
+            inputs: self.inputs.to_vec(),
+            controls: self.controls.iter().map(|c| c.to_bits()).collect(),
         }
+    }
+}
+
+/// The one hash both forms of a key use.
+fn hash_key<H: Hasher>(h: &mut H, name: &str, inputs: &[KeyInput], controls: impl ExactSizeIterator<Item = u64>) {
+    name.hash(h);
+    inputs.hash(h);
+    h.write_usize(controls.len());
+    for c in controls {
+        h.write_u64(c);
+    }
+}
+
+impl Hash for MacroKey {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        hash_key(h, &self.name, &self.inputs, self.controls.iter().copied());
+    }
+}
+
+impl Hash for KeyOf<'_> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        hash_key(h, self.name, &self.inputs, self.controls.iter().map(|c| c.to_bits()));
+    }
+}
+
+impl Equivalent<MacroKey> for KeyOf<'_> {
+    fn equivalent(&self, key: &MacroKey) -> bool {
+        self.name == key.name
+            && self.inputs[..] == key.inputs[..]
+            && self.controls.len() == key.controls.len()
+            && self.controls.iter().zip(&key.controls).all(|(c, &bits)| c.to_bits() == bits)
     }
 }
 
@@ -64,27 +143,43 @@ pub struct RngUse {
     pub count: u64,
 }
 
-/// A parameter that comes from a generator's state instead of its recorded value.
+/// Where a kernel parameter's value comes from in a replay.
 #[derive(Copy, Clone)]
-pub enum RngParam {
-    /// The seed of use `.0`.
+pub enum ParamSource {
+    /// The value it had when recorded.
+    Recorded(Scalar),
+    /// The seed of generator use `.0`.
     Seed(usize),
     /// Draw `first + .1` of use `.0`.
     Draw(usize, u64),
 }
 
 /// What a replay needs besides the recipe: how the recipe's leaves, parameters and call
-/// sites (subgraph positions at recording time) map to the new call.
+/// sites (subgraph positions at recording time) map to the new call. Tables indexed by
+/// position, so a replay binds them without hashing.
 pub struct MacroEntry {
     pub recipe: Arc<Recipe>,
-    /// Leaf position -> index of the declared input it is.
-    pub leaves: HashMap<u32, u32>,
-    /// Parameter fill node -> the value it had when recorded.
-    pub params: HashMap<u32, Scalar>,
-    pub sites: HashMap<u32, CallSite>,
+    /// Per leaf position the recipe reads: the declared input it is.
+    pub leaves: Vec<Option<u32>>,
+    /// Per subgraph node that is a step's parameter: where its value comes from.
+    pub params: Vec<Option<ParamSource>>,
+    /// Per subgraph node a step reports failures against: its call site.
+    pub sites: Vec<Option<CallSite>>,
     pub outputs: Vec<OutputRef>,
     pub rng_uses: Vec<RngUse>,
-    pub rng_params: HashMap<u32, RngParam>,
+}
+
+/// A table with `value` at each index of `entries` (and `None` elsewhere).
+pub fn table<T>(entries: impl IntoIterator<Item = (u32, T)>) -> Vec<Option<T>> {
+    let mut t: Vec<Option<T>> = Vec::new();
+    for (i, v) in entries {
+        let i = i as usize;
+        if t.len() <= i {
+            t.resize_with(i + 1, || None);
+        }
+        t[i] = Some(v);
+    }
+    t
 }
 
 struct Cached {
@@ -95,19 +190,27 @@ struct Cached {
 /// Recorded sections, shared by all threads.
 pub struct MacroCache {
     capacity: usize,
-    entries: HashMap<MacroKey, Cached>,
+    entries: LookupMap<MacroKey, Cached, FxBuildHasher>,
     /// Keys being recorded (on any thread).
-    recording: HashSet<MacroKey>,
+    recording: LookupSet<MacroKey, FxBuildHasher>,
     clock: u64,
     stats: CacheStats,
+}
+
+/// What a lookup found.
+pub enum Claim {
+    /// The section was recorded: replay this.
+    Replay(Arc<MacroEntry>),
+    /// It was not: the caller records it under this key (and ends with `finish`).
+    Record(MacroKey),
 }
 
 impl MacroCache {
     pub fn new(capacity: usize) -> MacroCache {
         MacroCache {
             capacity,
-            entries: HashMap::default(),
-            recording: HashSet::default(),
+            entries: LookupMap::default(),
+            recording: LookupSet::default(),
             clock: 0,
             stats: CacheStats::default(),
         }
@@ -118,8 +221,8 @@ impl MacroCache {
     }
 
     /// The entry for `key`, or a claim to record it (refused while another thread does).
-    pub fn lookup_or_claim(&mut self, key: &MacroKey) -> Result<Option<Arc<MacroEntry>>> {
-        if self.recording.contains(key) {
+    pub fn lookup_or_claim(&mut self, key: &KeyOf) -> Result<Claim> {
+        if !self.recording.is_empty() && self.recording.contains(key) {
             bail!(InvalidState, "macro '{}' with these inputs is being recorded on another thread", key.name);
         }
         self.stats.lookups += 1;
@@ -127,11 +230,12 @@ impl MacroCache {
         if let Some(c) = self.entries.get_mut(key) {
             c.last_use = self.clock;
             self.stats.hits += 1;
-            return Ok(Some(c.entry.clone()));
+            return Ok(Claim::Replay(c.entry.clone()));
         }
         self.stats.misses += 1;
+        let key = key.to_key();
         self.recording.insert(key.clone());
-        Ok(None)
+        Ok(Claim::Record(key))
     }
 
     /// Ends the claim on `key`, storing what was recorded (if it succeeded); the least
@@ -186,8 +290,8 @@ pub fn recording_name() -> Option<String> {
     FRAMES.with(|f| f.borrow().last().map(|fr| fr.key.name.clone()))
 }
 
-pub fn is_open(key: &MacroKey) -> bool {
-    FRAMES.with(|f| f.borrow().iter().any(|fr| fr.key == *key))
+pub fn is_open(key: &KeyOf) -> bool {
+    FRAMES.with(|f| f.borrow().iter().any(|fr| key.equivalent(&fr.key)))
 }
 
 /// Keeps a new op in the innermost recording section instead of the work queue; false

@@ -14,14 +14,15 @@ use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex};
 use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 
-use macros::{Frame, MacroCache, MacroEntry, MacroKey, OutputRef, RngParam, RngUse};
+use macros::{Claim, Frame, KeyOf, MacroCache, MacroEntry, OutputRef, ParamSource, RngUse, table};
 use trace::TraceCache;
 
 use crate::check;
-use crate::exec::ProgramSequence;
 use crate::exec::engine::Engine;
-use crate::r#gen::{self, GenOptions, Plan, Recipe, Subgraph, TraceKey, leaf_binding};
+use crate::exec::{ProgramSequence, Work};
+use crate::r#gen::{self, GenOptions, Plan, Recipe, SlotValues, Subgraph, TraceKey, leaf_binding};
 use crate::ir::{CallSite, Error, Inputs, Node, Op, Promise, Result, Scalar, Value, bail};
 
 /// Counters of a cache since the runtime started.
@@ -40,12 +41,15 @@ pub struct CacheStats {
     pub hit_ns: u64,
 }
 
+/// A replayed section's outputs (inline: sections have few).
+pub type Outputs = SmallVec<[Arc<Node>; 4]>;
+
 /// How a macro section starts.
 pub enum MacroStart {
     /// Run the section; its ops are recorded.
     Record,
     /// Skip the section: these are its outputs.
-    Replay(Vec<Arc<Node>>),
+    Replay(Outputs),
 }
 
 pub struct SchedOptions {
@@ -234,7 +238,7 @@ impl Core {
 
 /// The generators a recorded subgraph draws from, and which of its parameters are their
 /// seeds and draws.
-fn rng_draws(sub: &Subgraph) -> (Vec<RngUse>, HashMap<u32, RngParam>) {
+fn rng_draws(sub: &Subgraph) -> (Vec<RngUse>, HashMap<u32, ParamSource>) {
     let mut uses: Vec<RngUse> = Vec::new();
     let mut draws: Vec<(u32, u32, usize, u64)> = Vec::new();
     for (i, n) in sub.order.iter().enumerate() {
@@ -259,8 +263,8 @@ fn rng_draws(sub: &Subgraph) -> (Vec<RngUse>, HashMap<u32, RngParam>) {
     for &(seed, draw_node, u, draw) in &draws {
         let offset = draw - uses[u].first;
         uses[u].count = uses[u].count.max(offset + 1);
-        params.insert(seed, RngParam::Seed(u));
-        params.insert(draw_node, RngParam::Draw(u, offset));
+        params.insert(seed, ParamSource::Seed(u));
+        params.insert(draw_node, ParamSource::Draw(u, offset));
     }
     (uses, params)
 }
@@ -447,19 +451,19 @@ impl Scheduler {
     pub fn macro_begin(
         &self,
         name: &str,
-        inputs: Vec<Arc<Node>>,
+        inputs: &[Arc<Node>],
         controls: &[f64],
         outputs: usize,
         site: CallSite,
         reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
     ) -> Result<MacroStart> {
         let nested = macros::recording();
-        if !nested {
+        if !nested && inputs.iter().any(|n| n.is_pending()) {
             let pending: Vec<Arc<Node>> = inputs.iter().filter(|n| n.is_pending()).cloned().collect();
             self.flush(&pending);
         }
-        let key = MacroKey::new(name, &inputs, controls);
-        if macros::is_open(&key) {
+        let query = KeyOf::new(name, inputs, controls);
+        if macros::is_open(&query) {
             bail!(
                 InvalidState,
                 "macro '{name}' is already being recorded on this thread (a section cannot contain itself)"
@@ -467,13 +471,17 @@ impl Scheduler {
         }
         // Comparison runs every section's body, so its ops have references.
         let compare = check::mode() != check::Mode::Off;
-        if !nested
-            && !compare
-            && let Some(entry) = self.core.macros.lock().lookup_or_claim(&key)?
-        {
-            return Ok(MacroStart::Replay(self.replay(&entry, &inputs, site, reserve)?));
-        }
-        macros::push(Frame { key, outputs, inputs, made: Vec::new(), nested });
+        let key = if nested || compare {
+            query.to_key()
+        } else {
+            // Looked up with the borrowed key (no allocation); the lock is not held while replaying.
+            let claim = self.core.macros.lock().lookup_or_claim(&query)?;
+            match claim {
+                Claim::Replay(entry) => return Ok(MacroStart::Replay(self.replay(&entry, inputs, site, reserve)?)),
+                Claim::Record(key) => key,
+            }
+        };
+        macros::push(Frame { key, outputs, inputs: inputs.to_vec(), made: Vec::new(), nested });
         Ok(MacroStart::Record)
     }
 
@@ -483,20 +491,24 @@ impl Scheduler {
         inputs: &[Arc<Node>],
         site: CallSite,
         reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
-    ) -> Result<Vec<Arc<Node>>> {
+    ) -> Result<Outputs> {
         let states = e.rng_uses.iter().map(|u| reserve(u.rng, u.count)).collect::<Result<Vec<_>>>()?;
-        let param = |i: u32| match e.rng_params.get(&i) {
-            Some(RngParam::Seed(u)) => Scalar::I64(states[*u].0 as i64),
-            Some(RngParam::Draw(u, offset)) => Scalar::I64(states[*u].1.wrapping_add(*offset) as i64),
-            None => e.params[&i],
+        let param = |i: u32| match e.params[i as usize].expect("a recorded parameter") {
+            ParamSource::Recorded(v) => v,
+            ParamSource::Seed(u) => Scalar::I64(states[u].0 as i64),
+            ParamSource::Draw(u, offset) => Scalar::I64(states[u].1.wrapping_add(offset) as i64),
         };
-        let (seq, promises) =
-            e.recipe.sequence(|pos| leaf_binding(&inputs[e.leaves[&pos] as usize]), param, |i| e.sites[&i]);
+        let site_of = |i: u32| e.sites[i as usize].expect("a recorded call site");
         self.planner.wait_idle();
         // Under the planning lock, like every dispatch (the inputs' sequences are already
         // with the engine). Replays are the small calls of loops: running a small one here
         // when the engine is idle keeps the loop from paying a thread hand-off per call.
         let _planning = self.core.planning.lock();
+        if let Some(outputs) = self.replay_now(e, inputs, site, &param, &site_of) {
+            return Ok(outputs);
+        }
+        let leaf = |pos: u32| leaf_binding(&inputs[e.leaves[pos as usize].expect("a recorded leaf") as usize]);
+        let (seq, promises) = e.recipe.sequence(leaf, param, site_of);
         self.core.dispatch(seq, true);
         Ok(e.outputs
             .iter()
@@ -508,6 +520,56 @@ impl Scheduler {
                 OutputRef::Input(i) => inputs[i as usize].clone(),
             })
             .collect())
+    }
+
+    /// Runs a small replay on this thread without building a program sequence, when its
+    /// inputs are computed and the engine is idle (the planning lock must be held);
+    /// None otherwise, and nothing has run.
+    fn replay_now(
+        &self,
+        e: &MacroEntry,
+        inputs: &[Arc<Node>],
+        site: CallSite,
+        param: &dyn Fn(u32) -> Scalar,
+        site_of: &dyn Fn(u32) -> CallSite,
+    ) -> Option<Outputs> {
+        let elements: usize = e.recipe.slot_types.iter().map(|(_, shape)| shape.numel()).sum();
+        if elements > self.core.opts.inline_elements {
+            return None;
+        }
+        // Inputs still being computed (or failed) go through the engine, which waits for
+        // them (or passes their failure on).
+        let mut leaves: SmallVec<[Option<Value>; 4]> = SmallVec::new();
+        for l in &e.leaves {
+            leaves.push(match l {
+                Some(i) => Some(inputs[*i as usize].ready_value()?),
+                None => None,
+            });
+        }
+        let engine = &self.core.engine;
+        let leaf = |pos: u32| leaves[pos as usize].clone().expect("a recorded leaf");
+        let mut slots = SlotValues::new();
+        engine.try_inline(|| {
+            let run = |work: &Work, ins: &[Value], params: &[Scalar], outs: &mut dyn Iterator<Item = _>, at| {
+                engine.run_step_now(work, ins, params, outs, at)
+            };
+            e.recipe.run_now(leaf, param, site_of, run, &mut slots)
+        })?;
+        Some(
+            e.outputs
+                .iter()
+                .map(|o| match *o {
+                    OutputRef::Slot(s) => {
+                        let (dtype, shape) = e.recipe.slot_types[s as usize];
+                        match slots[s as usize].as_ref().expect("every slot is stored by a step") {
+                            Ok(v) => Node::ready(Op::Source, dtype, shape, site, v.clone()),
+                            Err(err) => Node::scheduled(Op::Source, dtype, shape, site, Promise::failed(err.clone())),
+                        }
+                    }
+                    OutputRef::Input(i) => inputs[i as usize].clone(),
+                })
+                .collect(),
+        )
     }
 
     /// Closes the innermost section on this thread, declaring its outputs. The section's
@@ -587,17 +649,16 @@ impl Scheduler {
             let outputs = outputs.iter().map(|o| OutputRef::Input(input_index(o).expect("checked") as u32)).collect();
             return Ok(Some(MacroEntry {
                 recipe: Arc::new(Recipe::default()),
-                leaves: Default::default(),
-                params: Default::default(),
-                sites: Default::default(),
+                leaves: Vec::new(),
+                params: Vec::new(),
+                sites: Vec::new(),
                 outputs,
                 rng_uses: Vec::new(),
-                rng_params: Default::default(),
             }));
         }
         self.planner.wait_idle();
         let (recipe, recorded) = self.core.flush_recorded(&roots, |sub, recipe| {
-            let mut leaves = HashMap::default();
+            let mut leaves = Vec::new();
             for (pos, leaf) in sub.inputs.iter().enumerate() {
                 if sub.leaf_position(leaf) != Some(pos as u32) {
                     continue;
@@ -609,16 +670,15 @@ impl Scheduler {
                         leaf.site
                     );
                 };
-                leaves.insert(pos as u32, i as u32);
+                leaves.push((pos as u32, i as u32));
             }
-            let mut params = HashMap::default();
-            let mut sites = HashMap::default();
-            for step in &recipe.steps {
-                for &p in &step.params {
-                    params.insert(p, r#gen::fill_value(&sub.order[p as usize]));
-                }
-                sites.insert(step.site, sub.order[step.site as usize].site);
-            }
+            let (rng_uses, rng_params) = rng_draws(sub);
+            let source = |p: u32| {
+                let recorded = ParamSource::Recorded(r#gen::fill_value(&sub.order[p as usize]));
+                (p, rng_params.get(&p).copied().unwrap_or(recorded))
+            };
+            let params = table(recipe.steps.iter().flat_map(|step| step.params.iter().map(|&p| source(p))));
+            let sites = table(recipe.steps.iter().map(|step| (step.site, sub.order[step.site as usize].site)));
             let slot_of = |o: &Arc<Node>| {
                 let i = sub.index_of(o).expect("roots are in the subgraph") as u32;
                 recipe.stored.iter().position(|&s| s == i).expect("roots are stored") as u32
@@ -630,11 +690,10 @@ impl Scheduler {
                     None => OutputRef::Slot(slot_of(o)),
                 })
                 .collect();
-            let (rng_uses, rng_params) = rng_draws(sub);
-            Ok((leaves, params, sites, refs, rng_uses, rng_params))
+            Ok((table(leaves), params, sites, refs, rng_uses))
         })?;
-        let (leaves, params, sites, outputs, rng_uses, rng_params) = recorded;
-        Ok(Some(MacroEntry { recipe, leaves, params, sites, outputs, rng_uses, rng_params }))
+        let (leaves, params, sites, outputs, rng_uses) = recorded;
+        Ok(Some(MacroEntry { recipe, leaves, params, sites, outputs, rng_uses }))
     }
 
     /// Stops the planning and execution threads (after finishing what they hold).

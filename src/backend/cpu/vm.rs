@@ -10,6 +10,8 @@
 use std::cell::RefCell;
 use std::ptr;
 
+use smallvec::SmallVec;
+
 use super::access::{Lin, Piece, walk};
 use super::elem::with_elem;
 use super::ops::{self, Opnd};
@@ -71,23 +73,27 @@ struct Segment {
     linear: usize,
 }
 
-struct BoundInput {
+struct BoundInput<'a> {
     ptr: *const u8,
     size: usize,
-    layout: Layout,
+    layout: &'a Layout,
     rank: usize,
 }
+
+/// Per-launch lists, inline for the sizes small kernels have, so a launch of a small
+/// kernel (a loop's replayed step) does not allocate.
+type Few<T> = SmallVec<[T; 8]>;
 
 /// Everything a chunk needs, shared by the worker threads.
 struct Launch<'a> {
     prog: &'a Program,
-    inputs: Vec<BoundInput>,
-    uni: Vec<u64>,
-    outs: Vec<*mut u8>,
+    inputs: &'a [BoundInput<'a>],
+    uni: &'a [u64],
+    outs: &'a [*mut u8],
     /// Partial reductions: `[chunk * n_outputs + output]`.
     partials: *mut Acc,
     /// Per output: whether it is written with streaming stores.
-    stream: Vec<bool>,
+    stream: &'a [bool],
 }
 
 // SAFETY: inputs are read-only while the launch runs; each chunk writes disjoint output
@@ -103,25 +109,38 @@ fn host_ptr(v: &Value) -> Result<*const u8> {
 
 pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value], workers: &Workers) -> Result<()> {
     let k = &prog.kernel;
-    let bound = inputs
-        .iter()
-        .zip(&k.inputs)
-        .map(|(v, spec)| {
-            Ok(BoundInput { ptr: host_ptr(v)?, size: spec.dtype.size(), layout: spec.layout, rank: spec.shape.rank() })
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let outs = outputs.iter().map(|v| host_ptr(v).map(|p| p as *mut u8)).collect::<Result<Vec<_>>>()?;
-    let uni = eval_uniforms(prog, &bound, params);
+    // Built in place (no collecting into a `Result`): these lists are inline, and moving
+    // them would copy them.
+    let mut bound: Few<BoundInput> = SmallVec::new();
+    for (v, spec) in inputs.iter().zip(&k.inputs) {
+        bound.push(BoundInput {
+            ptr: host_ptr(v)?,
+            size: spec.dtype.size(),
+            layout: &spec.layout,
+            rank: spec.shape.rank(),
+        });
+    }
+    let mut outs: Few<*mut u8> = SmallVec::new();
+    let mut stream: Few<bool> = SmallVec::new();
+    for v in outputs {
+        outs.push(host_ptr(v)? as *mut u8);
+        stream.push(v.storage.byte_len() >= STREAM_MIN_BYTES);
+    }
+    let mut uni: Few<u64> = SmallVec::new();
+    eval_uniforms(prog, &bound, params, &mut uni);
     let rows = RowChunks::new(&prog.domain.with_dim_or_scalar(prog.axis), prog.axis.is_none());
     let n_chunks = rows.n_chunks();
-    let mut partials = vec![Acc { bits: 0, idx: -1 }; n_chunks * prog.outputs.len()];
-    let stream = outputs.iter().map(|v| v.storage.byte_len() >= STREAM_MIN_BYTES).collect();
-    let launch = Launch { prog, inputs: bound, uni, outs, partials: partials.as_mut_ptr(), stream };
+    // Only reductions fold through partials.
+    let reduces = prog.outputs.iter().any(|o| matches!(o.kind, OutKind::Reduce(_)));
+    let mut partials: Few<Acc> =
+        smallvec::smallvec![Acc { bits: 0, idx: -1 }; if reduces { n_chunks * prog.outputs.len() } else { 0 }];
+    let launch =
+        Launch { prog, inputs: &bound, uni: &uni, outs: &outs, partials: partials.as_mut_ptr(), stream: &stream };
     let serial = prog.domain.numel() < PARALLEL_MIN;
     match prog.axis {
         Some(axis) if axis > 0 => {
             workers.for_each(n_chunks, serial, |range| {
-                with_frame(prog, |f| range.for_each(|t| unsafe { plane_chunk(&launch, &rows, axis, f, t) }))
+                with_frame(&launch, |f| range.for_each(|t| unsafe { plane_chunk(&launch, &rows, axis, f, t) }))
             });
         }
         _ => {
@@ -129,7 +148,7 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
             if scan && rows.parts > 1 {
                 // A scan carries along each long row: one task per row, parts in order.
                 workers.for_each(rows.rows, serial, |range| {
-                    with_frame(prog, |f| {
+                    with_frame(&launch, |f| {
                         for row in range {
                             let mut carries = scan_start(prog);
                             for part in 0..rows.parts {
@@ -140,7 +159,7 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
                 });
             } else {
                 workers.for_each(n_chunks, serial, |range| {
-                    with_frame(prog, |f| {
+                    with_frame(&launch, |f| {
                         let mut carries = scan_start(prog);
                         range.for_each(|t| unsafe { row_chunk(&launch, &rows, f, t, &mut carries) });
                     })
@@ -156,13 +175,15 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
 const PARALLEL_MIN: usize = 1 << 15;
 
 /// Runs `f` with this thread's frame, then makes its streaming stores visible.
-fn with_frame(prog: &Program, f: impl FnOnce(&mut Frame)) {
+fn with_frame(l: &Launch, f: impl FnOnce(&mut Frame)) {
     FRAME.with(|fr| {
         let mut fr = fr.borrow_mut();
-        fr.prepare(prog.n_regs);
+        fr.prepare(l.prog.n_regs);
         f(&mut fr)
     });
-    store_fence();
+    if l.stream.contains(&true) {
+        store_fence();
+    }
 }
 
 /// Outputs at least this large are written with non-temporal stores: they will not be
@@ -290,8 +311,10 @@ impl RowChunks {
     }
 }
 
-fn eval_uniforms(prog: &Program, inputs: &[BoundInput], params: &[Scalar]) -> Vec<u64> {
-    let mut uni = vec![0u64; prog.uniforms.len()];
+/// Computes the launch's uniform values into `uni`.
+fn eval_uniforms(prog: &Program, inputs: &[BoundInput], params: &[Scalar], uni: &mut Few<u64>) {
+    uni.clear();
+    uni.resize(prog.uniforms.len(), 0);
     for (i, u) in prog.uniforms.iter().enumerate() {
         let mut out = 0u64;
         let dst = &mut out as *mut u64 as *mut u8;
@@ -314,7 +337,6 @@ fn eval_uniforms(prog: &Program, inputs: &[BoundInput], params: &[Scalar]) -> Ve
         }
         uni[i] = out;
     }
-    uni
 }
 
 fn opnd(f: &Frame, uni: &[u64], a: Arg) -> Opnd {
@@ -481,7 +503,7 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
 }
 
 unsafe fn gather(f: &Frame, uni: &[u64], inp: &BoundInput, shape: &Shape, indices: &[Arg], d: *mut u8, n: usize) {
-    let idx: Vec<Opnd> = indices.iter().map(|&a| opnd(f, uni, a)).collect();
+    let idx: Few<Opnd> = indices.iter().map(|&a| opnd(f, uni, a)).collect();
     for lane in 0..n {
         let mut off = inp.layout.offset;
         for (dim, o) in idx.iter().enumerate() {
@@ -514,7 +536,7 @@ unsafe fn value_ptr(l: &Launch, f: &mut Frame, a: Arg, dtype: DType, n: usize) -
     }
 }
 
-fn scan_start(prog: &Program) -> Vec<ScanCarry> {
+fn scan_start(prog: &Program) -> Few<ScanCarry> {
     prog.outputs
         .iter()
         .map(|o| match o.kind {
