@@ -9,8 +9,8 @@ use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
 
-use super::{Binding, Executor, ProgramSequence, Step, Work};
-use crate::ir::{Error, ErrorKind, Value};
+use super::{Executor, ProgramSequence, Step, StepOutcome, Work};
+use crate::ir::{Error, ErrorKind};
 
 #[derive(Default)]
 struct Shared {
@@ -141,56 +141,38 @@ impl Drop for Engine {
 fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counters) {
     counters.sequences.fetch_add(1, Ordering::Relaxed);
     let ProgramSequence { steps, retired } = seq;
-    for step in steps {
-        let kind = match step.work {
-            Work::Kernel { .. } => &counters.kernels,
-            _ => &counters.intrinsics,
-        };
-        kind.fetch_add(1, Ordering::Relaxed);
-        if !run_step(executor, step) {
-            counters.failed_steps.fetch_add(1, Ordering::Relaxed);
+    let mut finished = 0;
+    let ran = catch_unwind(AssertUnwindSafe(|| {
+        executor.run_steps(&steps, &mut |i, outcome| {
+            finish(&steps[i], outcome, counters);
+            finished = i + 1;
+        })
+    }));
+    // Steps the executor did not get to (it panicked) fail rather than leave readers waiting.
+    if let Err(panic) = ran {
+        for step in &steps[finished..] {
+            finish(step, Err(step.panicked(&panic)), counters);
         }
     }
     drop(retired);
 }
 
-/// Runs one step; false if its outputs failed.
-fn run_step(executor: &dyn Executor, step: Step) -> bool {
-    let mut inputs: Vec<Value> = Vec::with_capacity(step.inputs.len());
-    for binding in &step.inputs {
-        match binding {
-            Binding::Value(v) => inputs.push(v.clone()),
-            Binding::Promise(p) => match p.wait() {
-                Ok(v) => inputs.push(v),
-                // An input failed: pass its error (with its origin) on unchanged.
-                Err(e) => {
-                    fail(&step, e);
-                    return false;
-                }
-            },
-        }
-    }
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let outputs = step.outputs.iter().map(|o| executor.alloc(o.dtype, &o.shape)).collect::<Result<Vec<_>, _>>()?;
-        executor.run(&step.work, &inputs, &step.params, &outputs)?;
-        Ok::<_, Error>(outputs)
-    }));
+/// Publishes what became of one step: its outputs' promises are fulfilled.
+fn finish(step: &Step, outcome: StepOutcome, counters: &Counters) {
+    let kind = match step.work {
+        Work::Kernel { .. } => &counters.kernels,
+        _ => &counters.intrinsics,
+    };
+    kind.fetch_add(1, Ordering::Relaxed);
     match outcome {
-        Ok(Ok(values)) => {
+        Ok(values) => {
             for (out, v) in step.outputs.iter().zip(values) {
                 out.promise.fulfil(Ok(v));
             }
-            true
         }
-        Ok(Err(e)) => {
-            fail(&step, Arc::new(e.with_origin(step.site)));
-            false
-        }
-        Err(panic) => {
-            let msg = panic_message(&panic);
-            let e = Error::new(ErrorKind::Internal, format!("internal error in {} step: {msg}", step.work.name()));
-            fail(&step, Arc::new(e.with_origin(step.site)));
-            false
+        Err(e) => {
+            counters.failed_steps.fetch_add(1, Ordering::Relaxed);
+            fail(step, e);
         }
     }
 }

@@ -6,12 +6,13 @@ pub mod engine;
 pub mod memory;
 
 use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use crate::backend::vulkan;
 use crate::config::{Backend, Config};
 use crate::ir::kernel::Kernel;
-use crate::ir::{CallSite, DType, Error, Inputs, Promise, Result, Scalar, ScatterMode, Shape, Value};
+use crate::ir::{CallSite, DType, Error, ErrorKind, Inputs, Promise, Result, Scalar, ScatterMode, Shape, Value};
 
 /// A kernel in the executor's own compiled form.
 pub trait CompiledKernel: Send + Sync {
@@ -73,6 +74,52 @@ pub struct Step {
     pub site: CallSite,
 }
 
+/// What became of a step: its output values, or the error its outputs are poisoned with.
+pub type StepOutcome = std::result::Result<Vec<Value>, Arc<Error>>;
+
+impl Step {
+    /// The step's input values. `earlier` answers for promises of earlier steps that ran in
+    /// the same batch and are not fulfilled yet (their value, or their error); every other
+    /// promise is waited for. A failed input's error (with its origin) passes on unchanged.
+    pub fn input_values(
+        &self,
+        earlier: impl Fn(&Arc<Promise>) -> Option<std::result::Result<Value, Arc<Error>>>,
+    ) -> std::result::Result<Vec<Value>, Arc<Error>> {
+        self.inputs
+            .iter()
+            .map(|b| match b {
+                Binding::Value(v) => Ok(v.clone()),
+                Binding::Promise(p) => earlier(p).unwrap_or_else(|| p.wait()),
+            })
+            .collect()
+    }
+
+    /// `e` as the error of this step's outputs: reported against the step's call.
+    pub fn failure(&self, e: Error) -> Arc<Error> {
+        Arc::new(e.with_origin(self.site))
+    }
+
+    /// The error of a step that panicked.
+    pub fn panicked(&self, panic: &Box<dyn Any + Send>) -> Arc<Error> {
+        let msg = engine::panic_message(panic);
+        self.failure(Error::new(ErrorKind::Internal, format!("internal error in {} step: {msg}", self.work.name())))
+    }
+}
+
+/// Runs `step` on its own: allocates its outputs and runs it, catching panics.
+pub fn run_alone<E: Executor + ?Sized>(executor: &E, step: &Step, inputs: &[Value]) -> StepOutcome {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let outputs = step.outputs.iter().map(|o| executor.alloc(o.dtype, &o.shape)).collect::<Result<Vec<_>>>()?;
+        executor.run(&step.work, inputs, &step.params, &outputs)?;
+        Ok(outputs)
+    }));
+    match outcome {
+        Ok(Ok(values)) => Ok(values),
+        Ok(Err(e)) => Err(step.failure(e)),
+        Err(panic) => Err(step.panicked(&panic)),
+    }
+}
+
 /// The steps produced by one flush, in dependency order.
 #[derive(Default)]
 pub struct ProgramSequence {
@@ -98,6 +145,16 @@ pub trait Executor: Send + Sync {
     /// Storage for a dense result, allocated just before the step that writes it.
     fn alloc(&self, dtype: DType, shape: &Shape) -> Result<Value>;
     fn run(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<()>;
+    /// Runs the steps of one program sequence in order and calls `done(i, outcome)` for
+    /// each, in step order, once it has finished. A failed step poisons only the steps that
+    /// read its outputs. The default runs each step alone, after the previous one is done;
+    /// an executor may record several into one submission instead.
+    fn run_steps(&self, steps: &[Step], done: &mut dyn FnMut(usize, StepOutcome)) {
+        for (i, step) in steps.iter().enumerate() {
+            let outcome = step.input_values(|_| None).and_then(|inputs| run_alone(self, step, &inputs));
+            done(i, outcome);
+        }
+    }
     /// `value` with its elements in host memory (the same value when they already are;
     /// else a copy with the same layout). `bytes` is how far its layout reaches.
     fn host_value(&self, value: &Value) -> Result<Value> {

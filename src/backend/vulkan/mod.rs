@@ -6,6 +6,7 @@
 //! is given; such results stay in host memory and are uploaded when a device kernel
 //! reads them.
 
+mod batch;
 mod codegen;
 mod device;
 mod disk;
@@ -20,15 +21,16 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use batch::Batch;
 pub use device::{Options, Want};
 pub use disk::default_root as cache_root;
-use memory::{DeviceArray, Memory, Place, PoolBuffer, Use};
+use memory::{DeviceArray, Memory, Place};
 use programs::{Pipeline, Programs};
 use residency::Arrays;
-use submit::{Binding, Submitter};
+use submit::{Commands, Submitter};
 
 use crate::exec::memory::HostPool;
-use crate::exec::{CompiledKernel, DeviceInfo, Executor, Work};
+use crate::exec::{CompiledKernel, DeviceInfo, Executor, Step, StepOutcome, Work};
 use crate::ir::kernel::Kernel;
 use crate::ir::{DType, Layout, Result, Scalar, Shape, Value, bail};
 
@@ -62,10 +64,29 @@ impl CompiledKernel for Routed {
     }
 }
 
+/// What a device step records: the launch words (binding 0), the bytes of a scratch
+/// buffer bound last, the ranges bound per binding, and the dispatches (in order).
+struct Launch {
+    words: Vec<u32>,
+    scratch: Option<usize>,
+    ranges: Vec<u32>,
+    dispatches: Vec<(Arc<Pipeline>, [u32; 3])>,
+}
+
+/// How a step runs.
+enum Plan {
+    Device(Launch),
+    /// On the CPU executor, as this work.
+    Cpu(Work),
+}
+
 pub struct VulkanExecutor {
     // Field order is drop order: everything holding device objects before the context.
     programs: Programs,
+    /// One-off transfers (reads, moving arrays to host memory).
     queue: Mutex<Submitter>,
+    /// The submissions that run steps.
+    batch: Mutex<Commands>,
     arrays: Arrays,
     mem: Arc<Memory>,
     ctx: Arc<device::Context>,
@@ -94,6 +115,7 @@ impl VulkanExecutor {
                 opts.cache_dir.as_deref().and_then(|root| disk::DiskCache::open(root, &caps.cache_key)),
             )?,
             queue: Mutex::new(Submitter::new(ctx.clone())?),
+            batch: Mutex::new(Commands::new(ctx.clone())?),
             arrays: Arrays::new(mem.clone(), host),
             mem,
             target: codegen::Target {
@@ -140,60 +162,24 @@ impl VulkanExecutor {
         Ok(())
     }
 
-    /// Runs `dispatches` in order (with barriers between) on one submission, binding the
-    /// launch words, `inputs` (uploaded if in host memory), `outputs` and `scratch`, with
-    /// `ranges[b]` ranges for binding `b`.
-    fn launch(
-        &self,
-        words: &[u32],
-        inputs: &[Value],
-        outputs: &[Value],
-        scratch: Option<&PoolBuffer>,
-        ranges: &[u32],
-        dispatches: &[(&Pipeline, [u32; 2])],
-    ) -> Result<()> {
-        let mut meta = self.mem.buffer(words.len() * 4, Use::Upload)?;
-        for (dst, w) in meta.mapped().chunks_exact_mut(4).zip(words) {
-            dst.copy_from_slice(&w.to_le_bytes());
-        }
-        // Everything is allocated (and room made) before recording starts.
-        let pinned: Vec<usize> = inputs.iter().chain(outputs).map(|v| residency::key(&v.storage)).collect();
-        let outs = outputs.iter().map(|v| self.arrays.output(v, &pinned, &self.queue)).collect::<Result<Vec<_>>>()?;
-        let ins =
-            inputs.iter().map(|v| self.arrays.prepare_input(v, &pinned, &self.queue)).collect::<Result<Vec<_>>>()?;
-        self.queue.lock().run(|rec| {
-            for p in &ins {
-                if let Some((stage, bytes)) = &p.upload {
-                    rec.copy(stage.handle(), p.buffer, *bytes);
+    /// How `work` runs: on the device, or on the CPU executor.
+    fn plan(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<Plan> {
+        match work {
+            Work::Kernel { kernel, compiled } => {
+                if let Some(dk) = compiled.as_any().downcast_ref::<DeviceKernel>() {
+                    return Ok(Plan::Device(self.kernel_launch(kernel, dk, params)));
                 }
+                let Some(routed) = compiled.as_any().downcast_ref::<Routed>() else {
+                    bail!(Internal, "kernel was compiled for another executor");
+                };
+                Ok(Plan::Cpu(Work::Kernel { kernel: kernel.clone(), compiled: routed.cpu.clone() }))
             }
-            let mut bound = vec![(meta.handle(), meta.size())];
-            bound.extend(ins.iter().map(|p| (p.buffer, p.size)));
-            bound.extend(outs);
-            bound.extend(scratch.map(|p| (p.handle(), p.size())));
-            let bindings: Vec<Binding> = bound
-                .into_iter()
-                .zip(ranges)
-                .map(|((buffer, size), &ranges)| Binding { buffer, size, ranges })
-                .collect();
-            for (pipeline, groups) in dispatches {
-                rec.barrier();
-                rec.dispatch(pipeline, &bindings, *groups)?;
-            }
-            Ok(())
-        })?;
-        self.arrays.installed(ins);
-        Ok(())
+            Work::MatMul { .. } => self.matmul_launch(work, inputs, outputs),
+            Work::Scatter { .. } => Ok(Plan::Cpu(work.clone())),
+        }
     }
 
-    fn run_kernel(
-        &self,
-        k: &Kernel,
-        dk: &DeviceKernel,
-        inputs: &[Value],
-        params: &[Scalar],
-        outputs: &[Value],
-    ) -> Result<()> {
+    fn kernel_launch(&self, k: &Kernel, dk: &DeviceKernel, params: &[Scalar]) -> Launch {
         let (count, max_groups) = match dk.mode {
             codegen::Mode::Elementwise => (k.domain.numel(), self.ctx.caps.max_groups_x),
             codegen::Mode::ReduceAll => (k.domain.numel(), 1024),
@@ -202,14 +188,6 @@ impl VulkanExecutor {
                 self.ctx.caps.max_groups_x,
             ),
         };
-        // A reduction over nothing still writes its identity.
-        if count == 0 && dk.mode != codegen::Mode::ReduceAll {
-            let pinned: Vec<usize> = outputs.iter().map(|v| residency::key(&v.storage)).collect();
-            for v in outputs {
-                self.arrays.output(v, &pinned, &self.queue)?;
-            }
-            return Ok(());
-        }
         let groups = count.div_ceil(codegen::LOCAL as usize).clamp(1, max_groups as usize) as u32;
         let mut words = Vec::with_capacity(codegen::HEADER_WORDS + dk.numbers.len() + 2 * params.len());
         words.extend([count as u32, groups]);
@@ -218,18 +196,23 @@ impl VulkanExecutor {
             let bits = p.to_bits();
             words.extend([bits as u32, (bits >> 32) as u32]);
         }
-        let partials = match dk.mode {
-            codegen::Mode::ReduceAll => Some(self.mem.buffer(groups as usize * outputs.len() * 16, Use::Array)?),
-            _ => None,
-        };
-        let mut dispatches = vec![(&*dk.main, [groups, 1])];
-        dispatches.extend(dk.finish.as_deref().map(|f| (f, [1, 1])));
-        self.launch(&words, inputs, outputs, partials.as_ref(), &dk.bindings, &dispatches)
+        let mut launch = Launch { words, scratch: None, ranges: dk.bindings.clone(), dispatches: Vec::new() };
+        // A reduction over nothing still writes its identity; other empty domains only
+        // need their (empty) outputs.
+        if count == 0 && dk.mode != codegen::Mode::ReduceAll {
+            return launch;
+        }
+        if dk.mode == codegen::Mode::ReduceAll {
+            launch.scratch = Some(groups as usize * k.outputs.len() * 16);
+        }
+        launch.dispatches.push((dk.main.clone(), [groups, 1, 1]));
+        launch.dispatches.extend(dk.finish.clone().map(|f| (f, [1, 1, 1])));
+        launch
     }
 
     /// `c = a b` with the tiled kernel (`kernels/matmul.comp`). Operands beyond one
     /// storage-buffer range, or f64 on a device without it, run on the CPU.
-    fn run_matmul(&self, work: &Work, inputs: &[Value], outputs: &[Value]) -> Result<()> {
+    fn matmul_launch(&self, work: &Work, inputs: &[Value], outputs: &[Value]) -> Result<Plan> {
         let Work::MatMul { dtype, m, k, n } = *work else { unreachable!("a matmul step") };
         let (a, b) = (&inputs[0].layout, &inputs[1].layout);
         let numbers =
@@ -239,19 +222,19 @@ impl VulkanExecutor {
         let (Some(words), true) =
             (words, inputs.iter().chain(outputs).all(fits) && (dtype == DType::F32 || self.target.float64))
         else {
-            return self.run_on_cpu(work, inputs, &[], outputs);
+            return Ok(Plan::Cpu(work.clone()));
         };
-        if m == 0 || n == 0 {
-            return self.arrays.output(&outputs[0], &[], &self.queue).map(|_| ());
+        let mut launch = Launch { words, scratch: None, ranges: vec![1; 4], dispatches: Vec::new() };
+        if m > 0 && n > 0 {
+            let source = format!(
+                "#version 450\n#define T {}\n{}",
+                glsl::reg_type(dtype),
+                include_str!("../../../kernels/matmul.comp")
+            );
+            let pipeline = self.programs.pipeline(&source, &launch.ranges)?;
+            launch.dispatches.push((pipeline, [m.div_ceil(MATMUL_TILE) as u32, n.div_ceil(MATMUL_TILE) as u32, 1]));
         }
-        let source = format!(
-            "#version 450\n#define T {}\n{}",
-            glsl::reg_type(dtype),
-            include_str!("../../../kernels/matmul.comp")
-        );
-        let pipeline = self.programs.pipeline(&source, &[1, 1, 1, 1])?;
-        let groups = [m.div_ceil(MATMUL_TILE) as u32, n.div_ceil(MATMUL_TILE) as u32];
-        self.launch(&words, inputs, outputs, None, &[1, 1, 1, 1], &[(&pipeline, groups)])
+        Ok(Plan::Device(launch))
     }
 }
 
@@ -284,20 +267,20 @@ impl Executor for VulkanExecutor {
     }
 
     fn run(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<()> {
-        match work {
-            Work::Kernel { kernel, compiled } => {
-                if let Some(dk) = compiled.as_any().downcast_ref::<DeviceKernel>() {
-                    return self.run_kernel(kernel, dk, inputs, params, outputs);
-                }
-                let Some(routed) = compiled.as_any().downcast_ref::<Routed>() else {
-                    bail!(Internal, "kernel was compiled for another executor");
-                };
-                let work = Work::Kernel { kernel: kernel.clone(), compiled: routed.cpu.clone() };
-                self.run_on_cpu(&work, inputs, params, outputs)
+        match self.plan(work, inputs, params, outputs)? {
+            Plan::Cpu(work) => self.run_on_cpu(&work, inputs, params, outputs),
+            Plan::Device(launch) => {
+                let mut nothing_to_report = |_: usize, _: StepOutcome| {};
+                let mut batch = Batch::new(self, &[], &mut nothing_to_report);
+                batch.record(&launch, inputs, outputs)?;
+                batch.report()
             }
-            Work::MatMul { .. } => self.run_matmul(work, inputs, outputs),
-            Work::Scatter { .. } => self.run_on_cpu(work, inputs, params, outputs),
         }
+    }
+
+    /// Consecutive device steps run as one submission (see `batch.rs`).
+    fn run_steps(&self, steps: &[Step], done: &mut dyn FnMut(usize, StepOutcome)) {
+        Batch::new(self, steps, done).run_all();
     }
 
     fn host_value(&self, value: &Value) -> Result<Value> {
