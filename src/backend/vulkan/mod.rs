@@ -14,6 +14,7 @@ mod glsl;
 mod memory;
 mod programs;
 mod residency;
+mod scatter;
 mod submit;
 
 use std::any::Any;
@@ -120,7 +121,8 @@ impl VulkanExecutor {
             mem,
             target: codegen::Target {
                 float64: caps.float64,
-                max_bindings: caps.max_bindings,
+                // A submission's descriptor pool holds two full sets (a reduction's two passes).
+                max_bindings: caps.max_bindings.min(submit::DESCRIPTORS_PER_SUBMIT / 2),
                 chunk_bytes: caps.chunk_bytes,
                 chunked_arrays: caps.chunked_arrays,
             },
@@ -175,7 +177,7 @@ impl VulkanExecutor {
                 Ok(Plan::Cpu(Work::Kernel { kernel: kernel.clone(), compiled: routed.cpu.clone() }))
             }
             Work::MatMul { .. } => self.matmul_launch(work, inputs, outputs),
-            Work::Scatter { .. } => Ok(Plan::Cpu(work.clone())),
+            Work::Scatter { .. } => self.scatter_plan(work, inputs, outputs),
         }
     }
 
