@@ -14,6 +14,10 @@ for f in tests/*.rs; do
   case "$(basename "$f" .rs)" in header | dlopen | backend | program_cache | spill) ;; *) vulkan_suites+=(--test "$(basename "$f" .rs)") ;; esac
 done
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on cargo test --locked "${vulkan_suites[@]}"
+# Kernels with more inputs than a shader may bind (packed into one buffer per type), with the limit lowered.
+narrow=(env SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_MAX_BINDINGS=8)
+"${narrow[@]}" cargo test --locked --test ops
+"${narrow[@]}" cargo test --locked --test fusion -- --exact kernels_reading_many_arrays
 # Scatter again as on a device without 64-bit buffer atomics (8-byte add/min/max then run on the CPU).
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_INT64_ATOMICS=on cargo test --locked --test scatter
 python3 scripts/api_reference.py --check

@@ -144,18 +144,19 @@ impl<'a> Batch<'a> {
                 None => exec.arrays.prepare_input(v, &pinned, &exec.queue),
             })
             .collect::<Result<Vec<_>>>()?;
+        let packs =
+            launch.packs.iter().map(|p| exec.mem.buffer(p.bytes as usize, Use::Array)).collect::<Result<Vec<_>>>()?;
         let descriptors = launch.ranges.iter().sum();
         if !self.cmds.has_room(launch.dispatches.len() as u32, descriptors) {
             self.report()?;
         }
-        for (p, k) in ins.iter().zip(&keys) {
-            if let Some((stage, bytes)) = &p.upload {
-                self.cmds.upload(stage.handle(), p.buffer, *bytes)?;
-                self.staged.insert(*k, (p.buffer, p.size));
-            }
-        }
+        let in_buffers: Vec<(vk::Buffer, u64)> = ins.iter().map(|p| (p.buffer, p.size)).collect();
         let mut bound = vec![(meta.handle(), meta.size(), false)];
-        bound.extend(ins.iter().map(|p| (p.buffer, p.size, false)));
+        if packs.is_empty() {
+            bound.extend(in_buffers.iter().map(|&(buffer, size)| (buffer, size, false)));
+        } else {
+            bound.extend(packs.iter().map(|p| (p.handle(), p.size(), false)));
+        }
         bound.extend(outs.into_iter().map(|(buffer, size)| (buffer, size, true)));
         bound.extend(scratch.as_ref().map(|s| (s.handle(), s.size(), true)));
         let bindings: Vec<Binding> = bound
@@ -163,12 +164,34 @@ impl<'a> Batch<'a> {
             .zip(&launch.ranges)
             .map(|((buffer, size, writes), &ranges)| Binding { buffer, size, ranges, writes })
             .collect();
-        // Kept before dispatching: a failed dispatch leaves earlier ones recorded.
+        let pack_copies: Vec<_> = launch
+            .packs
+            .iter()
+            .zip(&packs)
+            .flat_map(|(p, buf)| p.members.iter().map(|&(i, at, bytes)| (in_buffers[i].0, 0, buf.handle(), at, bytes)))
+            .collect();
+        // Kept before recording: a failed command leaves earlier ones recorded.
+        for (p, k) in ins.iter().zip(&keys) {
+            if p.upload.is_some() {
+                self.staged.insert(*k, (p.buffer, p.size));
+            }
+        }
+        let uploads: Vec<_> = ins
+            .iter()
+            .filter_map(|p| p.upload.as_ref().map(|(stage, bytes)| (stage.handle(), p.buffer, *bytes)))
+            .collect();
         self.held.buffers.push(meta);
         self.held.buffers.extend(scratch);
+        self.held.buffers.extend(packs);
         self.held.values.extend(inputs.iter().chain(outputs).cloned());
         self.held.inputs.extend(ins);
         self.pinned.extend(keys);
+        for (stage, dst, bytes) in uploads {
+            self.cmds.upload(stage, dst, bytes)?;
+        }
+        if !pack_copies.is_empty() {
+            self.cmds.copy_between(&pack_copies)?;
+        }
         for (pipeline, groups) in &launch.dispatches {
             self.cmds.dispatch(pipeline, &bindings, *groups)?;
         }

@@ -43,6 +43,8 @@ struct DeviceKernel {
     numbers: Vec<u32>,
     /// Ranges bound per binding.
     bindings: Vec<u32>,
+    /// Buffers the inputs are copied into first, if they are too many to bind one by one.
+    packs: Vec<codegen::Pack>,
 }
 
 /// Edge of the square blocks of `kernels/matmul.comp`.
@@ -72,6 +74,8 @@ struct Launch {
     scratch: Option<usize>,
     ranges: Vec<u32>,
     dispatches: Vec<(Arc<Pipeline>, [u32; 3])>,
+    /// Buffers to copy the inputs into and bind instead of them (see `codegen::Pack`).
+    packs: Vec<codegen::Pack>,
 }
 
 /// How a step runs.
@@ -198,7 +202,13 @@ impl VulkanExecutor {
             let bits = p.to_bits();
             words.extend([bits as u32, (bits >> 32) as u32]);
         }
-        let mut launch = Launch { words, scratch: None, ranges: dk.bindings.clone(), dispatches: Vec::new() };
+        let mut launch = Launch {
+            words,
+            scratch: None,
+            ranges: dk.bindings.clone(),
+            dispatches: Vec::new(),
+            packs: dk.packs.clone(),
+        };
         // A reduction over nothing still writes its identity; other empty domains only
         // need their (empty) outputs.
         if count == 0 && dk.mode != codegen::Mode::ReduceAll {
@@ -226,7 +236,7 @@ impl VulkanExecutor {
         else {
             return Ok(Plan::Cpu(work.clone()));
         };
-        let mut launch = Launch { words, scratch: None, ranges: vec![1; 4], dispatches: Vec::new() };
+        let mut launch = Launch { words, scratch: None, ranges: vec![1; 4], dispatches: Vec::new(), packs: Vec::new() };
         if m > 0 && n > 0 {
             let source = format!(
                 "#version 450\n#define T {}\n{}",
@@ -253,8 +263,8 @@ impl Executor for VulkanExecutor {
                     Some(src) => Some(self.programs.pipeline(src, &shader.bindings)?),
                     None => None,
                 };
-                let (mode, numbers, bindings) = (shader.mode, shader.numbers, shader.bindings);
-                Ok(Arc::new(DeviceKernel { mode, main, finish, numbers, bindings }))
+                let (mode, numbers, bindings, packs) = (shader.mode, shader.numbers, shader.bindings, shader.packs);
+                Ok(Arc::new(DeviceKernel { mode, main, finish, numbers, bindings, packs }))
             }
             Err(_why) => Ok(Arc::new(Routed { cpu: self.cpu.compile(kernel)? })),
         }

@@ -118,8 +118,8 @@ impl VulkanExecutor {
             ranges.push(1);
         }
         let (elems, sources) = (dst_shape.numel(), values_shape.numel());
-        let mut launch =
-            Launch { words, scratch: replace.then_some(elems * 4), ranges: ranges.clone(), dispatches: Vec::new() };
+        let scratch = replace.then_some(elems * 4);
+        let mut launch = Launch { words, scratch, ranges: ranges.clone(), dispatches: Vec::new(), packs: Vec::new() };
         if elems == 0 {
             return Ok(Plan::Device(launch));
         }

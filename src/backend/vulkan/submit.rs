@@ -156,6 +156,22 @@ impl Commands {
         unsafe { self.ctx.device.cmd_copy_buffer(cmd, src, dst, &region) };
     }
 
+    /// Records copies `(src, src offset, dst, dst offset, bytes)` ordered after everything
+    /// recorded so far and before everything recorded later.
+    pub fn copy_between(&mut self, copies: &[(vk::Buffer, u64, vk::Buffer, u64, u64)]) -> Result<()> {
+        self.begin()?;
+        self.global_barrier(self.compute);
+        for &(src, src_offset, dst, dst_offset, bytes) in copies.iter().filter(|c| c.4 > 0) {
+            let region = [vk::BufferCopy::default().src_offset(src_offset).dst_offset(dst_offset).size(bytes)];
+            // SAFETY: both ranges lie within their buffers, which outlive the submission.
+            unsafe { self.ctx.device.cmd_copy_buffer(self.compute, src, dst, &region) };
+        }
+        self.global_barrier(self.compute);
+        // Everything before the barriers is complete and visible to what follows.
+        self.accesses.clear();
+        Ok(())
+    }
+
     /// Whether `dispatches` more dispatches binding `descriptors` descriptors each fit in
     /// this submission.
     pub fn has_room(&self, dispatches: u32, descriptors: u32) -> bool {
