@@ -78,6 +78,9 @@ impl<'a> Batch<'a> {
                 .input_values(|p| self.outputs.get(&promise_key(p)).cloned())
                 .and_then(|inputs| self.run_step(step, &inputs));
             self.settle(i, outcome);
+            if self.exec.submit_per_step {
+                let _ = self.report();
+            }
         }
         let _ = self.report();
     }

@@ -29,6 +29,8 @@ pub struct Options {
     /// Storage-buffer descriptors a shader may use, when lower than the device's limit
     /// (`SLUICE_VULKAN_MAX_BINDINGS`, for testing the splitting of large kernels).
     pub max_bindings: Option<u32>,
+    /// Submit each step on its own (`SLUICE_VULKAN_SUBMIT_PER_STEP`, for comparison).
+    pub submit_per_step: bool,
     pub validation: bool,
     /// Path of the loader library (default: the system's `libvulkan.so.1`).
     pub loader: Option<String>,

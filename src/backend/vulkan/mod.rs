@@ -97,6 +97,8 @@ pub struct VulkanExecutor {
     ctx: Arc<device::Context>,
     target: codegen::Target,
     cpu: Arc<dyn Executor>,
+    /// Submit each step on its own rather than batching (see `Options::submit_per_step`).
+    submit_per_step: bool,
 }
 
 fn device_array(v: &Value) -> Option<&DeviceArray> {
@@ -132,6 +134,7 @@ impl VulkanExecutor {
             },
             ctx,
             cpu,
+            submit_per_step: opts.submit_per_step,
         };
         let f64_note = if caps.float64 {
             ""
