@@ -50,6 +50,7 @@ pub struct Caps {
     pub int64_atomics: bool,
     pub max_bindings: u32,
     pub max_groups_x: u32,
+    pub max_groups_y: u32,
     /// Bytes per bound range of a large array (a power of two within the range limit).
     pub chunk_bytes: u64,
     /// Whether arrays of storage buffers may be indexed dynamically.
@@ -329,6 +330,7 @@ impl Context {
                 .min(l.max_descriptor_set_storage_buffers)
                 .min(opts.max_bindings.unwrap_or(u32::MAX)),
             max_groups_x: l.max_compute_work_group_count[0],
+            max_groups_y: l.max_compute_work_group_count[1],
             chunk_bytes: 1u64 << (63 - (l.max_storage_buffer_range as u64).max(1 << 16).leading_zeros()),
             chunked_arrays: c.dynamic_indexing,
             cache_key: format!(

@@ -226,17 +226,22 @@ impl VulkanExecutor {
     }
 
     /// `c = a b` with the tiled kernel (`kernels/matmul.comp`). Operands beyond one
-    /// storage-buffer range, or f64 on a device without it, run on the CPU.
+    /// storage-buffer range, more tiles than the device's workgroup counts, or f64 on a
+    /// device without it, run on the CPU.
     fn matmul_launch(&self, work: &Work, inputs: &[Value], outputs: &[Value]) -> Result<Plan> {
         let Work::MatMul { dtype, m, k, n } = *work else { unreachable!("a matmul step") };
         let (a, b) = (&inputs[0].layout, &inputs[1].layout);
         let numbers =
             [m as i64, n as i64, k as i64, a.offset, a.strides[0], a.strides[1], b.offset, b.strides[0], b.strides[1]];
         let words: Option<Vec<u32>> = numbers.iter().map(|&v| i32::try_from(v).ok().map(|v| v as u32)).collect();
-        let fits = |v: &Value| (v.storage.byte_len() as u64) <= self.ctx.caps.chunk_bytes;
-        let (Some(words), true) =
-            (words, inputs.iter().chain(outputs).all(fits) && (dtype == DType::F32 || self.target.float64))
-        else {
+        let caps = &self.ctx.caps;
+        let fits = |v: &Value| (v.storage.byte_len() as u64) <= caps.chunk_bytes;
+        let tiles = [m.div_ceil(MATMUL_TILE), n.div_ceil(MATMUL_TILE)];
+        let groups_fit = tiles[0] <= caps.max_groups_x as usize && tiles[1] <= caps.max_groups_y as usize;
+        let (Some(words), true) = (
+            words,
+            groups_fit && inputs.iter().chain(outputs).all(fits) && (dtype == DType::F32 || self.target.float64),
+        ) else {
             return Ok(Plan::Cpu(work.clone()));
         };
         let mut launch = Launch { words, scratch: None, ranges: vec![1; 4], dispatches: Vec::new(), packs: Vec::new() };
@@ -247,7 +252,7 @@ impl VulkanExecutor {
                 include_str!("../../../kernels/matmul.comp")
             );
             let pipeline = self.programs.pipeline(&source, &launch.ranges)?;
-            launch.dispatches.push((pipeline, [m.div_ceil(MATMUL_TILE) as u32, n.div_ceil(MATMUL_TILE) as u32, 1]));
+            launch.dispatches.push((pipeline, [tiles[0] as u32, tiles[1] as u32, 1]));
         }
         Ok(Plan::Device(launch))
     }
