@@ -1,12 +1,15 @@
 //! Vulkan executor benchmarks: time to the first result of a fused kernel never seen
 //! before (GLSL generation, shaderc, pipeline creation), of one whose pipeline is in the
 //! in-memory program cache, and of one whose SPIR-V and pipeline are only in the on-disk
-//! cache (a fresh runtime). On lavapipe (no GPU) these measure overheads, not a GPU.
-//! The element-wise and reduction benchmarks of `core.rs` run on Vulkan with
-//! `SLUICE_BACKEND=vulkan cargo bench --bench core -- fused`.
+//! cache (a fresh runtime); element-wise and reduction work on both executors (same
+//! process, same data); and a sequence of 8 dependent small kernels submitted once or
+//! step by step (`SLUICE_VULKAN_SUBMIT_PER_STEP`). On lavapipe (no GPU) these measure
+//! overheads, not a GPU.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use sluice::*;
@@ -16,10 +19,106 @@ fn check(st: sl_status) {
 }
 
 fn start() {
+    start_on(SL_BACKEND_VULKAN);
+}
+
+fn start_on(backend: sl_backend) {
     let mut cfg: sl_config = unsafe { std::mem::zeroed() };
     check(sl_config_default(&mut cfg));
-    cfg.backend = SL_BACKEND_VULKAN;
+    cfg.backend = backend;
     check(sl_init(&cfg));
+}
+
+fn upload(data: &[f32]) -> sl_array {
+    let n = [data.len() as i64];
+    let mut h = 0;
+    check(sl_create(SL_F32, 1, n.as_ptr(), SL_COL_MAJOR, data.as_ptr() as *const _, data.len() * 4, &mut h));
+    h
+}
+
+/// Reads `h` (f32, `n` elements) back and returns its first element.
+fn first(h: sl_array, n: usize) -> f32 {
+    let mut v = vec![0f32; n];
+    check(sl_read(h, SL_COL_MAJOR, v.as_mut_ptr() as *mut _, n * 4));
+    v[0]
+}
+
+/// Elements of the element-wise and reduction benchmarks.
+const N: usize = 1 << 22;
+
+/// `a*x + b` and `sum(x*x)` on 2^22 f32, on the CPU executor and on Vulkan.
+fn elementwise_and_reduction(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..N).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
+    let mut g = c.benchmark_group("executors");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    for (name, backend) in [("cpu", SL_BACKEND_CPU), ("vulkan", SL_BACKEND_VULKAN)] {
+        start_on(backend);
+        let x = upload(&xs);
+        g.bench_function(format!("axpb_f32/{name}"), |b| {
+            b.iter(|| {
+                let (mut ax, mut out) = (0, 0);
+                check(sl_mul_scalar(x, 1.5, &mut ax));
+                check(sl_add_scalar(ax, 0.25, &mut out));
+                check(sl_eval(&out, 1));
+                check(sl_sync());
+                check(sl_release(ax));
+                check(sl_release(out));
+            })
+        });
+        g.bench_function(format!("sumsq_f32/{name}"), |b| {
+            b.iter(|| {
+                let (mut sq, mut s) = (0, 0);
+                check(sl_mul(x, x, &mut sq));
+                check(sl_sum(sq, SL_ALL_DIMS, &mut s));
+                black_box(first(s, 1));
+                check(sl_release(sq));
+                check(sl_release(s));
+            })
+        });
+        check(sl_release(x));
+        check(sl_shutdown());
+    }
+    g.finish();
+}
+
+/// 8 dependent kernels on 4096 f32 in one flush: four times a sum over everything and
+/// the array plus that sum (each kernel reads the previous one's result).
+fn dependent_steps(x: sl_array) -> f32 {
+    check(sl_scope_begin());
+    let mut cur = x;
+    for _ in 0..4 {
+        let (mut s, mut next) = (0, 0);
+        check(sl_sum(cur, SL_ALL_DIMS, &mut s));
+        check(sl_mul_scalar(s, 1e-4, &mut s));
+        check(sl_add(cur, s, &mut next));
+        cur = next;
+    }
+    let v = first(cur, 4096);
+    check(sl_scope_end());
+    v
+}
+
+fn one_submission(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..4096).map(|i| (i as f32) * 1e-3).collect();
+    let mut g = c.benchmark_group("vulkan_sequence");
+    g.sample_size(20).measurement_time(Duration::from_secs(5));
+    for (name, per_step) in [("one_submit", false), ("submit_per_step", true)] {
+        // SAFETY: set before the runtime starts, on the only thread using the environment.
+        unsafe {
+            match per_step {
+                true => std::env::set_var("SLUICE_VULKAN_SUBMIT_PER_STEP", "on"),
+                false => std::env::remove_var("SLUICE_VULKAN_SUBMIT_PER_STEP"),
+            }
+        }
+        start();
+        let x = upload(&xs);
+        g.bench_function(format!("8_dependent_kernels/{name}"), |b| b.iter(|| black_box(dependent_steps(x))));
+        check(sl_release(x));
+        check(sl_shutdown());
+    }
+    // SAFETY: as above.
+    unsafe { std::env::remove_var("SLUICE_VULKAN_SUBMIT_PER_STEP") };
+    g.finish();
 }
 
 /// A chain of 24 unary ops whose sequence spells `shape` in binary (sin for a 1, cos for
@@ -86,5 +185,5 @@ fn program_cache(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-criterion_group!(benches, program_cache);
+criterion_group!(benches, program_cache, elementwise_and_reduction, one_submission);
 criterion_main!(benches);

@@ -322,8 +322,9 @@ fn trace_hits() -> u64 {
 }
 
 /// One fused expression over more arrays than a GPU shader may bind (32 storage buffers
-/// on lavapipe; such kernels run on the CPU executor) gives the same result as one within
-/// the limit: the additions happen in the same order either way.
+/// on lavapipe; the Vulkan executor copies such inputs into one buffer per element type)
+/// gives the same result as one within the limit: the additions happen in the same order
+/// either way.
 #[test]
 fn kernels_reading_many_arrays() {
     let mut rng = rng("kernels_reading_many_arrays");

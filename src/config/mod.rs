@@ -10,6 +10,9 @@
 //! | `SLUICE_MAX_KERNEL_OPS` | largest fused expression before a value is stored | 4096 |
 //! | `SLUICE_BACKEND` | `cpu`, `vulkan` or `auto` (a Vulkan GPU if there is one, else the CPU) | auto |
 //! | `SLUICE_VULKAN_NO_F64` | `on`: treat the Vulkan device as lacking 64-bit floats | off |
+//! | `SLUICE_VULKAN_NO_INT64_ATOMICS` | `on`: treat the Vulkan device as lacking 64-bit buffer atomics (such scatters then run on the CPU) | off |
+//! | `SLUICE_VULKAN_MAX_BINDINGS` | most storage buffers a Vulkan shader may bind, if lower than the device's limit (for tests) | the device's |
+//! | `SLUICE_VULKAN_SUBMIT_PER_STEP` | `on`: submit and wait for each step instead of each run of device steps (for comparison) | off |
 //! | `SLUICE_VULKAN_VALIDATION` | `on`: Vulkan validation layers; any message fails the step | off |
 //! | `SLUICE_VULKAN_LOADER` | path of the Vulkan loader to load | `libvulkan.so.1` |
 //! | `SLUICE_DEVICE_MEMORY` | most bytes of arrays in Vulkan device memory; beyond it the least recently used move to host memory | none |
@@ -39,6 +42,12 @@ pub struct Config {
     pub backend: Backend,
     /// Pretend the Vulkan device has no `shaderFloat64` (f64 work then runs on the CPU).
     pub vulkan_no_f64: bool,
+    /// Pretend the Vulkan device has no 64-bit buffer atomics.
+    pub vulkan_no_int64_atomics: bool,
+    /// Lower the storage buffers a Vulkan shader may bind (kernels are split to fit).
+    pub vulkan_max_bindings: Option<u32>,
+    /// Submit each Vulkan step on its own instead of batching a sequence's steps.
+    pub vulkan_submit_per_step: bool,
     /// Enable the Vulkan validation layers and fail steps on any message.
     pub vulkan_validation: bool,
     /// The Vulkan loader library to load instead of the system's.
@@ -103,6 +112,9 @@ impl Default for Config {
             max_kernel_ops: 4096,
             backend: Backend::Auto,
             vulkan_no_f64: false,
+            vulkan_no_int64_atomics: false,
+            vulkan_max_bindings: None,
+            vulkan_submit_per_step: false,
             vulkan_validation: false,
             vulkan_loader: None,
             cache_dir: None,
@@ -191,6 +203,17 @@ impl Config {
         }
         if let Some(b) = setting("SLUICE_VULKAN_NO_F64", parse_switch, switch)? {
             c.vulkan_no_f64 = b;
+        }
+        if let Some(b) = setting("SLUICE_VULKAN_NO_INT64_ATOMICS", parse_switch, switch)? {
+            c.vulkan_no_int64_atomics = b;
+        }
+        c.vulkan_max_bindings = setting(
+            "SLUICE_VULKAN_MAX_BINDINGS",
+            |v| v.trim().parse().ok().filter(|&n: &u32| n >= 8),
+            "an integer of at least 8",
+        )?;
+        if let Some(b) = setting("SLUICE_VULKAN_SUBMIT_PER_STEP", parse_switch, switch)? {
+            c.vulkan_submit_per_step = b;
         }
         if let Some(b) = setting("SLUICE_VULKAN_VALIDATION", parse_switch, switch)? {
             c.vulkan_validation = b;

@@ -8,9 +8,8 @@ use std::sync::mpsc::{SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
-use smallvec::SmallVec;
 
-use super::{Binding, Executor, ProgramSequence, Step, Work};
+use super::{Executor, ProgramSequence, Step, StepOutcome, Work, execute};
 use crate::ir::{CallSite, DType, Error, ErrorKind, Scalar, Shape, Value};
 
 #[derive(Default)]
@@ -146,10 +145,11 @@ impl Engine {
         params: &[Scalar],
         outputs: impl Iterator<Item = (DType, Shape)>,
         site: CallSite,
-    ) -> Result<StepValues, Arc<Error>> {
+    ) -> StepOutcome {
         let counters = &self.shared.counters;
         count_step(counters, work);
-        let result = execute(&*self.executor, work, inputs, params, outputs, site);
+        let exec = &*self.executor;
+        let result = execute(exec, work, outputs, site, |outs| exec.run(work, inputs, params, outs));
         if result.is_err() {
             counters.failed_steps.fetch_add(1, Ordering::Relaxed);
         }
@@ -182,10 +182,17 @@ impl Drop for Engine {
 fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counters) {
     counters.sequences.fetch_add(1, Ordering::Relaxed);
     let ProgramSequence { steps, retired } = seq;
-    for step in steps {
-        count_step(counters, &step.work);
-        if !run_step(executor, step) {
-            counters.failed_steps.fetch_add(1, Ordering::Relaxed);
+    let mut finished = 0;
+    let ran = catch_unwind(AssertUnwindSafe(|| {
+        executor.run_steps(&steps, &mut |i, outcome| {
+            finish(executor, &steps[i], outcome, counters);
+            finished = i + 1;
+        })
+    }));
+    // Steps the executor did not get to (it panicked) fail rather than leave readers waiting.
+    if let Err(panic) = ran {
+        for step in &steps[finished..] {
+            finish(executor, step, Err(step.panicked(&panic)), counters);
         }
     }
     drop(retired);
@@ -199,28 +206,11 @@ fn count_step(counters: &Counters, work: &Work) {
     kind.fetch_add(1, Ordering::Relaxed);
 }
 
-/// A step's output values (inline: steps have few).
-pub type StepValues = SmallVec<[Value; 2]>;
-
-/// Runs one step; false if its outputs failed.
-fn run_step(executor: &dyn Executor, step: Step) -> bool {
-    // Inline for small steps: a replayed loop step runs without allocating here.
-    let mut inputs: SmallVec<[Value; 4]> = SmallVec::with_capacity(step.inputs.len());
-    for binding in &step.inputs {
-        match binding {
-            Binding::Value(v) => inputs.push(v.clone()),
-            Binding::Promise(p) => match p.wait() {
-                Ok(v) => inputs.push(v),
-                // An input failed: pass its error (with its origin) on unchanged.
-                Err(e) => {
-                    fail(&step, e);
-                    return false;
-                }
-            },
-        }
-    }
-    let outputs = step.outputs.iter().map(|o| (o.dtype, o.shape));
-    match execute(executor, &step.work, &inputs, &step.params, outputs, step.site) {
+/// Publishes what became of one step: its outputs' promises are fulfilled, each output
+/// first looked at by its check (result comparison), if it has one.
+fn finish(executor: &dyn Executor, step: &Step, outcome: StepOutcome, counters: &Counters) {
+    count_step(counters, &step.work);
+    match outcome {
         Ok(values) => {
             // Outputs come in dependency order: once one fails its check, later ones that
             // fail too report that first one (the op that went wrong), not their own.
@@ -232,39 +222,13 @@ fn run_step(executor: &dyn Executor, step: Step) -> bool {
                 };
                 out.promise.fulfil(checked.map(|()| v));
             }
-            first_failure.is_none()
+            if first_failure.is_some() {
+                counters.failed_steps.fetch_add(1, Ordering::Relaxed);
+            }
         }
         Err(e) => {
-            fail(&step, e);
-            false
-        }
-    }
-}
-
-/// Allocates a step's outputs and runs its work; a failure (or a panic, as an internal
-/// error) is reported at `site`.
-fn execute(
-    executor: &dyn Executor,
-    work: &Work,
-    inputs: &[Value],
-    params: &[Scalar],
-    outputs: impl Iterator<Item = (DType, Shape)>,
-    site: CallSite,
-) -> Result<StepValues, Arc<Error>> {
-    let mut values = StepValues::new();
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        for (dtype, shape) in outputs {
-            values.push(executor.alloc(dtype, &shape)?);
-        }
-        executor.run(work, inputs, params, &values)
-    }));
-    match outcome {
-        Ok(Ok(())) => Ok(values),
-        Ok(Err(e)) => Err(Arc::new(e.with_origin(site))),
-        Err(panic) => {
-            let msg = panic_message(&panic);
-            let e = Error::new(ErrorKind::Internal, format!("internal error in {} step: {msg}", work.name()));
-            Err(Arc::new(e.with_origin(site)))
+            counters.failed_steps.fetch_add(1, Ordering::Relaxed);
+            fail(step, e);
         }
     }
 }

@@ -6,12 +6,15 @@ pub mod engine;
 pub mod memory;
 
 use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+
+use smallvec::SmallVec;
 
 use crate::backend::vulkan;
 use crate::config::{Backend, Config};
 use crate::ir::kernel::Kernel;
-use crate::ir::{CallSite, DType, Error, Inputs, Promise, Result, Scalar, ScatterMode, Shape, Value};
+use crate::ir::{CallSite, DType, Error, ErrorKind, Inputs, Promise, Result, Scalar, ScatterMode, Shape, Value};
 
 /// A kernel in the executor's own compiled form.
 pub trait CompiledKernel: Send + Sync {
@@ -81,6 +84,70 @@ pub struct Step {
     pub site: CallSite,
 }
 
+/// A step's output values (inline: steps have few).
+pub type StepValues = SmallVec<[Value; 2]>;
+
+/// What became of a step: its output values, or the error its outputs are poisoned with.
+pub type StepOutcome = std::result::Result<StepValues, Arc<Error>>;
+
+impl Step {
+    /// The step's input values. `earlier` answers for promises of earlier steps that ran in
+    /// the same batch and are not fulfilled yet (their value, or their error); every other
+    /// promise is waited for. A failed input's error (with its origin) passes on unchanged.
+    pub fn input_values(
+        &self,
+        earlier: impl Fn(&Arc<Promise>) -> Option<std::result::Result<Value, Arc<Error>>>,
+    ) -> std::result::Result<Vec<Value>, Arc<Error>> {
+        self.inputs
+            .iter()
+            .map(|b| match b {
+                Binding::Value(v) => Ok(v.clone()),
+                Binding::Promise(p) => earlier(p).unwrap_or_else(|| p.wait()),
+            })
+            .collect()
+    }
+
+    /// The error of this step when it panicked.
+    pub fn panicked(&self, panic: &Box<dyn Any + Send>) -> Arc<Error> {
+        panicked(&self.work, self.site, panic)
+    }
+
+    /// The types and shapes of the step's outputs.
+    pub fn output_types(&self) -> impl Iterator<Item = (DType, Shape)> + '_ {
+        self.outputs.iter().map(|o| (o.dtype, o.shape))
+    }
+}
+
+fn panicked(work: &Work, site: CallSite, panic: &Box<dyn Any + Send>) -> Arc<Error> {
+    let msg = engine::panic_message(panic);
+    Arc::new(
+        Error::new(ErrorKind::Internal, format!("internal error in {} step: {msg}", work.name())).with_origin(site),
+    )
+}
+
+/// Allocates the outputs of a step of `work` (their types and shapes) on `executor` and has
+/// `run` compute them; a failure, or a panic (as an internal error), is reported at `site`.
+pub fn execute<E: Executor + ?Sized>(
+    executor: &E,
+    work: &Work,
+    outputs: impl Iterator<Item = (DType, Shape)>,
+    site: CallSite,
+    run: impl FnOnce(&[Value]) -> Result<()>,
+) -> StepOutcome {
+    let mut values = StepValues::new();
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        for (dtype, shape) in outputs {
+            values.push(executor.alloc(dtype, &shape)?);
+        }
+        run(&values)
+    }));
+    match outcome {
+        Ok(Ok(())) => Ok(values),
+        Ok(Err(e)) => Err(Arc::new(e.with_origin(site))),
+        Err(panic) => Err(panicked(work, site, &panic)),
+    }
+}
+
 /// The steps produced by one flush, in dependency order.
 #[derive(Default)]
 pub struct ProgramSequence {
@@ -106,6 +173,20 @@ pub trait Executor: Send + Sync {
     /// Storage for a dense result, allocated just before the step that writes it.
     fn alloc(&self, dtype: DType, shape: &Shape) -> Result<Value>;
     fn run(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<()>;
+    /// Runs the steps of one program sequence in order and calls `done(i, outcome)` for
+    /// each, in step order, once it has finished. A failed step poisons only the steps that
+    /// read its outputs. The default runs each step alone, after the previous one is done;
+    /// an executor may record several into one submission instead.
+    fn run_steps(&self, steps: &[Step], done: &mut dyn FnMut(usize, StepOutcome)) {
+        for (i, step) in steps.iter().enumerate() {
+            let outcome = step.input_values(|_| None).and_then(|inputs| {
+                execute(self, &step.work, step.output_types(), step.site, |outs| {
+                    self.run(&step.work, &inputs, &step.params, outs)
+                })
+            });
+            done(i, outcome);
+        }
+    }
     /// `value` with its elements in host memory (the same value when they already are;
     /// else a copy with the same layout). `bytes` is how far its layout reaches.
     fn host_value(&self, value: &Value) -> Result<Value> {
@@ -167,6 +248,9 @@ pub fn start(config: &Config, memory: Arc<memory::HostPool>) -> Result<(Arc<dyn 
         let opts = vulkan::Options {
             want,
             no_f64: config.vulkan_no_f64,
+            no_int64_atomics: config.vulkan_no_int64_atomics,
+            max_bindings: config.vulkan_max_bindings,
+            submit_per_step: config.vulkan_submit_per_step,
             validation: config.vulkan_validation,
             loader: config.vulkan_loader.clone(),
             cache_dir: vulkan::cache_root(config.cache_dir.as_deref()),

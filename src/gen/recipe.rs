@@ -7,8 +7,7 @@ use std::sync::Arc;
 use super::build::Subgraph;
 use smallvec::SmallVec;
 
-use crate::exec::engine::StepValues;
-use crate::exec::{Binding, ProgramSequence, Step, StepOutput, Work};
+use crate::exec::{Binding, ProgramSequence, Step, StepOutput, StepValues, Work};
 use crate::ir::{CallSite, DType, Error, Layout, Node, NodeState, Op, Promise, Scalar, Shape, Value};
 
 /// What running one step gives: its outputs' values, or the error they fail with.

@@ -40,9 +40,21 @@ pub struct Shader {
     pub finish: Option<String>,
     /// Meta words after the header (the kernel's numbers); parameters follow at launch.
     pub numbers: Vec<u32>,
-    /// Descriptors per binding (meta, inputs, outputs, then partials for `ReduceAll`):
-    /// arrays larger than one storage-buffer range are bound as several ranges.
+    /// Descriptors per binding (meta, inputs or packs, outputs, then partials for
+    /// `ReduceAll`): arrays larger than one storage-buffer range are bound as several ranges.
     pub bindings: Vec<u32>,
+    /// When the inputs would need more bindings than the device allows: the buffers they
+    /// are copied into before the kernel runs, one per element type (else empty).
+    pub packs: Vec<Pack>,
+}
+
+/// A buffer that several inputs of one element type are copied into, so that they take
+/// one binding.
+#[derive(Clone, Debug)]
+pub struct Pack {
+    pub bytes: u64,
+    /// (input, byte offset in the pack, bytes copied from the start of the input)
+    pub members: Vec<(usize, u64, u64)>,
 }
 
 /// Why a kernel cannot be lowered (it then runs on the CPU).
@@ -77,6 +89,10 @@ struct Gen<'k> {
     /// Per map: the GLSL names of the coordinates it reaches and of its validity flag,
     /// once emitted.
     maps: Vec<Option<(Vec<String>, String)>>,
+    /// Per input when inputs are packed: its pack and the meta slot of its first element.
+    packed: Option<Vec<(usize, String)>>,
+    /// Packs (bindings after the meta buffer); 0 when inputs are bound one by one.
+    pack_count: usize,
 }
 
 /// Accumulator of a reduction: floats fold in f64 when the device has it.
@@ -202,13 +218,26 @@ impl<'k> Gen<'k> {
     }
 
     fn input(&self, i: u32, t: DType, index: &str) -> String {
-        glsl::from_mem(t, &self.elem(&format!("in{i}"), 1 + i as usize, t, index))
+        let e = match &self.packed {
+            Some(packed) => {
+                let (p, base) = &packed[i as usize];
+                format!("pack{p}.v[{base} + ({index})]")
+            }
+            None => self.elem(&format!("in{i}"), 1 + i as usize, t, index),
+        };
+        glsl::from_mem(t, &e)
+    }
+
+    /// The binding of output `o`.
+    fn out_binding(&self, o: usize) -> usize {
+        let inputs = if self.packed.is_some() { self.pack_count } else { self.k.inputs.len() };
+        1 + inputs + o
     }
 
     /// Statement storing register value `v` as element `index` of output `o`.
     fn store_out(&self, o: usize, index: &str, v: &str) -> String {
         let t = self.k.outputs[o].dtype;
-        format!("{} = {};", self.elem(&format!("out{o}"), 1 + self.k.inputs.len() + o, t, index), glsl::to_mem(t, v))
+        format!("{} = {};", self.elem(&format!("out{o}"), self.out_binding(o), t, index), glsl::to_mem(t, v))
     }
 
     /// A meta slot holding `v` (an index quantity, which must fit in an `int`).
@@ -390,7 +419,21 @@ impl<'k> Gen<'k> {
         // Parameters follow the numbers, two words each.
         writeln!(s, "const uint P = {}u;", HEADER_WORDS + self.numbers.len()).unwrap();
         let array = |n: u32| if n == 1 { String::new() } else { format!("[{n}]") };
-        for (i, inp) in k.inputs.iter().enumerate() {
+        for p in 0..self.pack_count {
+            // Every member of a pack has its element type.
+            let (first, _) = self
+                .packed
+                .as_ref()
+                .expect("packed inputs")
+                .iter()
+                .enumerate()
+                .find(|(_, (q, _))| *q == p)
+                .expect("a pack has members");
+            let t = glsl::mem_type(k.inputs[first].dtype);
+            writeln!(s, "layout(std430, set = 0, binding = {}) readonly buffer Pack{p} {{ {t} v[]; }} pack{p};", 1 + p)
+                .unwrap();
+        }
+        for (i, inp) in k.inputs.iter().enumerate().filter(|_| self.packed.is_none()) {
             let b = 1 + i;
             writeln!(
                 s,
@@ -401,7 +444,7 @@ impl<'k> Gen<'k> {
             .unwrap();
         }
         for (o, out) in k.outputs.iter().enumerate() {
-            let b = 1 + k.inputs.len() + o;
+            let b = self.out_binding(o);
             writeln!(
                 s,
                 "layout(std430, set = 0, binding = {b}) buffer Out{o} {{ {} v[]; }} out{o}{};",
@@ -414,7 +457,7 @@ impl<'k> Gen<'k> {
             writeln!(
                 s,
                 "layout(std430, set = 0, binding = {}) buffer Partials {{ uvec2 p[]; }} part;",
-                1 + k.inputs.len() + k.outputs.len()
+                self.out_binding(k.outputs.len())
             )
             .unwrap();
             writeln!(s, "shared uvec2 sh_a[{LOCAL}];\nshared int64_t sh_i[{LOCAL}];").unwrap();
@@ -508,15 +551,42 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
     if mode == Mode::ReduceAll {
         bindings.push(1);
     }
-    let descriptors: u32 = bindings.iter().sum();
+    let mut packs = Vec::new();
+    let mut descriptors: u32 = bindings.iter().sum();
     if descriptors > target.max_bindings {
-        return Err(format!("{descriptors} buffer ranges exceed the device's {} per shader", target.max_bindings));
+        // Too many inputs to bind one by one: copy them into one buffer per element type.
+        packs = pack_inputs(k, target)?;
+        let rest = bindings.split_off(1 + k.inputs.len());
+        bindings.truncate(1);
+        bindings.extend(std::iter::repeat_n(1, packs.len()));
+        bindings.extend(rest);
+        descriptors = bindings.iter().sum();
+        if descriptors > target.max_bindings {
+            return Err(format!("{descriptors} buffer ranges exceed the device's {} per shader", target.max_bindings));
+        }
     }
     if bindings.iter().any(|&n| n > 1) && !target.chunked_arrays {
         return Err("arrays beyond one storage-buffer range need dynamically indexed buffer arrays".into());
     }
-    let mut g =
-        Gen { k, target, bindings, numbers: Vec::new(), helpers: Helpers::new(target.float64), maps: Vec::new() };
+    let mut g = Gen {
+        k,
+        target,
+        bindings,
+        numbers: Vec::new(),
+        helpers: Helpers::new(target.float64),
+        maps: Vec::new(),
+        packed: None,
+        pack_count: packs.len(),
+    };
+    if !packs.is_empty() {
+        let mut packed = vec![(0, String::new()); k.inputs.len()];
+        for (p, pack) in packs.iter().enumerate() {
+            for &(i, offset, _) in &pack.members {
+                packed[i] = (p, g.num((offset / k.inputs[i].dtype.size() as u64) as i64)?);
+            }
+        }
+        g.packed = Some(packed);
+    }
     let reduce_outputs: Vec<(usize, KernelReduce, DType)> = k
         .outputs
         .iter()
@@ -655,5 +725,31 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         finish: finish.map(|f| format!("{prelude}{f}")),
         numbers: g.numbers,
         bindings: g.bindings,
+        packs,
     })
+}
+
+/// The packs of `k`'s inputs: one per element type in memory, each input from its start
+/// to the last element it reaches, 16-byte aligned. A pack must fit one storage-buffer
+/// range (else the kernel runs on the CPU).
+fn pack_inputs(k: &Kernel, target: &Target) -> Result<Vec<Pack>, Unsupported> {
+    let mut types: Vec<&str> = Vec::new();
+    let mut packs: Vec<Pack> = Vec::new();
+    for (i, input) in k.inputs.iter().enumerate() {
+        let t = glsl::mem_type(input.dtype);
+        let p = types.iter().position(|&u| u == t).unwrap_or_else(|| {
+            types.push(t);
+            packs.push(Pack { bytes: 0, members: Vec::new() });
+            types.len() - 1
+        });
+        let bytes = span_bytes(input);
+        let pack = &mut packs[p];
+        let offset = pack.bytes.next_multiple_of(16);
+        pack.bytes = offset + bytes;
+        if pack.bytes > target.chunk_bytes {
+            return Err(format!("inputs of type {t} exceed one storage-buffer range when packed"));
+        }
+        pack.members.push((i, offset, bytes));
+    }
+    Ok(packs)
 }

@@ -24,6 +24,13 @@ pub enum Want {
 pub struct Options {
     pub want: Want,
     pub no_f64: bool,
+    /// Pretend the device has no 64-bit buffer atomics (`SLUICE_VULKAN_NO_INT64_ATOMICS`).
+    pub no_int64_atomics: bool,
+    /// Storage-buffer descriptors a shader may use, when lower than the device's limit
+    /// (`SLUICE_VULKAN_MAX_BINDINGS`, for testing the splitting of large kernels).
+    pub max_bindings: Option<u32>,
+    /// Submit each step on its own (`SLUICE_VULKAN_SUBMIT_PER_STEP`, for comparison).
+    pub submit_per_step: bool,
     pub validation: bool,
     /// Path of the loader library (default: the system's `libvulkan.so.1`).
     pub loader: Option<String>,
@@ -39,8 +46,11 @@ pub struct Caps {
     pub name: String,
     pub kind: DeviceKind,
     pub float64: bool,
+    /// 64-bit atomics on storage buffers (scatter of 8-byte elements by add/min/max).
+    pub int64_atomics: bool,
     pub max_bindings: u32,
     pub max_groups_x: u32,
+    pub max_groups_y: u32,
     /// Bytes per bound range of a large array (a power of two within the range limit).
     pub chunk_bytes: u64,
     /// Whether arrays of storage buffers may be indexed dynamically.
@@ -112,6 +122,7 @@ struct Candidate {
     kind: DeviceKind,
     props: vk::PhysicalDeviceProperties,
     float64: bool,
+    int64_atomics: bool,
     dynamic_indexing: bool,
     queue_family: u32,
 }
@@ -261,6 +272,7 @@ impl Context {
                     name,
                     props,
                     float64: f.shader_float64 == vk::TRUE,
+                    int64_atomics: f12.shader_buffer_int64_atomics == vk::TRUE,
                     dynamic_indexing: f.shader_storage_buffer_array_dynamic_indexing == vk::TRUE,
                     queue_family: queue_family as u32,
                 })
@@ -291,6 +303,7 @@ impl Context {
         opts: &Options,
     ) -> Result<(ash::Device, vk::Queue, Candidate, Caps)> {
         let float64 = c.float64 && !opts.no_f64;
+        let int64_atomics = c.int64_atomics && !opts.no_int64_atomics;
         let priorities = [1.0f32];
         let queues =
             [vk::DeviceQueueCreateInfo::default().queue_family_index(c.queue_family).queue_priorities(&priorities)];
@@ -298,7 +311,9 @@ impl Context {
             .shader_int64(true)
             .shader_float64(float64)
             .shader_storage_buffer_array_dynamic_indexing(c.dynamic_indexing);
-        let mut f12 = vk::PhysicalDeviceVulkan12Features::default().storage_buffer8_bit_access(true);
+        let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
+            .storage_buffer8_bit_access(true)
+            .shader_buffer_int64_atomics(int64_atomics);
         let info =
             vk::DeviceCreateInfo::default().queue_create_infos(&queues).enabled_features(&features).push_next(&mut f12);
         // SAFETY: the features were checked as supported; the info outlives the call.
@@ -309,8 +324,13 @@ impl Context {
             name: c.name.clone(),
             kind: c.kind,
             float64,
-            max_bindings: l.max_per_stage_descriptor_storage_buffers.min(l.max_descriptor_set_storage_buffers),
+            int64_atomics,
+            max_bindings: l
+                .max_per_stage_descriptor_storage_buffers
+                .min(l.max_descriptor_set_storage_buffers)
+                .min(opts.max_bindings.unwrap_or(u32::MAX)),
             max_groups_x: l.max_compute_work_group_count[0],
+            max_groups_y: l.max_compute_work_group_count[1],
             chunk_bytes: 1u64 << (63 - (l.max_storage_buffer_range as u64).max(1 << 16).leading_zeros()),
             chunked_arrays: c.dynamic_indexing,
             cache_key: format!(

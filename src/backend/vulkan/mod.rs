@@ -6,6 +6,7 @@
 //! is given; such results stay in host memory and are uploaded when a device kernel
 //! reads them.
 
+mod batch;
 mod codegen;
 mod device;
 mod disk;
@@ -13,6 +14,7 @@ mod glsl;
 mod memory;
 mod programs;
 mod residency;
+mod scatter;
 mod submit;
 
 use std::any::Any;
@@ -20,15 +22,16 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use batch::Batch;
 pub use device::{Options, Want};
 pub use disk::default_root as cache_root;
-use memory::{DeviceArray, Memory, Place, PoolBuffer, Use};
+use memory::{DeviceArray, Memory, Place};
 use programs::{Pipeline, Programs};
 use residency::Arrays;
-use submit::{Binding, Submitter};
+use submit::{Commands, Submitter};
 
 use crate::exec::memory::HostPool;
-use crate::exec::{CompiledKernel, DeviceInfo, Executor, Work};
+use crate::exec::{CompiledKernel, DeviceInfo, Executor, Step, StepOutcome, Work};
 use crate::ir::kernel::Kernel;
 use crate::ir::{DType, Layout, Result, Scalar, Shape, Value, bail};
 
@@ -40,6 +43,8 @@ struct DeviceKernel {
     numbers: Vec<u32>,
     /// Ranges bound per binding.
     bindings: Vec<u32>,
+    /// Buffers the inputs are copied into first, if they are too many to bind one by one.
+    packs: Vec<codegen::Pack>,
 }
 
 /// Edge of the square blocks of `kernels/matmul.comp`.
@@ -62,15 +67,38 @@ impl CompiledKernel for Routed {
     }
 }
 
+/// What a device step records: the launch words (binding 0), the bytes of a scratch
+/// buffer bound last, the ranges bound per binding, and the dispatches (in order).
+struct Launch {
+    words: Vec<u32>,
+    scratch: Option<usize>,
+    ranges: Vec<u32>,
+    dispatches: Vec<(Arc<Pipeline>, [u32; 3])>,
+    /// Buffers to copy the inputs into and bind instead of them (see `codegen::Pack`).
+    packs: Vec<codegen::Pack>,
+}
+
+/// How a step runs.
+enum Plan {
+    Device(Launch),
+    /// On the CPU executor, as this work.
+    Cpu(Work),
+}
+
 pub struct VulkanExecutor {
     // Field order is drop order: everything holding device objects before the context.
     programs: Programs,
+    /// One-off transfers (reads, moving arrays to host memory).
     queue: Mutex<Submitter>,
+    /// The submissions that run steps.
+    batch: Mutex<Commands>,
     arrays: Arrays,
     mem: Arc<Memory>,
     ctx: Arc<device::Context>,
     target: codegen::Target,
     cpu: Arc<dyn Executor>,
+    /// Submit each step on its own rather than batching (see `Options::submit_per_step`).
+    submit_per_step: bool,
 }
 
 fn device_array(v: &Value) -> Option<&DeviceArray> {
@@ -94,16 +122,19 @@ impl VulkanExecutor {
                 opts.cache_dir.as_deref().and_then(|root| disk::DiskCache::open(root, &caps.cache_key)),
             )?,
             queue: Mutex::new(Submitter::new(ctx.clone())?),
+            batch: Mutex::new(Commands::new(ctx.clone())?),
             arrays: Arrays::new(mem.clone(), host),
             mem,
             target: codegen::Target {
                 float64: caps.float64,
-                max_bindings: caps.max_bindings,
+                // A submission's descriptor pool holds two full sets (a reduction's two passes).
+                max_bindings: caps.max_bindings.min(submit::DESCRIPTORS_PER_SUBMIT / 2),
                 chunk_bytes: caps.chunk_bytes,
                 chunked_arrays: caps.chunked_arrays,
             },
             ctx,
             cpu,
+            submit_per_step: opts.submit_per_step,
         };
         let f64_note = if caps.float64 {
             ""
@@ -140,60 +171,24 @@ impl VulkanExecutor {
         Ok(())
     }
 
-    /// Runs `dispatches` in order (with barriers between) on one submission, binding the
-    /// launch words, `inputs` (uploaded if in host memory), `outputs` and `scratch`, with
-    /// `ranges[b]` ranges for binding `b`.
-    fn launch(
-        &self,
-        words: &[u32],
-        inputs: &[Value],
-        outputs: &[Value],
-        scratch: Option<&PoolBuffer>,
-        ranges: &[u32],
-        dispatches: &[(&Pipeline, [u32; 2])],
-    ) -> Result<()> {
-        let mut meta = self.mem.buffer(words.len() * 4, Use::Upload)?;
-        for (dst, w) in meta.mapped().chunks_exact_mut(4).zip(words) {
-            dst.copy_from_slice(&w.to_le_bytes());
-        }
-        // Everything is allocated (and room made) before recording starts.
-        let pinned: Vec<usize> = inputs.iter().chain(outputs).map(|v| residency::key(&v.storage)).collect();
-        let outs = outputs.iter().map(|v| self.arrays.output(v, &pinned, &self.queue)).collect::<Result<Vec<_>>>()?;
-        let ins =
-            inputs.iter().map(|v| self.arrays.prepare_input(v, &pinned, &self.queue)).collect::<Result<Vec<_>>>()?;
-        self.queue.lock().run(|rec| {
-            for p in &ins {
-                if let Some((stage, bytes)) = &p.upload {
-                    rec.copy(stage.handle(), p.buffer, *bytes);
+    /// How `work` runs: on the device, or on the CPU executor.
+    fn plan(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<Plan> {
+        match work {
+            Work::Kernel { kernel, compiled } => {
+                if let Some(dk) = compiled.as_any().downcast_ref::<DeviceKernel>() {
+                    return Ok(Plan::Device(self.kernel_launch(kernel, dk, params)));
                 }
+                let Some(routed) = compiled.as_any().downcast_ref::<Routed>() else {
+                    bail!(Internal, "kernel was compiled for another executor");
+                };
+                Ok(Plan::Cpu(Work::Kernel { kernel: kernel.clone(), compiled: routed.cpu.clone() }))
             }
-            let mut bound = vec![(meta.handle(), meta.size())];
-            bound.extend(ins.iter().map(|p| (p.buffer, p.size)));
-            bound.extend(outs);
-            bound.extend(scratch.map(|p| (p.handle(), p.size())));
-            let bindings: Vec<Binding> = bound
-                .into_iter()
-                .zip(ranges)
-                .map(|((buffer, size), &ranges)| Binding { buffer, size, ranges })
-                .collect();
-            for (pipeline, groups) in dispatches {
-                rec.barrier();
-                rec.dispatch(pipeline, &bindings, *groups)?;
-            }
-            Ok(())
-        })?;
-        self.arrays.installed(ins);
-        Ok(())
+            Work::MatMul { .. } => self.matmul_launch(work, inputs, outputs),
+            Work::Scatter { .. } => self.scatter_plan(work, inputs, outputs),
+        }
     }
 
-    fn run_kernel(
-        &self,
-        k: &Kernel,
-        dk: &DeviceKernel,
-        inputs: &[Value],
-        params: &[Scalar],
-        outputs: &[Value],
-    ) -> Result<()> {
+    fn kernel_launch(&self, k: &Kernel, dk: &DeviceKernel, params: &[Scalar]) -> Launch {
         let (count, max_groups) = match dk.mode {
             codegen::Mode::Elementwise => (k.domain.numel(), self.ctx.caps.max_groups_x),
             codegen::Mode::ReduceAll => (k.domain.numel(), 1024),
@@ -202,14 +197,6 @@ impl VulkanExecutor {
                 self.ctx.caps.max_groups_x,
             ),
         };
-        // A reduction over nothing still writes its identity.
-        if count == 0 && dk.mode != codegen::Mode::ReduceAll {
-            let pinned: Vec<usize> = outputs.iter().map(|v| residency::key(&v.storage)).collect();
-            for v in outputs {
-                self.arrays.output(v, &pinned, &self.queue)?;
-            }
-            return Ok(());
-        }
         let groups = count.div_ceil(codegen::LOCAL as usize).clamp(1, max_groups as usize) as u32;
         let mut words = Vec::with_capacity(codegen::HEADER_WORDS + dk.numbers.len() + 2 * params.len());
         words.extend([count as u32, groups]);
@@ -218,40 +205,56 @@ impl VulkanExecutor {
             let bits = p.to_bits();
             words.extend([bits as u32, (bits >> 32) as u32]);
         }
-        let partials = match dk.mode {
-            codegen::Mode::ReduceAll => Some(self.mem.buffer(groups as usize * outputs.len() * 16, Use::Array)?),
-            _ => None,
+        let mut launch = Launch {
+            words,
+            scratch: None,
+            ranges: dk.bindings.clone(),
+            dispatches: Vec::new(),
+            packs: dk.packs.clone(),
         };
-        let mut dispatches = vec![(&*dk.main, [groups, 1])];
-        dispatches.extend(dk.finish.as_deref().map(|f| (f, [1, 1])));
-        self.launch(&words, inputs, outputs, partials.as_ref(), &dk.bindings, &dispatches)
+        // A reduction over nothing still writes its identity; other empty domains only
+        // need their (empty) outputs.
+        if count == 0 && dk.mode != codegen::Mode::ReduceAll {
+            return launch;
+        }
+        if dk.mode == codegen::Mode::ReduceAll {
+            launch.scratch = Some(groups as usize * k.outputs.len() * 16);
+        }
+        launch.dispatches.push((dk.main.clone(), [groups, 1, 1]));
+        launch.dispatches.extend(dk.finish.clone().map(|f| (f, [1, 1, 1])));
+        launch
     }
 
     /// `c = a b` with the tiled kernel (`kernels/matmul.comp`). Operands beyond one
-    /// storage-buffer range, or f64 on a device without it, run on the CPU.
-    fn run_matmul(&self, work: &Work, inputs: &[Value], outputs: &[Value]) -> Result<()> {
+    /// storage-buffer range, more tiles than the device's workgroup counts, or f64 on a
+    /// device without it, run on the CPU.
+    fn matmul_launch(&self, work: &Work, inputs: &[Value], outputs: &[Value]) -> Result<Plan> {
         let Work::MatMul { dtype, m, k, n } = *work else { unreachable!("a matmul step") };
         let (a, b) = (&inputs[0].layout, &inputs[1].layout);
         let numbers =
             [m as i64, n as i64, k as i64, a.offset, a.strides[0], a.strides[1], b.offset, b.strides[0], b.strides[1]];
         let words: Option<Vec<u32>> = numbers.iter().map(|&v| i32::try_from(v).ok().map(|v| v as u32)).collect();
-        let fits = |v: &Value| (v.storage.byte_len() as u64) <= self.ctx.caps.chunk_bytes;
-        let (Some(words), true) =
-            (words, inputs.iter().chain(outputs).all(fits) && (dtype == DType::F32 || self.target.float64))
-        else {
-            return self.run_on_cpu(work, inputs, &[], outputs);
+        let caps = &self.ctx.caps;
+        let fits = |v: &Value| (v.storage.byte_len() as u64) <= caps.chunk_bytes;
+        let tiles = [m.div_ceil(MATMUL_TILE), n.div_ceil(MATMUL_TILE)];
+        let groups_fit = tiles[0] <= caps.max_groups_x as usize && tiles[1] <= caps.max_groups_y as usize;
+        let (Some(words), true) = (
+            words,
+            groups_fit && inputs.iter().chain(outputs).all(fits) && (dtype == DType::F32 || self.target.float64),
+        ) else {
+            return Ok(Plan::Cpu(work.clone()));
         };
-        if m == 0 || n == 0 {
-            return self.arrays.output(&outputs[0], &[], &self.queue).map(|_| ());
+        let mut launch = Launch { words, scratch: None, ranges: vec![1; 4], dispatches: Vec::new(), packs: Vec::new() };
+        if m > 0 && n > 0 {
+            let source = format!(
+                "#version 450\n#define T {}\n{}",
+                glsl::reg_type(dtype),
+                include_str!("../../../kernels/matmul.comp")
+            );
+            let pipeline = self.programs.pipeline(&source, &launch.ranges)?;
+            launch.dispatches.push((pipeline, [tiles[0] as u32, tiles[1] as u32, 1]));
         }
-        let source = format!(
-            "#version 450\n#define T {}\n{}",
-            glsl::reg_type(dtype),
-            include_str!("../../../kernels/matmul.comp")
-        );
-        let pipeline = self.programs.pipeline(&source, &[1, 1, 1, 1])?;
-        let groups = [m.div_ceil(MATMUL_TILE) as u32, n.div_ceil(MATMUL_TILE) as u32];
-        self.launch(&words, inputs, outputs, None, &[1, 1, 1, 1], &[(&pipeline, groups)])
+        Ok(Plan::Device(launch))
     }
 }
 
@@ -268,8 +271,8 @@ impl Executor for VulkanExecutor {
                     Some(src) => Some(self.programs.pipeline(src, &shader.bindings)?),
                     None => None,
                 };
-                let (mode, numbers, bindings) = (shader.mode, shader.numbers, shader.bindings);
-                Ok(Arc::new(DeviceKernel { mode, main, finish, numbers, bindings }))
+                let (mode, numbers, bindings, packs) = (shader.mode, shader.numbers, shader.bindings, shader.packs);
+                Ok(Arc::new(DeviceKernel { mode, main, finish, numbers, bindings, packs }))
             }
             Err(_why) => Ok(Arc::new(Routed { cpu: self.cpu.compile(kernel)? })),
         }
@@ -284,20 +287,20 @@ impl Executor for VulkanExecutor {
     }
 
     fn run(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<()> {
-        match work {
-            Work::Kernel { kernel, compiled } => {
-                if let Some(dk) = compiled.as_any().downcast_ref::<DeviceKernel>() {
-                    return self.run_kernel(kernel, dk, inputs, params, outputs);
-                }
-                let Some(routed) = compiled.as_any().downcast_ref::<Routed>() else {
-                    bail!(Internal, "kernel was compiled for another executor");
-                };
-                let work = Work::Kernel { kernel: kernel.clone(), compiled: routed.cpu.clone() };
-                self.run_on_cpu(&work, inputs, params, outputs)
+        match self.plan(work, inputs, params, outputs)? {
+            Plan::Cpu(work) => self.run_on_cpu(&work, inputs, params, outputs),
+            Plan::Device(launch) => {
+                let mut nothing_to_report = |_: usize, _: StepOutcome| {};
+                let mut batch = Batch::new(self, &[], &mut nothing_to_report);
+                batch.record(&launch, inputs, outputs)?;
+                batch.report()
             }
-            Work::MatMul { .. } => self.run_matmul(work, inputs, outputs),
-            Work::Scatter { .. } => self.run_on_cpu(work, inputs, params, outputs),
         }
+    }
+
+    /// Consecutive device steps run as one submission (see `batch.rs`).
+    fn run_steps(&self, steps: &[Step], done: &mut dyn FnMut(usize, StepOutcome)) {
+        Batch::new(self, steps, done).run_all();
     }
 
     fn host_value(&self, value: &Value) -> Result<Value> {

@@ -49,6 +49,13 @@ pub struct Prepared {
     install: Option<Install>,
 }
 
+impl Prepared {
+    /// An input whose buffer is already filled (or filled by commands recorded earlier).
+    pub fn bound(buffer: vk::Buffer, size: u64) -> Prepared {
+        Prepared { buffer, size, upload: None, install: None }
+    }
+}
+
 /// An array with a device buffer, and when it was last used.
 type Resident = (Weak<dyn Storage>, u64);
 
@@ -137,7 +144,7 @@ impl Arrays {
                 Place::Device(b) => {
                     let (buffer, size) = (b.handle(), b.size());
                     self.touch(&v.storage);
-                    return Ok(Prepared { buffer, size, upload: None, install: None });
+                    return Ok(Prepared::bound(buffer, size));
                 }
                 Place::Host(h) => h.clone(),
                 Place::Empty => bail!(Internal, "a kernel input was never written"),
@@ -153,7 +160,7 @@ impl Arrays {
             let mut uploads = self.uploads.lock();
             uploads.retain(|_, u| u.source.strong_count() > 0);
             if let Some(u) = uploads.get(&k).filter(|u| Weak::ptr_eq(&u.source, &Arc::downgrade(&v.storage))) {
-                return Ok(Prepared { buffer: u.buffer.handle(), size: u.buffer.size(), upload: None, install: None });
+                return Ok(Prepared::bound(u.buffer.handle(), u.buffer.size()));
             }
         }
         let dst = self.device_buffer(bytes.len(), pinned, queue)?;
@@ -219,10 +226,7 @@ impl Arrays {
     /// Reads a device buffer back into a new host buffer.
     fn download(&self, queue: &Mutex<Submitter>, src: vk::Buffer, bytes: usize) -> Result<HostBuffer> {
         let mut stage = self.mem.buffer(bytes, Use::Download)?;
-        queue.lock().run(|rec| {
-            rec.copy(src, stage.handle(), bytes as u64);
-            Ok(())
-        })?;
+        queue.lock().run(|rec| rec.copy(src, stage.handle(), bytes as u64))?;
         let out = self.host.alloc(bytes)?;
         // SAFETY: `out` is fresh and `bytes` long; the staging buffer holds at least that.
         unsafe { std::ptr::copy_nonoverlapping(stage.mapped().as_ptr(), out.as_mut_ptr(), bytes) };

@@ -1,0 +1,216 @@
+//! Running the steps of a program sequence in as few submissions as possible: consecutive
+//! device steps are recorded into one submission (their uploads first, then their
+//! dispatches, with barriers only where one depends on another), submitted once and
+//! waited for once. A step that runs on the CPU ends the batch before it runs (it may read
+//! what the batch computes), and so does a batch that runs out of descriptors or of
+//! device memory (once submitted, its arrays may be moved to host memory to make room).
+//!
+//! What becomes of each step is reported in step order once its submission has run: a
+//! step whose inputs failed, or whose own recording failed, fails alone, and later steps
+//! of the batch reading its outputs fail with its error; a submission that fails fails
+//! every step recorded into it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ash::vk;
+use parking_lot::MutexGuard;
+
+use super::memory::{PoolBuffer, Use};
+use super::residency::{self, Prepared};
+use super::submit::{Binding, Commands};
+use super::{Launch, Plan, VulkanExecutor};
+use crate::exec::{Step, StepOutcome, execute};
+use crate::ir::{Error, ErrorKind, Promise, Result, Value};
+
+/// Identifies an output's promise while the batch holds it.
+fn promise_key(p: &Arc<Promise>) -> usize {
+    Arc::as_ptr(p) as usize
+}
+
+/// What recorded commands use, kept until they have run.
+#[derive(Default)]
+struct Held {
+    buffers: Vec<PoolBuffer>,
+    values: Vec<Value>,
+    /// Inputs with uploads, whose buffers the arrays keep once the uploads have run.
+    inputs: Vec<Prepared>,
+}
+
+pub struct Batch<'a> {
+    exec: &'a VulkanExecutor,
+    steps: &'a [Step],
+    done: &'a mut dyn FnMut(usize, StepOutcome),
+    cmds: MutexGuard<'a, Commands>,
+    held: Held,
+    /// Steps settled since the last report, in order, with their outputs (good once the
+    /// submission has run) or their error.
+    settled: Vec<(usize, StepOutcome)>,
+    /// Outputs of settled steps by promise, for later steps reading them.
+    outputs: HashMap<usize, std::result::Result<Value, Arc<Error>>>,
+    /// Buffers this batch uploads arrays into, by storage key.
+    staged: HashMap<usize, (vk::Buffer, u64)>,
+    /// Storage keys of the arrays the recorded commands use (never moved to make room).
+    pinned: Vec<usize>,
+}
+
+impl<'a> Batch<'a> {
+    pub fn new(exec: &'a VulkanExecutor, steps: &'a [Step], done: &'a mut dyn FnMut(usize, StepOutcome)) -> Self {
+        Batch {
+            exec,
+            steps,
+            done,
+            cmds: exec.batch.lock(),
+            held: Held::default(),
+            settled: Vec::new(),
+            outputs: HashMap::new(),
+            staged: HashMap::new(),
+            pinned: Vec::new(),
+        }
+    }
+
+    /// Runs every step and reports each.
+    pub fn run_all(mut self) {
+        let steps = self.steps;
+        for (i, step) in steps.iter().enumerate() {
+            let outcome = step
+                .input_values(|p| self.outputs.get(&promise_key(p)).cloned())
+                .and_then(|inputs| self.run_step(step, &inputs));
+            self.settle(i, outcome);
+            if self.exec.submit_per_step {
+                let _ = self.report();
+            }
+        }
+        let _ = self.report();
+    }
+
+    fn run_step(&mut self, step: &Step, inputs: &[Value]) -> StepOutcome {
+        let exec = self.exec;
+        execute(exec, &step.work, step.output_types(), step.site, |outputs| {
+            match exec.plan(&step.work, inputs, &step.params, outputs)? {
+                Plan::Cpu(work) => {
+                    let _ = self.report();
+                    exec.run_on_cpu(&work, inputs, &step.params, outputs)
+                }
+                Plan::Device(launch) => self.record(&launch, inputs, outputs),
+            }
+        })
+    }
+
+    fn settle(&mut self, i: usize, outcome: StepOutcome) {
+        for (k, out) in self.steps[i].outputs.iter().enumerate() {
+            let v = match &outcome {
+                Ok(values) => Ok(values[k].clone()),
+                Err(e) => Err(e.clone()),
+            };
+            self.outputs.insert(promise_key(&out.promise), v);
+        }
+        self.settled.push((i, outcome));
+    }
+
+    /// Records `launch`; when device memory is short and the batch holds arrays, submits
+    /// the batch first so they can be moved.
+    pub fn record(&mut self, launch: &Launch, inputs: &[Value], outputs: &[Value]) -> Result<()> {
+        match self.try_record(launch, inputs, outputs) {
+            Err(e) if e.kind == ErrorKind::OutOfMemory && !self.pinned.is_empty() => {
+                let _ = self.report();
+                self.try_record(launch, inputs, outputs)
+            }
+            r => r,
+        }
+    }
+
+    fn try_record(&mut self, launch: &Launch, inputs: &[Value], outputs: &[Value]) -> Result<()> {
+        let exec = self.exec;
+        // Everything is allocated (and room made) before anything is recorded.
+        let mut meta = exec.mem.buffer(launch.words.len() * 4, Use::Upload)?;
+        for (dst, w) in meta.mapped().chunks_exact_mut(4).zip(&launch.words) {
+            dst.copy_from_slice(&w.to_le_bytes());
+        }
+        let scratch = launch.scratch.map(|bytes| exec.mem.buffer(bytes, Use::Array)).transpose()?;
+        let keys: Vec<usize> = inputs.iter().chain(outputs).map(|v| residency::key(&v.storage)).collect();
+        let pinned: Vec<usize> = self.pinned.iter().chain(&keys).copied().collect();
+        let outs = outputs.iter().map(|v| exec.arrays.output(v, &pinned, &exec.queue)).collect::<Result<Vec<_>>>()?;
+        let ins = inputs
+            .iter()
+            .zip(&keys)
+            .map(|(v, k)| match self.staged.get(k) {
+                Some(&(buffer, size)) => Ok(Prepared::bound(buffer, size)),
+                None => exec.arrays.prepare_input(v, &pinned, &exec.queue),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let packs =
+            launch.packs.iter().map(|p| exec.mem.buffer(p.bytes as usize, Use::Array)).collect::<Result<Vec<_>>>()?;
+        let descriptors = launch.ranges.iter().sum();
+        if !self.cmds.has_room(launch.dispatches.len() as u32, descriptors) {
+            self.report()?;
+        }
+        let in_buffers: Vec<(vk::Buffer, u64)> = ins.iter().map(|p| (p.buffer, p.size)).collect();
+        let mut bound = vec![(meta.handle(), meta.size(), false)];
+        if packs.is_empty() {
+            bound.extend(in_buffers.iter().map(|&(buffer, size)| (buffer, size, false)));
+        } else {
+            bound.extend(packs.iter().map(|p| (p.handle(), p.size(), false)));
+        }
+        bound.extend(outs.into_iter().map(|(buffer, size)| (buffer, size, true)));
+        bound.extend(scratch.as_ref().map(|s| (s.handle(), s.size(), true)));
+        let bindings: Vec<Binding> = bound
+            .into_iter()
+            .zip(&launch.ranges)
+            .map(|((buffer, size, writes), &ranges)| Binding { buffer, size, ranges, writes })
+            .collect();
+        let pack_copies: Vec<_> = launch
+            .packs
+            .iter()
+            .zip(&packs)
+            .flat_map(|(p, buf)| p.members.iter().map(|&(i, at, bytes)| (in_buffers[i].0, 0, buf.handle(), at, bytes)))
+            .collect();
+        // Kept before recording: a failed command leaves earlier ones recorded.
+        for (p, k) in ins.iter().zip(&keys) {
+            if p.upload.is_some() {
+                self.staged.insert(*k, (p.buffer, p.size));
+            }
+        }
+        let uploads: Vec<_> = ins
+            .iter()
+            .filter_map(|p| p.upload.as_ref().map(|(stage, bytes)| (stage.handle(), p.buffer, *bytes)))
+            .collect();
+        self.held.buffers.push(meta);
+        self.held.buffers.extend(scratch);
+        self.held.buffers.extend(packs);
+        self.held.values.extend(inputs.iter().chain(outputs).cloned());
+        self.held.inputs.extend(ins);
+        self.pinned.extend(keys);
+        for (stage, dst, bytes) in uploads {
+            self.cmds.upload(stage, dst, bytes)?;
+        }
+        if !pack_copies.is_empty() {
+            self.cmds.copy_between(&pack_copies)?;
+        }
+        for (pipeline, groups) in &launch.dispatches {
+            self.cmds.dispatch(pipeline, &bindings, *groups)?;
+        }
+        Ok(())
+    }
+
+    /// Submits what was recorded, waits for it, and reports the settled steps. Returns
+    /// the submission's result.
+    pub fn report(&mut self) -> Result<()> {
+        let submitted = self.cmds.submit();
+        let held = std::mem::take(&mut self.held);
+        if submitted.is_ok() {
+            self.exec.arrays.installed(held.inputs);
+        }
+        self.staged.clear();
+        self.pinned.clear();
+        self.outputs.clear();
+        for (i, outcome) in std::mem::take(&mut self.settled) {
+            let outcome = match (&submitted, outcome) {
+                (Err(e), Ok(_)) => Err(Arc::new(e.clone().with_origin(self.steps[i].site))),
+                (_, outcome) => outcome,
+            };
+            (self.done)(i, outcome);
+        }
+        submitted
+    }
+}
