@@ -11,8 +11,9 @@
 /// Graph nodes are made on the application's thread and freed on the execution thread;
 /// mimalloc frees across threads without the lock contention of the system allocator.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Allocator = allocator::Allocator;
 
+mod allocator;
 pub mod api;
 pub mod backend;
 pub mod check;

@@ -326,26 +326,35 @@ fn bounded_cache_child() {
     let mut rng = rng("bounded_cache");
     let a = rand_arr(&mut rng, SL_F64, &[50], -1.0, 1.0, false);
     let h = a.upload();
-    let mut runs = 0;
-    // Three keys cycling through a cache of two: the least recently used goes each time.
-    for round in 0..3 {
-        for (k, name) in ["a", "b", "c"].iter().enumerate() {
-            let mut out = [0];
-            let (st, mode) = begin(name, &[h], &[], &mut out);
-            ok(st);
-            if mode == SL_MACRO_RECORD {
-                runs += 1;
-                ok(sl_mul_scalar(h, k as f64 + 2.0, &mut out[0]));
-                ok(sl_macro_end(out.as_ptr(), 1));
-            }
-            let want = Arr::new(SL_F64, &[50], a.v.iter().map(|v| V::F64(v.f() * (k as f64 + 2.0))).collect());
-            assert_close(&format!("round {round}, section {name}"), &download(out[0]), &want, 0.0);
-            release(&out);
+    // Section `k` multiplies by k + 2; returns whether its body ran (it was recorded).
+    let section = |k: usize, what: &str| {
+        let name = ["a", "b", "c"][k];
+        let mut out = [0];
+        let (st, mode) = begin(name, &[h], &[], &mut out);
+        ok(st);
+        if mode == SL_MACRO_RECORD {
+            ok(sl_mul_scalar(h, k as f64 + 2.0, &mut out[0]));
+            ok(sl_macro_end(out.as_ptr(), 1));
         }
-    }
+        let want = Arr::new(SL_F64, &[50], a.v.iter().map(|v| V::F64(v.f() * (k as f64 + 2.0))).collect());
+        assert_close(&format!("{what}, section {name}"), &download(out[0]), &want, 0.0);
+        release(&out);
+        mode == SL_MACRO_RECORD
+    };
+    // Three keys cycling through a cache of two: the least recently used goes each time.
+    let runs = (0..3)
+        .flat_map(|round| (0..3).map(move |k| (round, k)))
+        .filter(|&(r, k)| section(k, &format!("round {r}")))
+        .count();
     let s = macro_stats();
     assert_eq!(runs, 9, "a cycle longer than the cache never hits");
     assert!(s.entries == 2 && s.evictions == 7, "{s:?}");
+    // The thread remembers the section it replayed last; once the cache has evicted it, the
+    // next begin records it again.
+    assert!(!section(2, "replayed"), "c is cached");
+    assert!(section(0, "after the replay") && section(1, "after the replay"), "a and b were evicted");
+    assert!(section(2, "evicted after its replay"), "c was evicted by b");
+    assert_eq!(macro_stats().evictions, 10);
     release(&[h]);
 }
 

@@ -44,7 +44,11 @@ pub extern "C" fn sl_macro_begin(
             bail!(InvalidArgument, "name is not UTF-8");
         };
         let rt = runtime()?;
-        let ins = slice(inputs, n_in, "inputs")?.iter().map(|&h| node(&rt, h)).collect::<Result<SmallVec<[_; 4]>>>()?;
+        // Pushed one by one: collecting into a `Result` costs a replay more than the lookups.
+        let mut ins: SmallVec<[Arc<Node>; 4]> = SmallVec::new();
+        for &h in slice(inputs, n_in, "inputs")? {
+            ins.push(node(&rt, h)?);
+        }
         let ctrl = slice(controls, n_ctrl, "controls")?;
         let reserve = |rng: u64, count: u64| -> Result<(u64, u64)> {
             let st = rt.rngs.get(rng)?.take(count);

@@ -126,7 +126,9 @@ impl Recipe {
         slots: &mut SlotValues,
     ) {
         slots.clear();
-        slots.resize(self.stored.len(), None);
+        for _ in &self.stored {
+            slots.push(None);
+        }
         for r in &self.steps {
             let mut inputs: SmallVec<[Value; 4]> = SmallVec::new();
             let mut failed = None;
@@ -142,7 +144,10 @@ impl Recipe {
             let result = match failed {
                 Some(e) => Err(e),
                 None => {
-                    let params: SmallVec<[Scalar; 4]> = r.params.iter().map(|&i| param(i)).collect();
+                    let mut params: SmallVec<[Scalar; 4]> = SmallVec::new();
+                    for &i in &r.params {
+                        params.push(param(i));
+                    }
                     let mut outputs = r.outputs.iter().map(|&slot| self.slot_types[slot as usize]);
                     run(&r.work, &inputs, &params, &mut outputs, site(r.site))
                 }

@@ -6,10 +6,11 @@
 //! (constants also by value) and the control values.
 
 use std::cell::RefCell;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
-use hashbrown::{Equivalent, HashMap as LookupMap, HashSet as LookupSet};
+use hashbrown::{Equivalent, HashSet as LookupSet, HashTable};
 use rustc_hash::FxBuildHasher;
 use smallvec::SmallVec;
 
@@ -39,8 +40,26 @@ impl KeyInput {
             Op::Fill { value, .. } => InputKind::Constant { value, shape: n.shape },
             _ => InputKind::Array { dtype: n.dtype, shape: n.shape, layout: leaf_layout(n) },
         };
-        KeyInput { kind, alias: inputs.iter().position(|m| m.id == n.id).expect("itself") as u32 }
+        KeyInput { kind, alias: alias_of(inputs, k) }
     }
+
+    /// Whether input `k` of a call is this one: `of` compared in place, without building it.
+    fn matches(&self, inputs: &[Arc<Node>], k: usize) -> bool {
+        let n = &inputs[k];
+        let kind = match (&self.kind, &n.op) {
+            (InputKind::Constant { value, shape }, Op::Fill { value: v, .. }) => value == v && *shape == n.shape,
+            (InputKind::Constant { .. }, _) | (InputKind::Array { .. }, Op::Fill { .. }) => false,
+            (InputKind::Array { dtype, shape, layout }, _) => {
+                *dtype == n.dtype && *shape == n.shape && leaf_layout(n) == *layout
+            }
+        };
+        kind && self.alias == alias_of(inputs, k)
+    }
+}
+
+/// The first of `inputs` that is the same array as input `k`.
+fn alias_of(inputs: &[Arc<Node>], k: usize) -> u32 {
+    inputs.iter().position(|m| m.id == inputs[k].id).expect("itself") as u32
 }
 
 impl Hash for KeyInput {
@@ -70,6 +89,18 @@ pub struct MacroKey {
     inputs: Vec<KeyInput>,
     /// Control values, bitwise.
     controls: Vec<u64>,
+}
+
+impl MacroKey {
+    /// Whether a call with `name`, `inputs` (not pending, except constants) and `controls`
+    /// has this key; no key is built for the call.
+    fn matches(&self, name: &str, inputs: &[Arc<Node>], controls: &[f64]) -> bool {
+        self.name == name
+            && self.inputs.len() == inputs.len()
+            && self.inputs.iter().enumerate().all(|(k, ki)| ki.matches(inputs, k))
+            && self.controls.len() == controls.len()
+            && self.controls.iter().zip(controls).all(|(&bits, c)| c.to_bits() == bits)
+    }
 }
 
 /// The key of a call, borrowing its name and controls, so a replay looks its entry up
@@ -182,15 +213,20 @@ pub fn table<T>(entries: impl IntoIterator<Item = (u32, T)>) -> Vec<Option<T>> {
     t
 }
 
-struct Cached {
-    entry: Arc<MacroEntry>,
-    last_use: u64,
+/// A recorded section as the cache holds it, shared with the replays running it.
+pub struct Section {
+    key: MacroKey,
+    hash: u64,
+    pub entry: MacroEntry,
+    /// The cache's clock at its last lookup (least recently used goes first); written
+    /// under the cache's lock.
+    last_use: AtomicU64,
 }
 
 /// Recorded sections, shared by all threads.
 pub struct MacroCache {
     capacity: usize,
-    entries: LookupMap<MacroKey, Cached, FxBuildHasher>,
+    entries: HashTable<Arc<Section>>,
     /// Keys being recorded (on any thread).
     recording: LookupSet<MacroKey, FxBuildHasher>,
     clock: u64,
@@ -200,7 +236,7 @@ pub struct MacroCache {
 /// What a lookup found.
 pub enum Claim {
     /// The section was recorded: replay this.
-    Replay(Arc<MacroEntry>),
+    Replay(Arc<Section>),
     /// It was not: the caller records it under this key (and ends with `finish`).
     Record(MacroKey),
 }
@@ -209,7 +245,7 @@ impl MacroCache {
     pub fn new(capacity: usize) -> MacroCache {
         MacroCache {
             capacity,
-            entries: LookupMap::default(),
+            entries: HashTable::new(),
             recording: LookupSet::default(),
             clock: 0,
             stats: CacheStats::default(),
@@ -225,17 +261,34 @@ impl MacroCache {
         if !self.recording.is_empty() && self.recording.contains(key) {
             bail!(InvalidState, "macro '{}' with these inputs is being recorded on another thread", key.name);
         }
-        self.stats.lookups += 1;
-        self.clock += 1;
-        if let Some(c) = self.entries.get_mut(key) {
-            c.last_use = self.clock;
-            self.stats.hits += 1;
-            return Ok(Claim::Replay(c.entry.clone()));
+        let hash = FxBuildHasher.hash_one(key);
+        if let Some(s) = self.entries.find(hash, |s| key.equivalent(&s.key)) {
+            let s = s.clone();
+            self.hit(&s);
+            return Ok(Claim::Replay(s));
         }
+        self.stats.lookups += 1;
         self.stats.misses += 1;
         let key = key.to_key();
         self.recording.insert(key.clone());
         Ok(Claim::Record(key))
+    }
+
+    /// Counts a lookup of `s` if the cache still holds it (it may have been evicted
+    /// since this thread last looked it up).
+    pub fn lookup_again(&mut self, s: &Arc<Section>) -> bool {
+        let held = self.entries.find(s.hash, |t| Arc::ptr_eq(t, s)).is_some();
+        if held {
+            self.hit(s);
+        }
+        held
+    }
+
+    fn hit(&mut self, s: &Section) {
+        self.stats.lookups += 1;
+        self.stats.hits += 1;
+        self.clock += 1;
+        s.last_use.store(self.clock, Ordering::Relaxed);
     }
 
     /// Ends the claim on `key`, storing what was recorded (if it succeeded); the least
@@ -247,13 +300,16 @@ impl MacroCache {
             return;
         }
         if self.entries.len() >= self.capacity
-            && let Some(oldest) = self.entries.iter().min_by_key(|(_, c)| c.last_use).map(|(k, _)| k.clone())
+            && let Some(oldest) = self.entries.iter().min_by_key(|s| s.last_use.load(Ordering::Relaxed)).cloned()
+            && let Ok(slot) = self.entries.find_entry(oldest.hash, |s| Arc::ptr_eq(s, &oldest))
         {
-            self.entries.remove(&oldest);
+            slot.remove();
             self.stats.evictions += 1;
         }
         self.clock += 1;
-        self.entries.insert(key, Cached { entry: Arc::new(entry), last_use: self.clock });
+        let hash = FxBuildHasher.hash_one(&key);
+        let section = Section { key, hash, entry, last_use: AtomicU64::new(self.clock) };
+        self.entries.insert_unique(hash, Arc::new(section), |s| s.hash);
     }
 }
 
@@ -270,6 +326,20 @@ pub struct Frame {
 
 thread_local! {
     static FRAMES: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
+    /// The section this thread replayed last: a loop replays one section over and over,
+    /// and comparing its key is cheaper than hashing a new one. Weak, so a section the
+    /// cache (or a shut-down runtime) has let go of is not kept alive by a thread.
+    static LAST: RefCell<Weak<Section>> = const { RefCell::new(Weak::new()) };
+}
+
+/// The section this thread replayed last, if a call with `name`, `inputs` and
+/// `controls` has its key.
+pub fn last_replayed(name: &str, inputs: &[Arc<Node>], controls: &[f64]) -> Option<Arc<Section>> {
+    LAST.with(|l| l.borrow().upgrade()).filter(|s| s.key.matches(name, inputs, controls))
+}
+
+pub fn remember_replayed(s: &Arc<Section>) {
+    LAST.with(|l| *l.borrow_mut() = Arc::downgrade(s));
 }
 
 pub fn push(frame: Frame) {

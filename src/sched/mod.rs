@@ -462,6 +462,15 @@ impl Scheduler {
             let pending: Vec<Arc<Node>> = inputs.iter().filter(|n| n.is_pending()).cloned().collect();
             self.flush(&pending);
         }
+        // Comparison runs every section's body, so its ops have references.
+        let compare = check::mode() != check::Mode::Off;
+        if !nested
+            && !compare
+            && let Some(section) = macros::last_replayed(name, inputs, controls)
+            && self.core.macros.lock().lookup_again(&section)
+        {
+            return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, site, reserve)?));
+        }
         let query = KeyOf::new(name, inputs, controls);
         if macros::is_open(&query) {
             bail!(
@@ -469,15 +478,16 @@ impl Scheduler {
                 "macro '{name}' is already being recorded on this thread (a section cannot contain itself)"
             );
         }
-        // Comparison runs every section's body, so its ops have references.
-        let compare = check::mode() != check::Mode::Off;
         let key = if nested || compare {
             query.to_key()
         } else {
             // Looked up with the borrowed key (no allocation); the lock is not held while replaying.
             let claim = self.core.macros.lock().lookup_or_claim(&query)?;
             match claim {
-                Claim::Replay(entry) => return Ok(MacroStart::Replay(self.replay(&entry, inputs, site, reserve)?)),
+                Claim::Replay(section) => {
+                    macros::remember_replayed(&section);
+                    return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, site, reserve)?));
+                }
                 Claim::Record(key) => key,
             }
         };

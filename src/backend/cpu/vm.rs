@@ -126,8 +126,7 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
         outs.push(host_ptr(v)? as *mut u8);
         stream.push(v.storage.byte_len() >= STREAM_MIN_BYTES);
     }
-    let mut uni: Few<u64> = SmallVec::new();
-    eval_uniforms(prog, &bound, params, &mut uni);
+    let uni = eval_uniforms(prog, &bound, params);
     let rows = RowChunks::new(&prog.domain.with_dim_or_scalar(prog.axis), prog.axis.is_none());
     let n_chunks = rows.n_chunks();
     // Only reductions fold through partials.
@@ -144,8 +143,7 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
             });
         }
         _ => {
-            let scan = prog.outputs.iter().any(|o| matches!(o.kind, OutKind::Scan { .. }));
-            if scan && rows.parts > 1 {
+            if scans(prog) && rows.parts > 1 {
                 // A scan carries along each long row: one task per row, parts in order.
                 workers.for_each(rows.rows, serial, |range| {
                     with_frame(&launch, |f| {
@@ -165,7 +163,9 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
                     })
                 });
             }
-            unsafe { finish_row_reductions(&launch, &rows, &partials) };
+            if reduces {
+                unsafe { finish_row_reductions(&launch, &rows, &partials) };
+            }
         }
     }
     Ok(())
@@ -311,11 +311,10 @@ impl RowChunks {
     }
 }
 
-/// Computes the launch's uniform values into `uni`.
-fn eval_uniforms(prog: &Program, inputs: &[BoundInput], params: &[Scalar], uni: &mut Few<u64>) {
-    uni.clear();
-    uni.resize(prog.uniforms.len(), 0);
-    for (i, u) in prog.uniforms.iter().enumerate() {
+/// The launch's uniform values.
+fn eval_uniforms(prog: &Program, inputs: &[BoundInput], params: &[Scalar]) -> Few<u64> {
+    let mut uni = Few::new();
+    for u in &prog.uniforms {
         let mut out = 0u64;
         let dst = &mut out as *mut u64 as *mut u8;
         let at = |j: u16| Opnd::Scalar(uni[j as usize]);
@@ -335,8 +334,9 @@ fn eval_uniforms(prog: &Program, inputs: &[BoundInput], params: &[Scalar], uni: 
                 UInst::Cast { from, to, a } => ops::cast(*from, *to, ptr_of(*a), dst, 1),
             }
         }
-        uni[i] = out;
+        uni.push(out);
     }
+    uni
 }
 
 fn opnd(f: &Frame, uni: &[u64], a: Arg) -> Opnd {
@@ -536,14 +536,22 @@ unsafe fn value_ptr(l: &Launch, f: &mut Frame, a: Arg, dtype: DType, n: usize) -
     }
 }
 
+fn scans(prog: &Program) -> bool {
+    prog.outputs.iter().any(|o| matches!(o.kind, OutKind::Scan { .. }))
+}
+
+/// Per output, the carry a scan starts from (none when the program does not scan).
 fn scan_start(prog: &Program) -> Few<ScanCarry> {
-    prog.outputs
-        .iter()
-        .map(|o| match o.kind {
-            OutKind::Scan { prod } => reduce::scan_identity(prod, o.dtype),
-            _ => ScanCarry { bits: 0 },
-        })
-        .collect()
+    let mut carries = Few::new();
+    if scans(prog) {
+        for o in &prog.outputs {
+            carries.push(match o.kind {
+                OutKind::Scan { prod } => reduce::scan_identity(prod, o.dtype),
+                _ => ScanCarry { bits: 0 },
+            });
+        }
+    }
+    carries
 }
 
 /// One chunk of a row-ordered launch: compute, store, scan along rows, and fold
