@@ -409,23 +409,23 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                 }
                 VInst::Unary { op, dtype, dst, a } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
-                    let Opnd::Vec(src) = opnd(f, &l.uni, *a) else { unreachable!("uniform unary is hoisted") };
+                    let Opnd::Vec(src) = opnd(f, l.uni, *a) else { unreachable!("uniform unary is hoisted") };
                     ops::unary(*op, *dtype, src, d, n);
                     f.ptrs[*dst as usize] = d;
                 }
                 VInst::Binary { op, dtype, dst, a, b } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
-                    ops::binary(*op, *dtype, opnd(f, &l.uni, *a), opnd(f, &l.uni, *b), d, n);
+                    ops::binary(*op, *dtype, opnd(f, l.uni, *a), opnd(f, l.uni, *b), d, n);
                     f.ptrs[*dst as usize] = d;
                 }
                 VInst::Select { dtype, dst, cond, a, b } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
-                    ops::select(*dtype, opnd(f, &l.uni, *cond), opnd(f, &l.uni, *a), opnd(f, &l.uni, *b), d, n);
+                    ops::select(*dtype, opnd(f, l.uni, *cond), opnd(f, l.uni, *a), opnd(f, l.uni, *b), d, n);
                     f.ptrs[*dst as usize] = d;
                 }
                 VInst::Cast { from, to, dst, a } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
-                    let Opnd::Vec(src) = opnd(f, &l.uni, *a) else { unreachable!("uniform cast is hoisted") };
+                    let Opnd::Vec(src) = opnd(f, l.uni, *a) else { unreachable!("uniform cast is hoisted") };
                     ops::cast(*from, *to, src, d, n);
                     f.ptrs[*dst as usize] = d;
                 }
@@ -433,7 +433,7 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                     let d = f.reg(*dst as usize);
                     gather(
                         f,
-                        &l.uni,
+                        l.uni,
                         &l.inputs[*input as usize],
                         &prog.kernel.inputs[*input as usize].shape,
                         indices,
@@ -445,9 +445,9 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                 VInst::Random { kind, word, dtype, dst, seed, draw, index } => {
                     let d = f.reg(*dst as usize);
                     let at = random::StreamAt {
-                        seed: opnd(f, &l.uni, *seed),
-                        draw: opnd(f, &l.uni, *draw),
-                        index: opnd(f, &l.uni, *index),
+                        seed: opnd(f, l.uni, *seed),
+                        draw: opnd(f, l.uni, *draw),
+                        index: opnd(f, l.uni, *index),
                     };
                     random::uniform(*kind, *word, *dtype, at, d, n);
                     f.ptrs[*dst as usize] = d;
@@ -485,14 +485,14 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
                 for s in segs {
                     walk(map, &s.start, s.len, &mut f.pieces, &mut f.scratch);
                     if let ([p], [_]) = (&f.pieces[..], segs) {
-                        let a = p.address(&inp.layout, inp.rank);
+                        let a = p.address(inp.layout, inp.rank);
                         if a.step == 1 {
                             f.ptrs[dst] = inp.ptr.offset(a.base as isize * inp.size as isize);
                             return;
                         }
                     }
                     for p in &f.pieces {
-                        let a = p.address(&inp.layout, inp.rank);
+                        let a = p.address(inp.layout, inp.rank);
                         copy_run(inp.ptr, inp.size, a, d.add((s.lane + p.lane) * inp.size), p.len);
                     }
                 }
