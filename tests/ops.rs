@@ -639,3 +639,27 @@ fn matmul_and_dot() {
         release(&[ha, hb, d]);
     }
 }
+
+/// Reductions and scans along axes longer than 65,535 points (lavapipe ends a shader's
+/// loops there, so the Vulkan executor hands such kernels to the CPU).
+#[test]
+fn long_axes() {
+    let mut rng = rng("long_axes");
+    for shape in [vec![70_001], vec![3, 70_001]] {
+        let a = rand_arr(&mut rng, SL_F32, &shape, -1.0, 1.0, false);
+        let h = a.upload();
+        let axis = shape.len() - 1;
+        let sum_abs: f64 = a.v.iter().map(|v| v.f().abs()).sum();
+        for op in [SL_SUM, SL_COUNT, SL_MAXVAL, SL_ARGMAX] {
+            let mut out = 0;
+            ok(sl_reduce(op, h, axis as i32, &mut out));
+            let want = r::reduce(op, &a, Some(axis));
+            assert_near(&format!("reduce {op} {shape:?}"), &download(out), &want, 4e-6 * sum_abs, 8e-6);
+            release(&[out]);
+        }
+        let mut out = 0;
+        ok(sl_cumsum(h, axis as i32, &mut out));
+        assert_near(&format!("cumsum {shape:?}"), &download(out), &r::scan(false, &a, axis), 4e-6 * sum_abs, 1e-6);
+        release(&[out, h]);
+    }
+}

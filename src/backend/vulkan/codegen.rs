@@ -70,6 +70,9 @@ pub struct Target {
     /// Whether shaders may index arrays of storage buffers dynamically (needed to read
     /// arrays bound as several ranges).
     pub chunked_arrays: bool,
+    /// Iterations after which the driver ends a shader's loops, if it does (lavapipe's
+    /// gallivm: 65,535 per invocation, counted over all its loops).
+    pub max_loop_iterations: Option<usize>,
 }
 
 impl Target {
@@ -670,6 +673,15 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             finish = Some(f);
         }
         Mode::Axis(axis) => {
+            // Each invocation walks the whole axis.
+            if let Some(limit) = target.max_loop_iterations
+                && k.domain.dim(axis) >= limit
+            {
+                return Err(format!(
+                    "a reduction or scan along {} points: this device ends shader loops after {limit} iterations",
+                    k.domain.dim(axis)
+                ));
+            }
             let coords = g.coords("li_", Some(axis))?;
             let extent = g.num(k.domain.dim(axis) as i64)?;
             let lin = g.linear()?;

@@ -31,7 +31,7 @@ use residency::Arrays;
 use submit::{Commands, Submitter};
 
 use crate::exec::memory::HostPool;
-use crate::exec::{CompiledKernel, DeviceInfo, Executor, Step, StepOutcome, Work};
+use crate::exec::{CompiledKernel, DeviceInfo, DeviceKind, Executor, Step, StepOutcome, Work};
 use crate::ir::kernel::Kernel;
 use crate::ir::{DType, Layout, Result, Scalar, Shape, Value, bail};
 
@@ -131,6 +131,8 @@ impl VulkanExecutor {
                 max_bindings: caps.max_bindings.min(submit::DESCRIPTORS_PER_SUBMIT / 2),
                 chunk_bytes: caps.chunk_bytes,
                 chunked_arrays: caps.chunked_arrays,
+                // Mesa's CPU drivers; GPU drivers do not cut loops short.
+                max_loop_iterations: (caps.kind == DeviceKind::VulkanCpu).then_some(65_535),
             },
             ctx,
             cpu,
