@@ -1,0 +1,125 @@
+//! The cost estimate behind profile attribution: how much of a fused kernel's time each
+//! call fused into it accounts for. Each live instruction costs a fixed amount per
+//! element, in units of one add (below), and belongs to the op whose expansion created it
+//! (a load to the first op that used it); values that do not vary over the domain are
+//! computed once per launch and cost nothing; each output costs its store (or
+//! accumulation). An op's weight is its instructions' cost over the kernel's total.
+//!
+//! | instruction | cost |
+//! |---|---|
+//! | parameter, constant | 0 |
+//! | add, multiply, compare, min/max, logic, select, cast, abs, floor, ...; coordinate, fill test | 1 |
+//! | load | 1 |
+//! | divide, remainder, sqrt, rsqrt, reciprocal; gather | 4 |
+//! | hypot | 6 |
+//! | random draw | 10 |
+//! | exp, log, sin, cos, tan, their variants, hyperbolic and inverse functions, erf, cbrt | 20 |
+//! | atan2 | 25 |
+//! | pow | 40 |
+//! | store | 1 |
+//! | reduce or scan accumulation | 2 |
+
+use crate::ir::kernel::{Inst, Kernel, OutputKind};
+use crate::ir::{BinaryOp, UnaryOp};
+
+/// Owner of instructions no op has claimed (yet).
+pub const UNOWNED: u32 = u32::MAX;
+
+fn unary_cost(op: UnaryOp) -> f32 {
+    use UnaryOp::*;
+    match op {
+        Neg | Abs | Sign | Floor | Ceil | Round | Trunc | IsNan | IsInf | Not => 1.0,
+        Sqrt | Rsqrt | Rcp => 4.0,
+        Cbrt | Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh
+        | Tanh | Asinh | Acosh | Atanh | Erf => 20.0,
+    }
+}
+
+fn binary_cost(op: BinaryOp) -> f32 {
+    use BinaryOp::*;
+    match op {
+        Div | Rem => 4.0,
+        Hypot => 6.0,
+        Atan2 => 25.0,
+        Pow => 40.0,
+        Add | Sub | Mul | Min | Max | Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor => 1.0,
+    }
+}
+
+/// Per-element cost of one instruction.
+pub fn inst_cost(inst: &Inst) -> f32 {
+    match *inst {
+        Inst::Param { .. } | Inst::Const(_) => 0.0,
+        Inst::Load { .. } | Inst::Coord { .. } | Inst::Valid { .. } | Inst::Select { .. } | Inst::Cast { .. } => 1.0,
+        Inst::Unary { op, .. } => unary_cost(op),
+        Inst::Binary { op, .. } => binary_cost(op),
+        Inst::Random { .. } => 10.0,
+        Inst::Gather { .. } => 4.0,
+    }
+}
+
+fn output_cost(kind: OutputKind) -> f32 {
+    match kind {
+        OutputKind::Store => 1.0,
+        OutputKind::Reduce(_) | OutputKind::Scan(_) => 2.0,
+    }
+}
+
+/// Per instruction, whether its value is the same at every domain point.
+fn uniform(k: &Kernel) -> Vec<bool> {
+    let mut u = vec![false; k.insts.len()];
+    for (i, inst) in k.insts.iter().enumerate() {
+        u[i] = match inst {
+            Inst::Param { .. } | Inst::Const(_) => true,
+            Inst::Load { .. } | Inst::Coord { .. } | Inst::Valid { .. } | Inst::Random { .. } | Inst::Gather { .. } => {
+                false
+            }
+            _ => inst.operands().iter().all(|&a| u[a as usize]),
+        };
+    }
+    u
+}
+
+/// The share of kernel `k`'s cost of each owner (a subgraph index), given the owner of
+/// each instruction and of each output; shares sum to 1, sorted by owner. Unclaimed
+/// instructions go to the first output's owner.
+pub fn shares(k: &Kernel, inst_owner: &[u32], output_owner: &[u32]) -> Vec<(u32, f32)> {
+    let (live, uniform) = (k.live(), uniform(k));
+    let fallback = output_owner.first().copied().unwrap_or(0);
+    let mut costs: Vec<(u32, f32)> = Vec::new();
+    let mut add = |owner: u32, c: f32| {
+        let owner = if owner == UNOWNED { fallback } else { owner };
+        match costs.iter_mut().find(|(o, _)| *o == owner) {
+            Some(e) => e.1 += c,
+            None => costs.push((owner, c)),
+        }
+    };
+    for (i, inst) in k.insts.iter().enumerate() {
+        if live[i] && !uniform[i] {
+            add(inst_owner[i], inst_cost(inst));
+        }
+    }
+    for (o, &owner) in k.outputs.iter().zip(output_owner) {
+        add(owner, output_cost(o.kind));
+    }
+    costs.retain(|&(_, c)| c > 0.0);
+    let total: f32 = costs.iter().map(|c| c.1).sum();
+    for c in &mut costs {
+        c.1 /= total;
+    }
+    costs.sort_by_key(|c| c.0);
+    costs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transcendentals_cost_more_than_adds() {
+        assert!(
+            inst_cost(&Inst::Unary { op: UnaryOp::Exp, a: 0 })
+                > inst_cost(&Inst::Binary { op: BinaryOp::Add, a: 0, b: 1 })
+        );
+    }
+}
