@@ -106,7 +106,7 @@ pub fn text(s: &Session, rows: &[SiteRow], located: &[SiteInfo], duration_ns: u6
     order.sort_by_key(|&i| std::cmp::Reverse(s.kernels[i].wall_ns));
     for i in order {
         let k = &s.kernels[i];
-        let shape = if k.work == "kernel" { format!("[{}], {} insts; ", k.domain, k.insts) } else { String::new() };
+        let shape = if k.work == "kernel" { format!("{}, {} insts; ", k.domain, k.insts) } else { String::new() };
         let _ = writeln!(
             w,
             "{:>4} {:<8} {:<8} {:>7} {:>14} {:>14} {:>13} {:>12.1} {:>14}  {shape}{}",
