@@ -280,7 +280,7 @@ pub extern "C" fn sl_profile_end() -> sl_status {
 /// Makes `file:line` the call site of this thread's following calls (error messages and
 /// profiles name it) until it is changed or cleared with `file` NULL; without it, a call
 /// site is the caller's address, located through the application's debug information.
-/// `SL_HERE` and `SL_AT(call)` (below) pass `__FILE__` and `__LINE__`. `file` is copied.
+/// The header macros `SL_HERE` and `SL_AT(call)` pass `__FILE__` and `__LINE__`. `file` is copied.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_set_call_site(file: *const c_char, line: i32) -> sl_status {
     boundary!("sl_set_call_site", |_site| {
