@@ -86,29 +86,20 @@ fn uniform(k: &Kernel) -> Vec<bool> {
 pub fn shares(k: &Kernel, inst_owner: &[u32], output_owner: &[u32]) -> Vec<(u32, f32)> {
     let (live, uniform) = (k.live(), uniform(k));
     let fallback = output_owner.first().copied().unwrap_or(0);
-    let mut costs: Vec<(u32, f32)> = Vec::new();
-    let mut add = |owner: u32, c: f32| {
-        let owner = if owner == UNOWNED { fallback } else { owner };
-        match costs.iter_mut().find(|(o, _)| *o == owner) {
-            Some(e) => e.1 += c,
-            None => costs.push((owner, c)),
-        }
-    };
+    let owner = |o: u32| if o == UNOWNED { fallback } else { o } as usize;
+    // Owners are subgraph indices: a dense table keeps this linear in the kernel's size.
+    let len = inst_owner.iter().chain(output_owner).map(|&o| owner(o) + 1).max().unwrap_or(0);
+    let mut cost = vec![0f32; len];
     for (i, inst) in k.insts.iter().enumerate() {
         if live[i] && !uniform[i] {
-            add(inst_owner[i], inst_cost(inst));
+            cost[owner(inst_owner[i])] += inst_cost(inst);
         }
     }
-    for (o, &owner) in k.outputs.iter().zip(output_owner) {
-        add(owner, output_cost(o.kind));
+    for (o, &node) in k.outputs.iter().zip(output_owner) {
+        cost[owner(node)] += output_cost(o.kind);
     }
-    costs.retain(|&(_, c)| c > 0.0);
-    let total: f32 = costs.iter().map(|c| c.1).sum();
-    for c in &mut costs {
-        c.1 /= total;
-    }
-    costs.sort_by_key(|c| c.0);
-    costs
+    let total: f32 = cost.iter().sum();
+    cost.iter().enumerate().filter(|(_, c)| **c > 0.0).map(|(i, c)| (i as u32, c / total)).collect()
 }
 
 #[cfg(test)]

@@ -82,7 +82,14 @@ pub fn set_explicit(site: Option<(&str, u32)>) {
 /// The explicit site set on this thread (a tagged pc), or 0.
 #[inline(always)]
 pub fn explicit_site() -> usize {
-    if ANY_EXPLICIT.load(Ordering::Relaxed) { CURRENT.with(|c| c.get()) } else { 0 }
+    if ANY_EXPLICIT.load(Ordering::Relaxed) { current_explicit() } else { 0 }
+}
+
+/// Out of line: inlined, the compiler computes the thread-local's address (a call, in a
+/// shared library) on every API call, before the test that makes it unnecessary.
+#[inline(never)]
+fn current_explicit() -> usize {
+    CURRENT.with(|c| c.get())
 }
 
 fn explicit_location(pc: usize) -> Option<(String, u32)> {

@@ -391,3 +391,59 @@ struct RawFile<'a> {
     steps: &'a [Step],
     transfers: &'a [Transfer],
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn base(name: &str) -> String {
+        let dir = std::env::temp_dir().join(format!("sluice-session-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("p").to_str().unwrap().to_owned()
+    }
+
+    #[test]
+    fn step_time_is_shared_by_weight_and_written() {
+        let path = base("share");
+        let mut s = Session::create(&path, Origin::Call).unwrap();
+        let (exp, add) = (CallSite { pc: 0x1000, api: "sl_exp" }, CallSite { pc: 0x2000, api: "sl_add" });
+        let start = Instant::now();
+        let info = StepInfo { executor: "cpu", work: "matmul", kernel: None, elements: 10, bytes: 80, shares: &[] };
+        for (wall_us, w) in [(100, 0.75f32), (300, 0.5)] {
+            let shares = [(exp, w), (add, 1.0 - w)];
+            s.step(
+                start,
+                start + Duration::from_micros(wall_us),
+                Some(2 * wall_us * 1000),
+                &StepInfo { shares: &shares, ..info },
+            );
+        }
+        s.call(exp, start);
+        let totals = |site: CallSite| s.site_totals[s.site_ids[&site] as usize];
+        assert_eq!(totals(exp).attributed_ns, 75_000.0 + 150_000.0);
+        assert_eq!(totals(add).attributed_ns, 25_000.0 + 150_000.0);
+        assert_eq!((totals(exp).calls, totals(add).calls), (1, 0));
+        let k = &s.kernels[0];
+        assert_eq!((k.runs, k.wall_ns, k.cpu_ns, k.bytes), (2, 400_000, 800_000, 160));
+        s.finish().unwrap();
+        let raw: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(format!("{path}.json")).unwrap()).unwrap();
+        assert_eq!(raw["steps"].as_array().unwrap().len(), 2);
+        assert_eq!(raw["steps"][1]["sites"][0]["weight"], 0.5);
+        assert_eq!(raw["summary"]["sites"][0]["api"], "sl_exp");
+        let trace: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(format!("{path}.trace.json")).unwrap()).unwrap();
+        assert!(trace["traceEvents"].as_array().unwrap().iter().any(|e| e["cat"] == "step"));
+        assert!(std::fs::read_to_string(format!("{path}.txt")).unwrap().contains("sl_exp"));
+    }
+
+    #[test]
+    fn unwritable_paths_are_refused() {
+        let e = Session::create("/nonexistent-directory/p", Origin::Call).err().unwrap();
+        assert_eq!(e.kind, ErrorKind::InvalidArgument);
+        assert!(e.message.contains("cannot write the profile file /nonexistent-directory/p.txt"), "{}", e.message);
+        assert!(Session::create("", Origin::Call).is_err());
+    }
+}
