@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::cost::{self, UNOWNED};
+use super::cost::{self, Shares, UNOWNED};
 use super::recipe::Source;
 use crate::ir::kernel::{Inst, Kernel, KernelInput, KernelOutput, KernelReduce, OutputKind};
 use crate::ir::{
@@ -500,7 +500,7 @@ impl<'a> KernelBuilder<'a> {
 
     /// The kernel, where its inputs come from, the fill nodes holding its parameters, and
     /// the share of its cost of each node fused into it (see `cost`).
-    pub fn finish(self) -> (Kernel, Vec<Source>, Vec<u32>, Vec<(u32, f32)>) {
+    pub fn finish(self) -> (Kernel, Vec<Source>, Vec<u32>, Shares) {
         let kernel = Kernel {
             domain: self.domain,
             axis: self.axis,

@@ -22,6 +22,10 @@
 use crate::ir::kernel::{Inst, Kernel, OutputKind};
 use crate::ir::{BinaryOp, UnaryOp};
 
+/// Subgraph indices of the nodes fused into a step, each with its share of the step's
+/// cost; the shares sum to 1.
+pub type Shares = Vec<(u32, f32)>;
+
 /// Owner of instructions no op has claimed (yet).
 pub const UNOWNED: u32 = u32::MAX;
 
@@ -83,7 +87,7 @@ fn uniform(k: &Kernel) -> Vec<bool> {
 /// The share of kernel `k`'s cost of each owner (a subgraph index), given the owner of
 /// each instruction and of each output; shares sum to 1, sorted by owner. Unclaimed
 /// instructions go to the first output's owner.
-pub fn shares(k: &Kernel, inst_owner: &[u32], output_owner: &[u32]) -> Vec<(u32, f32)> {
+pub fn shares(k: &Kernel, inst_owner: &[u32], output_owner: &[u32]) -> Shares {
     let (live, uniform) = (k.live(), uniform(k));
     let fallback = output_owner.first().copied().unwrap_or(0);
     let owner = |o: u32| if o == UNOWNED { fallback } else { o } as usize;

@@ -4,9 +4,10 @@
 
 use std::sync::Arc;
 
-use super::build::Subgraph;
 use smallvec::SmallVec;
 
+use super::build::Subgraph;
+use super::cost::Shares;
 use crate::exec::{Binding, ProgramSequence, Step, StepOutput, StepValues, Work};
 use crate::ir::{CallSite, DType, Error, Layout, Node, NodeState, Op, Promise, Scalar, Shape, Value};
 
@@ -55,7 +56,7 @@ pub struct StepRecipe {
     pub site: u32,
     /// Subgraph index of each node fused into the step, with its share of the step's cost
     /// (summing to 1): a replay attributes the step's time to its own flush's call sites.
-    pub shares: Vec<(u32, f32)>,
+    pub shares: Shares,
 }
 
 impl StepRecipe {
