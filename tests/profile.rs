@@ -123,10 +123,13 @@ fn profiles_attribute_time_to_call_sites() {
     fails(sl_profile_end(), SL_ERR_INVALID_STATE, "profiling is not on");
 
     let raw = read_json(&format!("{base}.json"));
-    // exp costs 20 adds per element: its line gets far more than the add or the sum.
+    // exp costs 20 adds per element (src/gen/cost.rs): over the same runs, its two lines
+    // together get far more of the time than the add, whatever each run took.
+    let exp = attributed(&raw, "sl_exp", 10) + attributed(&raw, "sl_exp", 20);
+    let add = attributed(&raw, "sl_add", 11);
+    assert!(exp > 10.0 * add, "exp at lines 10 and 20: {exp} ns, the add: {add} ns");
     for line in [10, 20] {
-        let (exp, add) = (attributed(&raw, "sl_exp", line), attributed(&raw, "sl_add", 11));
-        assert!(exp > 4.0 * add, "exp at {line}: {exp} ns, the add (twice the runs): {add} ns");
+        assert!(attributed(&raw, "sl_exp", line) > 0.0, "line {line} has no kernel time");
         assert_eq!(row(&raw, "sl_exp", line)["calls"], 2);
     }
     assert!(attributed(&raw, "sl_sum", 12) > 0.0);

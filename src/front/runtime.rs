@@ -33,10 +33,8 @@ const ENGINE_DEPTH: usize = 16;
 
 impl Runtime {
     fn start(config: Config) -> Result<Runtime> {
-        if let Some(path) = &config.profile
-            && crate::profile::active().is_none()
-        {
-            crate::profile::begin(path, crate::profile::Origin::Environment)?;
+        if let Some(path) = &config.profile {
+            crate::profile::begin_environment(path)?;
         }
         let memory = HostPool::new(config.memory_limit);
         let (executor, device) = crate::exec::start(&config, memory.clone())?;

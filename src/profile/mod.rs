@@ -64,6 +64,19 @@ pub fn begin(path: &str, origin: Origin) -> Result<()> {
     Ok(())
 }
 
+/// Starts the profile `SLUICE_PROFILE` asks for, once per process: it covers the run up
+/// to the first `sl_shutdown` (or exit), and a runtime started again afterwards does not
+/// overwrite its files.
+pub fn begin_environment(path: &str) -> Result<()> {
+    static DONE: AtomicBool = AtomicBool::new(false);
+    if active().is_some() || DONE.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    begin(path, Origin::Environment)?;
+    DONE.store(true, Ordering::Relaxed);
+    Ok(())
+}
+
 /// Whether a profile is being collected, and who started it.
 pub fn active() -> Option<Origin> {
     SESSION.lock().as_ref().map(|s| s.origin())
