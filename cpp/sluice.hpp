@@ -430,6 +430,12 @@ inline sl_config config_default() {
 inline void init(const sl_config& config) { detail::check(sl_init(&config)); }
 inline void init() { detail::check(sl_init(nullptr)); }
 inline void shutdown() { detail::check(sl_shutdown()); }
+// Profiling: from profile_begin(path) to profile_end(), which writes <path>.txt (time by
+// call site), <path>.json (raw records) and <path>.trace.json (a Chrome trace).
+inline void profile_begin(const std::string& path) { detail::check(sl_profile_begin(path.c_str())); }
+inline void profile_end() { detail::check(sl_profile_end()); }
+// Names the call site of this thread's following calls (nullptr clears it).
+inline void set_call_site(const char* file, int line) { detail::check(sl_set_call_site(file, line)); }
 inline sl_stats stats() {
     sl_stats s{};
     detail::check(sl_get_stats(&s));

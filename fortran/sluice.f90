@@ -1115,8 +1115,26 @@ module sluice
       integer(c_size_t), value :: bytes
       integer(c_int) :: status
     end function
+
+    ! Profiling and explicit call sites (C strings: NUL-terminated, e.g. 'prof'//c_null_char).
+    function sl_profile_begin(path) result(status) bind(C, name="sl_profile_begin")
+      import :: c_int, c_char
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int) :: status
+    end function
+    function sl_profile_end() result(status) bind(C, name="sl_profile_end")
+      import :: c_int
+      integer(c_int) :: status
+    end function
+    function sl_set_call_site(file, line) result(status) bind(C, name="sl_set_call_site")
+      import :: c_int, c_int32_t, c_char
+      character(kind=c_char), intent(in) :: file(*)
+      integer(c_int32_t), value :: line
+      integer(c_int) :: status
+    end function
   end interface
   public :: sl_set_compare, sl_get_compare, sl_get_compare_stats, sl_reference, sl_debug_peek
+  public :: sl_profile_begin, sl_profile_end, sl_set_call_site
   public :: sl_create, sl_constant, sl_scalar, sl_iota, sl_identity, sl_read, sl_rank, sl_shape, sl_get_dtype, &
     sl_numel, sl_live_handles, sl_eval, sl_unary, sl_binary, sl_binary_scalar, sl_scalar_binary, sl_select, &
     sl_cast, sl_reshape, sl_permute, sl_section, sl_project, sl_shift, sl_rotate, sl_pad, sl_tile, &

@@ -35,6 +35,9 @@
 // workgroups of the first pass, both set at launch.
 #define HEADER_WORDS 2
 
+// Owner of instructions no op has claimed (yet).
+#define UNOWNED UINT32_MAX
+
 // Status of every call: `SL_OK` or an error code (details in `sl_last_error`).
 typedef int32_t sl_status;
 
@@ -976,6 +979,26 @@ sl_status sl_get_device_info(sl_device_info *out);
 // Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`) since the runtime started.
 sl_status sl_get_cache_stats(sl_cache which, sl_cache_stats *out);
 
+// Starts profiling: API calls, flushes, compiles, kernel runs and transfers are timed,
+// and kernel time is attributed to the call sites fused into each kernel. The results
+// are written when `sl_profile_end` is called: a report by call site (`<path>.txt`), the
+// raw records (`<path>.json`) and a Chrome trace-event timeline (`<path>.trace.json`,
+// for Perfetto or chrome://tracing). The files are created now: an unwritable path
+// fails with `SL_ERR_INVALID_ARGUMENT`; profiling while a profile is on (also one
+// started by `SLUICE_PROFILE`) fails with `SL_ERR_INVALID_STATE`.
+sl_status sl_profile_begin(const char *path);
+
+// Waits for the work already submitted, stops profiling and writes the files named by
+// `sl_profile_begin` (or `SLUICE_PROFILE`). Fails with `SL_ERR_INVALID_STATE` when
+// profiling is not on.
+sl_status sl_profile_end(void);
+
+// Makes `file:line` the call site of this thread's following calls (error messages and
+// profiles name it) until it is changed or cleared with `file` NULL; without it, a call
+// site is the caller's address, located through the application's debug information.
+// The header macros `SL_HERE` and `SL_AT(call)` pass `__FILE__` and `__LINE__`. `file` is copied.
+sl_status sl_set_call_site(const char *file, int32_t line);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
@@ -1008,3 +1031,22 @@ static inline int sl_macro_records_(const char *name, const sl_array *in, int32_
     for (int sl_macro_rec_ = sl_macro_records_(name, in, n_in, ctrl, n_ctrl, out, n_out); sl_macro_rec_;      \
          sl_macro_rec_ = (sl_macro_end(out, n_out), 0))
 #endif /* SLUICE_MACRO_HELPERS */
+
+#ifndef SLUICE_SITE_HELPERS
+#define SLUICE_SITE_HELPERS
+/*
+ * Naming call sites explicitly (error messages and profiles then name these lines):
+ *
+ *     SL_HERE;                     following calls on this thread are at this line
+ *     sl_mul(a, b, &c);
+ *     sl_set_call_site(NULL, 0);   back to locating calls by their return address
+ *
+ *     SL_AT(sl_exp(x, &y));        just this call is at this line; evaluates to its status
+ */
+#define SL_HERE sl_set_call_site(__FILE__, __LINE__)
+static inline sl_status sl_at_done_(sl_status status) {
+    sl_set_call_site(NULL, 0);
+    return status;
+}
+#define SL_AT(call) (sl_set_call_site(__FILE__, __LINE__), sl_at_done_(call))
+#endif /* SLUICE_SITE_HELPERS */

@@ -14,6 +14,7 @@ command -v cc >/dev/null || need+=(build-essential)
 command -v c++ >/dev/null || need+=(g++)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v gfortran >/dev/null || need+=(gfortran)
+command -v python3 >/dev/null || need+=(python3)
 for pkg in libvulkan1 mesa-vulkan-drivers vulkan-validationlayers libshaderc-dev glslang-dev spirv-tools; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done

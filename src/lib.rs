@@ -22,6 +22,7 @@ pub mod exec;
 pub mod front;
 pub mod r#gen;
 pub mod ir;
+pub mod profile;
 pub mod sched;
 
 pub use api::array::*;

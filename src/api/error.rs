@@ -164,11 +164,18 @@ pub fn run(site: CallSite, body: impl FnOnce(CallSite) -> Result<()>) -> sl_stat
     }
 }
 
-/// Wraps an exported function body: `boundary!("sl_name", |site| { ... })`.
+/// Wraps an exported function body: `boundary!("sl_name", |site| { ... })`. The call
+/// site is the one the application set on this thread (`sl_set_call_site`), else the
+/// caller's return address; with profiling on, the call is timed.
 macro_rules! boundary {
     ($name:literal, |$site:ident| $body:expr) => {{
-        let site = $crate::ir::CallSite { pc: $crate::api::site::caller_pc(), api: $name };
-        $crate::api::error::run(site, |$site: $crate::ir::CallSite| -> $crate::ir::Result<()> { $body })
+        let explicit = $crate::ir::site::explicit_site();
+        let pc = if explicit != 0 { explicit } else { $crate::api::site::caller_pc() };
+        let site = $crate::ir::CallSite { pc, api: $name };
+        let timer = $crate::profile::CallTimer::start();
+        let status = $crate::api::error::run(site, |$site: $crate::ir::CallSite| -> $crate::ir::Result<()> { $body });
+        timer.finish(site);
+        status
     }};
 }
 pub(crate) use boundary;

@@ -240,3 +240,60 @@ pub extern "C" fn sl_get_cache_stats(which: sl_cache, out: *mut sl_cache_stats) 
         Ok(())
     })
 }
+
+/// Starts profiling: API calls, flushes, compiles, kernel runs and transfers are timed,
+/// and kernel time is attributed to the call sites fused into each kernel. The results
+/// are written when `sl_profile_end` is called: a report by call site (`<path>.txt`), the
+/// raw records (`<path>.json`) and a Chrome trace-event timeline (`<path>.trace.json`,
+/// for Perfetto or chrome://tracing). The files are created now: an unwritable path
+/// fails with `SL_ERR_INVALID_ARGUMENT`; profiling while a profile is on (also one
+/// started by `SLUICE_PROFILE`) fails with `SL_ERR_INVALID_STATE`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_profile_begin(path: *const c_char) -> sl_status {
+    boundary!("sl_profile_begin", |_site| {
+        if path.is_null() {
+            bail!(InvalidArgument, "path is NULL");
+        }
+        // SAFETY: non-null pointer to a NUL-terminated string.
+        let path = unsafe { std::ffi::CStr::from_ptr(path) };
+        let Ok(path) = path.to_str() else { bail!(InvalidArgument, "path is not UTF-8") };
+        crate::profile::begin(path, crate::profile::Origin::Call)
+    })
+}
+
+/// Waits for the work already submitted, stops profiling and writes the files named by
+/// `sl_profile_begin` (or `SLUICE_PROFILE`). Fails with `SL_ERR_INVALID_STATE` when
+/// profiling is not on.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_profile_end() -> sl_status {
+    boundary!("sl_profile_end", |_site| {
+        if crate::profile::active().is_none() {
+            bail!(InvalidState, "profiling is not on (sl_profile_end without sl_profile_begin or SLUICE_PROFILE)");
+        }
+        if let Some(rt) = runtime::running() {
+            rt.sched.engine().wait_idle();
+        }
+        crate::profile::end()
+    })
+}
+
+/// Makes `file:line` the call site of this thread's following calls (error messages and
+/// profiles name it) until it is changed or cleared with `file` NULL; without it, a call
+/// site is the caller's address, located through the application's debug information.
+/// The header macros `SL_HERE` and `SL_AT(call)` pass `__FILE__` and `__LINE__`. `file` is copied.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_set_call_site(file: *const c_char, line: i32) -> sl_status {
+    boundary!("sl_set_call_site", |_site| {
+        if file.is_null() {
+            crate::ir::site::set_explicit(None);
+            return Ok(());
+        }
+        if line < 0 {
+            bail!(InvalidArgument, "line must not be negative, not {line}");
+        }
+        // SAFETY: non-null pointer to a NUL-terminated string.
+        let file = unsafe { std::ffi::CStr::from_ptr(file) }.to_string_lossy();
+        crate::ir::site::set_explicit(Some((&file, line as u32)));
+        Ok(())
+    })
+}

@@ -1,5 +1,6 @@
 //! Capturing call sites: the application's return address of each API call (turned into
-//! file:line by `ir::CallSite::location` when needed).
+//! file:line by `ir::CallSite::location` when needed), or the site the application named
+//! with `sl_set_call_site` (see `ir::site`).
 
 /// The return address of the current (exported) function into its caller. Needs frame
 /// pointers (`.cargo/config.toml` enables them; `build.rs` sets `sluice_frame_pointers`

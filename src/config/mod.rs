@@ -25,6 +25,7 @@
 //! | `SLUICE_COMPARE_ABS_TOL`, `SLUICE_COMPARE_REL_TOL` | allowed error `abs + rel * abs(reference)` | f32: 1e-5, 1e-5; f64: 1e-12, 1e-12; integers exact |
 //! | `SLUICE_SYNC` | `on`: every call computes its result before it returns (step-by-step debugging) | off |
 //! | `SLUICE_TEST_PERTURB` | test-only: `op[@executor]` makes that op's results slightly wrong | none |
+//! | `SLUICE_PROFILE` | profile into `path.txt`, `path.json` and `path.trace.json`, written at shutdown or exit | off |
 
 use crate::check;
 use crate::ir::{Result, bail};
@@ -62,6 +63,8 @@ pub struct Config {
     pub synchronous: bool,
     /// Test-only: the op (and executor, if given) whose results are perturbed.
     pub test_perturb: Option<Perturb>,
+    /// Profile from start-up into files named from this path (see `profile`).
+    pub profile: Option<String>,
 }
 
 /// `SLUICE_TEST_PERTURB=op[@executor]`.
@@ -125,6 +128,7 @@ impl Default for Config {
             compare: check::Settings::default(),
             synchronous: false,
             test_perturb: None,
+            profile: None,
         }
     }
 }
@@ -220,6 +224,7 @@ impl Config {
         }
         c.vulkan_loader = setting("SLUICE_VULKAN_LOADER", |v| Some(v.to_owned()), "a path")?;
         c.cache_dir = setting("SLUICE_CACHE_DIR", |v| Some(v.to_owned()), "a path")?;
+        c.profile = setting("SLUICE_PROFILE", |v| Some(v.to_owned()), "a path")?;
         if let Some(n) = setting("SLUICE_TRACE_CACHE_ENTRIES", count, count_int)? {
             c.trace_cache_entries = n;
         }

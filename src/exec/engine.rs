@@ -137,7 +137,7 @@ impl Engine {
     }
 
     /// Runs one step inside `try_inline`: its outputs, or the error (with its origin)
-    /// they fail with.
+    /// they fail with. `shares`: as `Step::shares`.
     pub fn run_step_now(
         &self,
         work: &Work,
@@ -145,11 +145,16 @@ impl Engine {
         params: &[Scalar],
         outputs: impl Iterator<Item = (DType, Shape)>,
         site: CallSite,
+        shares: &[(CallSite, f32)],
     ) -> StepOutcome {
         let counters = &self.shared.counters;
         count_step(counters, work);
         let exec = &*self.executor;
+        let mut laps = crate::profile::StepLaps::begin();
         let result = execute(exec, work, outputs, site, |outs| exec.run(work, inputs, params, outs));
+        if let (Some(laps), Ok(values)) = (laps.as_mut(), &result) {
+            laps.lap(&super::step_profile(exec.name(), work, values, shares));
+        }
         if result.is_err() {
             counters.failed_steps.fetch_add(1, Ordering::Relaxed);
         }
@@ -184,7 +189,11 @@ fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counte
     let ProgramSequence { steps, retired } = seq;
     let mut finished = 0;
     let ran = catch_unwind(AssertUnwindSafe(|| {
+        let mut laps = crate::profile::StepLaps::begin();
         executor.run_steps(&steps, &mut |i, outcome| {
+            if let (Some(laps), Ok(values)) = (laps.as_mut(), &outcome) {
+                laps.lap(&super::step_profile(executor.name(), &steps[i].work, values, &steps[i].shares));
+            }
             finish(executor, &steps[i], outcome, counters);
             finished = i + 1;
         })

@@ -82,6 +82,40 @@ pub struct Step {
     pub outputs: Vec<StepOutput>,
     /// The call whose op this step computes; failures are reported against it.
     pub site: CallSite,
+    /// With profiling on, the calls whose ops are fused into the step and their shares
+    /// of its cost (summing to 1); empty otherwise.
+    pub shares: Vec<(CallSite, f32)>,
+}
+
+/// What the profile records of a step that produced `outputs`: elements computed, and
+/// bytes moved (the arrays it reads, whole, plus what it writes).
+pub fn step_profile<'a>(
+    executor: &'static str,
+    work: &'a Work,
+    outputs: &[Value],
+    shares: &'a [(CallSite, f32)],
+) -> crate::profile::StepInfo<'a> {
+    let written: usize = outputs.iter().map(|v| v.storage.byte_len()).sum();
+    let (kernel, elements, read): (_, usize, usize) = match work {
+        Work::Kernel { kernel, .. } => {
+            let read = kernel.inputs.iter().map(|i| i.dtype.size() * i.shape.numel()).sum();
+            (Some(kernel), kernel.domain.numel(), read)
+        }
+        Work::MatMul { dtype, m, k, n } => (None, m * n, (m * k + k * n) * dtype.size()),
+        // The destination, the values and one i64 index per destination dimension.
+        Work::Scatter { dtype, dst_shape, values_shape, .. } => {
+            let per_value = dtype.size() + 8 * dst_shape.rank();
+            (None, values_shape.numel(), dst_shape.numel() * dtype.size() + values_shape.numel() * per_value)
+        }
+    };
+    crate::profile::StepInfo {
+        executor,
+        work: work.name(),
+        kernel,
+        elements: elements as u64,
+        bytes: (read + written) as u64,
+        shares,
+    }
 }
 
 /// A step's output values (inline: steps have few).

@@ -33,6 +33,9 @@ const ENGINE_DEPTH: usize = 16;
 
 impl Runtime {
     fn start(config: Config) -> Result<Runtime> {
+        if let Some(path) = &config.profile {
+            crate::profile::begin_environment(path)?;
+        }
         let memory = HostPool::new(config.memory_limit);
         let (executor, device) = crate::exec::start(&config, memory.clone())?;
         crate::check::configure(config.compare);
@@ -99,6 +102,11 @@ pub fn get() -> Result<Arc<Runtime>> {
     Ok(rt)
 }
 
+/// The running runtime, if there is one (without starting one).
+pub fn running() -> Option<Arc<Runtime>> {
+    RUNTIME.read().clone()
+}
+
 /// Starts the runtime with explicit settings.
 pub fn init(config: Config) -> Result<()> {
     let mut slot = RUNTIME.write();
@@ -120,6 +128,7 @@ pub fn shutdown() {
     CACHED.with(|c| c.borrow_mut().take());
     if let Some(rt) = rt {
         rt.sched.sync();
+        crate::profile::end_environment_profile();
         rt.handles.clear();
         rt.sched.shutdown();
     }

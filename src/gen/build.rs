@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 
+use super::cost::{self, Shares, UNOWNED};
 use super::recipe::Source;
 use crate::ir::kernel::{Inst, Kernel, KernelInput, KernelOutput, KernelReduce, OutputKind};
 use crate::ir::{
@@ -91,6 +92,13 @@ pub struct KernelBuilder<'a> {
     /// Subgraph index of the fill node each parameter takes its value from.
     param_nodes: Vec<u32>,
     outputs: Vec<KernelOutput>,
+    /// Per instruction, the subgraph index of the node whose expansion created it (for
+    /// profile attribution; loads go to the first node that reads them).
+    owner: Vec<u32>,
+    /// The node new instructions belong to.
+    current: u32,
+    /// Subgraph index of each output's node.
+    output_nodes: Vec<u32>,
 }
 
 enum Task<'n> {
@@ -132,20 +140,26 @@ impl<'a> KernelBuilder<'a> {
             param_of: HashMap::default(),
             param_nodes: Vec::new(),
             outputs: Vec::new(),
+            owner: Vec::with_capacity(n),
+            current: UNOWNED,
+            output_nodes: Vec::new(),
         }
     }
 
     /// Adds node `n` (whose op produces it over this kernel's domain) as an output.
     pub fn add_output(&mut self, n: &Arc<Node>) {
+        let node = self.sub.index_of(n).expect("outputs are in the subgraph") as u32;
         let (value, kind) = match &n.op {
             Op::Reduce { op, .. } => {
                 let a = &self.sub.inputs(n)[0];
                 let v = self.expand(a, 0);
+                self.current = node;
                 self.reduction(*op, v, a.dtype)
             }
             Op::Scan { op, .. } => {
                 let a = &self.sub.inputs(n)[0];
                 let mut v = self.expand(a, 0);
+                self.current = node;
                 if a.dtype != n.dtype {
                     v = self.cast(v, n.dtype);
                 }
@@ -154,6 +168,7 @@ impl<'a> KernelBuilder<'a> {
             _ => (self.expand_root(n), OutputKind::Store),
         };
         self.outputs.push(KernelOutput { value, kind, dtype: n.dtype });
+        self.output_nodes.push(node);
     }
 
     /// The application's reductions in terms of the kernel's: counts are sums of
@@ -235,6 +250,7 @@ impl<'a> KernelBuilder<'a> {
         if v == next {
             self.insts.push(inst);
             self.types.push(ty);
+            self.owner.push(self.current);
         }
         v
     }
@@ -307,6 +323,7 @@ impl<'a> KernelBuilder<'a> {
                     if !is_root && let Leaf::Array(source, layout) = (self.leaf)(n) {
                         let input = self.input(n, source, layout);
                         let map = self.kernel_map(m);
+                        self.current = UNOWNED;
                         let v = self.push(Inst::Load { input, map }, n.dtype);
                         self.done_set(n, m, v);
                         continue;
@@ -326,6 +343,12 @@ impl<'a> KernelBuilder<'a> {
                             .iter()
                             .map(|&(c, cm)| self.done_get(c, norm(c, cm)).expect("child built")),
                     );
+                    self.current = sub.index_of(n).expect("expanded nodes are in the subgraph") as u32;
+                    for &v in &vals {
+                        if self.owner[v as usize] == UNOWNED {
+                            self.owner[v as usize] = self.current;
+                        }
+                    }
                     let mut v = self.emit(n, m, &children[start..start + len], &vals);
                     if self.perturb == Some(n.op.name()) {
                         v = self.perturbed(v, n.dtype);
@@ -475,8 +498,9 @@ impl<'a> KernelBuilder<'a> {
         }
     }
 
-    /// The kernel, where its inputs come from, and the fill nodes holding its parameters.
-    pub fn finish(self) -> (Kernel, Vec<Source>, Vec<u32>) {
+    /// The kernel, where its inputs come from, the fill nodes holding its parameters, and
+    /// the share of its cost of each node fused into it (see `cost`).
+    pub fn finish(self) -> (Kernel, Vec<Source>, Vec<u32>, Shares) {
         let kernel = Kernel {
             domain: self.domain,
             axis: self.axis,
@@ -487,6 +511,7 @@ impl<'a> KernelBuilder<'a> {
             types: self.types,
             outputs: self.outputs,
         };
-        (kernel, self.sources, self.param_nodes)
+        let shares = cost::shares(&kernel, &self.owner, &self.output_nodes);
+        (kernel, self.sources, self.param_nodes, shares)
     }
 }

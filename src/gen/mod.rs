@@ -3,6 +3,7 @@
 //! fused kernels, build and compile each kernel, and return the program sequence.
 
 mod build;
+mod cost;
 mod key;
 mod plan;
 mod recipe;
@@ -165,16 +166,28 @@ pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &
                 },
                 other => unreachable!("{} is not an intrinsic", other.name()),
             };
-            StepRecipe { work, inputs, params: Vec::new(), outputs, site: head as u32 }
+            StepRecipe {
+                work,
+                inputs,
+                params: Vec::new(),
+                outputs,
+                site: head as u32,
+                shares: vec![(head as u32, 1.0)],
+            }
         } else {
             let mut kb = KernelBuilder::new(grp.domain, grp.axis.flatten(), sub, &leaf, opts.perturb.as_deref());
             for &i in &grp.members {
                 kb.add_output(&order[i]);
             }
-            let (kernel, inputs, params) = kb.finish();
+            let (kernel, inputs, params, shares) = kb.finish();
             let kernel = Arc::new(kernel);
+            let timer = crate::profile::CompileTimer::begin();
             let compiled = exec.compile(kernel.clone())?;
-            StepRecipe { work: Work::Kernel { kernel, compiled }, inputs, params, outputs, site: head as u32 }
+            if let Some(t) = timer {
+                t.end(exec.name(), &kernel);
+            }
+            let work = Work::Kernel { kernel, compiled };
+            StepRecipe { work, inputs, params, outputs, site: head as u32, shares }
         };
         steps.push(step);
     }

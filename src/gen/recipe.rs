@@ -4,9 +4,10 @@
 
 use std::sync::Arc;
 
-use super::build::Subgraph;
 use smallvec::SmallVec;
 
+use super::build::Subgraph;
+use super::cost::Shares;
 use crate::exec::{Binding, ProgramSequence, Step, StepOutput, StepValues, Work};
 use crate::ir::{CallSite, DType, Error, Layout, Node, NodeState, Op, Promise, Scalar, Shape, Value};
 
@@ -53,6 +54,17 @@ pub struct StepRecipe {
     pub outputs: Vec<u32>,
     /// Subgraph index of the node whose call site the step reports failures against.
     pub site: u32,
+    /// Subgraph index of each node fused into the step, with its share of the step's cost
+    /// (summing to 1): a replay attributes the step's time to its own flush's call sites.
+    pub shares: Shares,
+}
+
+impl StepRecipe {
+    /// The step's shares with each subgraph position bound to its call site by `site`;
+    /// only a profile reads them, so nothing is allocated when profiling is off.
+    fn bound_shares(&self, site: &impl Fn(u32) -> CallSite) -> Vec<(CallSite, f32)> {
+        if crate::profile::enabled() { self.shares.iter().map(|&(i, w)| (site(i), w)).collect() } else { Vec::new() }
+    }
 }
 
 #[derive(Default)]
@@ -107,6 +119,8 @@ impl Recipe {
                     })
                     .collect(),
                 site: site(r.site),
+                // Only a profile reads these: nothing is allocated when profiling is off.
+                shares: r.bound_shares(&site),
             })
             .collect();
         (ProgramSequence { steps, retired: Vec::new() }, promises)
@@ -122,7 +136,14 @@ impl Recipe {
         leaf: impl Fn(u32) -> Value,
         param: impl Fn(u32) -> Scalar,
         site: impl Fn(u32) -> CallSite,
-        run: impl Fn(&Work, &[Value], &[Scalar], &mut dyn Iterator<Item = (DType, Shape)>, CallSite) -> StepResult,
+        run: impl Fn(
+            &Work,
+            &[Value],
+            &[Scalar],
+            &mut dyn Iterator<Item = (DType, Shape)>,
+            CallSite,
+            &[(CallSite, f32)],
+        ) -> StepResult,
         slots: &mut SlotValues,
     ) {
         slots.clear();
@@ -149,7 +170,7 @@ impl Recipe {
                         params.push(param(i));
                     }
                     let mut outputs = r.outputs.iter().map(|&slot| self.slot_types[slot as usize]);
-                    run(&r.work, &inputs, &params, &mut outputs, site(r.site))
+                    run(&r.work, &inputs, &params, &mut outputs, site(r.site), &r.bound_shares(&site))
                 }
             };
             match result {

@@ -24,6 +24,7 @@ use crate::exec::engine::Engine;
 use crate::exec::{ProgramSequence, Work};
 use crate::r#gen::{self, GenOptions, Plan, Recipe, SlotValues, Subgraph, TraceKey, leaf_binding};
 use crate::ir::{CallSite, Error, Inputs, Node, Op, Promise, Result, Scalar, Value, bail};
+use crate::profile::{self, TraceOutcome};
 
 /// Counters of a cache since the runtime started.
 #[derive(Copy, Clone, Default, Debug)]
@@ -111,16 +112,19 @@ impl Core {
         }
         let sub = self.subgraph(&roots);
         self.attach_references(&sub);
+        let mut profile = profile::FlushTimer::begin(sub.order.len());
         // Counted when planning starts: compiling (a shader, for a GPU) may take a while.
         self.flushes.fetch_add(1, Ordering::Relaxed);
         match self.plan(&mut cache, &sub, &roots) {
             Ok(plan) => {
+                profile.planned();
                 // Dispatched under the planning lock: sequences reach the engine in the
                 // order they were planned, as the execution thread waits on the promises
                 // of earlier ones.
                 let seq = self.schedule(plan, sub);
                 self.dispatch(seq, for_read);
                 drop(cache);
+                profile.end(None);
             }
             Err(e) => {
                 let e = Arc::new(e);
@@ -203,12 +207,15 @@ impl Core {
         let cache = self.planning.lock();
         let sub = self.subgraph(roots);
         self.attach_references(&sub);
+        let mut profile = profile::FlushTimer::begin(sub.order.len());
         let recipe = Arc::new(r#gen::compile(&sub, roots, &**self.engine.executor(), &self.gen_options())?);
         let made = check(&sub, &recipe)?;
         let plan = recipe.instantiate(&sub);
+        profile.planned();
         let seq = self.schedule(plan, sub);
         self.dispatch(seq, false);
         drop(cache);
+        profile.end(Some(TraceOutcome::MacroRecord));
         Ok((recipe, made))
     }
 
@@ -223,10 +230,12 @@ impl Core {
         let start = Instant::now();
         let key = TraceKey::of(sub, roots);
         if let Some(recipe) = cache.lookup(&key) {
+            profile::note_trace(TraceOutcome::Hit);
             let plan = recipe.instantiate(sub);
             cache.note_hit_time(start.elapsed().as_nanos() as u64);
             return Ok(plan);
         }
+        profile::note_trace(TraceOutcome::Miss);
         if self.opts.explain_misses {
             eprintln!("sluice: {}", cache.explain_miss(&key, sub));
         }
@@ -509,17 +518,21 @@ impl Scheduler {
             ParamSource::Draw(u, offset) => Scalar::I64(states[u].1.wrapping_add(offset) as i64),
         };
         let site_of = |i: u32| e.sites[i as usize].expect("a recorded call site");
+        let mut profile = profile::FlushTimer::begin(0);
         self.planner.wait_idle();
         // Under the planning lock, like every dispatch (the inputs' sequences are already
         // with the engine). Replays are the small calls of loops: running a small one here
         // when the engine is idle keeps the loop from paying a thread hand-off per call.
         let _planning = self.core.planning.lock();
         if let Some(outputs) = self.replay_now(e, inputs, site, &param, &site_of) {
+            profile.end(Some(TraceOutcome::MacroReplay));
             return Ok(outputs);
         }
         let leaf = |pos: u32| leaf_binding(&inputs[e.leaves[pos as usize].expect("a recorded leaf") as usize]);
         let (seq, promises) = e.recipe.sequence(leaf, param, site_of);
+        profile.planned();
         self.core.dispatch(seq, true);
+        profile.end(Some(TraceOutcome::MacroReplay));
         Ok(e.outputs
             .iter()
             .map(|o| match *o {
@@ -560,9 +573,10 @@ impl Scheduler {
         let leaf = |pos: u32| leaves[pos as usize].clone().expect("a recorded leaf");
         let mut slots = SlotValues::new();
         engine.try_inline(|| {
-            let run = |work: &Work, ins: &[Value], params: &[Scalar], outs: &mut dyn Iterator<Item = _>, at| {
-                engine.run_step_now(work, ins, params, outs, at)
-            };
+            let run =
+                |work: &Work, ins: &[Value], params: &[Scalar], outs: &mut dyn Iterator<Item = _>, at, shares: &_| {
+                    engine.run_step_now(work, ins, params, outs, at, shares)
+                };
             e.recipe.run_now(leaf, param, site_of, run, &mut slots)
         })?;
         Some(
@@ -688,7 +702,9 @@ impl Scheduler {
                 (p, rng_params.get(&p).copied().unwrap_or(recorded))
             };
             let params = table(recipe.steps.iter().flat_map(|step| step.params.iter().map(|&p| source(p))));
-            let sites = table(recipe.steps.iter().map(|step| (step.site, sub.order[step.site as usize].site)));
+            // A profiled replay also attributes each step to the recorded calls fused into it.
+            let positions = recipe.steps.iter().flat_map(|s| std::iter::once(s.site).chain(s.shares.iter().map(|w| w.0)));
+            let sites = table(positions.map(|i| (i, sub.order[i as usize].site)));
             let slot_of = |o: &Arc<Node>| {
                 let i = sub.index_of(o).expect("roots are in the subgraph") as u32;
                 recipe.stored.iter().position(|&s| s == i).expect("roots are stored") as u32

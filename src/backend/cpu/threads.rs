@@ -2,8 +2,8 @@
 
 use std::ops::Range;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
@@ -45,7 +45,26 @@ impl Workers {
     /// Runs `task` over ranges of task indices covering `0..n`: all on the calling thread
     /// when `serial`, otherwise on every worker, each taking the next range until none
     /// are left.
+    /// With profiling on, the time spent in `task` is added to the step's CPU time.
     pub fn for_each(&self, n: usize, serial: bool, task: impl Fn(Range<usize>) + Sync) {
+        let busy = AtomicU64::new(0);
+        let timed = crate::profile::enabled();
+        let task = |r: Range<usize>| {
+            if timed {
+                let start = Instant::now();
+                task(r);
+                busy.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            } else {
+                task(r)
+            }
+        };
+        self.spread(n, serial, task);
+        if timed {
+            crate::profile::add_cpu_time(busy.into_inner());
+        }
+    }
+
+    fn spread(&self, n: usize, serial: bool, task: impl Fn(Range<usize>) + Sync) {
         if serial || n <= 1 || self.threads() == 1 {
             task(0..n);
             return;

@@ -12,6 +12,7 @@ use parking_lot::Mutex;
 use super::device::{Context, checked};
 use super::disk::DiskCache;
 use crate::ir::{Error, ErrorKind, Result};
+use crate::profile::{self, ProgramOrigin};
 
 /// Descriptor-set and pipeline layouts for shaders binding storage buffers (an array of
 /// them per binding).
@@ -76,6 +77,7 @@ impl Programs {
     /// compiled on first use.
     pub fn pipeline(&self, source: &str, bindings: &[u32]) -> Result<Arc<Pipeline>> {
         if let Some(p) = self.pipelines.lock().get(source) {
+            profile::note_program(ProgramOrigin::MemoryCache);
             return Ok(p.clone());
         }
         let spirv = self.compile(source)?;
@@ -98,8 +100,10 @@ impl Programs {
 
     fn compile(&self, source: &str) -> Result<Vec<u32>> {
         if let Some(words) = self.disk.as_ref().and_then(|d| d.load_spirv(source)) {
+            profile::note_program(ProgramOrigin::DiskCache);
             return Ok(words);
         }
+        profile::note_program(ProgramOrigin::Compiled);
         let mut opts = shaderc::CompileOptions::new()
             .map_err(|e| Error::new(ErrorKind::Internal, format!("shaderc options: {e}")))?;
         opts.set_target_env(shaderc::TargetEnv::Vulkan, shaderc::EnvVersion::Vulkan1_2 as u32);

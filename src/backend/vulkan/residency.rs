@@ -136,7 +136,9 @@ impl Arrays {
     pub fn prepare_input(&self, v: &Value, pinned: &[usize], queue: &Mutex<Submitter>) -> Result<Prepared> {
         let stage = |data: &[u8]| -> Result<(PoolBuffer, u64)> {
             let mut s = self.mem.buffer(data.len(), Use::Upload)?;
+            let start = crate::profile::now();
             s.mapped()[..data.len()].copy_from_slice(data);
+            crate::profile::transfer("upload (to staging)", data.len(), start);
             Ok((s, data.len() as u64))
         };
         if let Some(arr) = device_array(&*v.storage) {
@@ -226,10 +228,12 @@ impl Arrays {
     /// Reads a device buffer back into a new host buffer.
     fn download(&self, queue: &Mutex<Submitter>, src: vk::Buffer, bytes: usize) -> Result<HostBuffer> {
         let mut stage = self.mem.buffer(bytes, Use::Download)?;
+        let start = crate::profile::now();
         queue.lock().run(|rec| rec.copy(src, stage.handle(), bytes as u64))?;
         let out = self.host.alloc(bytes)?;
         // SAFETY: `out` is fresh and `bytes` long; the staging buffer holds at least that.
         unsafe { std::ptr::copy_nonoverlapping(stage.mapped().as_ptr(), out.as_mut_ptr(), bytes) };
+        crate::profile::transfer("download", bytes, start);
         Ok(out)
     }
 }

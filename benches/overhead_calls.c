@@ -1,0 +1,54 @@
+/* A fixed amount of small-array work, for counting instructions per API call (timings on
+ * a shared machine are too noisy to see a 1% change; instruction counts are not):
+ * `overhead_calls REPS MODE` runs REPS x 10,000 iterations on 1024 f32 of
+ *   MODE 0: y = y*0.99 + x (2 calls and a release per iteration),
+ *   MODE 1: an 8-op step made call by call (16 calls per iteration),
+ *   MODE 2: the same step as a macro, replayed.
+ * Build against a libsluice and run under `valgrind --tool=callgrind` (see BENCHMARKS.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include "sluice.h"
+#define CHECK(c) do { if ((c) != SL_OK) { fprintf(stderr, "failed: %s\n", #c); exit(1); } } while (0)
+static sl_array mul_add(sl_array y, sl_array x) {
+    sl_array t, out;
+    CHECK(sl_mul_scalar(y, 0.99, &t));
+    CHECK(sl_add(t, x, &out));
+    CHECK(sl_release(t));
+    return out;
+}
+static sl_array step8(sl_array y, sl_array x) {
+    sl_array t[8];
+    CHECK(sl_mul_scalar(y, 0.99, &t[0])); CHECK(sl_sin(x, &t[1])); CHECK(sl_add(t[0], t[1], &t[2]));
+    CHECK(sl_mul_scalar(t[2], 0.5, &t[3])); CHECK(sl_abs(t[3], &t[4])); CHECK(sl_sqrt(t[4], &t[5]));
+    CHECK(sl_sub(t[5], x, &t[6])); CHECK(sl_mul_scalar(t[6], 0.9, &t[7]));
+    for (int i = 0; i < 7; i++) CHECK(sl_release(t[i]));
+    return t[7];
+}
+static sl_array step8_macro(sl_array y, sl_array x) {
+    sl_array in[2] = {y, x}, out[1];
+    SL_MACRO("step8", in, 2, NULL, 0, out, 1) { out[0] = step8(in[0], in[1]); }
+    return out[0];
+}
+int main(int argc, char **argv) {
+    int reps = argc > 1 ? atoi(argv[1]) : 5, which = argc > 2 ? atoi(argv[2]) : 0;
+    static float xs[1024], out[1024];
+    for (int i = 0; i < 1024; i++) xs[i] = i * 0.001f;
+    int64_t n = 1024;
+    sl_array x;
+    CHECK(sl_create(SL_F32, 1, &n, SL_COL_MAJOR, xs, sizeof xs, &x));
+    for (int r = 0; r < reps; r++) {
+        sl_array y;
+        CHECK(sl_retain(x, &y));
+        for (int k = 0; k < 10000; k++) {
+            sl_array next = which == 2 ? step8_macro(y, x) : which ? step8(y, x) : mul_add(y, x);
+            CHECK(sl_release(y));
+            y = next;
+        }
+        CHECK(sl_read(y, SL_COL_MAJOR, out, sizeof out));
+        CHECK(sl_release(y));
+    }
+    CHECK(sl_release(x));
+    CHECK(sl_shutdown());
+    printf("%g\n", out[1]);
+    return 0;
+}
