@@ -98,6 +98,23 @@ int main(void) {
     FAILS(sl_macro_end(&a, 1), SL_ERR_INVALID_STATE, "without an open sl_macro_begin");
     still_works();
 
+    /* debugging: result comparison, references, peeks */
+    sl_compare_settings bad_mode = {7, SL_COMPARE_ERROR, -1.0, -1.0};
+    FAILS(sl_set_compare(&bad_mode), SL_ERR_INVALID_ARGUMENT, "not a comparison mode");
+    FAILS(sl_set_compare(NULL), SL_ERR_INVALID_ARGUMENT, "NULL");
+    FAILS(sl_get_compare(NULL), SL_ERR_INVALID_ARGUMENT, "NULL");
+    FAILS(sl_get_compare_stats(NULL), SL_ERR_INVALID_ARGUMENT, "NULL");
+    FAILS(sl_reference(stale, &out), SL_ERR_INVALID_HANDLE, "stale");
+    sl_array doubled;
+    OK(sl_add(a, a, &doubled));
+    FAILS(sl_reference(doubled, &out), SL_ERR_INVALID_STATE, "no reference");
+    double peek3[3];
+    FAILS(sl_debug_peek(stale, SL_COL_MAJOR, peek3, sizeof peek3), SL_ERR_INVALID_HANDLE, "stale");
+    FAILS(sl_debug_peek(doubled, SL_COL_MAJOR, NULL, sizeof peek3), SL_ERR_INVALID_ARGUMENT, "NULL");
+    FAILS(sl_debug_peek(doubled, SL_COL_MAJOR, peek3, 8), SL_ERR_INVALID_ARGUMENT, "needs");
+    OK(sl_release(doubled));
+    still_works();
+
     /* an error handler sees each failure */
     OK(sl_push_error_handler(on_error, NULL));
     FAILS(sl_exp(0, &out), SL_ERR_INVALID_HANDLE, "null handle");
