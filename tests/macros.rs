@@ -367,3 +367,15 @@ fn bounded_cache() {
         .expect("run the test binary");
     assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
 }
+
+/// Op-by-op evaluation (fusion off) stores every value, but the scalar operands that calls
+/// share stay constants: stored, they became arrays from outside the next section using them.
+#[test]
+fn fusion_off() {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "macros", "--nocapture", "--test-threads=1"])
+        .env("SLUICE_FUSION", "off")
+        .output()
+        .expect("run the test binary");
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+}

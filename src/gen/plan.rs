@@ -55,7 +55,11 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions) -> Decisio
     let pending_input = |j: &Arc<Node>| sub.index_of(j);
 
     // Which values must be stored.
-    let mut store = vec![!opts.fuse || opts.store_all; n];
+    // Constants are kernel parameters or compiled in: stored only when asked for (roots),
+    // also when every other value is (a stored shared scalar operand would become an
+    // outside array of the next macro section that uses it).
+    let store_each = !opts.fuse || opts.store_all;
+    let mut store: Vec<bool> = order.iter().map(|nd| store_each && !matches!(nd.op, Op::Fill { .. })).collect();
     for r in roots {
         if let Some(i) = sub.index_of(r) {
             store[i] = true;
