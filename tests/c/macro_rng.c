@@ -96,5 +96,6 @@ int main(void) {
     int64_t live;
     OK(sl_live_handles(&live));
     EXPECT(live == 0, "%lld handles leaked", (long long)live);
+    OK(sl_shutdown());
     return failures ? 1 : 0;
 }

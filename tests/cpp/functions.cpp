@@ -471,5 +471,7 @@ int main() {
     linear_algebra();
     evaluation();
     random_numbers();
+    // Stops the runtime's threads before exit (LeakSanitizer may report live threads).
+    sluice::shutdown();
     return test::finish("functions");
 }

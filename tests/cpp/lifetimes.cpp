@@ -137,5 +137,7 @@ int main() {
     scopes(x);
     exceptions(x);
     EXPECT(sluice::live_handles() == start, "lifetimes left " << sluice::live_handles() - start << " handles");
+    // Stops the runtime's threads before exit (LeakSanitizer may report live threads).
+    sluice::shutdown();
     return test::finish("lifetimes");
 }

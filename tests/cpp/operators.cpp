@@ -164,5 +164,7 @@ int main() {
     unary_and_compound();
     integers();
     logical();
+    // Stops the runtime's threads before exit (LeakSanitizer may report live threads).
+    sluice::shutdown();
     return test::finish("operators");
 }
