@@ -162,11 +162,26 @@ fn profiles_attribute_time_to_call_sites() {
     assert!(calls.iter().all(|c| c["dur_ns"].as_u64().is_some()));
     assert!(!raw["compiles"].as_array().unwrap().is_empty());
 
+    // On Vulkan every kernel here runs on the device, in batches and (the macro replays)
+    // alone: each has the device's own time, placed within the profile. The CPU executor
+    // has no device time.
+    let duration = raw["duration_ns"].as_u64().unwrap();
+    let kernel_steps = steps.iter().filter(|s| kernels[s["kernel"].as_u64().unwrap() as usize]["work"] == "kernel");
+    for s in kernel_steps {
+        if on_vulkan() {
+            assert!(s["device_ns"].as_u64().unwrap() > 0, "{s}");
+            assert!(s["device_start_ns"].as_u64().unwrap() + s["device_ns"].as_u64().unwrap() <= duration, "{s}");
+        } else {
+            assert!(s["device_ns"].is_null(), "{s}");
+        }
+    }
+
     let trace = read_json(&format!("{base}.trace.json"));
     let events = trace["traceEvents"].as_array().unwrap();
     for cat in ["call", "flush", "compile", "step"] {
         assert!(events.iter().any(|e| e["cat"] == cat && e["ph"] == "X"), "no {cat} event");
     }
+    assert_eq!(events.iter().any(|e| e["cat"] == "device"), on_vulkan());
     let text = std::fs::read_to_string(format!("{base}.txt")).unwrap();
     assert!(text.contains("model.rs:10") && text.contains("model.rs:40"), "{text}");
     let _ = std::fs::remove_dir_all(std::path::Path::new(&base).parent().unwrap());

@@ -1,14 +1,17 @@
 //! The Chrome trace-event file (JSON object format, complete "X" events): API calls,
 //! flushes and compiles on the thread that made them, kernel runs on one track per
-//! executor, transfers on a track of their own. Opens in Perfetto or chrome://tracing.
+//! executor, kernels the device timed on one more track per executor, transfers on a
+//! track of their own. Opens in Perfetto or chrome://tracing.
 
 use serde_json::{Value, json};
 
 use super::session::{Session, SiteInfo};
 
-/// Track ids past the threads': one per executor, then transfers.
+/// Track ids past the threads': one per executor, then transfers, then the executors'
+/// device tracks.
 const EXECUTOR_TRACKS: u64 = 1 << 20;
 const TRANSFER_TRACK: u64 = 2 << 20;
+const DEVICE_TRACKS: u64 = 3 << 20;
 
 fn us(ns: u64) -> f64 {
     ns as f64 / 1e3
@@ -31,8 +34,13 @@ pub fn trace(s: &Session, sites: &[SiteInfo], threads: &[String]) -> Value {
             executors.push(k.executor);
         }
     }
-    let executor_track = |e: &str| EXECUTOR_TRACKS + executors.iter().position(|x| *x == e).unwrap_or(0) as u64;
+    let position = |e: &str| executors.iter().position(|x| *x == e).unwrap_or(0) as u64;
+    let executor_track = |e: &str| EXECUTOR_TRACKS + position(e);
+    let device_track = |e: &str| DEVICE_TRACKS + position(e);
     events.extend(executors.iter().map(|e| track_name(executor_track(e), &format!("{e} executor: steps"))));
+    for e in executors.iter().filter(|e| s.kernels.iter().any(|k| k.executor == **e && k.device_ns > 0)) {
+        events.push(track_name(device_track(e), &format!("{e} device: kernels (device time)")));
+    }
     if !s.transfers.is_empty() {
         events.push(track_name(TRANSFER_TRACK, "transfers"));
     }
@@ -72,6 +80,9 @@ pub fn trace(s: &Session, sites: &[SiteInfo], threads: &[String]) -> Value {
             "cpu_ns": st.cpu_ns, "sites": fused,
         });
         let name = format!("{} {}", k.work, st.kernel);
+        if let (Some(start), Some(dur)) = (st.device_start_ns, st.device_ns) {
+            events.push(event(name.clone(), "device", device_track(st.executor), start, dur, args.clone()));
+        }
         events.push(event(name, "step", executor_track(st.executor), st.start_ns, st.wall_ns, args));
     }
     for t in &s.transfers {

@@ -34,6 +34,8 @@ thread_local! {
     static PROGRAM: Cell<Option<ProgramOrigin>> = const { Cell::new(None) };
     /// Worker time of the step running on this thread (see `add_cpu_time`).
     static CPU_NS: Cell<Option<u64>> = const { Cell::new(None) };
+    /// Device time of the step being reported on this thread (see `set_device_time`).
+    static DEVICE: Cell<Option<DeviceTime>> = const { Cell::new(None) };
 }
 
 /// Whether profiling is on: the one check on every hot path.
@@ -227,6 +229,21 @@ pub fn add_cpu_time(ns: u64) {
     CPU_NS.with(|c| c.set(Some(c.get().unwrap_or(0) + ns)));
 }
 
+/// A step's time on a device, measured by the device (Vulkan timestamps).
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceTime {
+    pub ns: u64,
+    /// When it ended, on the host's clock.
+    pub end: Instant,
+}
+
+/// Gives the step reported next on this thread its device time.
+pub fn set_device_time(time: Option<DeviceTime>) {
+    if enabled() {
+        DEVICE.with(|d| d.set(time));
+    }
+}
+
 /// What a step was, for its record.
 pub struct StepInfo<'a> {
     pub executor: &'static str,
@@ -243,7 +260,8 @@ pub struct StepInfo<'a> {
 /// Times the steps an executor runs one after another: each step's time runs from the
 /// end of the one before (or the start) to its own end. A step that ran alone gets its own
 /// time; steps that ran as one submission (Vulkan) give the first one the submission's
-/// time. Its CPU time is what the worker threads reported since the step before.
+/// time, and each its device time where the device measures it. Its CPU time is what the
+/// worker threads reported since the step before.
 pub struct StepLaps(Instant);
 
 impl StepLaps {
@@ -251,6 +269,7 @@ impl StepLaps {
     pub fn begin() -> Option<StepLaps> {
         let start = now()?;
         CPU_NS.with(|c| c.set(None));
+        DEVICE.with(|d| d.set(None));
         Some(StepLaps(start))
     }
 
@@ -258,7 +277,8 @@ impl StepLaps {
     pub fn lap(&mut self, info: &StepInfo) {
         let end = Instant::now();
         let cpu = CPU_NS.with(|c| c.take());
-        with_session(|s| s.step(self.0, end, cpu, info));
+        let device = DEVICE.with(|d| d.take());
+        with_session(|s| s.step(self.0, end, cpu, device, info));
         self.0 = end;
     }
 }

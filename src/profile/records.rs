@@ -86,6 +86,10 @@ pub struct Step {
     pub wall_ns: u64,
     /// Summed time of the worker threads' chunks, when the executor reports it.
     pub cpu_ns: Option<u64>,
+    /// Time on the device as the device measured it (Vulkan timestamps), and when it
+    /// began on the host's clock (placed from when the submission's fence was seen).
+    pub device_ns: Option<u64>,
+    pub device_start_ns: Option<u64>,
     pub elements: u64,
     /// Bytes of the arrays read plus bytes written.
     pub bytes: u64,

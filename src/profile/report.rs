@@ -63,7 +63,7 @@ pub fn text(s: &Session, rows: &[SiteRow], located: &[SiteInfo], duration_ns: u6
     let mut o = String::new();
     let count = |t: TraceOutcome| s.flushes.iter().filter(|f| f.trace == t).count();
     let runs: u64 = s.kernels.iter().map(|k| k.runs).sum();
-    let kernel_ns: u64 = s.kernels.iter().map(|k| k.wall_ns).sum();
+    let kernel_ns: u64 = s.kernels.iter().map(|k| k.time_ns).sum();
     let calls: u64 = s.site_totals.iter().map(|t| t.calls).sum();
     let w = &mut o;
     let _ = writeln!(w, "Sluice profile: {} in total", ms(duration_ns as f64));
@@ -81,7 +81,8 @@ pub fn text(s: &Session, rows: &[SiteRow], located: &[SiteInfo], duration_ns: u6
         let _ = writeln!(w, "({} raw records past the cap are not in the JSON file; totals count them)", s.dropped);
     }
     let _ = writeln!(w, "\nTime by call site (kernel time shared among the calls fused into each kernel by its cost");
-    let _ = writeln!(w, "estimate; host time is time spent inside the call, waiting included):\n");
+    let _ = writeln!(w, "estimate; a kernel's time is its device time where the device measured it, else its wall");
+    let _ = writeln!(w, "time; host time is time spent inside the call, waiting included):\n");
     let _ = writeln!(w, "{:>14} {:>6} {:>14} {:>9}  {:<20} site", "attributed", "%", "host", "calls", "api");
     for r in rows {
         let pct = 100.0 * r.attributed_ns / (kernel_ns as f64).max(1.0);
@@ -96,26 +97,27 @@ pub fn text(s: &Session, rows: &[SiteRow], located: &[SiteInfo], duration_ns: u6
             r.place
         );
     }
-    let _ = writeln!(w, "\nKernels (by wall time):\n");
+    let _ = writeln!(w, "\nKernels (by time):\n");
     let _ = writeln!(
         w,
-        "{:>4} {:<8} {:<8} {:>7} {:>14} {:>14} {:>13} {:>12} {:>14}  domain, instructions, sites",
-        "#", "executor", "work", "runs", "wall", "cpu", "elements", "MB moved", "compile"
+        "{:>4} {:<8} {:<8} {:>7} {:>14} {:>14} {:>14} {:>13} {:>12} {:>14}  domain, instructions, sites",
+        "#", "executor", "work", "runs", "wall", "cpu", "device", "elements", "MB moved", "compile"
     );
     let mut order: Vec<usize> = (0..s.kernels.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(s.kernels[i].wall_ns));
+    order.sort_by_key(|&i| std::cmp::Reverse(s.kernels[i].time_ns));
     for i in order {
         let k = &s.kernels[i];
         let shape = if k.work == "kernel" { format!("{}, {} insts; ", k.domain, k.insts) } else { String::new() };
         let _ = writeln!(
             w,
-            "{:>4} {:<8} {:<8} {:>7} {:>14} {:>14} {:>13} {:>12.1} {:>14}  {shape}{}",
+            "{:>4} {:<8} {:<8} {:>7} {:>14} {:>14} {:>14} {:>13} {:>12.1} {:>14}  {shape}{}",
             i,
             k.executor,
             k.work,
             k.runs,
             ms(k.wall_ns as f64),
             if k.cpu_ns > 0 { ms(k.cpu_ns as f64) } else { "-".into() },
+            if k.device_ns > 0 { ms(k.device_ns as f64) } else { "-".into() },
             k.elements,
             k.bytes as f64 / 1e6,
             if k.compiles > 0 { ms(k.compile_ns as f64) } else { "-".into() },

@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 
 use super::records::{Call, Compile, Flush, ProgramOrigin, Share, Step, TraceOutcome, Transfer};
-use super::{Origin, StepInfo, chrome, report};
+use super::{DeviceTime, Origin, StepInfo, chrome, report};
 use crate::ir::kernel::Kernel;
 use crate::ir::{CallSite, Error, ErrorKind, Result};
 
@@ -48,7 +48,7 @@ fn thread_number() -> u32 {
 pub struct SiteTotals {
     pub calls: u64,
     pub host_ns: u64,
-    /// Kernel wall time times the site's weight, summed over steps.
+    /// Kernel time (`KernelEntry::time_ns`) times the site's weight, summed over steps.
     pub attributed_ns: f64,
 }
 
@@ -60,13 +60,17 @@ pub struct KernelEntry {
     pub insts: usize,
     pub domain: String,
     pub runs: u64,
+    /// Each run's device time where the device measured it, else its wall time: what is
+    /// attributed to the call sites.
+    pub time_ns: u64,
     pub wall_ns: u64,
     pub cpu_ns: u64,
+    pub device_ns: u64,
     pub elements: u64,
     pub bytes: u64,
     pub compiles: u64,
     pub compile_ns: u64,
-    /// Wall time attributed to each site (by site index).
+    /// Time attributed to each site (by site index).
     pub site_ns: HashMap<u32, f64>,
     /// Keeps the kernel alive, so its address keeps naming it.
     _kernel: Option<Arc<Kernel>>,
@@ -176,8 +180,10 @@ impl Session {
             insts: kernel.map_or(0, |k| k.insts.len()),
             domain: kernel.map_or_else(String::new, |k| k.domain.to_string()),
             runs: 0,
+            time_ns: 0,
             wall_ns: 0,
             cpu_ns: 0,
+            device_ns: 0,
             elements: 0,
             bytes: 0,
             compiles: 0,
@@ -222,18 +228,28 @@ impl Session {
         push(&mut self.compiles, &mut self.dropped, r);
     }
 
-    pub fn step(&mut self, start: Instant, end: Instant, cpu_ns: Option<u64>, info: &StepInfo) {
+    pub fn step(
+        &mut self,
+        start: Instant,
+        end: Instant,
+        cpu_ns: Option<u64>,
+        device: Option<DeviceTime>,
+        info: &StepInfo,
+    ) {
         let wall_ns = ns(end - start);
+        let time_ns = device.map_or(wall_ns, |d| d.ns);
         let id = self.kernel(info.executor, info.work, info.kernel);
         let sites: Vec<Share> = info.shares.iter().map(|&(s, w)| Share { site: self.site(s), weight: w }).collect();
         let k = &mut self.kernels[id as usize];
         k.runs += 1;
+        k.time_ns += time_ns;
         k.wall_ns += wall_ns;
         k.cpu_ns += cpu_ns.unwrap_or(0);
+        k.device_ns += device.map_or(0, |d| d.ns);
         k.elements += info.elements;
         k.bytes += info.bytes;
         for s in &sites {
-            let share = wall_ns as f64 * s.weight as f64;
+            let share = time_ns as f64 * s.weight as f64;
             *k.site_ns.entry(s.site).or_default() += share;
             self.site_totals[s.site as usize].attributed_ns += share;
         }
@@ -244,6 +260,8 @@ impl Session {
             start_ns: self.at(start),
             wall_ns,
             cpu_ns,
+            device_ns: device.map(|d| d.ns),
+            device_start_ns: device.map(|d| self.at(d.end).saturating_sub(d.ns)),
             elements: info.elements,
             bytes: info.bytes,
             sites,
@@ -345,8 +363,10 @@ struct KernelSummary {
     insts: usize,
     domain: String,
     runs: u64,
+    time_ns: u64,
     wall_ns: u64,
     cpu_ns: u64,
+    device_ns: u64,
     elements: u64,
     bytes: u64,
     compiles: u64,
@@ -361,8 +381,10 @@ impl KernelSummary {
             insts: k.insts,
             domain: k.domain.clone(),
             runs: k.runs,
+            time_ns: k.time_ns,
             wall_ns: k.wall_ns,
             cpu_ns: k.cpu_ns,
+            device_ns: k.device_ns,
             elements: k.elements,
             bytes: k.bytes,
             compiles: k.compiles,
@@ -417,21 +439,30 @@ mod tests {
                 start,
                 start + Duration::from_micros(wall_us),
                 Some(2 * wall_us * 1000),
+                None,
                 &StepInfo { shares: &shares, ..info },
             );
         }
+        // A step the device timed: its device time, not its wall time, is shared.
+        let device = DeviceTime { ns: 40_000, end: start + Duration::from_micros(450) };
+        let shares = [(exp, 1.0)];
+        s.step(start, start + Duration::from_micros(500), None, Some(device), &StepInfo { shares: &shares, ..info });
         s.call(exp, start);
+        let device_start = s.at(start) + 410_000;
         let totals = |site: CallSite| s.site_totals[s.site_ids[&site] as usize];
-        assert_eq!(totals(exp).attributed_ns, 75_000.0 + 150_000.0);
+        assert_eq!(totals(exp).attributed_ns, 75_000.0 + 150_000.0 + 40_000.0);
         assert_eq!(totals(add).attributed_ns, 25_000.0 + 150_000.0);
         assert_eq!((totals(exp).calls, totals(add).calls), (1, 0));
         let k = &s.kernels[0];
-        assert_eq!((k.runs, k.wall_ns, k.cpu_ns, k.bytes), (2, 400_000, 800_000, 160));
+        assert_eq!((k.runs, k.wall_ns, k.cpu_ns, k.bytes), (3, 900_000, 800_000, 240));
+        assert_eq!((k.device_ns, k.time_ns), (40_000, 440_000));
         s.finish().unwrap();
         let raw: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(format!("{path}.json")).unwrap()).unwrap();
-        assert_eq!(raw["steps"].as_array().unwrap().len(), 2);
+        assert_eq!(raw["steps"].as_array().unwrap().len(), 3);
         assert_eq!(raw["steps"][1]["sites"][0]["weight"], 0.5);
+        assert_eq!(raw["steps"][2]["device_ns"], 40_000);
+        assert_eq!(raw["steps"][2]["device_start_ns"], device_start);
         assert_eq!(raw["summary"]["sites"][0]["api"], "sl_exp");
         let trace: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(format!("{path}.trace.json")).unwrap()).unwrap();

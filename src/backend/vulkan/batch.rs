@@ -9,6 +9,9 @@
 //! step whose inputs failed, or whose own recording failed, fails alone, and later steps
 //! of the batch reading its outputs fail with its error; a submission that fails fails
 //! every step recorded into it.
+//!
+//! While profiling, each device step's commands end with a timestamp (`Commands::mark_step`),
+//! and its device time is handed to the profile just before the step is reported.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -44,8 +47,10 @@ pub struct Batch<'a> {
     cmds: MutexGuard<'a, Commands>,
     held: Held,
     /// Steps settled since the last report, in order, with their outputs (good once the
-    /// submission has run) or their error.
-    settled: Vec<(usize, StepOutcome)>,
+    /// submission has run) or their error, and their timestamp mark.
+    settled: Vec<(usize, StepOutcome, Option<u32>)>,
+    /// The timestamp mark of the step recorded last.
+    mark: Option<u32>,
     /// Outputs of settled steps by promise, for later steps reading them.
     outputs: HashMap<usize, std::result::Result<Value, Arc<Error>>>,
     /// Buffers this batch uploads arrays into, by storage key.
@@ -63,6 +68,7 @@ impl<'a> Batch<'a> {
             cmds: exec.batch.lock(),
             held: Held::default(),
             settled: Vec::new(),
+            mark: None,
             outputs: HashMap::new(),
             staged: HashMap::new(),
             pinned: Vec::new(),
@@ -105,7 +111,16 @@ impl<'a> Batch<'a> {
             };
             self.outputs.insert(promise_key(&out.promise), v);
         }
-        self.settled.push((i, outcome));
+        self.settled.push((i, outcome, self.mark.take()));
+    }
+
+    /// Runs one device step on its own (no steps to report), giving the profile its
+    /// device time.
+    pub fn run_alone(mut self, launch: &Launch, inputs: &[Value], outputs: &[Value]) -> Result<()> {
+        self.record(launch, inputs, outputs)?;
+        self.report()?;
+        crate::profile::set_device_time(self.mark.and_then(|m| self.cmds.step_time(m)));
+        Ok(())
     }
 
     /// Records `launch`; when device memory is short and the batch holds arrays, submits
@@ -190,6 +205,7 @@ impl<'a> Batch<'a> {
         for (pipeline, groups) in &launch.dispatches {
             self.cmds.dispatch(pipeline, &bindings, *groups)?;
         }
+        self.mark = self.cmds.mark_step();
         Ok(())
     }
 
@@ -204,11 +220,12 @@ impl<'a> Batch<'a> {
         self.staged.clear();
         self.pinned.clear();
         self.outputs.clear();
-        for (i, outcome) in std::mem::take(&mut self.settled) {
+        for (i, outcome, mark) in std::mem::take(&mut self.settled) {
             let outcome = match (&submitted, outcome) {
                 (Err(e), Ok(_)) => Err(Arc::new(e.clone().with_origin(self.steps[i].site))),
                 (_, outcome) => outcome,
             };
+            crate::profile::set_device_time(mark.and_then(|m| self.cmds.step_time(m)));
             (self.done)(i, outcome);
         }
         submitted

@@ -55,6 +55,9 @@ pub struct Caps {
     pub chunk_bytes: u64,
     /// Whether arrays of storage buffers may be indexed dynamically.
     pub chunked_arrays: bool,
+    /// Nanoseconds per timestamp tick and the mask of valid bits, when the compute queue
+    /// writes timestamps (profiling measures device time with them).
+    pub timestamps: Option<(f64, u64)>,
     /// Names the device and driver, for the on-disk program cache.
     pub cache_key: String,
 }
@@ -125,6 +128,7 @@ struct Candidate {
     int64_atomics: bool,
     dynamic_indexing: bool,
     queue_family: u32,
+    timestamp_bits: u32,
 }
 
 unsafe extern "system" fn on_message(
@@ -275,6 +279,7 @@ impl Context {
                     int64_atomics: f12.shader_buffer_int64_atomics == vk::TRUE,
                     dynamic_indexing: f.shader_storage_buffer_array_dynamic_indexing == vk::TRUE,
                     queue_family: queue_family as u32,
+                    timestamp_bits: families[queue_family].timestamp_valid_bits,
                 })
             })
             .collect())
@@ -333,6 +338,8 @@ impl Context {
             max_groups_y: l.max_compute_work_group_count[1],
             chunk_bytes: 1u64 << (63 - (l.max_storage_buffer_range as u64).max(1 << 16).leading_zeros()),
             chunked_arrays: c.dynamic_indexing,
+            timestamps: (c.timestamp_bits > 0)
+                .then(|| (l.timestamp_period as f64, u64::MAX >> (64 - c.timestamp_bits.min(64)))),
             cache_key: format!(
                 "vk-{:04x}-{:04x}-{:x}-{}",
                 c.props.vendor_id,

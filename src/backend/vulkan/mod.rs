@@ -293,9 +293,7 @@ impl Executor for VulkanExecutor {
             Plan::Cpu(work) => self.run_on_cpu(&work, inputs, params, outputs),
             Plan::Device(launch) => {
                 let mut nothing_to_report = |_: usize, _: StepOutcome| {};
-                let mut batch = Batch::new(self, &[], &mut nothing_to_report);
-                batch.record(&launch, inputs, outputs)?;
-                batch.report()
+                Batch::new(self, &[], &mut nothing_to_report).run_alone(&launch, inputs, outputs)
             }
         }
     }

@@ -6,9 +6,14 @@
 //! writes one it read), and it names just those buffers, so independent dispatches may
 //! overlap on devices that run them concurrently. The submission signals a fence, which
 //! is waited for.
+//!
+//! While profiling, the compute buffer also writes timestamps: one after its opening
+//! barrier and one at each `mark_step`, so a step's device time is the difference from
+//! the mark before it (with dispatches overlapping, the time its commands added).
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 use ash::vk;
 
@@ -20,6 +25,8 @@ use crate::ir::Result;
 /// is submitted and a new one begun.
 const SETS_PER_SUBMIT: u32 = 256;
 pub(super) const DESCRIPTORS_PER_SUBMIT: u32 = 8192;
+/// Timestamps one submission may write: the opening one and one per step.
+const STAMPS_PER_SUBMIT: u32 = SETS_PER_SUBMIT + 1;
 
 /// A buffer bound to a shader: as `ranges` consecutive ranges of the device's chunk size
 /// (the last shorter) when it exceeds one storage-buffer range.
@@ -52,6 +59,19 @@ pub struct Commands {
     descriptors_free: u32,
     /// Dispatches recorded since the last barrier covering each buffer.
     accesses: HashMap<vk::Buffer, Access>,
+    stamps: Stamps,
+}
+
+/// The timestamps of profiling (see the module comment).
+#[derive(Default)]
+struct Stamps {
+    /// Created when profiling first needs it.
+    pool: Option<vk::QueryPool>,
+    /// Written in the submission being recorded (0: it writes none).
+    written: u32,
+    /// The last submission's timestamps in nanoseconds, and when its fence was seen.
+    read: Vec<u64>,
+    finished: Option<Instant>,
 }
 
 /// The commands of one-off transfers (reads, moving arrays to host memory).
@@ -87,6 +107,7 @@ impl Commands {
             sets_free: 0,
             descriptors_free: 0,
             accesses: HashMap::new(),
+            stamps: Stamps::default(),
         })
     }
 
@@ -112,6 +133,67 @@ impl Commands {
         // Earlier submissions' writes, then this one's uploads, are visible to what follows.
         self.global_barrier(self.transfer);
         self.global_barrier(self.compute);
+        self.stamps.written = 0;
+        if crate::profile::enabled() && self.ctx.caps.timestamps.is_some() {
+            let pool = self.stamp_pool()?;
+            // SAFETY: the pool is idle (every submission is waited for) and large enough.
+            unsafe { self.ctx.device.cmd_reset_query_pool(self.compute, pool, 0, STAMPS_PER_SUBMIT) };
+            self.write_stamp(pool);
+        }
+        Ok(())
+    }
+
+    fn stamp_pool(&mut self) -> Result<vk::QueryPool> {
+        if let Some(pool) = self.stamps.pool {
+            return Ok(pool);
+        }
+        let info =
+            vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(STAMPS_PER_SUBMIT);
+        // SAFETY: a valid create info on a live device; the pool is destroyed in `drop`.
+        let pool = checked("creating a query pool", unsafe { self.ctx.device.create_query_pool(&info, None) })?;
+        Ok(*self.stamps.pool.insert(pool))
+    }
+
+    fn write_stamp(&mut self, pool: vk::QueryPool) -> u32 {
+        let at = self.stamps.written;
+        // SAFETY: recording into a command buffer in the recording state; `at` was reset.
+        unsafe { self.ctx.device.cmd_write_timestamp(self.compute, vk::PipelineStageFlags::BOTTOM_OF_PIPE, pool, at) };
+        self.stamps.written += 1;
+        at
+    }
+
+    /// Ends a step's commands: while profiling, writes a timestamp once they complete and
+    /// returns its index for `step_time`.
+    pub fn mark_step(&mut self) -> Option<u32> {
+        let pool = self.stamps.pool.filter(|_| self.open && self.stamps.written > 0)?;
+        Some(self.write_stamp(pool))
+    }
+
+    /// The device time of the step marked `mark` in the last submission, and when it
+    /// ended on the host's clock (the fence's time, less the device time after it).
+    pub fn step_time(&self, mark: u32) -> Option<crate::profile::DeviceTime> {
+        let s = &self.stamps;
+        let (at, before, last) =
+            (s.read.get(mark as usize)?, s.read.get(mark.checked_sub(1)? as usize)?, s.read.last()?);
+        let after = std::time::Duration::from_nanos(last.saturating_sub(*at));
+        Some(crate::profile::DeviceTime { ns: at.saturating_sub(*before), end: s.finished? - after })
+    }
+
+    /// Reads the timestamps of the submission that just ran.
+    fn read_stamps(&mut self) -> Result<()> {
+        self.stamps.read.clear();
+        let (Some(pool), Some((period, mask))) = (self.stamps.pool, self.ctx.caps.timestamps) else {
+            return Ok(());
+        };
+        if self.stamps.written < 2 {
+            return Ok(());
+        }
+        let mut ticks = vec![0u64; self.stamps.written as usize];
+        let flags = vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT;
+        // SAFETY: the queries were written by the submission, which has completed.
+        check("reading timestamps", unsafe { self.ctx.device.get_query_pool_results(pool, 0, &mut ticks, flags) })?;
+        self.stamps.read.extend(ticks.iter().map(|t| ((t & mask) as f64 * period) as u64));
+        self.stamps.finished = Some(Instant::now());
         Ok(())
     }
 
@@ -175,7 +257,10 @@ impl Commands {
     /// Whether `dispatches` more dispatches binding `descriptors` descriptors each fit in
     /// this submission.
     pub fn has_room(&self, dispatches: u32, descriptors: u32) -> bool {
-        !self.open || (dispatches <= self.sets_free && dispatches * descriptors <= self.descriptors_free)
+        !self.open
+            || (dispatches <= self.sets_free
+                && dispatches * descriptors <= self.descriptors_free
+                && self.stamps.written < STAMPS_PER_SUBMIT)
     }
 
     /// Barriers for the hazards between `bindings` and the dispatches recorded before:
@@ -298,6 +383,7 @@ impl Commands {
             check("waiting for the device", d.wait_for_fences(&[self.fence], true, u64::MAX))?;
             check("resetting a fence", d.reset_fences(&[self.fence]))?;
         }
+        self.read_stamps()?;
         self.ctx.check_validation()
     }
 
@@ -330,6 +416,9 @@ impl Drop for Commands {
         // SAFETY: every submission was waited for.
         unsafe {
             let d = &self.ctx.device;
+            if let Some(pool) = self.stamps.pool {
+                d.destroy_query_pool(pool, None);
+            }
             d.destroy_descriptor_pool(self.descriptors, None);
             d.destroy_fence(self.fence, None);
             d.destroy_command_pool(self.pool, None);
