@@ -1117,6 +1117,8 @@ module sluice
     end function
 
     ! Profiling and explicit call sites (C strings: NUL-terminated, e.g. 'prof'//c_null_char).
+    ! sl_set_call_site(c_null_char, 0) clears the site; a preprocessed source (.F90) can pass
+    ! __FILE__//c_null_char and __LINE__.
     function sl_profile_begin(path) result(status) bind(C, name="sl_profile_begin")
       import :: c_int, c_char
       character(kind=c_char), intent(in) :: path(*)

@@ -994,9 +994,10 @@ sl_status sl_profile_begin(const char *path);
 sl_status sl_profile_end(void);
 
 // Makes `file:line` the call site of this thread's following calls (error messages and
-// profiles name it) until it is changed or cleared with `file` NULL; without it, a call
-// site is the caller's address, located through the application's debug information.
-// The header macros `SL_HERE` and `SL_AT(call)` pass `__FILE__` and `__LINE__`. `file` is copied.
+// profiles name it) until it is changed or cleared with `file` NULL or empty (languages
+// without NULL strings pass ""); without it, a call site is the caller's address, located
+// through the application's debug information. The header macros `SL_HERE` and
+// `SL_AT(call)` pass `__FILE__` and `__LINE__`. `file` is copied.
 sl_status sl_set_call_site(const char *file, int32_t line);
 
 #ifdef __cplusplus

@@ -278,21 +278,22 @@ pub extern "C" fn sl_profile_end() -> sl_status {
 }
 
 /// Makes `file:line` the call site of this thread's following calls (error messages and
-/// profiles name it) until it is changed or cleared with `file` NULL; without it, a call
-/// site is the caller's address, located through the application's debug information.
-/// The header macros `SL_HERE` and `SL_AT(call)` pass `__FILE__` and `__LINE__`. `file` is copied.
+/// profiles name it) until it is changed or cleared with `file` NULL or empty (languages
+/// without NULL strings pass ""); without it, a call site is the caller's address, located
+/// through the application's debug information. The header macros `SL_HERE` and
+/// `SL_AT(call)` pass `__FILE__` and `__LINE__`. `file` is copied.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_set_call_site(file: *const c_char, line: i32) -> sl_status {
     boundary!("sl_set_call_site", |_site| {
-        if file.is_null() {
+        // SAFETY: a non-null `file` points to a NUL-terminated string.
+        let file = (!file.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(file) }.to_string_lossy());
+        let Some(file) = file.filter(|f| !f.is_empty()) else {
             crate::ir::site::set_explicit(None);
             return Ok(());
-        }
+        };
         if line < 0 {
             bail!(InvalidArgument, "line must not be negative, not {line}");
         }
-        // SAFETY: non-null pointer to a NUL-terminated string.
-        let file = unsafe { std::ffi::CStr::from_ptr(file) }.to_string_lossy();
         crate::ir::site::set_explicit(Some((&file, line as u32)));
         Ok(())
     })

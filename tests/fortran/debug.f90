@@ -4,6 +4,7 @@
 program debug
   use sluice
   use checks
+  use, intrinsic :: iso_c_binding, only: c_null_char
   implicit none
   integer, parameter :: n = 500
   real(8) :: x8(n), ref(n)
@@ -38,5 +39,13 @@ program debug
   call expect_error(stat, SL_ERR_INVALID_ARGUMENT, 'not a comparison mode', 'a bad mode')
   missing = reference(c, stat=stat)
   call expect_error(stat, SL_ERR_INVALID_STATE, 'no reference', 'an array computed with comparison off')
+
+  ! An explicit call site names the calls after it, until it is cleared.
+  call expect(sl_set_call_site('model.f90'//c_null_char, 42) == SL_OK, 'setting a call site')
+  call set_compare(7, stat=stat)
+  call expect_error(stat, SL_ERR_INVALID_ARGUMENT, 'model.f90:42', 'an error at the explicit site')
+  call expect(sl_set_call_site(c_null_char, 0) == SL_OK, 'clearing the call site')
+  call set_compare(7, stat=stat)
+  call expect(index(error_message(), 'model.f90') == 0, 'no explicit site once cleared: '//error_message())
   call end_test('debug')
 end program debug
