@@ -1,7 +1,7 @@
 //! Finding and opening a Vulkan device: the loader is loaded at run time (no link-time
 //! dependency), devices are ranked by type, and the chosen one is opened with the
-//! features kernels use. With validation on, every layer message is recorded and turns
-//! the next step into a failure.
+//! features kernels use. With validation on (synchronization validation included), every
+//! layer message is recorded and turns the next step into a failure.
 
 use std::ffi::{CStr, c_void};
 
@@ -181,11 +181,18 @@ impl Context {
             }
             layers.push(layer.as_ptr());
             exts.push(ash::ext::debug_utils::NAME.as_ptr());
+            exts.push(ash::ext::validation_features::NAME.as_ptr());
         }
-        let info = vk::InstanceCreateInfo::default()
+        // Synchronization validation too: a missing barrier is a race the results may not show.
+        let checks = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&checks);
+        let mut info = vk::InstanceCreateInfo::default()
             .application_info(&app)
             .enabled_layer_names(&layers)
             .enabled_extension_names(&exts);
+        if opts.validation {
+            info = info.push_next(&mut features);
+        }
         // SAFETY: the create info and the strings it points to outlive the call.
         let instance = unsafe { entry.create_instance(&info, None) }.map_err(|e| match e {
             vk::Result::ERROR_INCOMPATIBLE_DRIVER => {
