@@ -1,11 +1,10 @@
-//! Recording and submitting commands. One submission is two command buffers run in
-//! order: the *transfer* buffer (staging copies of the inputs the submission uploads) and
-//! the *compute* buffer (a barrier that makes those copies and every earlier submission's
-//! writes visible, then the dispatches). Between dispatches, a barrier is recorded only
-//! where a dispatch touches a buffer an earlier one of the same submission wrote (or
-//! writes one it read), and it names just those buffers, so independent dispatches may
-//! overlap on devices that run them concurrently. The submission signals a fence, which
-//! is waited for.
+//! Recording and submitting commands. One submission is one command buffer: a barrier
+//! that makes every earlier submission's writes visible, then each step's staging copies
+//! (uploads) and dispatches in order. A barrier is recorded only where a dispatch reads a
+//! buffer an upload or an earlier dispatch of the same submission wrote (or writes one a
+//! dispatch read), and it names just those buffers, so a step's uploads and independent
+//! dispatches may overlap earlier dispatches on devices that run them concurrently. The
+//! submission signals a fence, which is waited for.
 //!
 //! While profiling, the compute buffer also writes timestamps: one after its opening
 //! barrier and one at each `mark_step`, so a step's device time is the difference from
@@ -38,18 +37,21 @@ pub struct Binding {
     pub writes: bool,
 }
 
-/// How dispatches recorded since the last barrier on a buffer used it.
+/// How commands recorded since the last barrier on a buffer used it.
 #[derive(Default, Clone, Copy)]
 struct Access {
+    /// Read by a dispatch.
     read: bool,
+    /// Written by a dispatch.
     written: bool,
+    /// Written by an upload.
+    uploaded: bool,
 }
 
-/// Command buffers, their fence and descriptor pool, reused submission after submission.
+/// A command buffer, its fence and descriptor pool, reused submission after submission.
 pub struct Commands {
     ctx: Arc<Context>,
     pool: vk::CommandPool,
-    transfer: vk::CommandBuffer,
     compute: vk::CommandBuffer,
     fence: vk::Fence,
     descriptors: vk::DescriptorPool,
@@ -57,7 +59,7 @@ pub struct Commands {
     open: bool,
     sets_free: u32,
     descriptors_free: u32,
-    /// Dispatches recorded since the last barrier covering each buffer.
+    /// Commands recorded since the last barrier covering each buffer.
     accesses: HashMap<vk::Buffer, Access>,
     stamps: Stamps,
 }
@@ -88,7 +90,7 @@ impl Commands {
         let alloc = vk::CommandBufferAllocateInfo::default()
             .command_pool(pool)
             .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(2);
+            .command_buffer_count(1);
         let cmds = checked("allocating command buffers", unsafe { d.allocate_command_buffers(&alloc) })?;
         let fence = checked("creating a fence", unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) })?;
         let sizes = [vk::DescriptorPoolSize::default()
@@ -99,8 +101,7 @@ impl Commands {
         Ok(Commands {
             ctx,
             pool,
-            transfer: cmds[0],
-            compute: cmds[1],
+            compute: cmds[0],
             fence,
             descriptors,
             open: false,
@@ -116,22 +117,19 @@ impl Commands {
             return Ok(());
         }
         let d = &self.ctx.device;
-        // SAFETY: the command buffers and descriptor sets are idle: every submission is
+        // SAFETY: the command buffer and descriptor sets are idle: every submission is
         // waited for before the next is recorded.
         unsafe {
             check("resetting descriptors", d.reset_descriptor_pool(self.descriptors, Default::default()))?;
             let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            for cmd in [self.transfer, self.compute] {
-                check("resetting a command buffer", d.reset_command_buffer(cmd, Default::default()))?;
-                check("beginning a command buffer", d.begin_command_buffer(cmd, &begin))?;
-            }
+            check("resetting a command buffer", d.reset_command_buffer(self.compute, Default::default()))?;
+            check("beginning a command buffer", d.begin_command_buffer(self.compute, &begin))?;
         }
         self.open = true;
         self.sets_free = SETS_PER_SUBMIT;
         self.descriptors_free = DESCRIPTORS_PER_SUBMIT;
         self.accesses.clear();
-        // Earlier submissions' writes, then this one's uploads, are visible to what follows.
-        self.global_barrier(self.transfer);
+        // Earlier submissions' writes are visible to what follows.
         self.global_barrier(self.compute);
         self.stamps.written = 0;
         if crate::profile::enabled() && self.ctx.caps.timestamps.is_some() {
@@ -215,27 +213,30 @@ impl Commands {
         };
     }
 
-    /// Records a staging copy into `dst`, which no dispatch of this submission has used yet.
+    /// Records a staging copy into `dst`, which no command of this submission has used
+    /// yet; only the dispatches that read `dst` wait for it.
     pub fn upload(&mut self, src: vk::Buffer, dst: vk::Buffer, bytes: u64) -> Result<()> {
         self.begin()?;
-        self.copy_in(self.transfer, src, dst, bytes);
+        debug_assert!(!self.accesses.contains_key(&dst), "an upload into a buffer this submission uses");
+        self.copy_in(src, dst, bytes);
+        self.accesses.entry(dst).or_default().uploaded = true;
         Ok(())
     }
 
     /// Records a copy after everything recorded so far (for one-off transfers).
     pub fn copy(&mut self, src: vk::Buffer, dst: vk::Buffer, bytes: u64) -> Result<()> {
         self.begin()?;
-        self.copy_in(self.compute, src, dst, bytes);
+        self.copy_in(src, dst, bytes);
         Ok(())
     }
 
-    fn copy_in(&self, cmd: vk::CommandBuffer, src: vk::Buffer, dst: vk::Buffer, bytes: u64) {
+    fn copy_in(&self, src: vk::Buffer, dst: vk::Buffer, bytes: u64) {
         if bytes == 0 {
             return;
         }
         let region = [vk::BufferCopy::default().size(bytes)];
         // SAFETY: both buffers are at least `bytes` long and outlive the submission.
-        unsafe { self.ctx.device.cmd_copy_buffer(cmd, src, dst, &region) };
+        unsafe { self.ctx.device.cmd_copy_buffer(self.compute, src, dst, &region) };
     }
 
     /// Records copies `(src, src offset, dst, dst offset, bytes)` ordered after everything
@@ -263,23 +264,42 @@ impl Commands {
                 && self.stamps.written < STAMPS_PER_SUBMIT)
     }
 
-    /// Barriers for the hazards between `bindings` and the dispatches recorded before:
-    /// reading or rewriting what one wrote, or writing what one read.
+    /// Barriers for the hazards between `bindings` and the commands recorded before:
+    /// reading or rewriting what a dispatch or an upload wrote, or writing what a dispatch
+    /// read. The barrier waits for earlier dispatches only when one of them is involved, so
+    /// uploads alone do not hold a dispatch behind unrelated earlier ones.
     fn order_after_earlier(&mut self, bindings: &[Binding]) {
-        let mut hazards: Vec<vk::Buffer> = Vec::new();
+        let mut hazards: Vec<(vk::Buffer, Access)> = Vec::new();
         for b in bindings {
             let seen = self.accesses.get(&b.buffer).copied().unwrap_or_default();
-            if (seen.written || (b.writes && seen.read)) && !hazards.contains(&b.buffer) {
-                hazards.push(b.buffer);
+            let hazard = seen.written || seen.uploaded || (b.writes && seen.read);
+            if hazard && !hazards.iter().any(|h| h.0 == b.buffer) {
+                hazards.push((b.buffer, seen));
             }
         }
         if !hazards.is_empty() {
+            let after_dispatches = hazards.iter().any(|(_, a)| a.written || a.read);
+            let after_uploads = hazards.iter().any(|(_, a)| a.uploaded);
+            let mut stages = vk::PipelineStageFlags::empty();
+            if after_dispatches {
+                stages |= vk::PipelineStageFlags::COMPUTE_SHADER;
+            }
+            if after_uploads {
+                stages |= vk::PipelineStageFlags::TRANSFER;
+            }
             let buffers: Vec<vk::BufferMemoryBarrier> = hazards
                 .iter()
-                .filter(|b| self.accesses[b].written)
-                .map(|&buffer| {
+                .filter(|(_, a)| a.written || a.uploaded)
+                .map(|&(buffer, a)| {
+                    let mut src = vk::AccessFlags::empty();
+                    if a.written {
+                        src |= vk::AccessFlags::SHADER_WRITE;
+                    }
+                    if a.uploaded {
+                        src |= vk::AccessFlags::TRANSFER_WRITE;
+                    }
                     vk::BufferMemoryBarrier::default()
-                        .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                        .src_access_mask(src)
                         .dst_access_mask(vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE)
                         .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
                         .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
@@ -292,7 +312,7 @@ impl Commands {
             unsafe {
                 self.ctx.device.cmd_pipeline_barrier(
                     self.compute,
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    stages,
                     vk::PipelineStageFlags::COMPUTE_SHADER,
                     vk::DependencyFlags::empty(),
                     &[],
@@ -300,11 +320,18 @@ impl Commands {
                     &[],
                 )
             };
-            // The barrier orders every earlier dispatch before every later one, so reads
-            // no longer conflict; writes are visible for the buffers it names.
+            // A barrier after the dispatches orders every earlier dispatch before every
+            // later one, so reads no longer conflict; one after the uploads orders every
+            // earlier upload. Writes are visible for the buffers it names.
             for (buffer, a) in self.accesses.iter_mut() {
-                a.read = false;
-                a.written &= !hazards.contains(buffer);
+                let named = hazards.iter().any(|h| h.0 == *buffer);
+                if after_dispatches {
+                    a.read = false;
+                    a.written &= !named;
+                }
+                if after_uploads {
+                    a.uploaded &= !named;
+                }
             }
         }
         for b in bindings {
@@ -371,11 +398,10 @@ impl Commands {
         let d = &self.ctx.device;
         // Results are visible to the host once the fence signals.
         self.global_barrier(self.compute);
-        // SAFETY: both command buffers are recording; the queue is used under its lock.
+        // SAFETY: the command buffer is recording; the queue is used under its lock.
         unsafe {
-            check("ending a command buffer", d.end_command_buffer(self.transfer))?;
             check("ending a command buffer", d.end_command_buffer(self.compute))?;
-            let cmds = [self.transfer, self.compute];
+            let cmds = [self.compute];
             let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
             let queue = self.ctx.queue.lock();
             check("submitting work", d.queue_submit(*queue, &submit, self.fence))?;
@@ -402,9 +428,8 @@ impl Commands {
     /// Drops what was recorded without running it.
     fn abandon(&mut self) {
         if std::mem::take(&mut self.open) {
-            // SAFETY: both command buffers are recording; they are reset before reuse.
+            // SAFETY: the command buffer is recording; it is reset before reuse.
             unsafe {
-                let _ = self.ctx.device.end_command_buffer(self.transfer);
                 let _ = self.ctx.device.end_command_buffer(self.compute);
             }
         }
