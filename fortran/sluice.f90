@@ -112,6 +112,7 @@ module sluice
     integer(c_int64_t) :: kernels
     integer(c_int64_t) :: intrinsics
     integer(c_int64_t) :: failed_steps
+    integer(c_int64_t) :: host_steps
     integer(c_int64_t) :: allocations
     integer(c_int64_t) :: live_bytes
     integer(c_int64_t) :: peak_live_bytes

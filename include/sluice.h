@@ -162,6 +162,9 @@ typedef struct {
   uint64_t intrinsics;
   // Steps whose results failed (and were poisoned).
   uint64_t failed_steps;
+  // Steps the Vulkan executor ran on the CPU because the device cannot (f64 without
+  // shaderFloat64, operands beyond its limits, ...; README "Vulkan").
+  uint64_t host_steps;
   // Array buffers allocated (fresh or reused), bytes in use now and at most.
   uint64_t allocations;
   uint64_t live_bytes;

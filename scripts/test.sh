@@ -18,7 +18,7 @@ SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on cargo test --locked "${vulkan_
 # Kernels with more inputs than a shader may bind (packed into one buffer per type), with the limit lowered.
 narrow=(env SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_MAX_BINDINGS=8)
 "${narrow[@]}" cargo test --locked --test ops
-"${narrow[@]}" cargo test --locked --test fusion -- --exact kernels_reading_many_arrays
+"${narrow[@]}" cargo test --locked --test fusion -- --exact kernels_reading_many_arrays kernels_storing_many_values
 # Scatter again as on a device without 64-bit buffer atomics (8-byte add/min/max then run on the CPU).
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_INT64_ATOMICS=on cargo test --locked --test scatter
 # Result comparison passes on the whole op suite, in both modes, on both executors, with the

@@ -81,6 +81,7 @@ fn backend_choice_and_fallback() {
     assert_eq!(d.backend, SL_BACKEND_VULKAN, "{reason}");
     assert!(!name.is_empty() && reason.contains(&name), "{name}: {reason}");
     computes(&mut rng, "vulkan");
+    assert_eq!(stats().host_steps, 0, "everything ran on the device");
     ok(sl_shutdown());
 
     // auto takes a GPU, never a CPU-type Vulkan device over the CPU executor.
@@ -100,6 +101,8 @@ fn backend_choice_and_fallback() {
     assert_eq!((d.backend, d.float64), (SL_BACKEND_VULKAN, 0));
     assert!(reason.contains("f64 work runs on the CPU"), "{reason}");
     computes(&mut rng, "vulkan without f64");
+    // The f64 kernels (elementwise and the sum; f32 ones stay on the device).
+    assert_eq!(stats().host_steps, 2);
     ok(sl_shutdown());
     set("SLUICE_VULKAN_NO_F64", None);
 

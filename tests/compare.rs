@@ -13,12 +13,6 @@ use sluice::*;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn stats() -> sl_stats {
-    let mut s: sl_stats = unsafe { std::mem::zeroed() };
-    ok(sl_get_stats(&mut s));
-    s
-}
-
 fn compare_stats() -> sl_compare_stats {
     let mut s = sl_compare_stats { values_checked: 0, mismatches: 0 };
     ok(sl_get_compare_stats(&mut s));

@@ -321,6 +321,40 @@ fn trace_hits() -> u64 {
     s.hits
 }
 
+/// A flush storing more values than a device kernel can bind outputs (`SLUICE_VULKAN_MAX_BINDINGS=8`
+/// in scripts/test.sh) is split into several kernels before compiling, all run on the
+/// device: none goes to the CPU, and the results are exact.
+#[test]
+fn kernels_storing_many_values() {
+    let mut rng = rng("kernels_storing_many_values");
+    let n = 1000;
+    let (xa, ya) =
+        (rand_arr(&mut rng, SL_F64, &[n], -4.0, 4.0, false), rand_arr(&mut rng, SL_F64, &[n], -4.0, 4.0, false));
+    let (x, y) = (xa.upload(), ya.upload());
+    let before = stats();
+    let shifts: Vec<f64> = (0..12).map(|_| rng.random_range(-3.0..3.0)).collect();
+    let outs: Vec<sl_array> = shifts
+        .iter()
+        .map(|&c| {
+            let (mut t, mut out) = (0, 0);
+            ok(sl_add_scalar(x, c, &mut t));
+            ok(sl_mul(t, y, &mut out));
+            release(&[t]);
+            out
+        })
+        .collect();
+    ok(sl_eval(outs.as_ptr(), outs.len() as i32));
+    for (&c, &h) in shifts.iter().zip(&outs) {
+        let got = download(h);
+        for i in 0..n {
+            assert_eq!(got.v[i].f(), (xa.v[i].f() + c) * ya.v[i].f(), "element {i} of (x + {c}) * y");
+        }
+    }
+    assert_eq!(stats().host_steps, before.host_steps, "a kernel ran on the CPU");
+    release(&outs);
+    release(&[x, y]);
+}
+
 /// One fused expression over more arrays than a GPU shader may bind (32 storage buffers
 /// on lavapipe; the Vulkan executor copies such inputs into one buffer per element type)
 /// gives the same result as one within the limit: the additions happen in the same order

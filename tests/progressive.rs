@@ -7,12 +7,6 @@ mod common;
 use common::*;
 use sluice::*;
 
-fn stats() -> sl_stats {
-    let mut s: sl_stats = unsafe { std::mem::zeroed() };
-    ok(sl_get_stats(&mut s));
-    s
-}
-
 fn live() -> i64 {
     let mut n = 0;
     ok(sl_live_handles(&mut n));

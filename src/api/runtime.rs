@@ -164,6 +164,7 @@ pub extern "C" fn sl_get_stats(out: *mut sl_stats) -> sl_status {
                 kernels: get(&c.kernels),
                 intrinsics: get(&c.intrinsics),
                 failed_steps: get(&c.failed_steps),
+                host_steps: rt.sched.engine().executor().steps_on_host(),
                 allocations: m.allocations,
                 live_bytes: m.live_bytes as u64,
                 peak_live_bytes: m.peak_bytes as u64,

@@ -252,6 +252,9 @@ pub struct sl_stats {
     pub intrinsics: u64,
     /// Steps whose results failed (and were poisoned).
     pub failed_steps: u64,
+    /// Steps the Vulkan executor ran on the CPU because the device cannot (f64 without
+    /// shaderFloat64, operands beyond its limits, ...; README "Vulkan").
+    pub host_steps: u64,
     /// Array buffers allocated (fresh or reused), bytes in use now and at most.
     pub allocations: u64,
     pub live_bytes: u64,

@@ -221,6 +221,15 @@ pub trait Executor: Send + Sync {
             done(i, outcome);
         }
     }
+    /// The most values one fused kernel may store: the planner starts another kernel
+    /// beyond it (a device binds each output as a buffer, and some have few binding slots).
+    fn max_kernel_outputs(&self) -> usize {
+        usize::MAX
+    }
+    /// Steps handed to the CPU because this executor's device cannot run them.
+    fn steps_on_host(&self) -> u64 {
+        0
+    }
     /// `value` with its elements in host memory (the same value when they already are;
     /// else a copy with the same layout). `bytes` is how far its layout reaches.
     fn host_value(&self, value: &Value) -> Result<Value> {

@@ -117,7 +117,7 @@ pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &
     let order = &sub.order;
     let n = order.len();
 
-    let Decisions { store, groups, group_of } = decide(sub, roots, opts);
+    let Decisions { store, groups, group_of } = decide(sub, roots, opts, exec.max_kernel_outputs());
     let mut slot_of = vec![u32::MAX; n];
     let mut stored = Vec::new();
     for i in (0..n).filter(|&i| store[i]) {

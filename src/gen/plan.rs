@@ -48,7 +48,8 @@ pub struct Decisions {
     pub group_of: Vec<usize>,
 }
 
-pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions) -> Decisions {
+/// `max_outputs`: the most values one kernel may store (the executor's limit).
+pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions, max_outputs: usize) -> Decisions {
     let order = &sub.order;
     let inputs_of: Vec<&[Arc<Node>]> = (0..order.len()).map(|i| sub.inputs_at(i)).collect();
     let n = order.len();
@@ -186,6 +187,7 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions) -> Decisio
                 && g.domain == domain
                 && (axis.is_none() || g.axis.is_none() || g.axis == axis)
                 && g.ops + size[i] <= opts.max_kernel_ops
+                && g.members.len() < max_outputs
         };
         let target = groups.iter().rposition(joinable).filter(|&g| g as isize > a && g as isize >= w);
         let g = match target {

@@ -315,6 +315,13 @@ pub fn device() -> sl_device_info {
     info
 }
 
+/// The runtime's counters (`sl_get_stats`).
+pub fn stats() -> sl_stats {
+    let mut s: sl_stats = unsafe { std::mem::zeroed() };
+    ok(sl_get_stats(&mut s));
+    s
+}
+
 /// Whether kernels run on the Vulkan executor.
 pub fn on_vulkan() -> bool {
     device().backend == SL_BACKEND_VULKAN

@@ -19,6 +19,7 @@ mod submit;
 
 use std::any::Any;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::Mutex;
 
@@ -99,6 +100,8 @@ pub struct VulkanExecutor {
     cpu: Arc<dyn Executor>,
     /// Submit each step on its own rather than batching (see `Options::submit_per_step`).
     submit_per_step: bool,
+    /// Steps run on the CPU executor (`Executor::steps_on_host`).
+    host_steps: AtomicU64,
 }
 
 fn device_array(v: &Value) -> Option<&DeviceArray> {
@@ -137,6 +140,7 @@ impl VulkanExecutor {
             ctx,
             cpu,
             submit_per_step: opts.submit_per_step,
+            host_steps: AtomicU64::new(0),
         };
         let f64_note = if caps.float64 {
             ""
@@ -158,6 +162,7 @@ impl VulkanExecutor {
     /// Runs `work` on the CPU executor with host copies of the inputs; the outputs keep
     /// the host buffers it wrote.
     fn run_on_cpu(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<()> {
+        self.host_steps.fetch_add(1, Ordering::Relaxed);
         let inputs = inputs.iter().map(|v| self.host_value(v)).collect::<Result<Vec<_>>>()?;
         let mut written = Vec::with_capacity(outputs.len());
         for o in outputs {
@@ -278,6 +283,16 @@ impl Executor for VulkanExecutor {
             }
             Err(_why) => Ok(Arc::new(Routed { cpu: self.cpu.compile(kernel)? })),
         }
+    }
+
+    /// Room for the parameter block, a reduction's scratch and two packed input buffers
+    /// beside the outputs.
+    fn max_kernel_outputs(&self) -> usize {
+        self.target.max_bindings.saturating_sub(4).max(1) as usize
+    }
+
+    fn steps_on_host(&self) -> u64 {
+        self.host_steps.load(Ordering::Relaxed)
     }
 
     fn alloc(&self, dtype: DType, shape: &Shape) -> Result<Value> {
