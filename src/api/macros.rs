@@ -39,10 +39,9 @@ pub extern "C" fn sl_macro_begin(
         if name.is_null() {
             bail!(InvalidArgument, "name is NULL");
         }
-        // SAFETY: non-null, and the caller passes a NUL-terminated string.
-        let Ok(name) = unsafe { CStr::from_ptr(name) }.to_str() else {
-            bail!(InvalidArgument, "name is not UTF-8");
-        };
+        // SAFETY: non-null, and the caller passes a NUL-terminated string. (The scheduler
+        // checks it is UTF-8.)
+        let name = unsafe { CStr::from_ptr(name) };
         let rt = runtime()?;
         // Pushed one by one: collecting into a `Result` costs a replay more than the lookups.
         let mut ins: SmallVec<[Arc<Node>; 4]> = SmallVec::new();

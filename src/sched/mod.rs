@@ -7,6 +7,7 @@ mod trace;
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
+use std::ffi::CStr;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
@@ -459,7 +460,7 @@ impl Scheduler {
     /// draws new numbers.
     pub fn macro_begin(
         &self,
-        name: &str,
+        name: &CStr,
         inputs: &[Arc<Node>],
         controls: &[f64],
         outputs: usize,
@@ -473,13 +474,22 @@ impl Scheduler {
         }
         // Comparison runs every section's body, so its ops have references.
         let compare = check::mode() != check::Mode::Off;
+        // Each input's state is read once: its layout is part of the key, its value is what
+        // a replay reads.
+        let mut values: SmallVec<[Option<Value>; 4]> = SmallVec::new();
+        for n in inputs {
+            values.push(n.ready_value());
+        }
         if !nested
             && !compare
-            && let Some(section) = macros::last_replayed(name, inputs, controls)
+            && let Some(section) = macros::last_replayed(name.to_bytes(), inputs, &values, controls)
             && self.core.macros.lock().lookup_again(&section)
         {
-            return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, site, reserve)?));
+            return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, &values, site, reserve)?));
         }
+        let Ok(name) = name.to_str() else {
+            bail!(InvalidArgument, "name is not UTF-8");
+        };
         let query = KeyOf::new(name, inputs, controls);
         if macros::is_open(&query) {
             bail!(
@@ -495,7 +505,7 @@ impl Scheduler {
             match claim {
                 Claim::Replay(section) => {
                     macros::remember_replayed(&section);
-                    return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, site, reserve)?));
+                    return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, &values, site, reserve)?));
                 }
                 Claim::Record(key) => key,
             }
@@ -504,10 +514,12 @@ impl Scheduler {
         Ok(MacroStart::Record)
     }
 
+    /// Replays `e` on `inputs`, whose values (where computed) are `values`.
     fn replay(
         &self,
         e: &MacroEntry,
         inputs: &[Arc<Node>],
+        values: &[Option<Value>],
         site: CallSite,
         reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
     ) -> Result<Outputs> {
@@ -524,7 +536,7 @@ impl Scheduler {
         // with the engine). Replays are the small calls of loops: running a small one here
         // when the engine is idle keeps the loop from paying a thread hand-off per call.
         let _planning = self.core.planning.lock();
-        if let Some(outputs) = self.replay_now(e, inputs, site, &param, &site_of) {
+        if let Some(outputs) = self.replay_now(e, inputs, values, site, &param, &site_of) {
             profile.end(Some(TraceOutcome::MacroReplay));
             return Ok(outputs);
         }
@@ -552,6 +564,7 @@ impl Scheduler {
         &self,
         e: &MacroEntry,
         inputs: &[Arc<Node>],
+        values: &[Option<Value>],
         site: CallSite,
         param: &dyn Fn(u32) -> Scalar,
         site_of: &dyn Fn(u32) -> CallSite,
@@ -562,15 +575,14 @@ impl Scheduler {
         }
         // Inputs still being computed (or failed) go through the engine, which waits for
         // them (or passes their failure on).
-        let mut leaves: SmallVec<[Option<Value>; 4]> = SmallVec::new();
-        for l in &e.leaves {
-            leaves.push(match l {
-                Some(i) => Some(inputs[*i as usize].ready_value()?),
-                None => None,
-            });
+        if e.leaves.iter().flatten().any(|&i| values[i as usize].is_none()) {
+            return None;
         }
         let engine = &self.core.engine;
-        let leaf = |pos: u32| leaves[pos as usize].clone().expect("a recorded leaf");
+        let leaf = |pos: u32| {
+            let input = e.leaves[pos as usize].expect("a recorded leaf");
+            values[input as usize].as_ref().expect("computed")
+        };
         let mut slots = SlotValues::new();
         engine.try_inline(|| {
             let run =
