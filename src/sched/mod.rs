@@ -591,21 +591,21 @@ impl Scheduler {
                 };
             e.recipe.run_now(leaf, param, site_of, run, &mut slots)
         })?;
-        Some(
-            e.outputs
-                .iter()
-                .map(|o| match *o {
-                    OutputRef::Slot(s) => {
-                        let (dtype, shape) = e.recipe.slot_types[s as usize];
-                        match slots[s as usize].as_ref().expect("every slot is stored by a step") {
-                            Ok(v) => Node::ready(Op::Source, dtype, shape, site, v.clone()),
-                            Err(err) => Node::scheduled(Op::Source, dtype, shape, site, Promise::failed(err.clone())),
-                        }
+        // Pushed one by one: collecting through an iterator costs a replay more.
+        let mut outputs = Outputs::new();
+        for o in &e.outputs {
+            outputs.push(match *o {
+                OutputRef::Slot(s) => {
+                    let (dtype, shape) = e.recipe.slot_types[s as usize];
+                    match slots[s as usize].as_ref().expect("every slot is stored by a step") {
+                        Ok(v) => Node::ready(Op::Source, dtype, shape, site, v.clone()),
+                        Err(err) => Node::scheduled(Op::Source, dtype, shape, site, Promise::failed(err.clone())),
                     }
-                    OutputRef::Input(i) => inputs[i as usize].clone(),
-                })
-                .collect(),
-        )
+                }
+                OutputRef::Input(i) => inputs[i as usize].clone(),
+            });
+        }
+        Some(outputs)
     }
 
     /// Closes the innermost section on this thread, declaring its outputs. The section's
