@@ -43,11 +43,9 @@ pub extern "C" fn sl_macro_begin(
         // checks it is UTF-8.)
         let name = unsafe { CStr::from_ptr(name) };
         let rt = runtime()?;
-        // Pushed one by one: collecting into a `Result` costs a replay more than the lookups.
+        // Looked up under one lock, without collecting into a `Result` (which costs a replay more).
         let mut ins: SmallVec<[Arc<Node>; 4]> = SmallVec::new();
-        for &h in slice(inputs, n_in, "inputs")? {
-            ins.push(node(&rt, h)?);
-        }
+        rt.handles.get_all(slice(inputs, n_in, "inputs")?, &mut ins)?;
         let ctrl = slice(controls, n_ctrl, "controls")?;
         let reserve = |rng: u64, count: u64| -> Result<(u64, u64)> {
             let st = rt.rngs.get(rng)?.take(count);
