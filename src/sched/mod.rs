@@ -279,6 +279,15 @@ fn rng_draws(sub: &Subgraph) -> (Vec<RngUse>, HashMap<u32, ParamSource>) {
     (uses, params)
 }
 
+/// Sets `values` to the value of each of `inputs` that is computed (filled in place: the
+/// list is inline and large).
+fn read_values(inputs: &[Arc<Node>], values: &mut SmallVec<[Option<Value>; 4]>) {
+    values.clear();
+    for n in inputs {
+        values.push(n.ready_value());
+    }
+}
+
 /// Batches of roots the planning thread has yet to flush, in the order they were cut.
 #[derive(Default)]
 struct PlannerState {
@@ -468,18 +477,18 @@ impl Scheduler {
         reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
     ) -> Result<MacroStart> {
         let nested = macros::recording();
-        if !nested && inputs.iter().any(|n| n.is_pending()) {
-            let pending: Vec<Arc<Node>> = inputs.iter().filter(|n| n.is_pending()).cloned().collect();
+        // A computed input's state is read once: its layout is part of the key, its value
+        // is what a replay reads. Only the others may be pending.
+        let mut values = SmallVec::new();
+        read_values(inputs, &mut values);
+        let maybe_pending = || inputs.iter().zip(&values).filter(|(n, v)| v.is_none() && n.is_pending());
+        if !nested && maybe_pending().next().is_some() {
+            let pending: Vec<Arc<Node>> = maybe_pending().map(|(n, _)| n.clone()).collect();
             self.flush(&pending);
+            read_values(inputs, &mut values);
         }
         // Comparison runs every section's body, so its ops have references.
         let compare = check::mode() != check::Mode::Off;
-        // Each input's state is read once: its layout is part of the key, its value is what
-        // a replay reads.
-        let mut values: SmallVec<[Option<Value>; 4]> = SmallVec::new();
-        for n in inputs {
-            values.push(n.ready_value());
-        }
         if !nested
             && !compare
             && let Some(section) = macros::last_replayed(name.to_bytes(), inputs, &values, controls)
