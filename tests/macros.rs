@@ -218,6 +218,14 @@ fn misuse_is_refused_and_harmless() {
         y = out[0];
     }
     assert_eq!(runs, 1);
+    // A name that is not UTF-8, right after replays (which compare names as bytes).
+    let bad = CString::new(b"after\xff".to_vec()).unwrap();
+    let (mut o, mut mode) = ([0], 0);
+    fails(
+        sl_macro_begin(bad.as_ptr(), [y, c].as_ptr(), 2, std::ptr::null(), 0, o.as_mut_ptr(), 1, &mut mode),
+        SL_ERR_INVALID_ARGUMENT,
+        "name is not UTF-8",
+    );
     let want = Arr::new(SL_F64, &[64], a.v.iter().map(|v| V::F64(v.f() * 0.25 * 0.25 * 0.25)).collect());
     assert_close("section after misuse", &download(y), &want, 0.0);
     release(&[y, c, ah, other]);

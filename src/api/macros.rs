@@ -39,16 +39,13 @@ pub extern "C" fn sl_macro_begin(
         if name.is_null() {
             bail!(InvalidArgument, "name is NULL");
         }
-        // SAFETY: non-null, and the caller passes a NUL-terminated string.
-        let Ok(name) = unsafe { CStr::from_ptr(name) }.to_str() else {
-            bail!(InvalidArgument, "name is not UTF-8");
-        };
+        // SAFETY: non-null, and the caller passes a NUL-terminated string. (The scheduler
+        // checks it is UTF-8.)
+        let name = unsafe { CStr::from_ptr(name) };
         let rt = runtime()?;
-        // Pushed one by one: collecting into a `Result` costs a replay more than the lookups.
+        // Looked up under one lock, without collecting into a `Result` (which costs a replay more).
         let mut ins: SmallVec<[Arc<Node>; 4]> = SmallVec::new();
-        for &h in slice(inputs, n_in, "inputs")? {
-            ins.push(node(&rt, h)?);
-        }
+        rt.handles.get_all(slice(inputs, n_in, "inputs")?, &mut ins)?;
         let ctrl = slice(controls, n_ctrl, "controls")?;
         let reserve = |rng: u64, count: u64| -> Result<(u64, u64)> {
             let st = rt.rngs.get(rng)?.take(count);

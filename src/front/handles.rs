@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use parking_lot::Mutex;
+use smallvec::{Array, SmallVec};
 
 use crate::ir::{Node, Result};
 
@@ -59,12 +60,26 @@ impl HandleTable {
     }
 
     pub fn get(&self, h: u64) -> Result<Arc<Node>> {
-        let (slot, generation) = self.decode(h);
         let t = self.inner.lock();
+        self.lookup(&t, h)
+    }
+
+    fn lookup(&self, t: &Inner, h: u64) -> Result<Arc<Node>> {
+        let (slot, generation) = self.decode(h);
         match t.slots.get(slot) {
             Some(Slot { generation: g, node: Some(n) }) if *g == generation => Ok(n.clone()),
-            _ => Err(self.invalid(h, &t)),
+            _ => Err(self.invalid(h, t)),
         }
+    }
+
+    /// The nodes of `hs`, appended to `nodes` in order, under one lock (an error names the
+    /// first invalid handle).
+    pub fn get_all<A: Array<Item = Arc<Node>>>(&self, hs: &[u64], nodes: &mut SmallVec<A>) -> Result<()> {
+        let t = self.inner.lock();
+        for &h in hs {
+            nodes.push(self.lookup(&t, h)?);
+        }
+        Ok(())
     }
 
     /// Releases `h`; the node lives on while other handles or pending work use it.

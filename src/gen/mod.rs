@@ -14,7 +14,7 @@ pub use build::Subgraph;
 use build::{KernelBuilder, LEAF_MARK, Leaf};
 pub use key::{Difference, TraceKey};
 use plan::{Decisions, decide};
-pub use recipe::{Plan, Recipe, SlotValues, fill_value, leaf_binding, leaf_layout};
+pub use recipe::{Plan, Recipe, SlotValues, fill_value, layout_of, leaf_binding, leaf_layout};
 use recipe::{Source, StepRecipe};
 
 use crate::exec::{Executor, Work};

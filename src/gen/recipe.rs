@@ -30,10 +30,15 @@ pub enum Source {
 /// How a node outside the subgraph is read: its elements' layout.
 pub fn leaf_layout(n: &Node) -> Layout {
     match &*n.state() {
-        NodeState::Ready(v) => v.layout,
-        // Results of scheduled work are allocated dense.
-        _ => Layout::dense(&n.shape),
+        NodeState::Ready(v) => layout_of(n, Some(v)),
+        _ => layout_of(n, None),
     }
+}
+
+/// `leaf_layout` of `n` when its value (if computed) is `value`.
+pub fn layout_of(n: &Node, value: Option<&Value>) -> Layout {
+    // Results of scheduled work are allocated dense.
+    value.map_or_else(|| Layout::dense(&n.shape), |v| v.layout)
 }
 
 pub fn leaf_binding(n: &Node) -> Binding {
@@ -127,13 +132,13 @@ impl Recipe {
     }
 
     /// Runs the steps now, one after another, with each leaf position bound to the value
-    /// `leaf` gives, parameters and call sites as for `sequence`, and `run` running one
+    /// `leaf` lends, parameters and call sites as for `sequence`, and `run` running one
     /// step; `slots` receives the value (or failure) of each stored slot (filled in
     /// place: it is inline and large). A step reading a failed slot fails with the same
     /// error, as in a submitted sequence.
-    pub fn run_now(
+    pub fn run_now<'v>(
         &self,
-        leaf: impl Fn(u32) -> Value,
+        leaf: impl Fn(u32) -> &'v Value,
         param: impl Fn(u32) -> Scalar,
         site: impl Fn(u32) -> CallSite,
         run: impl Fn(
@@ -155,7 +160,7 @@ impl Recipe {
             let mut failed = None;
             for s in &r.inputs {
                 match *s {
-                    Source::Leaf(pos) => inputs.push(leaf(pos)),
+                    Source::Leaf(pos) => inputs.push(leaf(pos).clone()),
                     Source::Stored(slot) => match slots[slot as usize].as_ref().expect("stored by an earlier step") {
                         Ok(v) => inputs.push(v.clone()),
                         Err(e) => failed = Some(e.clone()),

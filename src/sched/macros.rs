@@ -15,8 +15,8 @@ use rustc_hash::FxBuildHasher;
 use smallvec::SmallVec;
 
 use super::CacheStats;
-use crate::r#gen::{Recipe, leaf_layout};
-use crate::ir::{CallSite, DType, Layout, Node, Op, Result, Scalar, Shape, bail};
+use crate::r#gen::{Recipe, layout_of, leaf_layout};
+use crate::ir::{CallSite, DType, Layout, Node, Op, Result, Scalar, Shape, Value, bail};
 
 #[derive(Clone, PartialEq, Eq, Debug)]
 enum InputKind {
@@ -43,14 +43,15 @@ impl KeyInput {
         KeyInput { kind, alias: alias_of(inputs, k) }
     }
 
-    /// Whether input `k` of a call is this one: `of` compared in place, without building it.
-    fn matches(&self, inputs: &[Arc<Node>], k: usize) -> bool {
+    /// Whether input `k` of a call, whose value (if computed) is `value`, is this one: `of`
+    /// compared in place, without building it.
+    fn matches(&self, inputs: &[Arc<Node>], k: usize, value: Option<&Value>) -> bool {
         let n = &inputs[k];
         let kind = match (&self.kind, &n.op) {
             (InputKind::Constant { value, shape }, Op::Fill { value: v, .. }) => value == v && *shape == n.shape,
             (InputKind::Constant { .. }, _) | (InputKind::Array { .. }, Op::Fill { .. }) => false,
             (InputKind::Array { dtype, shape, layout }, _) => {
-                *dtype == n.dtype && *shape == n.shape && leaf_layout(n) == *layout
+                *dtype == n.dtype && *shape == n.shape && layout_of(n, value) == *layout
             }
         };
         kind && self.alias == alias_of(inputs, k)
@@ -92,12 +93,12 @@ pub struct MacroKey {
 }
 
 impl MacroKey {
-    /// Whether a call with `name`, `inputs` (not pending, except constants) and `controls`
-    /// has this key; no key is built for the call.
-    fn matches(&self, name: &str, inputs: &[Arc<Node>], controls: &[f64]) -> bool {
-        self.name == name
+    /// Whether a call with `name`, `inputs` (not pending, except constants; `values`: their
+    /// values, where computed) and `controls` has this key; no key is built for the call.
+    fn matches(&self, name: &[u8], inputs: &[Arc<Node>], values: &[Option<Value>], controls: &[f64]) -> bool {
+        self.name.as_bytes() == name
             && self.inputs.len() == inputs.len()
-            && self.inputs.iter().enumerate().all(|(k, ki)| ki.matches(inputs, k))
+            && self.inputs.iter().enumerate().all(|(k, ki)| ki.matches(inputs, k, values[k].as_ref()))
             && self.controls.len() == controls.len()
             && self.controls.iter().zip(controls).all(|(&bits, c)| c.to_bits() == bits)
     }
@@ -332,10 +333,16 @@ thread_local! {
     static LAST: RefCell<Weak<Section>> = const { RefCell::new(Weak::new()) };
 }
 
-/// The section this thread replayed last, if a call with `name`, `inputs` and
-/// `controls` has its key.
-pub fn last_replayed(name: &str, inputs: &[Arc<Node>], controls: &[f64]) -> Option<Arc<Section>> {
-    LAST.with(|l| l.borrow().upgrade()).filter(|s| s.key.matches(name, inputs, controls))
+/// The section this thread replayed last, if a call with `name` (compared as bytes, so a
+/// replay skips checking it is UTF-8), `inputs` (with `values`, see `MacroKey::matches`)
+/// and `controls` has its key.
+pub fn last_replayed(
+    name: &[u8],
+    inputs: &[Arc<Node>],
+    values: &[Option<Value>],
+    controls: &[f64],
+) -> Option<Arc<Section>> {
+    LAST.with(|l| l.borrow().upgrade()).filter(|s| s.key.matches(name, inputs, values, controls))
 }
 
 pub fn remember_replayed(s: &Arc<Section>) {

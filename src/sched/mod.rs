@@ -7,6 +7,7 @@ mod trace;
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
+use std::ffi::CStr;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
@@ -278,6 +279,15 @@ fn rng_draws(sub: &Subgraph) -> (Vec<RngUse>, HashMap<u32, ParamSource>) {
     (uses, params)
 }
 
+/// Sets `values` to the value of each of `inputs` that is computed (filled in place: the
+/// list is inline and large).
+fn read_values(inputs: &[Arc<Node>], values: &mut SmallVec<[Option<Value>; 4]>) {
+    values.clear();
+    for n in inputs {
+        values.push(n.ready_value());
+    }
+}
+
 /// Batches of roots the planning thread has yet to flush, in the order they were cut.
 #[derive(Default)]
 struct PlannerState {
@@ -459,7 +469,7 @@ impl Scheduler {
     /// draws new numbers.
     pub fn macro_begin(
         &self,
-        name: &str,
+        name: &CStr,
         inputs: &[Arc<Node>],
         controls: &[f64],
         outputs: usize,
@@ -467,19 +477,28 @@ impl Scheduler {
         reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
     ) -> Result<MacroStart> {
         let nested = macros::recording();
-        if !nested && inputs.iter().any(|n| n.is_pending()) {
-            let pending: Vec<Arc<Node>> = inputs.iter().filter(|n| n.is_pending()).cloned().collect();
+        // A computed input's state is read once: its layout is part of the key, its value
+        // is what a replay reads. Only the others may be pending.
+        let mut values = SmallVec::new();
+        read_values(inputs, &mut values);
+        let maybe_pending = || inputs.iter().zip(&values).filter(|(n, v)| v.is_none() && n.is_pending());
+        if !nested && maybe_pending().next().is_some() {
+            let pending: Vec<Arc<Node>> = maybe_pending().map(|(n, _)| n.clone()).collect();
             self.flush(&pending);
+            read_values(inputs, &mut values);
         }
         // Comparison runs every section's body, so its ops have references.
         let compare = check::mode() != check::Mode::Off;
         if !nested
             && !compare
-            && let Some(section) = macros::last_replayed(name, inputs, controls)
+            && let Some(section) = macros::last_replayed(name.to_bytes(), inputs, &values, controls)
             && self.core.macros.lock().lookup_again(&section)
         {
-            return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, site, reserve)?));
+            return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, &values, site, reserve)?));
         }
+        let Ok(name) = name.to_str() else {
+            bail!(InvalidArgument, "name is not UTF-8");
+        };
         let query = KeyOf::new(name, inputs, controls);
         if macros::is_open(&query) {
             bail!(
@@ -495,7 +514,7 @@ impl Scheduler {
             match claim {
                 Claim::Replay(section) => {
                     macros::remember_replayed(&section);
-                    return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, site, reserve)?));
+                    return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, &values, site, reserve)?));
                 }
                 Claim::Record(key) => key,
             }
@@ -504,10 +523,12 @@ impl Scheduler {
         Ok(MacroStart::Record)
     }
 
+    /// Replays `e` on `inputs`, whose values (where computed) are `values`.
     fn replay(
         &self,
         e: &MacroEntry,
         inputs: &[Arc<Node>],
+        values: &[Option<Value>],
         site: CallSite,
         reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
     ) -> Result<Outputs> {
@@ -524,7 +545,7 @@ impl Scheduler {
         // with the engine). Replays are the small calls of loops: running a small one here
         // when the engine is idle keeps the loop from paying a thread hand-off per call.
         let _planning = self.core.planning.lock();
-        if let Some(outputs) = self.replay_now(e, inputs, site, &param, &site_of) {
+        if let Some(outputs) = self.replay_now(e, inputs, values, site, &param, &site_of) {
             profile.end(Some(TraceOutcome::MacroReplay));
             return Ok(outputs);
         }
@@ -552,6 +573,7 @@ impl Scheduler {
         &self,
         e: &MacroEntry,
         inputs: &[Arc<Node>],
+        values: &[Option<Value>],
         site: CallSite,
         param: &dyn Fn(u32) -> Scalar,
         site_of: &dyn Fn(u32) -> CallSite,
@@ -562,15 +584,14 @@ impl Scheduler {
         }
         // Inputs still being computed (or failed) go through the engine, which waits for
         // them (or passes their failure on).
-        let mut leaves: SmallVec<[Option<Value>; 4]> = SmallVec::new();
-        for l in &e.leaves {
-            leaves.push(match l {
-                Some(i) => Some(inputs[*i as usize].ready_value()?),
-                None => None,
-            });
+        if e.leaves.iter().flatten().any(|&i| values[i as usize].is_none()) {
+            return None;
         }
         let engine = &self.core.engine;
-        let leaf = |pos: u32| leaves[pos as usize].clone().expect("a recorded leaf");
+        let leaf = |pos: u32| {
+            let input = e.leaves[pos as usize].expect("a recorded leaf");
+            values[input as usize].as_ref().expect("computed")
+        };
         let mut slots = SlotValues::new();
         engine.try_inline(|| {
             let run =
@@ -579,21 +600,21 @@ impl Scheduler {
                 };
             e.recipe.run_now(leaf, param, site_of, run, &mut slots)
         })?;
-        Some(
-            e.outputs
-                .iter()
-                .map(|o| match *o {
-                    OutputRef::Slot(s) => {
-                        let (dtype, shape) = e.recipe.slot_types[s as usize];
-                        match slots[s as usize].as_ref().expect("every slot is stored by a step") {
-                            Ok(v) => Node::ready(Op::Source, dtype, shape, site, v.clone()),
-                            Err(err) => Node::scheduled(Op::Source, dtype, shape, site, Promise::failed(err.clone())),
-                        }
+        // Pushed one by one: collecting through an iterator costs a replay more.
+        let mut outputs = Outputs::new();
+        for o in &e.outputs {
+            outputs.push(match *o {
+                OutputRef::Slot(s) => {
+                    let (dtype, shape) = e.recipe.slot_types[s as usize];
+                    match slots[s as usize].as_ref().expect("every slot is stored by a step") {
+                        Ok(v) => Node::ready(Op::Source, dtype, shape, site, v.clone()),
+                        Err(err) => Node::scheduled(Op::Source, dtype, shape, site, Promise::failed(err.clone())),
                     }
-                    OutputRef::Input(i) => inputs[i as usize].clone(),
-                })
-                .collect(),
-        )
+                }
+                OutputRef::Input(i) => inputs[i as usize].clone(),
+            });
+        }
+        Some(outputs)
     }
 
     /// Closes the innermost section on this thread, declaring its outputs. The section's

@@ -128,6 +128,16 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
     }
     let uni = eval_uniforms(prog, &bound, params);
     let rows = RowChunks::new(&prog.domain.with_dim_or_scalar(prog.axis), prog.axis.is_none());
+    if let Some(n) = one_stored_row(prog) {
+        // A loop's small element-wise step: its one segment runs here, without the chunk walk.
+        let launch =
+            Launch { prog, inputs: &bound, uni: &uni, outs: &outs, partials: ptr::null_mut(), stream: &stream };
+        let seg = Segment { lane: 0, len: n, start: [0; MAX_RANK], linear: 0 };
+        workers.for_each(1, true, |_| {
+            with_frame(&launch, |f| unsafe { segments_chunk(&launch, &rows, f, 0, &mut [], &[seg]) })
+        });
+        return Ok(());
+    }
     let n_chunks = rows.n_chunks();
     // Only reductions fold through partials.
     let reduces = prog.outputs.iter().any(|o| matches!(o.kind, OutKind::Reduce(_)));
@@ -169,6 +179,14 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
         }
     }
     Ok(())
+}
+
+/// The length of a program's domain when it is one row of at most one chunk and every
+/// output is stored (no reduction or scan): such a launch is a single segment.
+fn one_stored_row(prog: &Program) -> Option<usize> {
+    let (d, n) = (&prog.domain, prog.domain.numel());
+    let stores = prog.outputs.iter().all(|o| o.kind == OutKind::Store);
+    (prog.axis.is_none() && n == d.dim(0) && n <= CHUNK && stores).then_some(n)
 }
 
 /// Below this many domain points a launch runs on the calling thread.
@@ -560,6 +578,19 @@ fn scan_start(prog: &Program) -> Few<ScanCarry> {
 unsafe fn row_chunk(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usize, carries: &mut [ScanCarry]) {
     let mut segs = std::mem::take(&mut f.segs);
     rows.segments(t, &mut segs);
+    unsafe { segments_chunk(l, rows, f, t, carries, &segs) };
+    f.segs = segs;
+}
+
+/// Chunk `t` of a row-ordered launch, whose lanes are `segs`.
+unsafe fn segments_chunk(
+    l: &Launch,
+    rows: &RowChunks,
+    f: &mut Frame,
+    t: usize,
+    carries: &mut [ScanCarry],
+    segs: &[Segment],
+) {
     let n: usize = segs.iter().map(|s| s.len).sum();
     if n > 0 {
         // A chunk's lanes are consecutive elements of the domain, so stored outputs take
@@ -571,9 +602,8 @@ unsafe fn row_chunk(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usize, carri
                 if direct { unsafe { l.outs[o].add(segs[0].linear * spec.dtype.size()) } } else { ptr::null_mut() };
             f.direct.push(here);
         }
-        unsafe { row_chunk_outputs(l, rows, f, t, carries, &segs, n) };
+        unsafe { row_chunk_outputs(l, rows, f, t, carries, segs, n) };
     }
-    f.segs = segs;
 }
 
 unsafe fn row_chunk_outputs(
