@@ -13,6 +13,7 @@
 //! | `SLUICE_VULKAN_NO_INT64_ATOMICS` | `on`: treat the Vulkan device as lacking 64-bit buffer atomics (such scatters then run on the CPU) | off |
 //! | `SLUICE_VULKAN_MAX_BINDINGS` | most storage buffers a Vulkan shader may bind, if lower than the device's limit (for tests) | the device's |
 //! | `SLUICE_VULKAN_SUBMIT_PER_STEP` | `on`: submit and wait for each step instead of each run of device steps (for comparison) | off |
+//! | `SLUICE_VULKAN_NO_HANDWRITTEN` | `on`: run reductions with generated kernels only, not the hand-written ones in `kernels/` (for comparison) | off |
 //! | `SLUICE_VULKAN_VALIDATION` | `on`: Vulkan validation layers; any message fails the step | off |
 //! | `SLUICE_VULKAN_LOADER` | path of the Vulkan loader to load | `libvulkan.so.1` |
 //! | `SLUICE_DEVICE_MEMORY` | most bytes of arrays in Vulkan device memory; beyond it the least recently used move to host memory | none |
@@ -49,6 +50,8 @@ pub struct Config {
     pub vulkan_max_bindings: Option<u32>,
     /// Submit each Vulkan step on its own instead of batching a sequence's steps.
     pub vulkan_submit_per_step: bool,
+    /// Use generated kernels only, not the hand-written ones (for comparison).
+    pub vulkan_no_handwritten: bool,
     /// Enable the Vulkan validation layers and fail steps on any message.
     pub vulkan_validation: bool,
     /// The Vulkan loader library to load instead of the system's.
@@ -118,6 +121,7 @@ impl Default for Config {
             vulkan_no_int64_atomics: false,
             vulkan_max_bindings: None,
             vulkan_submit_per_step: false,
+            vulkan_no_handwritten: false,
             vulkan_validation: false,
             vulkan_loader: None,
             cache_dir: None,
@@ -218,6 +222,9 @@ impl Config {
         )?;
         if let Some(b) = setting("SLUICE_VULKAN_SUBMIT_PER_STEP", parse_switch, switch)? {
             c.vulkan_submit_per_step = b;
+        }
+        if let Some(b) = setting("SLUICE_VULKAN_NO_HANDWRITTEN", parse_switch, switch)? {
+            c.vulkan_no_handwritten = b;
         }
         if let Some(b) = setting("SLUICE_VULKAN_VALIDATION", parse_switch, switch)? {
             c.vulkan_validation = b;

@@ -8,7 +8,14 @@
 //! - reduction over everything: each workgroup folds its points, combines its threads
 //!   in a shared-memory tree and writes a partial; a second one-workgroup pass folds the
 //!   partials and writes the results;
-//! - reduction or scan along an axis: one invocation per output row, looping along it.
+//! - reduction or scan along an axis: one invocation per output row, looping along it;
+//! - reduction along a long axis of few rows (`Mode::AxisTree`): like the reduction over
+//!   everything, per row: each workgroup folds a slice of one row into a partial.
+//!
+//! The partials of both tree forms are folded by the hand-written final pass
+//! (`kernels/reduce.comp`), or, with `Target::handwritten` off, by a generated one (over
+//! everything only; long axes then loop per row). The first pass stays generated because
+//! it holds the fused prologue (the element-wise work feeding the reduction).
 //!
 //! Float arithmetic is `precise` (no contraction into fused multiply-adds), so fused and
 //! unfused kernels give the same results.
@@ -21,23 +28,38 @@ use crate::ir::{Boundary, DType, ScanOp, ViewStep};
 
 /// Invocations per workgroup.
 pub const LOCAL: u32 = 128;
-/// Meta words before the numbers: the count of points (or rows) and the number of
-/// workgroups of the first pass, both set at launch.
-pub const HEADER_WORDS: usize = 2;
+/// Meta words before the numbers, set at launch: the count of points (or rows), the
+/// number of workgroups of the first pass, and for the tree forms the rows and the
+/// partials per row.
+pub const HEADER_WORDS: usize = 4;
+/// Axis reductions take the tree form when the axis has at least this many points and
+/// there are at most `AXIS_TREE_MAX_ROWS` rows (measured on lavapipe, see BENCHMARKS.md).
+pub const AXIS_TREE_MIN_EXTENT: usize = 4096;
+pub const AXIS_TREE_MAX_ROWS: usize = 256;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Mode {
     Elementwise,
     ReduceAll,
     Axis(usize),
+    AxisTree(usize),
+}
+
+impl Mode {
+    /// Whether the first pass writes one partial per workgroup for a final pass to fold.
+    pub fn is_tree(self) -> bool {
+        matches!(self, Mode::ReduceAll | Mode::AxisTree(_))
+    }
 }
 
 /// A kernel's shaders and the numbers they read.
 pub struct Shader {
     pub mode: Mode,
     pub main: String,
-    /// The partial-combining pass of `ReduceAll`.
+    /// The partial-folding pass of the tree forms.
     pub finish: Option<String>,
+    /// Whether `finish` is hand-written (`kernels/reduce.comp`).
+    pub handwritten: bool,
     /// Meta words after the header (the kernel's numbers); parameters follow at launch.
     pub numbers: Vec<u32>,
     /// Descriptors per binding (meta, inputs or packs, outputs, then partials for
@@ -67,6 +89,10 @@ pub struct Target {
     pub max_bindings: u32,
     /// Bytes per bound range of an array: a power of two within `maxStorageBufferRange`.
     pub chunk_bytes: u64,
+    /// Use the hand-written kernels (`kernels/`); off: generated ones only.
+    pub handwritten: bool,
+    /// Shaders may shuffle within a subgroup.
+    pub subgroup_shuffle: bool,
     /// Whether shaders may index arrays of storage buffers dynamically (needed to read
     /// arrays bound as several ranges).
     pub chunked_arrays: bool,
@@ -409,13 +435,14 @@ impl<'k> Gen<'k> {
     }
 
     /// Declarations: extensions, buffers, the meta accessors, helpers.
-    fn prelude(&self, reduce_all: bool, body_helpers: &str) -> String {
+    fn prelude(&self, partials: bool, extensions: &str, body_helpers: &str) -> String {
         let k = self.k;
         let mut s = String::from(
             "#version 450\n\
              #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n\
              #extension GL_EXT_shader_8bit_storage : require\n",
         );
+        s += extensions;
         writeln!(s, "layout(local_size_x = {LOCAL}) in;").unwrap();
         s += "layout(std430, set = 0, binding = 0) readonly buffer Meta { uint w[]; } meta;\n";
         s += "#define N(i) int(meta.w[i])\n";
@@ -456,14 +483,13 @@ impl<'k> Gen<'k> {
             )
             .unwrap();
         }
-        if reduce_all {
+        if partials {
             writeln!(
                 s,
                 "layout(std430, set = 0, binding = {}) buffer Partials {{ uvec2 p[]; }} part;",
                 self.out_binding(k.outputs.len())
             )
             .unwrap();
-            writeln!(s, "shared uvec2 sh_a[{LOCAL}];\nshared int64_t sh_i[{LOCAL}];").unwrap();
         }
         s += body_helpers;
         s
@@ -492,6 +518,11 @@ impl<'k> Gen<'k> {
         }
         Ok(lin)
     }
+}
+
+/// Shared memory of `tree`.
+fn tree_shared() -> String {
+    format!("shared uvec2 sh_a[{LOCAL}];\nshared int64_t sh_i[{LOCAL}];\n")
 }
 
 const GRID_LOOP: &str = "gl_GlobalInvocationID.x; li_ < meta.w[0]; li_ += gl_NumWorkGroups.x * gl_WorkGroupSize.x";
@@ -541,17 +572,18 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         _ if !k.has_reduction() && !k.has_scan() => Mode::Elementwise,
         None if k.has_scan() => return Err("a scan without an axis".into()),
         None => Mode::ReduceAll,
+        Some(a) if target.handwritten && !k.has_scan() && long_axis(k, a as usize) => Mode::AxisTree(a as usize),
         Some(a) => Mode::Axis(a as usize),
     };
     let mut bindings = vec![1u32];
     bindings.extend(k.inputs.iter().map(|i| target.chunks(span_bytes(i))));
     let out_len = |kind: OutputKind| match (kind, mode) {
         (OutputKind::Reduce(_), Mode::ReduceAll) => 1,
-        (OutputKind::Reduce(_), Mode::Axis(a)) => k.domain.numel() / k.domain.dim(a).max(1),
+        (OutputKind::Reduce(_), Mode::Axis(a) | Mode::AxisTree(a)) => k.domain.numel() / k.domain.dim(a).max(1),
         _ => k.domain.numel(),
     };
     bindings.extend(k.outputs.iter().map(|o| target.chunks((out_len(o.kind) * o.dtype.size()) as u64)));
-    if mode == Mode::ReduceAll {
+    if mode.is_tree() {
         bindings.push(1);
     }
     let mut packs = Vec::new();
@@ -624,6 +656,8 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
 
     let mut main = String::new();
     let mut finish = None;
+    // What a mean divides by.
+    let mut count = "meta.w[0]".to_string();
     match mode {
         Mode::Elementwise => {
             let coords = g.coords("li_", None)?;
@@ -641,36 +675,35 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             store(&g, &mut main, "li_");
             fold(&mut main, "li_");
             main += "}\n";
-            for &(o, _, acc) in &reduce_outputs {
-                main += &tree(o, acc);
-                writeln!(
-                    main,
-                    "if (gl_LocalInvocationID.x == 0u) {{\n\
-                     uint at_ = ({o}u * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 2u;\n\
-                     part.p[at_] = {}; part.p[at_ + 1u] = unpackUint2x32(uint64_t(ai{o}));\n}}",
-                    encode(acc, &format!("a{o}"))
-                )
-                .unwrap();
-            }
+            write_partials(&mut main, &reduce_outputs, "0u", "gl_WorkGroupID.x");
             main += "}\n";
-            let mut f = String::from("void main() {\nuint groups_ = meta.w[1];\n");
-            acc_init(&mut f);
-            for &(o, op, acc) in &reduce_outputs {
-                writeln!(
-                    f,
-                    "for (uint g_ = gl_LocalInvocationID.x; g_ < groups_; g_ += gl_WorkGroupSize.x) {{\n\
-                     uint at_ = ({o}u * groups_ + g_) * 2u;\n\
-                     comb{o}(a{o}, ai{o}, {}, int64_t(packUint2x32(part.p[at_ + 1u])));\n}}",
-                    decode(acc, "part.p[at_]")
-                )
-                .unwrap();
-                f += &tree(o, acc);
-                let out = k.outputs[o].dtype;
-                let value = finish_expr(op, acc, out, &format!("a{o}"), &format!("ai{o}"), "meta.w[0]");
-                writeln!(f, "if (gl_LocalInvocationID.x == 0u) {{ {} }}", g.store_out(o, "0", &value)).unwrap();
+            if !target.handwritten {
+                finish = Some(generated_finish(&g, &reduce_outputs, &acc_init));
             }
-            f += "}\n";
-            finish = Some(f);
+        }
+        Mode::AxisTree(axis) => {
+            // Workgroup w_ folds slice part_ of row row_: every parts_-th run of LOCAL points.
+            let extent = g.num(k.domain.dim(axis) as i64)?;
+            let coords = g.coords("row_", Some(axis))?;
+            let lin = g.linear()?;
+            let body = g.body()?;
+            main += "void main() {\nuint rows_ = meta.w[2], parts_ = meta.w[3];\n\
+                     for (uint w_ = gl_WorkGroupID.x; w_ < rows_ * parts_; w_ += gl_NumWorkGroups.x) {\n\
+                     uint row_ = w_ / parts_, part_ = w_ % parts_;\n";
+            main += &coords;
+            acc_init(&mut main);
+            writeln!(
+                main,
+                "for (int t_ = int(part_ * gl_WorkGroupSize.x + gl_LocalInvocationID.x); t_ < {extent}; \
+                 t_ += int(parts_ * gl_WorkGroupSize.x)) {{\nc{axis} = t_;\nint lin_ = {lin};\n{body}"
+            )
+            .unwrap();
+            store(&g, &mut main, "lin_");
+            fold(&mut main, "t_");
+            main += "}\n";
+            write_partials(&mut main, &reduce_outputs, "row_", "part_");
+            main += "}\n}\n";
+            count = extent;
         }
         Mode::Axis(axis) => {
             // Each invocation walks the whole axis.
@@ -729,16 +762,104 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         }
     }
     let helpers = g.helpers.source() + &combines;
-    let reduce_all = mode == Mode::ReduceAll;
-    let prelude = g.prelude(reduce_all, &helpers);
+    let tree = mode.is_tree();
+    let prelude = g.prelude(tree, "", &helpers);
+    let shared = if tree { tree_shared() } else { String::new() };
+    let mut finish = finish.map(|f| format!("{prelude}{shared}{f}"));
+    let handwritten = tree && target.handwritten;
+    if handwritten {
+        let extensions = if target.subgroup_shuffle {
+            "#extension GL_KHR_shader_subgroup_basic : require\n\
+             #extension GL_KHR_shader_subgroup_shuffle_relative : require\n"
+        } else {
+            ""
+        };
+        let mut f = g.prelude(true, extensions, &helpers);
+        writeln!(f, "#define LOCAL {LOCAL}u\n#define SUBGROUPS {}", target.subgroup_shuffle as u8).unwrap();
+        for &(o, op, acc) in &reduce_outputs {
+            f += &final_pass(&g, o, op, acc, &count);
+        }
+        f += "void main() {\n";
+        for &(o, _, _) in &reduce_outputs {
+            writeln!(f, "final{o}();").unwrap();
+        }
+        finish = Some(f + "}\n");
+    }
     Ok(Shader {
         mode,
-        main: format!("{prelude}{main}"),
-        finish: finish.map(|f| format!("{prelude}{f}")),
+        main: format!("{prelude}{shared}{main}"),
+        finish,
+        handwritten,
         numbers: g.numbers,
         bindings: g.bindings,
         packs,
     })
+}
+
+/// Whether reducing `k` along `axis` pays off in the tree form: a long axis, few rows.
+fn long_axis(k: &Kernel, axis: usize) -> bool {
+    let extent = k.domain.dim(axis);
+    extent >= AXIS_TREE_MIN_EXTENT && k.domain.numel() / extent <= AXIS_TREE_MAX_ROWS
+}
+
+/// Combines each reduction's accumulators over the workgroup and lets invocation 0 write
+/// the workgroup's partial: slot `part` of row `row` (see `kernels/reduce.comp`).
+fn write_partials(s: &mut String, reduce_outputs: &[(usize, KernelReduce, DType)], row: &str, part: &str) {
+    for &(o, _, acc) in reduce_outputs {
+        *s += &tree(o, acc);
+        writeln!(
+            s,
+            "if (gl_LocalInvocationID.x == 0u) {{\n\
+             uint at_ = (({o}u * meta.w[2] + {row}) * meta.w[3] + {part}) * 2u;\n\
+             part.p[at_] = {}; part.p[at_ + 1u] = unpackUint2x32(uint64_t(ai{o}));\n}}",
+            encode(acc, &format!("a{o}"))
+        )
+        .unwrap();
+    }
+}
+
+/// The generated final pass over everything (one workgroup folds every partial), used
+/// when the hand-written kernels are off.
+fn generated_finish(
+    g: &Gen,
+    reduce_outputs: &[(usize, KernelReduce, DType)],
+    acc_init: &dyn Fn(&mut String),
+) -> String {
+    let mut f = String::from("void main() {\nuint groups_ = meta.w[1];\n");
+    acc_init(&mut f);
+    for &(o, op, acc) in reduce_outputs {
+        writeln!(
+            f,
+            "for (uint g_ = gl_LocalInvocationID.x; g_ < groups_; g_ += gl_WorkGroupSize.x) {{\n\
+             uint at_ = ({o}u * groups_ + g_) * 2u;\n\
+             comb{o}(a{o}, ai{o}, {}, int64_t(packUint2x32(part.p[at_ + 1u])));\n}}",
+            decode(acc, "part.p[at_]")
+        )
+        .unwrap();
+        f += &tree(o, acc);
+        let out = g.k.outputs[o].dtype;
+        let value = finish_expr(op, acc, out, &format!("a{o}"), &format!("ai{o}"), "meta.w[0]");
+        writeln!(f, "if (gl_LocalInvocationID.x == 0u) {{ {} }}", g.store_out(o, "0", &value)).unwrap();
+    }
+    f + "}\n"
+}
+
+/// The hand-written final pass (`kernels/reduce.comp`) for reduction output `o` as the
+/// function `final{o}`, with the definitions it expects; `count` is what a mean divides by.
+fn final_pass(g: &Gen, o: usize, op: KernelReduce, acc: DType, count: &str) -> String {
+    let ty = glsl::reg_type(acc);
+    let out = g.k.outputs[o].dtype;
+    let value = finish_expr(op, acc, out, "a", "ai", count);
+    let mut s = String::new();
+    writeln!(s, "void store{o}(uint row, {ty} a, int64_t ai) {{\n{}\n}}", g.store_out(o, "row", &value)).unwrap();
+    writeln!(s, "#define FINAL_PASS final{o}\n#define STORE_RESULT store{o}").unwrap();
+    writeln!(s, "#define O {o}u\n#define ACC {ty}\n#define IDENTITY {}\n#define COMBINE comb{o}", identity(op, acc))
+        .unwrap();
+    // The parameter is not `x`: decoding reads the swizzle `.x`.
+    writeln!(s, "#define ENCODE(v_) {}\n#define DECODE(v_) {}", encode(acc, "(v_)"), decode(acc, "(v_)")).unwrap();
+    s += include_str!("../../../kernels/reduce.comp");
+    s + "#undef FINAL_PASS\n#undef STORE_RESULT\n#undef O\n#undef ACC\n#undef IDENTITY\n#undef COMBINE\n\
+         #undef ENCODE\n#undef DECODE\n"
 }
 
 /// The packs of `k`'s inputs: one per element type in memory, each input from its start

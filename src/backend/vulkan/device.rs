@@ -31,6 +31,8 @@ pub struct Options {
     pub max_bindings: Option<u32>,
     /// Submit each step on its own (`SLUICE_VULKAN_SUBMIT_PER_STEP`, for comparison).
     pub submit_per_step: bool,
+    /// Generated kernels only, not the hand-written ones (`SLUICE_VULKAN_NO_HANDWRITTEN`).
+    pub no_handwritten: bool,
     pub validation: bool,
     /// Path of the loader library (default: the system's `libvulkan.so.1`).
     pub loader: Option<String>,
@@ -58,6 +60,8 @@ pub struct Caps {
     /// Nanoseconds per timestamp tick and the mask of valid bits, when the compute queue
     /// writes timestamps (profiling measures device time with them).
     pub timestamps: Option<(f64, u64)>,
+    /// Compute shaders may shuffle within a subgroup (`subgroupShuffleDown`).
+    pub subgroup_shuffle: bool,
     /// Names the device and driver, for the on-disk program cache.
     pub cache_key: String,
 }
@@ -127,6 +131,7 @@ struct Candidate {
     float64: bool,
     int64_atomics: bool,
     dynamic_indexing: bool,
+    subgroup_shuffle: bool,
     queue_family: u32,
     timestamp_bits: u32,
 }
@@ -257,7 +262,13 @@ impl Context {
             .into_iter()
             .map(|p| {
                 // SAFETY: `p` comes from this instance.
-                let props = unsafe { instance.get_physical_device_properties(p) };
+                let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+                let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
+                unsafe { instance.get_physical_device_properties2(p, &mut props2) };
+                let props = props2.properties;
+                let subgroup_shuffle = subgroup.supported_stages.contains(vk::ShaderStageFlags::COMPUTE)
+                    && subgroup.supported_operations.contains(vk::SubgroupFeatureFlags::SHUFFLE_RELATIVE)
+                    && (1..=128).contains(&subgroup.subgroup_size);
                 let name = props.device_name_as_c_str().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
                 if props.api_version < vk::API_VERSION_1_2 {
                     return Err(format!("{name}: Vulkan 1.2 is needed"));
@@ -285,6 +296,7 @@ impl Context {
                     float64: f.shader_float64 == vk::TRUE,
                     int64_atomics: f12.shader_buffer_int64_atomics == vk::TRUE,
                     dynamic_indexing: f.shader_storage_buffer_array_dynamic_indexing == vk::TRUE,
+                    subgroup_shuffle,
                     queue_family: queue_family as u32,
                     timestamp_bits: families[queue_family].timestamp_valid_bits,
                 })
@@ -347,6 +359,7 @@ impl Context {
             chunked_arrays: c.dynamic_indexing,
             timestamps: (c.timestamp_bits > 0)
                 .then(|| (l.timestamp_period as f64, u64::MAX >> (64 - c.timestamp_bits.min(64)))),
+            subgroup_shuffle: c.subgroup_shuffle,
             cache_key: format!(
                 "vk-{:04x}-{:04x}-{:x}-{}",
                 c.props.vendor_id,

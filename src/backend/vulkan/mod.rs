@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use parking_lot::Mutex;
 
 use batch::Batch;
+pub use codegen::{AXIS_TREE_MAX_ROWS, AXIS_TREE_MIN_EXTENT};
 pub use device::{Options, Want};
 pub use disk::default_root as cache_root;
 use memory::{DeviceArray, Memory, Place};
@@ -40,13 +41,30 @@ use crate::ir::{DType, Layout, Result, Scalar, Shape, Value, bail};
 struct DeviceKernel {
     mode: codegen::Mode,
     main: Arc<Pipeline>,
+    /// The partial-folding pass of a tree reduction (see `codegen::Mode::is_tree`).
     finish: Option<Arc<Pipeline>>,
+    /// Whether `finish` is hand-written (`kernels/reduce.comp`).
+    handwritten: bool,
     numbers: Vec<u32>,
     /// Ranges bound per binding.
     bindings: Vec<u32>,
     /// Buffers the inputs are copied into first, if they are too many to bind one by one.
     packs: Vec<codegen::Pack>,
 }
+
+/// Dispatches of hand-written reduction passes recorded so far, in this process.
+static HANDWRITTEN_DISPATCHES: AtomicU64 = AtomicU64::new(0);
+
+/// How many dispatches of hand-written reduction kernels (`kernels/reduce.comp`) this
+/// process has recorded: lets tests and benchmarks see which path ran.
+pub fn handwritten_dispatches() -> u64 {
+    HANDWRITTEN_DISPATCHES.load(Ordering::Relaxed)
+}
+
+/// Partials a tree reduction aims for in all (its first pass's workgroups), and the
+/// fewest points each invocation of that pass folds.
+const TREE_GROUPS: usize = 256;
+const TREE_POINTS_PER_INVOCATION: usize = 16;
 
 /// Edge of the square blocks of `kernels/matmul.comp`.
 const MATMUL_TILE: usize = 16;
@@ -136,6 +154,8 @@ impl VulkanExecutor {
                 chunked_arrays: caps.chunked_arrays,
                 // Mesa's CPU drivers; GPU drivers do not cut loops short.
                 max_loop_iterations: (caps.kind == DeviceKind::VulkanCpu).then_some(65_535),
+                handwritten: !opts.no_handwritten,
+                subgroup_shuffle: caps.subgroup_shuffle,
             },
             ctx,
             cpu,
@@ -196,17 +216,28 @@ impl VulkanExecutor {
     }
 
     fn kernel_launch(&self, k: &Kernel, dk: &DeviceKernel, params: &[Scalar]) -> Launch {
-        let (count, max_groups) = match dk.mode {
-            codegen::Mode::Elementwise => (k.domain.numel(), self.ctx.caps.max_groups_x),
-            codegen::Mode::ReduceAll => (k.domain.numel(), 1024),
-            codegen::Mode::Axis(a) => (
-                (0..k.domain.rank()).filter(|&d| d != a).map(|d| k.domain.dim(d)).product(),
-                self.ctx.caps.max_groups_x,
-            ),
+        let max_groups = self.ctx.caps.max_groups_x as usize;
+        let groups_for = |n: usize| n.div_ceil(codegen::LOCAL as usize).clamp(1, max_groups);
+        // (count, first-pass groups, rows, partials per row)
+        let (count, groups, rows, parts) = match dk.mode {
+            codegen::Mode::Elementwise => (k.domain.numel(), groups_for(k.domain.numel()), 0, 0),
+            codegen::Mode::ReduceAll => {
+                let groups = k.domain.numel().div_ceil(codegen::LOCAL as usize).clamp(1, 1024);
+                (k.domain.numel(), groups, 1, groups)
+            }
+            codegen::Mode::Axis(a) => {
+                let rows = k.domain.numel() / k.domain.dim(a).max(1);
+                (rows, groups_for(rows), 0, 0)
+            }
+            codegen::Mode::AxisTree(a) => {
+                let (extent, rows) = (k.domain.dim(a), k.domain.numel() / k.domain.dim(a).max(1));
+                let per_group = codegen::LOCAL as usize * TREE_POINTS_PER_INVOCATION;
+                let parts = extent.div_ceil(per_group).clamp(1, (TREE_GROUPS / rows.max(1)).max(1));
+                (rows, (rows * parts).clamp(1, max_groups), rows, parts)
+            }
         };
-        let groups = count.div_ceil(codegen::LOCAL as usize).clamp(1, max_groups as usize) as u32;
         let mut words = Vec::with_capacity(codegen::HEADER_WORDS + dk.numbers.len() + 2 * params.len());
-        words.extend([count as u32, groups]);
+        words.extend([count, groups, rows, parts].map(|w| w as u32));
         words.extend_from_slice(&dk.numbers);
         for p in params {
             let bits = p.to_bits();
@@ -224,11 +255,15 @@ impl VulkanExecutor {
         if count == 0 && dk.mode != codegen::Mode::ReduceAll {
             return launch;
         }
-        if dk.mode == codegen::Mode::ReduceAll {
-            launch.scratch = Some(groups as usize * k.outputs.len() * 16);
+        if dk.mode.is_tree() {
+            launch.scratch = Some(rows * parts * k.outputs.len() * 16);
         }
-        launch.dispatches.push((dk.main.clone(), [groups, 1, 1]));
-        launch.dispatches.extend(dk.finish.clone().map(|f| (f, [1, 1, 1])));
+        launch.dispatches.push((dk.main.clone(), [groups as u32, 1, 1]));
+        let final_groups = rows.clamp(1, max_groups) as u32;
+        launch.dispatches.extend(dk.finish.clone().map(|f| (f, [final_groups, 1, 1])));
+        if dk.handwritten {
+            HANDWRITTEN_DISPATCHES.fetch_add(1, Ordering::Relaxed);
+        }
         launch
     }
 
@@ -279,7 +314,8 @@ impl Executor for VulkanExecutor {
                     None => None,
                 };
                 let (mode, numbers, bindings, packs) = (shader.mode, shader.numbers, shader.bindings, shader.packs);
-                Ok(Arc::new(DeviceKernel { mode, main, finish, numbers, bindings, packs }))
+                let handwritten = shader.handwritten;
+                Ok(Arc::new(DeviceKernel { mode, main, finish, handwritten, numbers, bindings, packs }))
             }
             Err(_why) => Ok(Arc::new(Routed { cpu: self.cpu.compile(kernel)? })),
         }

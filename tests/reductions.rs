@@ -1,0 +1,121 @@
+//! Reductions over whole arrays and along long axes, on the executor the environment
+//! selects (scripts/test.sh runs it on the CPU executor, on Vulkan, and on Vulkan with
+//! `SLUICE_VULKAN_NO_HANDWRITTEN=on`): every op and dtype against the plain reference, on
+//! fresh random data of awkward sizes, plain and with a fused prologue. On Vulkan it also
+//! checks which path ran: the hand-written final pass (`kernels/reduce.comp`) for every
+//! reduction over everything and along a long axis of few rows, unless switched off.
+
+mod common;
+
+use common::reference as r;
+use common::*;
+use sluice::*;
+
+/// Shapes of awkward sizes; the 1-D ones are reduced over everything and along their axis.
+const SHAPES: [&[usize]; 10] =
+    [&[1], &[31], &[1000], &[1 << 20 | 3], &[1000, 3], &[3, 1000], &[257, 129], &[5000, 3], &[2, 9000], &[4097]];
+
+fn handwritten_off() -> bool {
+    std::env::var("SLUICE_VULKAN_NO_HANDWRITTEN").is_ok_and(|v| matches!(v.trim(), "on" | "1"))
+}
+
+/// Whether the Vulkan executor takes the tree form (hand-written final pass) for this
+/// reduction; mirrors `codegen::long_axis`.
+fn takes_tree(shape: &[usize], axis: Option<usize>) -> bool {
+    let Some(a) = axis else { return true };
+    let rows = numel(shape) / shape[a];
+    shape[a] >= sluice::backend::vulkan::AXIS_TREE_MIN_EXTENT && rows <= sluice::backend::vulkan::AXIS_TREE_MAX_ROWS
+}
+
+fn domain(op: sl_reduce_op, dt: sl_dtype) -> (f64, f64) {
+    match (op, dt) {
+        (SL_PROD, SL_U8) => (1.0, 2.0),
+        (SL_PROD, _) => (0.5, 1.5),
+        _ => (-100.0, 100.0),
+    }
+}
+
+/// `-x` (logical not for bools): a prologue that fuses into the reduction.
+fn negate(h: sl_array) -> sl_array {
+    let op = if dtype_of(h) == SL_BOOL { SL_NOT } else { SL_NEG };
+    let mut out = 0;
+    ok(sl_unary(op, h, &mut out));
+    out
+}
+
+#[test]
+fn reductions_match_reference_on_every_path() {
+    let mut rng = rng("reductions_match_reference_on_every_path");
+    let vulkan = on_vulkan();
+    for shape in SHAPES {
+        for dt in ALL_DTYPES {
+            for op in 0..10 {
+                if matches!(op, SL_SUM | SL_PROD | SL_MEAN) && dt == SL_BOOL {
+                    continue;
+                }
+                let (lo, hi) = domain(op, dt);
+                let a = rand_arr(&mut rng, dt, shape, lo, hi, op != SL_PROD);
+                let h = a.upload();
+                let negated = r::map1(&a, |v| if dt == SL_BOOL { r::unary(SL_NOT, v) } else { r::unary(SL_NEG, v) });
+                let axes = std::iter::once(None).chain((0..shape.len()).map(Some));
+                for axis in axes {
+                    for fused in [false, true] {
+                        let (src, input) = if fused { (negate(h), &negated) } else { (h, &a) };
+                        let before = sluice::backend::vulkan::handwritten_dispatches();
+                        let mut out = 0;
+                        ok(sl_reduce(op, src, axis.map_or(SL_ALL_DIMS, |d| d as i32), &mut out));
+                        let got = download(out);
+                        let ran = sluice::backend::vulkan::handwritten_dispatches() > before;
+                        let what = format!("reduce {op} {dt} {shape:?} axis {axis:?} fused {fused}");
+                        let want = r::reduce(op, input, axis);
+                        // Float sums accumulate in f64 on every path: a few roundings of the
+                        // magnitudes summed.
+                        let sum_abs: f64 = input.v.iter().map(|v| v.f().abs()).filter(|x| x.is_finite()).sum();
+                        let eps = if dt == SL_F32 { 1e-6 } else { 1e-14 };
+                        assert_near(&what, &got, &want, 4.0 * eps * sum_abs, 8.0 * eps);
+                        if vulkan && !handwritten_off() && takes_tree(shape, axis) {
+                            assert!(ran, "{what}: the hand-written final pass did not run");
+                        }
+                        if handwritten_off() || !vulkan {
+                            assert!(!ran, "{what}: a hand-written kernel ran though switched off");
+                        }
+                        release(&[out]);
+                        if fused {
+                            release(&[src]);
+                        }
+                    }
+                }
+                release(&[h]);
+            }
+        }
+    }
+}
+
+/// Several reductions of one fused expression, evaluated together (one kernel, several
+/// partials per workgroup), over everything and along a long axis.
+#[test]
+fn several_reductions_of_one_expression() {
+    let mut rng = rng("several_reductions_of_one_expression");
+    for (shape, axis) in [(&[70001usize][..], None), (&[6000, 2][..], Some(0)), (&[3, 5000][..], Some(1))] {
+        for dt in [SL_F32, SL_F64, SL_I32] {
+            let a = rand_arr(&mut rng, dt, shape, -50.0, 50.0, false);
+            let h = a.upload();
+            let src = negate(h);
+            let negated = r::map1(&a, |v| r::unary(SL_NEG, v));
+            let ops = [SL_SUM, SL_MAXVAL, SL_ARGMIN, SL_MEAN];
+            let mut outs = [0; 4];
+            for (op, out) in ops.iter().zip(&mut outs) {
+                ok(sl_reduce(*op, src, axis.map_or(SL_ALL_DIMS, |d: usize| d as i32), out));
+            }
+            ok(sl_eval(outs.as_ptr(), outs.len() as i32));
+            let sum_abs: f64 = negated.v.iter().map(|v| v.f().abs()).sum();
+            let eps = if dt == SL_F32 { 1e-6 } else { 1e-14 };
+            for (op, out) in ops.iter().zip(outs) {
+                let what = format!("reduce {op} {dt} {shape:?} axis {axis:?} (one of several)");
+                assert_near(&what, &download(out), &r::reduce(*op, &negated, axis), 4.0 * eps * sum_abs, 8.0 * eps);
+            }
+            release(&outs);
+            release(&[src, h]);
+        }
+    }
+}
