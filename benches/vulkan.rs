@@ -3,7 +3,8 @@
 //! in-memory program cache, and of one whose SPIR-V and pipeline are only in the on-disk
 //! cache (a fresh runtime); element-wise and reduction work on both executors (same
 //! process, same data); and a sequence of 8 dependent small kernels submitted once or
-//! step by step (`SLUICE_VULKAN_SUBMIT_PER_STEP`). On lavapipe (no GPU) these measure
+//! step by step (`SLUICE_VULKAN_SUBMIT_PER_STEP`); sums with and without the hand-written
+//! reduction kernels (`SLUICE_VULKAN_NO_HANDWRITTEN`). On lavapipe (no GPU) these measure
 //! overheads, not a GPU.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -103,21 +104,59 @@ fn one_submission(c: &mut Criterion) {
     let mut g = c.benchmark_group("vulkan_sequence");
     g.sample_size(20).measurement_time(Duration::from_secs(5));
     for (name, per_step) in [("one_submit", false), ("submit_per_step", true)] {
-        // SAFETY: set before the runtime starts, on the only thread using the environment.
-        unsafe {
-            match per_step {
-                true => std::env::set_var("SLUICE_VULKAN_SUBMIT_PER_STEP", "on"),
-                false => std::env::remove_var("SLUICE_VULKAN_SUBMIT_PER_STEP"),
-            }
-        }
+        switch("SLUICE_VULKAN_SUBMIT_PER_STEP", per_step);
         start();
         let x = upload(&xs);
         g.bench_function(format!("8_dependent_kernels/{name}"), |b| b.iter(|| black_box(dependent_steps(x))));
         check(sl_release(x));
         check(sl_shutdown());
     }
-    // SAFETY: as above.
-    unsafe { std::env::remove_var("SLUICE_VULKAN_SUBMIT_PER_STEP") };
+    switch("SLUICE_VULKAN_SUBMIT_PER_STEP", false);
+    g.finish();
+}
+
+/// Sets (or clears) an `on` switch of the environment before the runtime starts.
+fn switch(name: &str, on: bool) {
+    // SAFETY: set before the runtime starts, on the only thread using the environment.
+    unsafe {
+        match on {
+            true => std::env::set_var(name, "on"),
+            false => std::env::remove_var(name),
+        }
+    }
+}
+
+/// Sums of 2^22 f32 with the hand-written final pass (`kernels/reduce.comp`) and with
+/// generated kernels only (`SLUICE_VULKAN_NO_HANDWRITTEN`): over everything, and along
+/// the long axis of 4 x 2^20 and of 2^20 x 4 (the tree form versus a loop per row).
+fn handwritten_reductions(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..N).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
+    let mut g = c.benchmark_group("vulkan_reduce");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    for (name, generated) in [("handwritten", false), ("generated", true)] {
+        switch("SLUICE_VULKAN_NO_HANDWRITTEN", generated);
+        start();
+        let mut x = 0;
+        for (case, dims, axis) in [
+            ("all", [N as i64, 1], SL_ALL_DIMS),
+            ("4x2^20_axis1", [4, N as i64 / 4], 1),
+            ("2^20x4_axis0", [N as i64 / 4, 4], 0),
+        ] {
+            check(sl_create(SL_F32, 2, dims.as_ptr(), SL_COL_MAJOR, xs.as_ptr() as *const _, N * 4, &mut x));
+            let outputs = if axis == SL_ALL_DIMS { 1 } else { 4 };
+            g.bench_function(format!("sum_f32_{case}/{name}"), |b| {
+                b.iter(|| {
+                    let mut s = 0;
+                    check(sl_sum(x, axis, &mut s));
+                    black_box(first(s, outputs));
+                    check(sl_release(s));
+                })
+            });
+            check(sl_release(x));
+        }
+        check(sl_shutdown());
+    }
+    switch("SLUICE_VULKAN_NO_HANDWRITTEN", false);
     g.finish();
 }
 
@@ -185,5 +224,5 @@ fn program_cache(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-criterion_group!(benches, program_cache, elementwise_and_reduction, one_submission);
+criterion_group!(benches, program_cache, elementwise_and_reduction, one_submission, handwritten_reductions);
 criterion_main!(benches);
