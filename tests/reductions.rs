@@ -1,30 +1,57 @@
 //! Reductions over whole arrays and along long axes, on the executor the environment
-//! selects (scripts/test.sh runs it on the CPU executor, on Vulkan, and on Vulkan with
-//! `SLUICE_VULKAN_NO_HANDWRITTEN=on`): every op and dtype against the plain reference, on
-//! fresh random data of awkward sizes, plain and with a fused prologue. On Vulkan it also
-//! checks which path ran: the hand-written final pass (`kernels/reduce.comp`) for every
-//! reduction over everything and along a long axis of few rows, unless switched off.
+//! selects (scripts/test.sh runs it on the CPU executor, on Vulkan, on Vulkan with
+//! `SLUICE_VULKAN_AXIS_TREE=on` and with `SLUICE_VULKAN_NO_HANDWRITTEN=on`): every op and
+//! dtype against the plain reference, on fresh random data of awkward sizes (empty ones
+//! included), plain and with a fused prologue. On Vulkan it also checks which path ran:
+//! the hand-written final pass (`kernels/reduce.comp`) for every reduction over
+//! everything and for those along an axis that take the tree form, unless switched off.
 
 mod common;
 
 use common::reference as r;
 use common::*;
+use sluice::backend::vulkan::Handwritten;
 use sluice::*;
 
-/// Shapes of awkward sizes; the 1-D ones are reduced over everything and along their axis.
-const SHAPES: [&[usize]; 10] =
-    [&[1], &[31], &[1000], &[1 << 20 | 3], &[1000, 3], &[3, 1000], &[257, 129], &[5000, 3], &[2, 9000], &[4097]];
+/// Shapes of awkward sizes; each is reduced over everything and along every axis.
+const SHAPES: [&[usize]; 15] = [
+    &[0],
+    &[1],
+    &[31],
+    &[1000],
+    &[1 << 20 | 3],
+    &[0, 3],
+    &[3, 0],
+    &[1, 1],
+    &[1000, 3],
+    &[3, 1000],
+    &[257, 129],
+    &[5000, 3],
+    &[2, 9000],
+    &[4097],
+    &[2, 70000],
+];
 
-fn handwritten_off() -> bool {
-    std::env::var("SLUICE_VULKAN_NO_HANDWRITTEN").is_ok_and(|v| matches!(v.trim(), "on" | "1"))
+fn switched_on(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| matches!(v.trim(), "on" | "1"))
 }
 
-/// Whether the Vulkan executor takes the tree form (hand-written final pass) for this
-/// reduction; mirrors `codegen::long_axis`.
+fn handwritten_off() -> bool {
+    switched_on("SLUICE_VULKAN_NO_HANDWRITTEN")
+}
+
+/// Whether the Vulkan executor reduces this in a tree form (with the hand-written final
+/// pass), as docs/internals.md states the policy: always over everything; along an axis,
+/// for few long rows on GPUs (or with `SLUICE_VULKAN_AXIS_TREE=on`), and on CPU-type
+/// devices for axes longer than their drivers let a shader loop.
 fn takes_tree(shape: &[usize], axis: Option<usize>) -> bool {
+    use sluice::backend::vulkan::{AXIS_TREE_MAX_ROWS, AXIS_TREE_MIN_EXTENT, CPU_DRIVER_LOOP_LIMIT};
     let Some(a) = axis else { return true };
-    let rows = numel(shape) / shape[a];
-    shape[a] >= sluice::backend::vulkan::AXIS_TREE_MIN_EXTENT && rows <= sluice::backend::vulkan::AXIS_TREE_MAX_ROWS
+    let (extent, rows) = (shape[a], numel(shape) / shape[a].max(1));
+    let gpu = matches!(device().device_type, SL_DEVICE_DISCRETE_GPU | SL_DEVICE_INTEGRATED_GPU);
+    let few_long_rows = extent >= AXIS_TREE_MIN_EXTENT && rows <= AXIS_TREE_MAX_ROWS;
+    let beyond_loop_limit = device().device_type == SL_DEVICE_VULKAN_CPU && extent >= CPU_DRIVER_LOOP_LIMIT;
+    (few_long_rows && (gpu || switched_on("SLUICE_VULKAN_AXIS_TREE"))) || beyond_loop_limit
 }
 
 fn domain(op: sl_reduce_op, dt: sl_dtype) -> (f64, f64) {
@@ -61,11 +88,11 @@ fn reductions_match_reference_on_every_path() {
                 for axis in axes {
                     for fused in [false, true] {
                         let (src, input) = if fused { (negate(h), &negated) } else { (h, &a) };
-                        let before = sluice::backend::vulkan::handwritten_dispatches();
+                        let before = Handwritten::Reduce.dispatches();
                         let mut out = 0;
                         ok(sl_reduce(op, src, axis.map_or(SL_ALL_DIMS, |d| d as i32), &mut out));
                         let got = download(out);
-                        let ran = sluice::backend::vulkan::handwritten_dispatches() > before;
+                        let ran = Handwritten::Reduce.dispatches() > before;
                         let what = format!("reduce {op} {dt} {shape:?} axis {axis:?} fused {fused}");
                         let want = r::reduce(op, input, axis);
                         // Float sums accumulate in f64 on every path: a few roundings of the

@@ -9,8 +9,10 @@
 //!   in a shared-memory tree and writes a partial; a second one-workgroup pass folds the
 //!   partials and writes the results;
 //! - reduction or scan along an axis: one invocation per output row, looping along it;
-//! - reduction along a long axis of few rows (`Mode::AxisTree`): like the reduction over
-//!   everything, per row: each workgroup folds a slice of one row into a partial.
+//! - reduction along a long axis (`Mode::AxisTree`): like the reduction over everything,
+//!   per row: each workgroup folds a slice of one row into a partial. Taken for few long
+//!   rows where that pays (`Target::axis_tree`: GPUs), and for axes longer than the
+//!   driver lets one invocation loop (its loops are bounded, see `tree_points_bound`).
 //!
 //! The partials of both tree forms are folded by the hand-written final pass
 //! (`kernels/reduce.comp`), or, with `Target::handwritten` off, by a generated one (over
@@ -24,7 +26,7 @@ use std::fmt::Write;
 
 use super::glsl::{self, Helpers};
 use crate::ir::kernel::{Inst, Kernel, KernelReduce, OutputKind};
-use crate::ir::{Boundary, DType, ScanOp, ViewStep};
+use crate::ir::{Boundary, DType, ScanOp, Shape, ViewStep};
 
 /// Invocations per workgroup.
 pub const LOCAL: u32 = 128;
@@ -32,10 +34,16 @@ pub const LOCAL: u32 = 128;
 /// number of workgroups of the first pass, and for the tree forms the rows and the
 /// partials per row.
 pub const HEADER_WORDS: usize = 4;
-/// Axis reductions take the tree form when the axis has at least this many points and
-/// there are at most `AXIS_TREE_MAX_ROWS` rows (measured on lavapipe, see BENCHMARKS.md).
+/// Where `Target::axis_tree` is on, axis reductions take the tree form when the axis has
+/// at least this many points and there are at most `AXIS_TREE_MAX_ROWS` rows (a guess
+/// for GPUs, where a few rows of one invocation each leave the device idle; not measured,
+/// see BENCHMARKS.md).
 pub const AXIS_TREE_MIN_EXTENT: usize = 4096;
 pub const AXIS_TREE_MAX_ROWS: usize = 256;
+/// On drivers that end loops early, the share of `Target::max_loop_iterations` one
+/// invocation of the tree form may spend folding points (one iteration each); the rest
+/// is left to loops inside the fused prologue's math functions.
+const LOOP_SHARE_FOR_POINTS: usize = 16;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Mode {
@@ -91,6 +99,9 @@ pub struct Target {
     pub chunk_bytes: u64,
     /// Use the hand-written kernels (`kernels/`); off: generated ones only.
     pub handwritten: bool,
+    /// Reduce long axes of few rows in the tree form (GPU-type devices, or forced for
+    /// tests): on lavapipe a loop per row is about 10x faster (BENCHMARKS.md).
+    pub axis_tree: bool,
     /// Shaders may shuffle within a subgroup.
     pub subgroup_shuffle: bool,
     /// Whether shaders may index arrays of storage buffers dynamically (needed to read
@@ -106,6 +117,27 @@ impl Target {
     pub fn chunks(&self, bytes: u64) -> u32 {
         bytes.div_ceil(self.chunk_bytes).max(1) as u32
     }
+
+    /// Most points one invocation of the tree form may fold, on drivers that end loops
+    /// early (its launch picks enough partials per row to stay under it).
+    pub fn tree_points_bound(&self) -> Option<usize> {
+        self.max_loop_iterations.map(|limit| limit / LOOP_SHARE_FOR_POINTS)
+    }
+
+    /// Whether a reduction of `domain` along `axis` takes the tree form.
+    fn takes_axis_tree(&self, domain: &Shape, axis: usize) -> bool {
+        let extent = domain.dim(axis);
+        let few_long_rows = extent >= AXIS_TREE_MIN_EXTENT && rows(domain, axis) <= AXIS_TREE_MAX_ROWS;
+        // A loop per row would end early on this driver; the tree form's loops are bounded.
+        let beyond_loop_limit = self.max_loop_iterations.is_some_and(|limit| extent >= limit);
+        self.handwritten && ((self.axis_tree && few_long_rows) || beyond_loop_limit)
+    }
+}
+
+/// Rows of a reduction or scan of `domain` along `axis`: the product of the other
+/// dimensions (not numel / extent, which is 0 for an empty axis).
+pub fn rows(domain: &Shape, axis: usize) -> usize {
+    (0..domain.rank()).filter(|&d| d != axis).map(|d| domain.dim(d)).product()
 }
 
 struct Gen<'k> {
@@ -572,14 +604,14 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         _ if !k.has_reduction() && !k.has_scan() => Mode::Elementwise,
         None if k.has_scan() => return Err("a scan without an axis".into()),
         None => Mode::ReduceAll,
-        Some(a) if target.handwritten && !k.has_scan() && long_axis(k, a as usize) => Mode::AxisTree(a as usize),
+        Some(a) if !k.has_scan() && target.takes_axis_tree(&k.domain, a as usize) => Mode::AxisTree(a as usize),
         Some(a) => Mode::Axis(a as usize),
     };
     let mut bindings = vec![1u32];
     bindings.extend(k.inputs.iter().map(|i| target.chunks(span_bytes(i))));
     let out_len = |kind: OutputKind| match (kind, mode) {
         (OutputKind::Reduce(_), Mode::ReduceAll) => 1,
-        (OutputKind::Reduce(_), Mode::Axis(a) | Mode::AxisTree(a)) => k.domain.numel() / k.domain.dim(a).max(1),
+        (OutputKind::Reduce(_), Mode::Axis(a) | Mode::AxisTree(a)) => rows(&k.domain, a),
         _ => k.domain.numel(),
     };
     bindings.extend(k.outputs.iter().map(|o| target.chunks((out_len(o.kind) * o.dtype.size()) as u64)));
@@ -794,12 +826,6 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         bindings: g.bindings,
         packs,
     })
-}
-
-/// Whether reducing `k` along `axis` pays off in the tree form: a long axis, few rows.
-fn long_axis(k: &Kernel, axis: usize) -> bool {
-    let extent = k.domain.dim(axis);
-    extent >= AXIS_TREE_MIN_EXTENT && k.domain.numel() / extent <= AXIS_TREE_MAX_ROWS
 }
 
 /// Combines each reduction's accumulators over the workgroup and lets invocation 0 write

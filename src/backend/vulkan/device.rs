@@ -33,6 +33,9 @@ pub struct Options {
     pub submit_per_step: bool,
     /// Generated kernels only, not the hand-written ones (`SLUICE_VULKAN_NO_HANDWRITTEN`).
     pub no_handwritten: bool,
+    /// Long axes of few rows reduce in the tree form on every device, not only GPUs
+    /// (`SLUICE_VULKAN_AXIS_TREE`, for tests).
+    pub axis_tree: bool,
     pub validation: bool,
     /// Path of the loader library (default: the system's `libvulkan.so.1`).
     pub loader: Option<String>,

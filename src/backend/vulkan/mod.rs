@@ -52,19 +52,36 @@ struct DeviceKernel {
     packs: Vec<codegen::Pack>,
 }
 
-/// Dispatches of hand-written reduction passes recorded so far, in this process.
-static HANDWRITTEN_DISPATCHES: AtomicU64 = AtomicU64::new(0);
+/// Hand-written kernels whose dispatches are counted, so tests and benchmarks can see
+/// which path ran.
+#[derive(Copy, Clone, Debug)]
+pub enum Handwritten {
+    /// The final pass of tree reductions (`kernels/reduce.comp`).
+    Reduce,
+}
 
-/// How many dispatches of hand-written reduction kernels (`kernels/reduce.comp`) this
-/// process has recorded: lets tests and benchmarks see which path ran.
-pub fn handwritten_dispatches() -> u64 {
-    HANDWRITTEN_DISPATCHES.load(Ordering::Relaxed)
+/// Dispatches recorded so far in this process, per `Handwritten` kernel.
+static HANDWRITTEN_DISPATCHES: [AtomicU64; 1] = [AtomicU64::new(0)];
+
+impl Handwritten {
+    fn count(self) {
+        HANDWRITTEN_DISPATCHES[self as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many dispatches of this kernel this process has recorded.
+    pub fn dispatches(self) -> u64 {
+        HANDWRITTEN_DISPATCHES[self as usize].load(Ordering::Relaxed)
+    }
 }
 
 /// Partials a tree reduction aims for in all (its first pass's workgroups), and the
 /// fewest points each invocation of that pass folds.
 const TREE_GROUPS: usize = 256;
 const TREE_POINTS_PER_INVOCATION: usize = 16;
+
+/// Iterations after which Mesa's CPU-type drivers (lavapipe's gallivm) end a shader's
+/// loops, counted over all loops of one invocation.
+pub const CPU_DRIVER_LOOP_LIMIT: usize = 65_535;
 
 /// Edge of the square blocks of `kernels/matmul.comp`.
 const MATMUL_TILE: usize = 16;
@@ -153,8 +170,10 @@ impl VulkanExecutor {
                 chunk_bytes: caps.chunk_bytes,
                 chunked_arrays: caps.chunked_arrays,
                 // Mesa's CPU drivers; GPU drivers do not cut loops short.
-                max_loop_iterations: (caps.kind == DeviceKind::VulkanCpu).then_some(65_535),
+                max_loop_iterations: (caps.kind == DeviceKind::VulkanCpu).then_some(CPU_DRIVER_LOOP_LIMIT),
                 handwritten: !opts.no_handwritten,
+                // On lavapipe the tree form along an axis loses to a loop per row (BENCHMARKS.md).
+                axis_tree: opts.axis_tree || matches!(caps.kind, DeviceKind::DiscreteGpu | DeviceKind::IntegratedGpu),
                 subgroup_shuffle: caps.subgroup_shuffle,
             },
             ctx,
@@ -217,22 +236,26 @@ impl VulkanExecutor {
 
     fn kernel_launch(&self, k: &Kernel, dk: &DeviceKernel, params: &[Scalar]) -> Launch {
         let max_groups = self.ctx.caps.max_groups_x as usize;
-        let groups_for = |n: usize| n.div_ceil(codegen::LOCAL as usize).clamp(1, max_groups);
+        let local = codegen::LOCAL as usize;
+        let groups_for = |n: usize| n.div_ceil(local).clamp(1, max_groups);
         // (count, first-pass groups, rows, partials per row)
         let (count, groups, rows, parts) = match dk.mode {
             codegen::Mode::Elementwise => (k.domain.numel(), groups_for(k.domain.numel()), 0, 0),
             codegen::Mode::ReduceAll => {
-                let groups = k.domain.numel().div_ceil(codegen::LOCAL as usize).clamp(1, 1024);
-                (k.domain.numel(), groups, 1, groups)
+                let n = k.domain.numel();
+                let groups = n.div_ceil(local).clamp(1, 1024).max(self.bounded_parts(n));
+                (n, groups, 1, groups)
             }
             codegen::Mode::Axis(a) => {
-                let rows = k.domain.numel() / k.domain.dim(a).max(1);
+                let rows = codegen::rows(&k.domain, a);
                 (rows, groups_for(rows), 0, 0)
             }
             codegen::Mode::AxisTree(a) => {
-                let (extent, rows) = (k.domain.dim(a), k.domain.numel() / k.domain.dim(a).max(1));
-                let per_group = codegen::LOCAL as usize * TREE_POINTS_PER_INVOCATION;
-                let parts = extent.div_ceil(per_group).clamp(1, (TREE_GROUPS / rows.max(1)).max(1));
+                let (extent, rows) = (k.domain.dim(a), codegen::rows(&k.domain, a));
+                let parts = extent
+                    .div_ceil(local * TREE_POINTS_PER_INVOCATION)
+                    .clamp(1, (TREE_GROUPS / rows.max(1)).max(1))
+                    .max(self.bounded_parts(extent));
                 (rows, (rows * parts).clamp(1, max_groups), rows, parts)
             }
         };
@@ -262,9 +285,17 @@ impl VulkanExecutor {
         let final_groups = rows.clamp(1, max_groups) as u32;
         launch.dispatches.extend(dk.finish.clone().map(|f| (f, [final_groups, 1, 1])));
         if dk.handwritten {
-            HANDWRITTEN_DISPATCHES.fetch_add(1, Ordering::Relaxed);
+            Handwritten::Reduce.count();
         }
         launch
+    }
+
+    /// The fewest partials a tree reduction of `n` points (per row) needs so that no
+    /// invocation folds more points than the driver's loops allow (see
+    /// `Target::tree_points_bound`). Rows x partials then stays below the workgroup count
+    /// limit (a domain has < 2^31 points), so the first pass's loop over workgroups runs once.
+    fn bounded_parts(&self, n: usize) -> usize {
+        self.target.tree_points_bound().map_or(1, |bound| n.div_ceil(codegen::LOCAL as usize * bound))
     }
 
     /// `c = a b` with the tiled kernel (`kernels/matmul.comp`). Operands beyond one
