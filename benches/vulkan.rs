@@ -3,9 +3,9 @@
 //! in-memory program cache, and of one whose SPIR-V and pipeline are only in the on-disk
 //! cache (a fresh runtime); element-wise and reduction work on both executors (same
 //! process, same data); and a sequence of 8 dependent small kernels submitted once or
-//! step by step (`SLUICE_VULKAN_SUBMIT_PER_STEP`); sums with and without the hand-written
-//! reduction kernels (`SLUICE_VULKAN_NO_HANDWRITTEN`). On lavapipe (no GPU) these measure
-//! overheads, not a GPU.
+//! step by step (`SLUICE_VULKAN_SUBMIT_PER_STEP`); sums and transposes with and without
+//! the hand-written kernels (`SLUICE_VULKAN_NO_HANDWRITTEN`, `SLUICE_VULKAN_AXIS_TREE`).
+//! On lavapipe (no GPU) these measure overheads, not a GPU.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -126,24 +126,34 @@ fn switch(name: &str, on: bool) {
     }
 }
 
-/// Sums of 2^22 f32 with the hand-written final pass (`kernels/reduce.comp`) and with
-/// generated kernels only (`SLUICE_VULKAN_NO_HANDWRITTEN`): over everything, and along
-/// the long axis of 4 x 2^20 and of 2^20 x 4 (the tree form versus a loop per row).
+/// The ways kernels are chosen that the hand-written benchmarks compare: the default
+/// policy, the tree form along long axes forced (`SLUICE_VULKAN_AXIS_TREE`), and
+/// generated kernels only (`SLUICE_VULKAN_NO_HANDWRITTEN`).
+const PATHS: [(&str, bool, bool); 3] =
+    [("handwritten", false, false), ("axis_tree_forced", true, false), ("generated", false, true)];
+
+/// Sums of 2^22 f32 on each of `PATHS`: over everything (where only the final pass
+/// differs), along axes of 2^15 points (on lavapipe a loop per row unless the tree form
+/// is forced), and along axes of 2^20 points (beyond lavapipe's loop limit: the tree form
+/// on the device, or the CPU executor with generated kernels only).
 fn handwritten_reductions(c: &mut Criterion) {
     let xs: Vec<f32> = (0..N).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
     let mut g = c.benchmark_group("vulkan_reduce");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
-    for (name, generated) in [("handwritten", false), ("generated", true)] {
+    for (name, axis_tree, generated) in PATHS {
+        switch("SLUICE_VULKAN_AXIS_TREE", axis_tree);
         switch("SLUICE_VULKAN_NO_HANDWRITTEN", generated);
         start();
         let mut x = 0;
         for (case, dims, axis) in [
             ("all", [N as i64, 1], SL_ALL_DIMS),
+            ("128x2^15_axis1", [128, N as i64 / 128], 1),
+            ("2^15x128_axis0", [N as i64 / 128, 128], 0),
             ("4x2^20_axis1", [4, N as i64 / 4], 1),
             ("2^20x4_axis0", [N as i64 / 4, 4], 0),
         ] {
             check(sl_create(SL_F32, 2, dims.as_ptr(), SL_COL_MAJOR, xs.as_ptr() as *const _, N * 4, &mut x));
-            let outputs = if axis == SL_ALL_DIMS { 1 } else { 4 };
+            let outputs = if axis == SL_ALL_DIMS { 1 } else { N / dims[axis as usize] as usize };
             g.bench_function(format!("sum_f32_{case}/{name}"), |b| {
                 b.iter(|| {
                     let mut s = 0;
@@ -154,6 +164,42 @@ fn handwritten_reductions(c: &mut Criterion) {
             });
             check(sl_release(x));
         }
+        check(sl_shutdown());
+    }
+    switch("SLUICE_VULKAN_AXIS_TREE", false);
+    switch("SLUICE_VULKAN_NO_HANDWRITTEN", false);
+    g.finish();
+}
+
+/// A 2048 x 2048 f32 transpose as a step of its own (the only output of a macro
+/// section), with the blocked copy (`kernels/transpose.comp`) and with the generated
+/// element-wise kernel.
+fn handwritten_transpose(c: &mut Criterion) {
+    const EDGE: i64 = 2048;
+    let xs: Vec<f32> = (0..N).map(|i| i as f32).collect();
+    let mut g = c.benchmark_group("vulkan_transpose");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    for (name, generated) in [("handwritten", false), ("generated", true)] {
+        switch("SLUICE_VULKAN_NO_HANDWRITTEN", generated);
+        start();
+        let dims = [EDGE, EDGE];
+        let mut x = 0;
+        check(sl_create(SL_F32, 2, dims.as_ptr(), SL_COL_MAJOR, xs.as_ptr() as *const _, N * 4, &mut x));
+        g.bench_function(format!("transpose_f32_2048x2048/{name}"), |b| {
+            b.iter(|| {
+                let (mut t, mut mode) = ([0], 0);
+                let name = c"transpose";
+                check(sl_macro_begin(name.as_ptr(), &x, 1, std::ptr::null(), 0, t.as_mut_ptr(), 1, &mut mode));
+                if mode == SL_MACRO_RECORD {
+                    check(sl_transpose(x, &mut t[0]));
+                    check(sl_macro_end(t.as_ptr(), 1));
+                }
+                check(sl_eval(t.as_ptr(), 1));
+                check(sl_sync());
+                check(sl_release(t[0]));
+            })
+        });
+        check(sl_release(x));
         check(sl_shutdown());
     }
     switch("SLUICE_VULKAN_NO_HANDWRITTEN", false);
@@ -224,5 +270,12 @@ fn program_cache(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-criterion_group!(benches, program_cache, elementwise_and_reduction, one_submission, handwritten_reductions);
+criterion_group!(
+    benches,
+    program_cache,
+    elementwise_and_reduction,
+    one_submission,
+    handwritten_reductions,
+    handwritten_transpose
+);
 criterion_main!(benches);

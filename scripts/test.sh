@@ -19,10 +19,10 @@ SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on cargo test --locked "${vulkan_
 narrow=(env SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_MAX_BINDINGS=8)
 "${narrow[@]}" cargo test --locked --test ops
 "${narrow[@]}" cargo test --locked --test fusion -- --exact kernels_reading_many_arrays kernels_storing_many_values
-# Reductions with the tree form along long axes forced (lavapipe otherwise loops per row), and with
-# generated kernels only (the hand-written ones in kernels/ switched off).
+# Reductions and fused graphs with the tree form along long axes forced (lavapipe otherwise loops
+# per row), then reductions and transposes with generated kernels only (kernels/ switched off).
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_AXIS_TREE=on cargo test --locked --test reductions --test fusion
-SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_HANDWRITTEN=on cargo test --locked --test reductions
+SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_HANDWRITTEN=on cargo test --locked --test reductions --test transpose
 # Scatter again as on a device without 64-bit buffer atomics (8-byte add/min/max then run on the CPU).
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_INT64_ATOMICS=on cargo test --locked --test scatter
 # Result comparison passes on the whole op suite, in both modes, on both executors, with the

@@ -13,7 +13,7 @@
 //! | `SLUICE_VULKAN_NO_INT64_ATOMICS` | `on`: treat the Vulkan device as lacking 64-bit buffer atomics (such scatters then run on the CPU) | off |
 //! | `SLUICE_VULKAN_MAX_BINDINGS` | most storage buffers a Vulkan shader may bind, if lower than the device's limit (for tests) | the device's |
 //! | `SLUICE_VULKAN_SUBMIT_PER_STEP` | `on`: submit and wait for each step instead of each run of device steps (for comparison) | off |
-//! | `SLUICE_VULKAN_NO_HANDWRITTEN` | `on`: run reductions with generated kernels only, not the hand-written ones in `kernels/` (for comparison) | off |
+//! | `SLUICE_VULKAN_NO_HANDWRITTEN` | `on`: run reductions and transposes with generated kernels only, not the hand-written ones in `kernels/` (for comparison) | off |
 //! | `SLUICE_VULKAN_AXIS_TREE` | `on`: reduce long axes of few rows in the tree form on every Vulkan device, not only GPUs (for tests) | off |
 //! | `SLUICE_VULKAN_VALIDATION` | `on`: Vulkan validation layers; any message fails the step | off |
 //! | `SLUICE_VULKAN_LOADER` | path of the Vulkan loader to load | `libvulkan.so.1` |

@@ -258,7 +258,7 @@ fn finish_expr(op: KernelReduce, acc: DType, out: DType, a: &str, ai: &str, coun
 }
 
 /// Bytes of storage an input's elements reach (from index 0) under its layout.
-fn span_bytes(input: &crate::ir::kernel::KernelInput) -> u64 {
+pub fn span_bytes(input: &crate::ir::kernel::KernelInput) -> u64 {
     let (shape, layout) = (&input.shape, &input.layout);
     if shape.numel() == 0 {
         return 0;

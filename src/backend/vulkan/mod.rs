@@ -16,6 +16,7 @@ mod programs;
 mod residency;
 mod scatter;
 mod submit;
+mod transpose;
 
 use std::any::Any;
 use std::sync::Arc;
@@ -58,10 +59,12 @@ struct DeviceKernel {
 pub enum Handwritten {
     /// The final pass of tree reductions (`kernels/reduce.comp`).
     Reduce,
+    /// Copies through a permutation (`kernels/transpose.comp`).
+    Transpose,
 }
 
 /// Dispatches recorded so far in this process, per `Handwritten` kernel.
-static HANDWRITTEN_DISPATCHES: [AtomicU64; 1] = [AtomicU64::new(0)];
+static HANDWRITTEN_DISPATCHES: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 
 impl Handwritten {
     fn count(self) {
@@ -224,6 +227,9 @@ impl VulkanExecutor {
                 if let Some(dk) = compiled.as_any().downcast_ref::<DeviceKernel>() {
                     return Ok(Plan::Device(self.kernel_launch(kernel, dk, params)));
                 }
+                if let Some(t) = compiled.as_any().downcast_ref::<transpose::TransposeKernel>() {
+                    return Ok(Plan::Device(t.launch(self.ctx.caps.max_groups_x)));
+                }
                 let Some(routed) = compiled.as_any().downcast_ref::<Routed>() else {
                     bail!(Internal, "kernel was compiled for another executor");
                 };
@@ -337,6 +343,11 @@ impl Executor for VulkanExecutor {
     }
 
     fn compile(&self, kernel: Arc<Kernel>) -> Result<Arc<dyn CompiledKernel>> {
+        if self.target.handwritten
+            && let Some(t) = transpose::compile(&kernel, &self.target, &self.programs)?
+        {
+            return Ok(Arc::new(t));
+        }
         match codegen::generate(&kernel, &self.target) {
             Ok(shader) => {
                 let main = self.programs.pipeline(&shader.main, &shader.bindings)?;
