@@ -100,7 +100,7 @@ pub struct Target {
     /// Use the hand-written kernels (`kernels/`); off: generated ones only.
     pub handwritten: bool,
     /// Reduce long axes of few rows in the tree form (GPU-type devices, or forced for
-    /// tests): on lavapipe a loop per row is about 10x faster (BENCHMARKS.md).
+    /// tests): on lavapipe a loop per row is faster (about 1.5x, BENCHMARKS.md).
     pub axis_tree: bool,
     /// Shaders may shuffle within a subgroup.
     pub subgroup_shuffle: bool,
