@@ -663,3 +663,46 @@ fn long_axes() {
         release(&[out, h]);
     }
 }
+
+/// Reductions and scans along an axis of loop-heavy math: f64 erf loops up to 216 times
+/// per element in its series, fmod once per binade between its operands (about 960 here).
+/// Lavapipe counts those loops toward its limit too (elements past the first few hundred
+/// of each row came out wrong there), so on such devices costly math is stored before a
+/// reduction or scan reads it, and a kernel whose loops would still exceed the limit runs
+/// on the CPU.
+#[test]
+fn loop_heavy_math_along_axes() {
+    let mut rng = rng("loop_heavy_math_along_axes");
+    for shape in [vec![1500], vec![3, 1500]] {
+        let axis = shape.len() - 1;
+        let a = rand_arr(&mut rng, SL_F64, &shape, -3.0, 3.0, false);
+        let h = a.upload();
+        let divisor = 1e-290;
+        let cases: [(&str, Arr, sl_array); 2] = {
+            let (mut e, mut m) = (0, 0);
+            ok(sl_erf(h, &mut e));
+            ok(sl_binary_scalar(SL_REM, h, divisor, &mut m));
+            [
+                ("erf", r::map1(&a, |x| r::unary(SL_ERF, x)), e),
+                ("fmod", r::map1(&a, |x| r::binary(SL_REM, x, V::F64(divisor))), m),
+            ]
+        };
+        for (what, want, x) in &cases {
+            let scale: f64 = want.v.iter().map(|v| v.f().abs()).sum::<f64>().max(1e-300);
+            let (mut s, mut c) = (0, 0);
+            ok(sl_reduce(SL_SUM, *x, axis as i32, &mut s));
+            ok(sl_cumsum(*x, axis as i32, &mut c));
+            let tol = 1e-13 * scale;
+            assert_near(
+                &format!("sum of {what} {shape:?}"),
+                &download(s),
+                &r::reduce(SL_SUM, want, Some(axis)),
+                tol,
+                0.0,
+            );
+            assert_near(&format!("cumsum of {what} {shape:?}"), &download(c), &r::scan(false, want, axis), tol, 0.0);
+            release(&[s, c, *x]);
+        }
+        release(&[h]);
+    }
+}

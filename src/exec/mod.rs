@@ -226,6 +226,12 @@ pub trait Executor: Send + Sync {
     fn max_kernel_outputs(&self) -> usize {
         usize::MAX
     }
+    /// Whether a reduction or scan may share its kernel with costly math (transcendental
+    /// functions, pow, remainders, random numbers): not on devices that end a shader's
+    /// loops early, where such math loops inside every point of a loop along the axis.
+    fn reductions_fuse_costly_math(&self) -> bool {
+        true
+    }
     /// Steps handed to the CPU because this executor's device cannot run them.
     fn steps_on_host(&self) -> u64 {
         0

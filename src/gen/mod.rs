@@ -13,7 +13,7 @@ use std::sync::Arc;
 pub use build::Subgraph;
 use build::{KernelBuilder, LEAF_MARK, Leaf};
 pub use key::{Difference, TraceKey};
-use plan::{Decisions, decide};
+use plan::{Decisions, Limits, decide};
 pub use recipe::{Plan, Recipe, SlotValues, fill_value, layout_of, leaf_binding, leaf_layout};
 use recipe::{Source, StepRecipe};
 
@@ -117,7 +117,11 @@ pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &
     let order = &sub.order;
     let n = order.len();
 
-    let Decisions { store, groups, group_of } = decide(sub, roots, opts, exec.max_kernel_outputs());
+    let limits = Limits {
+        max_outputs: exec.max_kernel_outputs(),
+        reductions_fuse_costly_math: exec.reductions_fuse_costly_math(),
+    };
+    let Decisions { store, groups, group_of } = decide(sub, roots, opts, &limits);
     let mut slot_of = vec![u32::MAX; n];
     let mut stored = Vec::new();
     for i in (0..n).filter(|&i| store[i]) {

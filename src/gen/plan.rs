@@ -21,6 +21,19 @@ fn op_cost(op: &Op) -> usize {
 /// Recompute a value shared by kernels of different domains only if cheaper than this.
 const STORE_COST: usize = 8;
 
+/// Whether `op` is costly math (what `Limits::reductions_fuse_costly_math` is about).
+fn is_costly(op: &Op) -> bool {
+    op_cost(op) >= STORE_COST
+}
+
+/// What the executor allows a kernel.
+pub struct Limits {
+    /// The most values one kernel may store.
+    pub max_outputs: usize,
+    /// See `Executor::reductions_fuse_costly_math`.
+    pub reductions_fuse_costly_math: bool,
+}
+
 /// The domain a stored node is computed over, and its reduction/scan axis if any.
 fn domain_of(n: &Node, inputs: &[Arc<Node>]) -> (Shape, Option<Option<u8>>) {
     match &n.op {
@@ -38,6 +51,8 @@ pub struct Group {
     pub members: Vec<usize>,
     ops: usize,
     pub intrinsic: bool,
+    /// Whether a member's fused expression has costly math.
+    costly: bool,
 }
 
 /// Which pending values a flush stores, and how its stored values group into kernels.
@@ -48,8 +63,7 @@ pub struct Decisions {
     pub group_of: Vec<usize>,
 }
 
-/// `max_outputs`: the most values one kernel may store (the executor's limit).
-pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions, max_outputs: usize) -> Decisions {
+pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions, limits: &Limits) -> Decisions {
     let order = &sub.order;
     let inputs_of: Vec<&[Arc<Node>]> = (0..order.len()).map(|i| sub.inputs_at(i)).collect();
     let n = order.len();
@@ -80,6 +94,25 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions, max_output
         for j in inputs_of[i][..stored_inputs].iter().filter_map(pending_input) {
             store[j] = true;
         }
+    }
+    // Whether each value's fused expression has costly math; where reductions may not
+    // share a kernel with it, their operands with costly math are stored.
+    let mut costly = vec![false; n];
+    let apart = !limits.reductions_fuse_costly_math;
+    for i in 0..n {
+        let reduces = matches!(order[i].op, Op::Reduce { .. } | Op::Scan { .. });
+        let mut c = is_costly(&order[i].op);
+        for j in inputs_of[i].iter().filter_map(pending_input) {
+            if store[j] || !costly[j] {
+                continue;
+            }
+            if apart && reduces {
+                store[j] = true;
+            } else {
+                c = true;
+            }
+        }
+        costly[i] = c;
     }
     // Values read at several places of one domain (a stencil reads its input through
     // several shifts): each view recomputes them, so chains of such reads grow
@@ -187,19 +220,22 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions, max_output
                 && g.domain == domain
                 && (axis.is_none() || g.axis.is_none() || g.axis == axis)
                 && g.ops + size[i] <= opts.max_kernel_ops
-                && g.members.len() < max_outputs
+                && g.members.len() < limits.max_outputs
+                && (limits.reductions_fuse_costly_math
+                    || !((axis.is_some() && g.costly) || (costly[i] && g.axis.is_some())))
         };
         let target = groups.iter().rposition(joinable).filter(|&g| g as isize > a && g as isize >= w);
         let g = match target {
             Some(g) => g,
             None => {
-                groups.push(Group { domain, axis: None, members: Vec::new(), ops: 0, intrinsic });
+                groups.push(Group { domain, axis: None, members: Vec::new(), ops: 0, intrinsic, costly: false });
                 groups.len() - 1
             }
         };
         let grp = &mut groups[g];
         grp.members.push(i);
         grp.ops += size[i];
+        grp.costly |= costly[i];
         if axis.is_some() {
             grp.axis = axis;
         }

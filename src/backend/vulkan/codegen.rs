@@ -12,7 +12,13 @@
 //! - reduction along a long axis (`Mode::AxisTree`): like the reduction over everything,
 //!   per row: each workgroup folds a slice of one row into a partial. Taken for few long
 //!   rows where that pays (`Target::axis_tree`: GPUs), and for axes longer than the
-//!   driver lets one invocation loop (its loops are bounded, see `tree_points_bound`).
+//!   driver lets one invocation loop (its loops are bounded, see `Shader::points_bound`).
+//!
+//! On drivers that end a shader's loops early (lavapipe: `Target::max_loop_iterations`,
+//! counted over all loops of an invocation, those inside math functions included), a
+//! kernel's loops are planned with what one domain point costs in loop iterations
+//! (`Helpers::loops_per_point`): a loop per row longer than that allows runs on the CPU,
+//! and the tree forms fold few enough points per invocation.
 //!
 //! The partials of both tree forms are folded by the hand-written final pass
 //! (`kernels/reduce.comp`), or, with `Target::handwritten` off, by a generated one (over
@@ -41,9 +47,9 @@ pub const HEADER_WORDS: usize = 4;
 pub const AXIS_TREE_MIN_EXTENT: usize = 4096;
 pub const AXIS_TREE_MAX_ROWS: usize = 256;
 /// On drivers that end loops early, the share of `Target::max_loop_iterations` one
-/// invocation of the tree form may spend folding points (one iteration each); the rest
-/// is left to loops inside the fused prologue's math functions.
-const LOOP_SHARE_FOR_POINTS: usize = 16;
+/// invocation may spend on its domain points; the rest is left to the loops around them
+/// (grid stride, workgroup tree).
+const LOOP_SHARE_FOR_POINTS: usize = 2;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Mode {
@@ -68,6 +74,9 @@ pub struct Shader {
     pub finish: Option<String>,
     /// Whether `finish` is hand-written (`kernels/reduce.comp`).
     pub handwritten: bool,
+    /// On drivers that end loops early, the most points one invocation of a tree form
+    /// may fold (its launch picks enough partials per row to stay under it).
+    pub points_bound: Option<usize>,
     /// Meta words after the header (the kernel's numbers); parameters follow at launch.
     pub numbers: Vec<u32>,
     /// Descriptors per binding (meta, inputs or packs, outputs, then partials for
@@ -118,18 +127,19 @@ impl Target {
         bytes.div_ceil(self.chunk_bytes).max(1) as u32
     }
 
-    /// Most points one invocation of the tree form may fold, on drivers that end loops
-    /// early (its launch picks enough partials per row to stay under it).
-    pub fn tree_points_bound(&self) -> Option<usize> {
-        self.max_loop_iterations.map(|limit| limit / LOOP_SHARE_FOR_POINTS)
+    /// Most domain points one invocation may run, on drivers that end loops early, when
+    /// each costs `per_point` loop iterations.
+    fn points_bound(&self, per_point: usize) -> Option<usize> {
+        self.max_loop_iterations.map(|limit| limit / LOOP_SHARE_FOR_POINTS / per_point)
     }
 
-    /// Whether a reduction of `domain` along `axis` takes the tree form.
-    fn takes_axis_tree(&self, domain: &Shape, axis: usize) -> bool {
+    /// Whether a reduction of `domain` along `axis` takes the tree form, each point
+    /// costing `per_point` loop iterations.
+    fn takes_axis_tree(&self, domain: &Shape, axis: usize, per_point: usize) -> bool {
         let extent = domain.dim(axis);
         let few_long_rows = extent >= AXIS_TREE_MIN_EXTENT && rows(domain, axis) <= AXIS_TREE_MAX_ROWS;
         // A loop per row would end early on this driver; the tree form's loops are bounded.
-        let beyond_loop_limit = self.max_loop_iterations.is_some_and(|limit| extent >= limit);
+        let beyond_loop_limit = self.points_bound(per_point).is_some_and(|bound| extent > bound);
         self.handwritten && ((self.axis_tree && few_long_rows) || beyond_loop_limit)
     }
 }
@@ -600,11 +610,18 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
     if k.domain.numel() > i32::MAX as usize {
         return Err(format!("domain {} has more than 2^31 points", k.domain));
     }
+    let per_point = 1 + Helpers::loops_per_point(k, target.float64);
+    let points_bound = target.points_bound(per_point);
+    if points_bound == Some(0) {
+        return Err(format!("one point runs up to {per_point} loop iterations: this device ends loops early"));
+    }
     let mode = match k.axis {
         _ if !k.has_reduction() && !k.has_scan() => Mode::Elementwise,
         None if k.has_scan() => return Err("a scan without an axis".into()),
         None => Mode::ReduceAll,
-        Some(a) if !k.has_scan() && target.takes_axis_tree(&k.domain, a as usize) => Mode::AxisTree(a as usize),
+        Some(a) if !k.has_scan() && target.takes_axis_tree(&k.domain, a as usize, per_point) => {
+            Mode::AxisTree(a as usize)
+        }
         Some(a) => Mode::Axis(a as usize),
     };
     let mut bindings = vec![1u32];
@@ -739,11 +756,12 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         }
         Mode::Axis(axis) => {
             // Each invocation walks the whole axis.
-            if let Some(limit) = target.max_loop_iterations
-                && k.domain.dim(axis) >= limit
+            if let Some(bound) = points_bound
+                && k.domain.dim(axis) > bound
             {
                 return Err(format!(
-                    "a reduction or scan along {} points: this device ends shader loops after {limit} iterations",
+                    "a reduction or scan along {} points of {per_point} loop iterations each: this device ends \
+                     shader loops early",
                     k.domain.dim(axis)
                 ));
             }
@@ -822,6 +840,7 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         main: format!("{prelude}{shared}{main}"),
         finish,
         handwritten,
+        points_bound,
         numbers: g.numbers,
         bindings: g.bindings,
         packs,

@@ -3,7 +3,8 @@
 //! min/max, saturating float-to-integer casts, C `fmod` and `round`). Operations GLSL
 //! has no exact builtin for are helper functions, emitted once per kernel when used.
 
-use crate::ir::{BinaryOp, DType, Scalar, UnaryOp};
+use crate::ir::kernel::{Inst, Kernel};
+use crate::ir::{BinaryOp, DType, RngKind, Scalar, UnaryOp};
 
 /// The type a value has in registers. u8 is held in a `uint` (kept in 0..=255).
 pub fn reg_type(t: DType) -> &'static str {
@@ -74,11 +75,43 @@ pub struct Helpers {
     math: bool,
     /// Whether the random streams are used.
     random: bool,
+    /// At most how many loop iterations one run of the expressions made so far spends in
+    /// helper functions (drivers that end loops early count them: `Target::max_loop_iterations`).
+    loops: usize,
+}
+
+/// The most loop iterations one call of a math.glsl function runs (m_erf: 200, plus m_exp's 16).
+const MATH_LOOPS: usize = 256;
+/// The random streams' rounds (random.glsl).
+const RANDOM_LOOPS: usize = 10;
+
+/// The most subtractions `fmod` runs: one per binade between the operands' exponents.
+fn fmod_loops(t: DType) -> usize {
+    if t == DType::F32 { 128 + 150 } else { 1024 + 1075 }
 }
 
 impl Helpers {
     pub fn new(float64: bool) -> Helpers {
-        Helpers { used: Vec::new(), float64, math: false, random: false }
+        Helpers { used: Vec::new(), float64, math: false, random: false, loops: 0 }
+    }
+
+    /// At most how many loop iterations one evaluation of `k`'s live instructions spends
+    /// in helper functions on a target with (or without) 64-bit floats.
+    pub fn loops_per_point(k: &Kernel, float64: bool) -> usize {
+        let mut dry = Helpers::new(float64);
+        let live = k.live();
+        for (i, inst) in k.insts.iter().enumerate().filter(|(i, _)| live[*i]) {
+            let t = |j: u32| k.types[j as usize];
+            match *inst {
+                Inst::Unary { op, a } => _ = dry.unary(op, t(a), "x"),
+                Inst::Binary { op, a, .. } => _ = dry.binary(op, t(a), "x", "y"),
+                Inst::Random { kind, word, .. } => {
+                    _ = dry.random(k.types[i], kind == RngKind::Philox, word, "", "", "")
+                }
+                _ => {}
+            }
+        }
+        dry.loops
     }
 
     fn call(&mut self, name: &str, t: DType, args: &[&str]) -> String {
@@ -119,6 +152,7 @@ impl Helpers {
                     // GLSL's f32 builtins on devices without f64.
                     _ if self.float64 => {
                         self.math = true;
+                        self.loops += MATH_LOOPS;
                         match t {
                             DType::F32 => format!("float(m_{}(double({a})))", op.name()),
                             _ => format!("m_{}({a})", op.name()),
@@ -178,12 +212,16 @@ impl Helpers {
                 B::Sub => format!("({a} - {b})"),
                 B::Mul => format!("({a} * {b})"),
                 B::Div => format!("({a} / {b})"),
-                B::Rem => self.call("fmod", t, &[a, b]),
+                B::Rem => {
+                    self.loops += fmod_loops(t);
+                    self.call("fmod", t, &[a, b])
+                }
                 B::Min => self.call("min", t, &[a, b]),
                 B::Max => self.call("max", t, &[a, b]),
                 B::Hypot => self.call("hypot", t, &[a, b]),
                 B::Pow | B::Atan2 if self.float64 => {
                     self.math = true;
+                    self.loops += MATH_LOOPS;
                     let name = if op == B::Pow { "m_pow" } else { "m_atan2" };
                     match t {
                         DType::F32 => format!("float({name}(double({a}), double({b})))"),
@@ -210,7 +248,11 @@ impl Helpers {
                     B::Mul => wrap(format!("({a} * {b})")),
                     B::Div => self.call("idiv", t, &[a, b]),
                     B::Rem => self.call("irem", t, &[a, b]),
-                    B::Pow => self.call("ipow", t, &[a, b]),
+                    B::Pow => {
+                        // Squaring once per bit of the exponent.
+                        self.loops += 8 * t.size();
+                        self.call("ipow", t, &[a, b])
+                    }
                     B::Min => format!("({b} < {a} ? {b} : {a})"),
                     B::Max => format!("({b} > {a} ? {b} : {a})"),
                     B::And => format!("({a} & {b})"),
@@ -226,6 +268,7 @@ impl Helpers {
     /// (seed, draw, index), the same bits as the CPU executor's.
     pub fn random(&mut self, t: DType, philox: bool, word: u8, seed: &str, draw: &str, index: &str) -> String {
         self.random = true;
+        self.loops += RANDOM_LOOPS;
         format!("r_uniform_{}(r_words({philox}, {seed}, {draw}, {index}), {word})", suffix(t))
     }
 

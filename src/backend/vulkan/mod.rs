@@ -46,6 +46,8 @@ struct DeviceKernel {
     finish: Option<Arc<Pipeline>>,
     /// Whether `finish` is hand-written (`kernels/reduce.comp`).
     handwritten: bool,
+    /// See `codegen::Shader::points_bound`.
+    points_bound: Option<usize>,
     numbers: Vec<u32>,
     /// Ranges bound per binding.
     bindings: Vec<u32>,
@@ -85,6 +87,15 @@ const TREE_POINTS_PER_INVOCATION: usize = 16;
 /// Iterations after which Mesa's CPU-type drivers (lavapipe's gallivm) end a shader's
 /// loops, counted over all loops of one invocation.
 pub const CPU_DRIVER_LOOP_LIMIT: usize = 65_535;
+
+/// The fewest partials a tree reduction of `n` points (per row) by `dk` needs so that no
+/// invocation folds more points than the driver's loops allow (`Shader::points_bound`).
+/// Rows x partials then stays below the workgroup count limit (so the first pass's loop
+/// over workgroups runs once) up to that limit x LOCAL x the bound points: on lavapipe,
+/// about 2^30 points of f64 erf each, 2^27 of f64 fmod, the costliest.
+fn bounded_parts(dk: &DeviceKernel, n: usize) -> usize {
+    dk.points_bound.map_or(1, |bound| n.div_ceil(codegen::LOCAL as usize * bound))
+}
 
 /// Edge of the square blocks of `kernels/matmul.comp`.
 const MATMUL_TILE: usize = 16;
@@ -249,7 +260,7 @@ impl VulkanExecutor {
             codegen::Mode::Elementwise => (k.domain.numel(), groups_for(k.domain.numel()), 0, 0),
             codegen::Mode::ReduceAll => {
                 let n = k.domain.numel();
-                let groups = n.div_ceil(local).clamp(1, 1024).max(self.bounded_parts(n));
+                let groups = n.div_ceil(local).clamp(1, 1024).max(bounded_parts(dk, n));
                 (n, groups, 1, groups)
             }
             codegen::Mode::Axis(a) => {
@@ -261,7 +272,7 @@ impl VulkanExecutor {
                 let parts = extent
                     .div_ceil(local * TREE_POINTS_PER_INVOCATION)
                     .clamp(1, (TREE_GROUPS / rows.max(1)).max(1))
-                    .max(self.bounded_parts(extent));
+                    .max(bounded_parts(dk, extent));
                 (rows, (rows * parts).clamp(1, max_groups), rows, parts)
             }
         };
@@ -294,14 +305,6 @@ impl VulkanExecutor {
             Handwritten::Reduce.count();
         }
         launch
-    }
-
-    /// The fewest partials a tree reduction of `n` points (per row) needs so that no
-    /// invocation folds more points than the driver's loops allow (see
-    /// `Target::tree_points_bound`). Rows x partials then stays below the workgroup count
-    /// limit (a domain has < 2^31 points), so the first pass's loop over workgroups runs once.
-    fn bounded_parts(&self, n: usize) -> usize {
-        self.target.tree_points_bound().map_or(1, |bound| n.div_ceil(codegen::LOCAL as usize * bound))
     }
 
     /// `c = a b` with the tiled kernel (`kernels/matmul.comp`). Operands beyond one
@@ -356,8 +359,8 @@ impl Executor for VulkanExecutor {
                     None => None,
                 };
                 let (mode, numbers, bindings, packs) = (shader.mode, shader.numbers, shader.bindings, shader.packs);
-                let handwritten = shader.handwritten;
-                Ok(Arc::new(DeviceKernel { mode, main, finish, handwritten, numbers, bindings, packs }))
+                let (handwritten, points_bound) = (shader.handwritten, shader.points_bound);
+                Ok(Arc::new(DeviceKernel { mode, main, finish, handwritten, points_bound, numbers, bindings, packs }))
             }
             Err(_why) => Ok(Arc::new(Routed { cpu: self.cpu.compile(kernel)? })),
         }
@@ -367,6 +370,10 @@ impl Executor for VulkanExecutor {
     /// beside the outputs.
     fn max_kernel_outputs(&self) -> usize {
         self.target.max_bindings.saturating_sub(4).max(1) as usize
+    }
+
+    fn reductions_fuse_costly_math(&self) -> bool {
+        self.target.max_loop_iterations.is_none()
     }
 
     fn steps_on_host(&self) -> u64 {
