@@ -28,16 +28,6 @@
 // The largest rank of an array.
 #define SL_MAX_RANK 8
 
-// Invocations per workgroup.
-#define LOCAL 128
-
-// Meta words before the numbers: the count of points (or rows) and the number of
-// workgroups of the first pass, both set at launch.
-#define HEADER_WORDS 2
-
-// Owner of instructions no op has claimed (yet).
-#define UNOWNED UINT32_MAX
-
 // Status of every call: `SL_OK` or an error code (details in `sl_last_error`).
 typedef int32_t sl_status;
 
@@ -474,8 +464,6 @@ typedef struct {
 
 // Print the report and abort the process.
 #define SL_COMPARE_ABORT 2
-
-
 
 #ifdef __cplusplus
 extern "C" {
