@@ -4,6 +4,8 @@
 //! waited for once. A step that runs on the CPU ends the batch before it runs (it may read
 //! what the batch computes), and so does a batch that runs out of descriptors or of
 //! device memory (once submitted, its arrays may be moved to host memory to make room).
+//! Under result comparison, a step whose outputs are checked ends the batch after itself,
+//! so that steps reading an output that failed its check see the failure.
 //!
 //! What becomes of each step is reported in step order once its submission has run: a
 //! step whose inputs failed, or whose own recording failed, fails alone, and later steps
@@ -83,7 +85,9 @@ impl<'a> Batch<'a> {
                 .input_values(|p| self.outputs.get(&promise_key(p)).cloned())
                 .and_then(|inputs| self.run_step(step, &inputs));
             self.settle(i, outcome);
-            if self.exec.submit_per_step {
+            // A checked step (result comparison) is submitted and reported before later
+            // steps read its outputs: a failed check must reach them as a failure.
+            if self.exec.submit_per_step || step.outputs.iter().any(|o| o.check.is_some()) {
                 let _ = self.report();
             }
         }
