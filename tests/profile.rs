@@ -152,8 +152,11 @@ fn profiles_attribute_time_to_call_sites() {
     let only = &matmul[0]["sites"][0];
     assert_eq!(only["weight"], 1.0);
     assert_eq!(sites[only["site"].as_u64().unwrap() as usize]["line"], 40);
+    // One kernel per round; two on CPU-type Vulkan devices, where exp is stored before
+    // the sum reads it (`Executor::reductions_fuse_costly_math`).
+    let per_round = if on_vulkan() && device().device_type == SL_DEVICE_VULKAN_CPU { 2 } else { 1 };
     let big = steps.iter().filter(|s| s["elements"] == n as u64).count();
-    assert_eq!(big, 4, "one kernel run per round");
+    assert_eq!(big, 4 * per_round, "kernel runs per round");
     let outcomes: Vec<&str> = raw["flushes"].as_array().unwrap().iter().map(|f| f["trace"].as_str().unwrap()).collect();
     for want in ["hit", "miss", "macro_record", "macro_replay"] {
         assert!(outcomes.contains(&want), "no {want} flush in {outcomes:?}");
