@@ -64,11 +64,15 @@ fn negate(h: sl_array) -> sl_array {
 /// docs/internals.md states. Sums: any order of adding n terms is off from the exact sum
 /// by at most about (depth of its tree) u sum|x|; both orders here accumulate in f64 where
 /// the device has it (the CPU always), so f32 results differ by their own rounding.
-/// Products: relative error of the same kind.
+/// Products: relative error of the same kind, absolute among subnormals, where long
+/// products of factors below 1 end: each product there rounds by up to half a subnormal
+/// step, and a product of factors in 0.8..1.2 stays subnormal for a few thousand steps
+/// (f64; f32 results round from an f64 running product: one step).
 fn tolerance(dt: sl_dtype, prod: bool, input: &Arr) -> (f64, f64) {
     let eps = if dt == SL_F32 { 1e-6 } else { 1e-14 };
     if prod {
-        (0.0, 64.0 * eps)
+        let steps = if dt == SL_F32 { f64::from(f32::from_bits(1)) } else { 8192.0 * f64::from_bits(1) };
+        (steps, 64.0 * eps)
     } else {
         let sum_abs: f64 = input.v.iter().map(|v| v.f().abs()).filter(|x| x.is_finite()).sum();
         (4.0 * eps * sum_abs, 8.0 * eps)
@@ -105,8 +109,13 @@ fn scans_match_reference_on_every_path() {
                         let what = format!("scan prod={prod} {dt} {shape:?} axis {axis} fused {fused}");
                         let (abs, rel) = tolerance(dt, prod, input);
                         assert_near(&what, &got, &r::scan(prod, input, axis), abs, rel);
-                        let expected = vulkan && numel(shape) > 0 && takes_blocks(shape, axis);
-                        assert_eq!(ran, expected, "{what}: the blocked scan ran: {ran}, expected {expected}");
+                        // Counters are per process and tests run in parallel: only a run can be seen.
+                        if vulkan && numel(shape) > 0 && takes_blocks(shape, axis) {
+                            assert!(ran, "{what}: the blocked scan did not run");
+                        }
+                        if !vulkan || switched_on("SLUICE_VULKAN_NO_HANDWRITTEN") {
+                            assert!(!ran, "{what}: a hand-written kernel ran though switched off");
+                        }
                         release(&[out]);
                         if fused {
                             release(&[src]);
@@ -124,7 +133,9 @@ fn scans_match_reference_on_every_path() {
 #[test]
 fn scan_beside_reduction_and_store() {
     let mut rng = rng("scan_beside_reduction_and_store");
-    for (shape, axis) in [(&[5000usize, 3][..], 0), (&[3, 5000][..], 1), (&[1 << 16 | 5][..], 0)] {
+    // Not beyond the driver's loop limit: there the reduction alone takes the tree form,
+    // beside the scan it runs on the CPU (docs/internals.md).
+    for (shape, axis) in [(&[5000usize, 3][..], 0), (&[3, 5000][..], 1), (&[20000][..], 0)] {
         for dt in [SL_F32, SL_F64, SL_I64] {
             let a = rand_arr(&mut rng, dt, shape, -50.0, 50.0, false);
             let h = a.upload();

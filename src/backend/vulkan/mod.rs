@@ -271,7 +271,9 @@ impl VulkanExecutor {
                 // `Target::takes_blocked_scan` saw that every block fits one dispatch.
                 let rows = codegen::rows(&k.domain, a);
                 let blocks = codegen::scan_blocks(k.domain.dim(a)).max(1);
-                (rows, rows * blocks, rows, blocks)
+                // Nothing to do for no points, unless reductions beside the scan write identities.
+                let count = if k.has_reduction() { rows } else { k.domain.numel() };
+                (count, rows * blocks, rows, blocks)
             }
             codegen::Mode::Axis(a) => {
                 let rows = codegen::rows(&k.domain, a);
