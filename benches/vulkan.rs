@@ -4,7 +4,8 @@
 //! cache (a fresh runtime); element-wise and reduction work on both executors (same
 //! process, same data); and a sequence of 8 dependent small kernels submitted once or
 //! step by step (`SLUICE_VULKAN_SUBMIT_PER_STEP`); sums and transposes with and without
-//! the hand-written kernels (`SLUICE_VULKAN_NO_HANDWRITTEN`, `SLUICE_VULKAN_AXIS_TREE`).
+//! the hand-written kernels (`SLUICE_VULKAN_NO_HANDWRITTEN`, `SLUICE_VULKAN_AXIS_TREE`);
+//! cumsums in blocks and looping per row (`SLUICE_VULKAN_BLOCKED_SCAN`).
 //! On lavapipe (no GPU) these measure overheads, not a GPU.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -206,6 +207,38 @@ fn handwritten_transpose(c: &mut Criterion) {
     g.finish();
 }
 
+/// Cumsums of 2^22 f32 along axes of 2^15 points (128 rows) and of 2^20 points (4 rows,
+/// beyond lavapipe's loop limit), in blocks (`kernels/scan.comp`, forced with
+/// `SLUICE_VULKAN_BLOCKED_SCAN`) and with generated kernels only (a loop per row; the
+/// CPU executor beyond the loop limit).
+fn handwritten_scan(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..N).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
+    let mut g = c.benchmark_group("vulkan_scan");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    for (name, generated) in [("blocked", false), ("generated", true)] {
+        switch("SLUICE_VULKAN_BLOCKED_SCAN", !generated);
+        switch("SLUICE_VULKAN_NO_HANDWRITTEN", generated);
+        start();
+        let mut x = 0;
+        for (case, dims) in [("128x2^15_axis1", [128, N as i64 / 128]), ("4x2^20_axis1", [4, N as i64 / 4])] {
+            check(sl_create(SL_F32, 2, dims.as_ptr(), SL_COL_MAJOR, xs.as_ptr() as *const _, N * 4, &mut x));
+            g.bench_function(format!("cumsum_f32_{case}/{name}"), |b| {
+                b.iter(|| {
+                    let mut s = 0;
+                    check(sl_cumsum(x, 1, &mut s));
+                    black_box(first(s, N));
+                    check(sl_release(s));
+                })
+            });
+            check(sl_release(x));
+        }
+        check(sl_shutdown());
+    }
+    switch("SLUICE_VULKAN_BLOCKED_SCAN", false);
+    switch("SLUICE_VULKAN_NO_HANDWRITTEN", false);
+    g.finish();
+}
+
 /// A chain of 24 unary ops whose sequence spells `shape` in binary (sin for a 1, cos for
 /// a 0), so each `shape` is a kernel structure of its own; returns once it is read.
 fn first_result(shape: u64) {
@@ -276,6 +309,7 @@ criterion_group!(
     elementwise_and_reduction,
     one_submission,
     handwritten_reductions,
-    handwritten_transpose
+    handwritten_transpose,
+    handwritten_scan
 );
 criterion_main!(benches);

@@ -20,9 +20,12 @@ narrow=(env SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_MAX_
 "${narrow[@]}" cargo test --locked --test ops
 "${narrow[@]}" cargo test --locked --test fusion -- --exact kernels_reading_many_arrays kernels_storing_many_values
 # Reductions and fused graphs with the tree form along long axes forced (lavapipe otherwise loops
-# per row), then reductions and transposes with generated kernels only (kernels/ switched off).
+# per row), then reductions, transposes and scans with generated kernels only (kernels/ switched off).
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_AXIS_TREE=on cargo test --locked --test reductions --test fusion
-SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_HANDWRITTEN=on cargo test --locked --test reductions --test transpose
+# Scans, ops and fused graphs with every scan along an axis in the blocked form (lavapipe
+# otherwise takes it only beyond its loop limit).
+SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_BLOCKED_SCAN=on cargo test --locked --test scans --test ops --test fusion
+SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_HANDWRITTEN=on cargo test --locked --test reductions --test transpose --test scans
 # Scatter again as on a device without 64-bit buffer atomics (8-byte add/min/max then run on the CPU).
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_INT64_ATOMICS=on cargo test --locked --test scatter
 # Result comparison passes on the whole op suite, in both modes, on both executors, with the

@@ -343,11 +343,14 @@ fn scans() {
                     ok(if prod { sl_cumprod(h, axis as i32, &mut out) } else { sl_cumsum(h, axis as i32, &mut out) });
                     let want = r::scan(prod, &a, axis);
                     let eps = if dt == SL_F32 { 1e-6 } else { 1e-13 };
+                    // Sums in another order than the reference's (the blocked scan on Vulkan)
+                    // are off by a few roundings of the magnitudes summed (docs/internals.md).
+                    let sum_abs: f64 = if prod { 0.0 } else { a.v.iter().map(|v| v.f().abs()).sum() };
                     assert_near(
                         &format!("scan prod={prod} {dt} {shape:?} axis {axis}"),
                         &download(out),
                         &want,
-                        0.0,
+                        eps * 1e-2 * sum_abs,
                         eps,
                     );
                     release(&[out]);

@@ -15,6 +15,7 @@
 //! | `SLUICE_VULKAN_SUBMIT_PER_STEP` | `on`: submit and wait for each step instead of each run of device steps (for comparison) | off |
 //! | `SLUICE_VULKAN_NO_HANDWRITTEN` | `on`: run reductions and transposes with generated kernels only, not the hand-written ones in `kernels/` (for comparison) | off |
 //! | `SLUICE_VULKAN_AXIS_TREE` | `on`: reduce long axes of few rows in the tree form on every Vulkan device, not only GPUs (for tests) | off |
+//! | `SLUICE_VULKAN_BLOCKED_SCAN` | `on`: every scan along an axis takes the blocked form (`kernels/scan.comp`) where it fits, on every Vulkan device (for tests) | off |
 //! | `SLUICE_VULKAN_VALIDATION` | `on`: Vulkan validation layers; any message fails the step | off |
 //! | `SLUICE_VULKAN_LOADER` | path of the Vulkan loader to load | `libvulkan.so.1` |
 //! | `SLUICE_DEVICE_MEMORY` | most bytes of arrays in Vulkan device memory; beyond it the least recently used move to host memory | none |
@@ -55,6 +56,8 @@ pub struct Config {
     pub vulkan_no_handwritten: bool,
     /// Reduce long axes of few rows in the tree form on every Vulkan device (for tests).
     pub vulkan_axis_tree: bool,
+    /// Scan every axis in the blocked form on every Vulkan device (for tests).
+    pub vulkan_blocked_scan: bool,
     /// Enable the Vulkan validation layers and fail steps on any message.
     pub vulkan_validation: bool,
     /// The Vulkan loader library to load instead of the system's.
@@ -126,6 +129,7 @@ impl Default for Config {
             vulkan_submit_per_step: false,
             vulkan_no_handwritten: false,
             vulkan_axis_tree: false,
+            vulkan_blocked_scan: false,
             vulkan_validation: false,
             vulkan_loader: None,
             cache_dir: None,
@@ -232,6 +236,9 @@ impl Config {
         }
         if let Some(b) = setting("SLUICE_VULKAN_AXIS_TREE", parse_switch, switch)? {
             c.vulkan_axis_tree = b;
+        }
+        if let Some(b) = setting("SLUICE_VULKAN_BLOCKED_SCAN", parse_switch, switch)? {
+            c.vulkan_blocked_scan = b;
         }
         if let Some(b) = setting("SLUICE_VULKAN_VALIDATION", parse_switch, switch)? {
             c.vulkan_validation = b;

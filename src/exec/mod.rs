@@ -302,6 +302,7 @@ pub fn start(config: &Config, memory: Arc<memory::HostPool>) -> Result<(Arc<dyn 
             submit_per_step: config.vulkan_submit_per_step,
             no_handwritten: config.vulkan_no_handwritten,
             axis_tree: config.vulkan_axis_tree,
+            blocked_scan: config.vulkan_blocked_scan,
             validation: config.vulkan_validation,
             loader: config.vulkan_loader.clone(),
             cache_dir: vulkan::cache_root(config.cache_dir.as_deref()),

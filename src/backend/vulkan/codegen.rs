@@ -9,6 +9,11 @@
 //!   in a shared-memory tree and writes a partial; a second one-workgroup pass folds the
 //!   partials and writes the results;
 //! - reduction or scan along an axis: one invocation per output row, looping along it;
+//! - scan along a long axis (`Mode::ScanBlocks`): each workgroup owns a block of
+//!   `SCAN_BLOCK_POINTS` consecutive points of one row; a first pass writes each block's
+//!   total, a second one recomputes the block and writes it with the totals of the
+//!   earlier blocks added (`kernels/scan.comp` holds the workgroup steps). Taken under
+//!   the same policy as the tree form of reductions (`Target::takes_blocked_scan`).
 //! - reduction along a long axis (`Mode::AxisTree`): like the reduction over everything,
 //!   per row: each workgroup folds a slice of one row into a partial. Taken for few long
 //!   rows where that pays (`Target::axis_tree`: GPUs), and for axes longer than the
@@ -46,6 +51,16 @@ pub const HEADER_WORDS: usize = 4;
 /// see BENCHMARKS.md).
 pub const AXIS_TREE_MIN_EXTENT: usize = 4096;
 pub const AXIS_TREE_MAX_ROWS: usize = 256;
+/// Consecutive points each invocation of the blocked scan takes, and the points of a
+/// block (one workgroup's).
+const SCAN_ITEMS: usize = 8;
+const SCAN_BLOCK_POINTS: usize = LOCAL as usize * SCAN_ITEMS;
+
+/// Blocks per row of a blocked scan along `extent` points (one even for none, so that
+/// reductions beside the scan still write their identities).
+pub fn scan_blocks(extent: usize) -> usize {
+    extent.div_ceil(SCAN_BLOCK_POINTS).max(1)
+}
 /// On drivers that end loops early, the share of `Target::max_loop_iterations` one
 /// invocation may spend on its domain points; the rest is left to the loops around them
 /// (grid stride, workgroup tree).
@@ -57,12 +72,18 @@ pub enum Mode {
     ReduceAll,
     Axis(usize),
     AxisTree(usize),
+    ScanBlocks(usize),
 }
 
 impl Mode {
     /// Whether the first pass writes one partial per workgroup for a final pass to fold.
     pub fn is_tree(self) -> bool {
         matches!(self, Mode::ReduceAll | Mode::AxisTree(_))
+    }
+
+    /// Whether the kernel binds a scratch buffer last (partials or block totals).
+    pub fn has_scratch(self) -> bool {
+        self.is_tree() || matches!(self, Mode::ScanBlocks(_))
     }
 }
 
@@ -111,6 +132,10 @@ pub struct Target {
     /// Reduce long axes of few rows in the tree form (GPU-type devices, or forced for
     /// tests): on lavapipe a loop per row is faster (about 1.5x, BENCHMARKS.md).
     pub axis_tree: bool,
+    /// Scan every axis in the blocked form where it fits, on any device (for tests).
+    pub blocked_scan: bool,
+    /// Workgroups one dispatch may have (along x).
+    pub max_groups: usize,
     /// Shaders may shuffle within a subgroup.
     pub subgroup_shuffle: bool,
     /// Whether shaders may index arrays of storage buffers dynamically (needed to read
@@ -142,6 +167,36 @@ impl Target {
         let beyond_loop_limit = self.points_bound(per_point).is_some_and(|bound| extent > bound);
         self.handwritten && ((self.axis_tree && few_long_rows) || beyond_loop_limit)
     }
+
+    /// Whether a scan of `domain` along `axis` takes the blocked form, each point costing
+    /// `per_point` loop iterations: where the tree form of a reduction would (few long
+    /// rows on GPUs, axes beyond the driver's loop limit), or everywhere with
+    /// `blocked_scan`; if its blocks fit one dispatch and its invocations' loops the driver.
+    /// It depends on the domain alone, so a scan is blocked alike fused or alone.
+    fn takes_blocked_scan(&self, domain: &Shape, axis: usize, per_point: usize) -> bool {
+        let (extent, rows) = (domain.dim(axis), rows(domain, axis));
+        let blocks = scan_blocks(extent);
+        let bound = self.points_bound(per_point);
+        let fits = rows.saturating_mul(blocks) <= self.max_groups && bound.is_none_or(|b| b >= SCAN_ITEMS);
+        let few_long_rows = extent >= AXIS_TREE_MIN_EXTENT && rows <= AXIS_TREE_MAX_ROWS;
+        let beyond_loop_limit = bound.is_some_and(|b| extent > b);
+        self.handwritten && fits && (self.blocked_scan || (self.axis_tree && few_long_rows) || beyond_loop_limit)
+    }
+}
+
+/// What a scan of values of type `out` accumulates in: floats in f64 where the device
+/// has it, integers in i64.
+fn carry_type(out: DType, float64: bool) -> DType {
+    match out {
+        t if t.is_float() && float64 => DType::F64,
+        t if t.is_float() => DType::F32,
+        _ => DType::I64,
+    }
+}
+
+/// The scan's running value `carry` (of type `carry_type(out)`) as a register of type `out`.
+fn scan_result(out: DType, carry: DType, v: &str) -> String {
+    if out == carry { v.to_string() } else { format!("{}({v})", glsl::reg_type(out)) }
 }
 
 /// Rows of a reduction or scan of `domain` along `axis`: the product of the other
@@ -619,6 +674,9 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         _ if !k.has_reduction() && !k.has_scan() => Mode::Elementwise,
         None if k.has_scan() => return Err("a scan without an axis".into()),
         None => Mode::ReduceAll,
+        Some(a) if k.has_scan() && target.takes_blocked_scan(&k.domain, a as usize, per_point) => {
+            Mode::ScanBlocks(a as usize)
+        }
         Some(a) if !k.has_scan() && target.takes_axis_tree(&k.domain, a as usize, per_point) => {
             Mode::AxisTree(a as usize)
         }
@@ -628,11 +686,11 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
     bindings.extend(k.inputs.iter().map(|i| target.chunks(span_bytes(i))));
     let out_len = |kind: OutputKind| match (kind, mode) {
         (OutputKind::Reduce(_), Mode::ReduceAll) => 1,
-        (OutputKind::Reduce(_), Mode::Axis(a) | Mode::AxisTree(a)) => rows(&k.domain, a),
+        (OutputKind::Reduce(_), Mode::Axis(a) | Mode::AxisTree(a) | Mode::ScanBlocks(a)) => rows(&k.domain, a),
         _ => k.domain.numel(),
     };
     bindings.extend(k.outputs.iter().map(|o| target.chunks((out_len(o.kind) * o.dtype.size()) as u64)));
-    if mode.is_tree() {
+    if mode.has_scratch() {
         bindings.push(1);
     }
     let mut packs = Vec::new();
@@ -677,6 +735,15 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         .enumerate()
         .filter_map(|(o, out)| match out.kind {
             OutputKind::Reduce(op) => Some((o, op, acc_type(op, k.types[out.value as usize], target.float64))),
+            _ => None,
+        })
+        .collect();
+    let scan_outputs: Vec<(usize, ScanOp, DType)> = k
+        .outputs
+        .iter()
+        .enumerate()
+        .filter_map(|(o, out)| match out.kind {
+            OutputKind::Scan(op) => Some((o, op, carry_type(out.dtype, target.float64))),
             _ => None,
         })
         .collect();
@@ -754,6 +821,102 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             main += "}\n}\n";
             count = extent;
         }
+        Mode::ScanBlocks(axis) => {
+            let extent = g.num(k.domain.dim(axis) as i64)?;
+            let coords = g.coords("row_", Some(axis))?;
+            let lin = g.linear()?;
+            let steps = scan_steps(&scan_outputs);
+            // Workgroup w of the grid is block w % blocks of row w / blocks; invocation l
+            // takes its points SCAN_ITEMS * l ...
+            let head = format!(
+                "void main() {{\nuint rows_ = meta.w[2], blocks_ = meta.w[3];\n\
+                 uint row_ = gl_WorkGroupID.x / blocks_, blk_ = gl_WorkGroupID.x % blocks_;\n{coords}"
+            );
+            let points = |inner: &str| {
+                format!(
+                    "for (int j_ = 0; j_ < {SCAN_ITEMS}; j_++) {{\n\
+                     int t_ = int((blk_ * gl_WorkGroupSize.x + gl_LocalInvocationID.x) * {SCAN_ITEMS}u) + j_;\n\
+                     if (t_ < {extent}) {{\nc{axis} = t_;\nint lin_ = {lin};\n{inner}}}\n}}\n"
+                )
+            };
+            let running = |s: &mut String| {
+                for &(o, op, carry) in &scan_outputs {
+                    writeln!(s, "{} s{o} = {};", glsl::reg_type(carry), scan_identity(op, carry)).unwrap();
+                }
+            };
+            let fold_running = |keep: bool| {
+                let mut s = String::new();
+                for &(o, _, carry) in &scan_outputs {
+                    let v = k.outputs[o].value;
+                    writeln!(s, "s{o} = op{o}(s{o}, {}(v{v}));", glsl::reg_type(carry)).unwrap();
+                    if keep {
+                        writeln!(s, "x{o}[j_] = s{o};").unwrap();
+                    }
+                }
+                s
+            };
+            // First pass: the block's totals.
+            let body = g.body()?;
+            main = head.clone();
+            running(&mut main);
+            main += &points(&format!("{body}{}", fold_running(false)));
+            for (n, &(o, _, carry)) in scan_outputs.iter().enumerate() {
+                writeln!(
+                    main,
+                    "s{o} = total{o}(s{o});\nif (gl_LocalInvocationID.x == 0u) {{ \
+                     part.p[({n}u * rows_ + row_) * blocks_ + blk_] = {}; }}",
+                    encode(carry, &format!("s{o}"))
+                )
+                .unwrap();
+            }
+            main += "}\n";
+            // Second pass: the block again, with the carries in.
+            let body = g.body()?;
+            let mut f = head;
+            running(&mut f);
+            for &(o, _, carry) in &scan_outputs {
+                writeln!(f, "{} x{o}[{SCAN_ITEMS}];", glsl::reg_type(carry)).unwrap();
+            }
+            let mut first = body;
+            store(&g, &mut first, "lin_");
+            first += &fold_running(true);
+            f += &points(&first);
+            let mut write = String::new();
+            for &(o, _, carry) in &scan_outputs {
+                writeln!(f, "{} b{o} = op{o}(carry{o}(row_, blk_), exclusive{o}(s{o}));", glsl::reg_type(carry))
+                    .unwrap();
+                let res = scan_result(k.outputs[o].dtype, carry, &format!("op{o}(b{o}, x{o}[j_])"));
+                writeln!(write, "{}", g.store_out(o, "lin_", &res)).unwrap();
+            }
+            f += &points(&write);
+            if !reduce_outputs.is_empty() {
+                // Reductions fused with the scan fold as the loop per row does (`Mode::Axis`),
+                // so that they give the same bits as alone: one invocation per row.
+                if let Some(bound) = points_bound
+                    && k.domain.dim(axis) > bound
+                {
+                    return Err(format!(
+                        "a reduction beside a scan along {} points: the driver ends loops early",
+                        k.domain.dim(axis)
+                    ));
+                }
+                let body = g.body()?;
+                f += "if (blk_ == 0u && gl_LocalInvocationID.x == 0u) {\n";
+                acc_init(&mut f);
+                writeln!(f, "for (int t_ = 0; t_ < {extent}; t_++) {{\nc{axis} = t_;\nint lin_ = {lin};\n{body}")
+                    .unwrap();
+                fold(&mut f, "t_");
+                f += "}\n";
+                for &(o, op, acc) in &reduce_outputs {
+                    let out = k.outputs[o].dtype;
+                    let value = finish_expr(op, acc, out, &format!("a{o}"), &format!("ai{o}"), &extent);
+                    writeln!(f, "{}", g.store_out(o, "row_", &value)).unwrap();
+                }
+                f += "}\n";
+            }
+            finish = Some(format!("{steps}{f}}}\n"));
+            main = format!("{steps}{main}");
+        }
         Mode::Axis(axis) => {
             // Each invocation walks the whole axis.
             if let Some(bound) = points_bound
@@ -771,36 +934,19 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             let body = g.body()?;
             writeln!(main, "void main() {{\nfor (uint li_ = {GRID_LOOP}) {{\n{coords}").unwrap();
             acc_init(&mut main);
-            for (o, out) in k.outputs.iter().enumerate() {
-                if let OutputKind::Scan(op) = out.kind {
-                    let carry = if out.dtype.is_float() {
-                        if target.float64 { DType::F64 } else { DType::F32 }
-                    } else {
-                        DType::I64
-                    };
-                    let init = if op == ScanOp::Prod { 1 } else { 0 };
-                    writeln!(main, "{} s{o} = {}({init});", glsl::reg_type(carry), glsl::reg_type(carry)).unwrap();
-                }
+            for &(o, op, carry) in &scan_outputs {
+                let ty = glsl::reg_type(carry);
+                writeln!(main, "{ty} s{o} = {};", scan_identity(op, carry)).unwrap();
             }
             writeln!(main, "for (int t_ = 0; t_ < {extent}; t_++) {{\nc{axis} = t_;\nint lin_ = {lin};\n{body}")
                 .unwrap();
             store(&g, &mut main, "lin_");
             fold(&mut main, "t_");
-            for (o, out) in k.outputs.iter().enumerate() {
-                if let OutputKind::Scan(op) = out.kind {
-                    let v = out.value;
-                    let sym = if op == ScanOp::Prod { "*" } else { "+" };
-                    let carry_ty =
-                        if out.dtype.is_float() { if target.float64 { "double" } else { "float" } } else { "int64_t" };
-                    let x = format!("{carry_ty}(v{v})");
-                    writeln!(main, "{{ precise {carry_ty} t = s{o} {sym} {x}; s{o} = t; }}").unwrap();
-                    let res = if out.dtype.is_float() && glsl::reg_type(out.dtype) != carry_ty {
-                        format!("{}(s{o})", glsl::reg_type(out.dtype))
-                    } else {
-                        format!("s{o}")
-                    };
-                    writeln!(main, "{}", g.store_out(o, "lin_", &res)).unwrap();
-                }
+            for &(o, op, carry) in &scan_outputs {
+                let (ty, v) = (glsl::reg_type(carry), k.outputs[o].value);
+                writeln!(main, "{{ precise {ty} t = s{o} {} {ty}(v{v}); s{o} = t; }}", scan_symbol(op)).unwrap();
+                let res = scan_result(k.outputs[o].dtype, carry, &format!("s{o}"));
+                writeln!(main, "{}", g.store_out(o, "lin_", &res)).unwrap();
             }
             main += "}\n";
             for &(o, op, acc) in &reduce_outputs {
@@ -813,7 +959,7 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
     }
     let helpers = g.helpers.source() + &combines;
     let tree = mode.is_tree();
-    let prelude = g.prelude(tree, "", &helpers);
+    let prelude = g.prelude(mode.has_scratch(), "", &helpers);
     let shared = if tree { tree_shared() } else { String::new() };
     let mut finish = finish.map(|f| format!("{prelude}{shared}{f}"));
     let handwritten = tree && target.handwritten;
@@ -845,6 +991,39 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         bindings: g.bindings,
         packs,
     })
+}
+
+fn scan_identity(op: ScanOp, carry: DType) -> String {
+    format!("{}({})", glsl::reg_type(carry), if op == ScanOp::Prod { 1 } else { 0 })
+}
+
+fn scan_symbol(op: ScanOp) -> &'static str {
+    if op == ScanOp::Prod { "*" } else { "+" }
+}
+
+/// For each scan output `o`: `op{o}` (its operation, precise) and the workgroup steps of
+/// `kernels/scan.comp` as `total{o}`, `carry{o}` and `exclusive{o}`.
+fn scan_steps(scan_outputs: &[(usize, ScanOp, DType)]) -> String {
+    let mut s = format!("#define LOCAL {LOCAL}u\n");
+    for (n, &(o, op, carry)) in scan_outputs.iter().enumerate() {
+        let ty = glsl::reg_type(carry);
+        writeln!(s, "{ty} op{o}({ty} a, {ty} b) {{ precise {ty} t = a {} b; return t; }}", scan_symbol(op)).unwrap();
+        writeln!(s, "#define SCAN_TOTAL total{o}\n#define SCAN_CARRY carry{o}\n#define SCAN_EXCLUSIVE exclusive{o}")
+            .unwrap();
+        writeln!(
+            s,
+            "#define S {n}u\n#define ACC {ty}\n#define IDENTITY {}\n#define OP op{o}",
+            scan_identity(op, carry)
+        )
+        .unwrap();
+        // The parameter is not `x`: decoding reads the swizzle `.x`.
+        writeln!(s, "#define ENCODE(v_) {}\n#define DECODE(v_) {}", encode(carry, "(v_)"), decode(carry, "(v_)"))
+            .unwrap();
+        s += include_str!("../../../kernels/scan.comp");
+        s += "#undef SCAN_TOTAL\n#undef SCAN_CARRY\n#undef SCAN_EXCLUSIVE\n#undef S\n#undef ACC\n#undef IDENTITY\n\
+              #undef OP\n#undef ENCODE\n#undef DECODE\n";
+    }
+    s
 }
 
 /// Combines each reduction's accumulators over the workgroup and lets invocation 0 write

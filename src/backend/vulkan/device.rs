@@ -36,6 +36,9 @@ pub struct Options {
     /// Long axes of few rows reduce in the tree form on every device, not only GPUs
     /// (`SLUICE_VULKAN_AXIS_TREE`, for tests).
     pub axis_tree: bool,
+    /// Every scan along an axis takes the blocked form where it fits, on every device
+    /// (`SLUICE_VULKAN_BLOCKED_SCAN`, for tests).
+    pub blocked_scan: bool,
     pub validation: bool,
     /// Path of the loader library (default: the system's `libvulkan.so.1`).
     pub loader: Option<String>,

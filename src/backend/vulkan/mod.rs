@@ -35,7 +35,7 @@ use submit::{Commands, Submitter};
 
 use crate::exec::memory::HostPool;
 use crate::exec::{CompiledKernel, DeviceInfo, DeviceKind, Executor, Step, StepOutcome, Work};
-use crate::ir::kernel::Kernel;
+use crate::ir::kernel::{Kernel, OutputKind};
 use crate::ir::{DType, Layout, Result, Scalar, Shape, Value, bail};
 
 /// A kernel lowered for the device.
@@ -63,10 +63,12 @@ pub enum Handwritten {
     Reduce,
     /// Copies through a permutation (`kernels/transpose.comp`).
     Transpose,
+    /// Scans along an axis in blocks (`kernels/scan.comp`), counted once per launch.
+    Scan,
 }
 
 /// Dispatches recorded so far in this process, per `Handwritten` kernel.
-static HANDWRITTEN_DISPATCHES: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+static HANDWRITTEN_DISPATCHES: [AtomicU64; 3] = [const { AtomicU64::new(0) }; 3];
 
 impl Handwritten {
     fn count(self) {
@@ -188,6 +190,8 @@ impl VulkanExecutor {
                 handwritten: !opts.no_handwritten,
                 // On lavapipe the tree form along an axis loses to a loop per row (BENCHMARKS.md).
                 axis_tree: opts.axis_tree || matches!(caps.kind, DeviceKind::DiscreteGpu | DeviceKind::IntegratedGpu),
+                blocked_scan: opts.blocked_scan,
+                max_groups: caps.max_groups_x as usize,
                 subgroup_shuffle: caps.subgroup_shuffle,
             },
             ctx,
@@ -263,6 +267,14 @@ impl VulkanExecutor {
                 let groups = n.div_ceil(local).clamp(1, 1024).max(bounded_parts(dk, n));
                 (n, groups, 1, groups)
             }
+            codegen::Mode::ScanBlocks(a) => {
+                // `Target::takes_blocked_scan` saw that every block fits one dispatch.
+                let rows = codegen::rows(&k.domain, a);
+                let blocks = codegen::scan_blocks(k.domain.dim(a)).max(1);
+                // Nothing to do for no points, unless reductions beside the scan write identities.
+                let count = if k.has_reduction() { rows } else { k.domain.numel() };
+                (count, rows * blocks, rows, blocks)
+            }
             codegen::Mode::Axis(a) => {
                 let rows = codegen::rows(&k.domain, a);
                 (rows, groups_for(rows), 0, 0)
@@ -298,8 +310,19 @@ impl VulkanExecutor {
         if dk.mode.is_tree() {
             launch.scratch = Some(rows * parts * k.outputs.len() * 16);
         }
+        if let codegen::Mode::ScanBlocks(_) = dk.mode {
+            // A block total (8 bytes) per block per scan.
+            let scans = k.outputs.iter().filter(|o| matches!(o.kind, OutputKind::Scan(_))).count();
+            launch.scratch = Some(rows * parts * scans * 8);
+            Handwritten::Scan.count();
+        }
         launch.dispatches.push((dk.main.clone(), [groups as u32, 1, 1]));
-        let final_groups = rows.clamp(1, max_groups) as u32;
+        // The blocked scan's second pass has the first's workgroups; a tree's, one per row.
+        let final_groups = if matches!(dk.mode, codegen::Mode::ScanBlocks(_)) {
+            groups as u32
+        } else {
+            rows.clamp(1, max_groups) as u32
+        };
         launch.dispatches.extend(dk.finish.clone().map(|f| (f, [final_groups, 1, 1])));
         if dk.handwritten {
             Handwritten::Reduce.count();
