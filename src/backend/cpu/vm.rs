@@ -121,23 +121,19 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
         });
     }
     let mut outs: Few<*mut u8> = SmallVec::new();
-    let mut stream: Few<bool> = SmallVec::new();
     for v in outputs {
         outs.push(host_ptr(v)? as *mut u8);
-        stream.push(v.storage.byte_len() >= STREAM_MIN_BYTES);
     }
     let uni = eval_uniforms(prog, &bound, params);
-    let rows = RowChunks::new(&prog.domain.with_dim_or_scalar(prog.axis), prog.axis.is_none());
-    if let Some(n) = one_stored_row(prog) {
-        // A loop's small element-wise step: its one segment runs here, without the chunk walk.
-        let launch =
-            Launch { prog, inputs: &bound, uni: &uni, outs: &outs, partials: ptr::null_mut(), stream: &stream };
-        let seg = Segment { lane: 0, len: n, start: [0; MAX_RANK], linear: 0 };
-        workers.for_each(1, true, |_| {
-            with_frame(&launch, |f| unsafe { segments_chunk(&launch, &rows, f, 0, &mut [], &[seg]) })
-        });
+    if let Some(n) = prog.one_row {
+        // A loop's small element-wise step: its one segment runs here, without the chunk
+        // walk. One chunk is far below `STREAM_MIN_BYTES`, so nothing streams.
+        let launch = Launch { prog, inputs: &bound, uni: &uni, outs: &outs, partials: ptr::null_mut(), stream: &[] };
+        workers.run_here(|| with_frame(&launch, |f| unsafe { one_row(&launch, f, n) }));
         return Ok(());
     }
+    let stream: Few<bool> = outputs.iter().map(|v| v.storage.byte_len() >= STREAM_MIN_BYTES).collect();
+    let rows = RowChunks::new(&prog.domain.with_dim_or_scalar(prog.axis), prog.axis.is_none());
     let n_chunks = rows.n_chunks();
     // Only reductions fold through partials.
     let reduces = prog.outputs.iter().any(|o| matches!(o.kind, OutKind::Reduce(_)));
@@ -179,14 +175,6 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
         }
     }
     Ok(())
-}
-
-/// The length of a program's domain when it is one row of at most one chunk and every
-/// output is stored (no reduction or scan): such a launch is a single segment.
-fn one_stored_row(prog: &Program) -> Option<usize> {
-    let (d, n) = (&prog.domain, prog.domain.numel());
-    let stores = prog.outputs.iter().all(|o| o.kind == OutKind::Store);
-    (prog.axis.is_none() && n == d.dim(0) && n <= CHUNK && stores).then_some(n)
 }
 
 /// Below this many domain points a launch runs on the calling thread.
@@ -393,8 +381,8 @@ unsafe fn copy_run(base: *const u8, size: usize, a: Lin, dst: *mut u8, len: usiz
 /// a stored output write straight to `f.direct[output]` when it is set.
 unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
     let prog = l.prog;
-    for (i, vi) in prog.code.iter().enumerate() {
-        let target = prog.writes_output[i].map(|o| f.direct[o as usize]).filter(|p| !p.is_null());
+    for (vi, writes) in prog.code.iter().zip(&prog.writes_output) {
+        let target = writes.map(|o| f.direct[o as usize]).filter(|p| !p.is_null());
         unsafe {
             match vi {
                 VInst::Load { dst, input, access } => {
@@ -580,6 +568,23 @@ unsafe fn row_chunk(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usize, carri
     rows.segments(t, &mut segs);
     unsafe { segments_chunk(l, rows, f, t, carries, &segs) };
     f.segs = segs;
+}
+
+/// The one segment of a `Program::one_row` launch, `n` lanes: every output is stored,
+/// straight from the instruction that computes it where it can.
+unsafe fn one_row(l: &Launch, f: &mut Frame, n: usize) {
+    f.direct.clear();
+    f.direct.extend_from_slice(l.outs);
+    let seg = Segment { lane: 0, len: n, start: [0; MAX_RANK], linear: 0 };
+    unsafe {
+        exec_code(l, f, &[seg], n);
+        for (spec, &out) in l.prog.outputs.iter().zip(l.outs) {
+            let src = value_ptr(l, f, spec.value, spec.value_dtype, n);
+            if !ptr::eq(src, out) {
+                ptr::copy_nonoverlapping(src, out, n * spec.dtype.size());
+            }
+        }
+    }
 }
 
 /// Chunk `t` of a row-ordered launch, whose lanes are `segs`.
