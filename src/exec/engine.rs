@@ -9,8 +9,8 @@ use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
 
-use super::{Executor, ProgramSequence, Step, StepOutcome, Work, execute};
-use crate::ir::{CallSite, DType, Error, ErrorKind, Scalar, Shape, Value};
+use super::{Executor, ProgramSequence, Step, StepCall, StepOutcome, StepValues, Work, execute_into};
+use crate::ir::{Error, ErrorKind};
 
 #[derive(Default)]
 struct Shared {
@@ -136,27 +136,24 @@ impl Engine {
         true
     }
 
-    /// Runs one step inside `try_inline`: its outputs, or the error (with its origin)
-    /// they fail with. `shares`: as `Step::shares`.
-    pub fn run_step_now(
-        &self,
-        work: &Work,
-        inputs: &[Value],
-        params: &[Scalar],
-        outputs: impl Iterator<Item = (DType, Shape)>,
-        site: CallSite,
-        shares: &[(CallSite, f32)],
-    ) -> StepOutcome {
+    /// Runs one step inside `try_inline`, pushing its outputs onto `values`; or the
+    /// error (with its origin) they fail with.
+    pub fn run_step_now(&self, step: StepCall, values: &mut StepValues) -> std::result::Result<(), Arc<Error>> {
+        let StepCall { work, inputs, params, outputs, site, shares } = step;
         let counters = &self.shared.counters;
         count_step(counters, work);
         let exec = &*self.executor;
         let mut laps = crate::profile::StepLaps::begin();
-        let result = execute(exec, work, outputs, site, |outs| exec.run(work, inputs, params, outs));
-        if let (Some(laps), Ok(values)) = (laps.as_mut(), &result) {
-            laps.lap(&super::step_profile(exec.name(), work, values, shares));
-        }
-        if result.is_err() {
-            counters.failed_steps.fetch_add(1, Ordering::Relaxed);
+        let result = execute_into(exec, work, outputs, site, values, |outs| exec.run(work, inputs, params, outs));
+        match &result {
+            Ok(()) => {
+                if let Some(laps) = laps.as_mut() {
+                    laps.lap(&super::step_profile(exec.name(), work, values, shares));
+                }
+            }
+            Err(_) => {
+                counters.failed_steps.fetch_add(1, Ordering::Relaxed);
+            }
         }
         result
     }

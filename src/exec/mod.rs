@@ -118,6 +118,18 @@ pub fn step_profile<'a>(
     }
 }
 
+/// One step as a caller running it directly (a replay) hands it over: its work, input
+/// values, parameters, output types and shapes, the call it reports failures against,
+/// and its shares (as `Step::shares`).
+pub struct StepCall<'a> {
+    pub work: &'a Work,
+    pub inputs: &'a [Value],
+    pub params: &'a [Scalar],
+    pub outputs: &'a mut dyn Iterator<Item = (DType, Shape)>,
+    pub site: CallSite,
+    pub shares: &'a [(CallSite, f32)],
+}
+
 /// A step's output values (inline: steps have few).
 pub type StepValues = SmallVec<[Value; 2]>;
 
@@ -169,14 +181,28 @@ pub fn execute<E: Executor + ?Sized>(
     run: impl FnOnce(&[Value]) -> Result<()>,
 ) -> StepOutcome {
     let mut values = StepValues::new();
+    execute_into(executor, work, outputs, site, &mut values, run).map(|()| values)
+}
+
+/// `execute` with the outputs pushed onto `values` (a replay's step fills its list in
+/// place instead of moving it up through each layer). On failure `values` holds
+/// whatever was allocated.
+pub fn execute_into<E: Executor + ?Sized>(
+    executor: &E,
+    work: &Work,
+    outputs: impl Iterator<Item = (DType, Shape)>,
+    site: CallSite,
+    values: &mut StepValues,
+    run: impl FnOnce(&[Value]) -> Result<()>,
+) -> std::result::Result<(), Arc<Error>> {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         for (dtype, shape) in outputs {
             values.push(executor.alloc(dtype, &shape)?);
         }
-        run(&values)
+        run(values)
     }));
     match outcome {
-        Ok(Ok(())) => Ok(values),
+        Ok(Ok(())) => Ok(()),
         Ok(Err(e)) => Err(Arc::new(e.with_origin(site))),
         Err(panic) => Err(panicked(work, site, &panic)),
     }

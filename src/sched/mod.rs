@@ -22,7 +22,7 @@ use trace::TraceCache;
 
 use crate::check;
 use crate::exec::engine::Engine;
-use crate::exec::{ProgramSequence, Work};
+use crate::exec::{ProgramSequence, StepCall, StepValues};
 use crate::r#gen::{self, GenOptions, Plan, Recipe, SlotValues, Subgraph, TraceKey, leaf_binding};
 use crate::ir::{CallSite, Error, Inputs, Node, Op, Promise, Result, Scalar, Value, bail};
 use crate::profile::{self, TraceOutcome};
@@ -592,24 +592,41 @@ impl Scheduler {
             let input = e.leaves[pos as usize].expect("a recorded leaf");
             values[input as usize].as_ref().expect("computed")
         };
-        let mut slots = SlotValues::new();
-        engine.try_inline(|| {
-            let run =
-                |work: &Work, ins: &[Value], params: &[Scalar], outs: &mut dyn Iterator<Item = _>, at, shares: &_| {
-                    engine.run_step_now(work, ins, params, outs, at, shares)
-                };
-            e.recipe.run_now(leaf, param, site_of, run, &mut slots)
-        })?;
+        let run = |step: StepCall, values: &mut StepValues| engine.run_step_now(step, values);
+        let node = |s: u32, value: std::result::Result<&Value, &Arc<Error>>| {
+            let (dtype, shape) = e.recipe.slot_types[s as usize];
+            match value {
+                Ok(v) => Node::ready(Op::Source, dtype, shape, site, v.clone()),
+                Err(err) => Node::scheduled(Op::Source, dtype, shape, site, Promise::failed(err.clone())),
+            }
+        };
         // Pushed one by one: collecting through an iterator costs a replay more.
         let mut outputs = Outputs::new();
+        if let Some(step) = e.recipe.lone_step() {
+            // One kernel on the inputs (a loop's step): its outputs become the nodes.
+            let mut ins: SmallVec<[Value; 4]> = SmallVec::new();
+            for pos in step.leaf_inputs() {
+                ins.push(leaf(pos).clone());
+            }
+            let mut values = StepValues::new();
+            let result = engine.try_inline(|| e.recipe.run_step(step, &ins, param, site_of, run, &mut values))?;
+            for o in &e.outputs {
+                outputs.push(match *o {
+                    OutputRef::Slot(s) => {
+                        let k = step.outputs.iter().position(|&x| x == s).expect("the lone step stores every slot");
+                        node(s, result.as_ref().map(|()| &values[k]))
+                    }
+                    OutputRef::Input(i) => inputs[i as usize].clone(),
+                });
+            }
+            return Some(outputs);
+        }
+        let mut slots = SlotValues::new();
+        engine.try_inline(|| e.recipe.run_now(leaf, param, site_of, run, &mut slots))?;
         for o in &e.outputs {
             outputs.push(match *o {
                 OutputRef::Slot(s) => {
-                    let (dtype, shape) = e.recipe.slot_types[s as usize];
-                    match slots[s as usize].as_ref().expect("every slot is stored by a step") {
-                        Ok(v) => Node::ready(Op::Source, dtype, shape, site, v.clone()),
-                        Err(err) => Node::scheduled(Op::Source, dtype, shape, site, Promise::failed(err.clone())),
-                    }
+                    node(s, slots[s as usize].as_ref().expect("every slot is stored by a step").as_ref())
                 }
                 OutputRef::Input(i) => inputs[i as usize].clone(),
             });
