@@ -49,8 +49,27 @@ impl Frame {
         if self.regs.len() < blocks {
             self.regs.resize(blocks, Block([0; 64]));
         }
-        self.ptrs.clear();
-        self.ptrs.resize(n_regs + 1, ptr::null());
+        // Every instruction sets its destination before anything reads it, so stale
+        // pointers left from an earlier launch are never used.
+        if self.ptrs.len() <= n_regs {
+            self.ptrs.resize(n_regs + 1, ptr::null());
+        }
+    }
+
+    /// The lanes of register `r`. Lowering keeps register indices below `n_regs`, for
+    /// which `prepare` sized the list, so the interpreter's hot path skips bounds checks.
+    #[inline(always)]
+    fn ptr(&self, r: usize) -> *const u8 {
+        debug_assert!(r < self.ptrs.len());
+        // SAFETY: see above.
+        unsafe { *self.ptrs.get_unchecked(r) }
+    }
+
+    #[inline(always)]
+    fn set_ptr(&mut self, r: usize, p: *const u8) {
+        debug_assert!(r < self.ptrs.len());
+        // SAFETY: as for `ptr`.
+        unsafe { *self.ptrs.get_unchecked_mut(r) = p }
     }
 
     fn reg(&mut self, r: usize) -> *mut u8 {
@@ -348,7 +367,7 @@ fn eval_uniforms(prog: &Program, inputs: &[BoundInput], params: &[Scalar]) -> Fe
 fn opnd(f: &Frame, uni: &[u64], a: Arg) -> Opnd {
     match a {
         Arg::Uniform(u) => Opnd::Scalar(uni[u as usize]),
-        Arg::Reg(r) => Opnd::Vec(f.ptrs[r as usize]),
+        Arg::Reg(r) => Opnd::Vec(f.ptr(r as usize)),
     }
 }
 
@@ -401,7 +420,7 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                             }
                         }
                     }
-                    f.ptrs[*dst as usize] = d as *const u8;
+                    f.set_ptr(*dst as usize, d as *const u8);
                 }
                 VInst::Valid { dst, map } => {
                     let d = f.reg(*dst as usize);
@@ -411,29 +430,29 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                             ptr::write_bytes(d.add(s.lane + p.lane), p.valid as u8, p.len);
                         }
                     }
-                    f.ptrs[*dst as usize] = d;
+                    f.set_ptr(*dst as usize, d);
                 }
                 VInst::Unary { op, dtype, dst, a } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
                     let Opnd::Vec(src) = opnd(f, l.uni, *a) else { unreachable!("uniform unary is hoisted") };
                     ops::unary(*op, *dtype, src, d, n);
-                    f.ptrs[*dst as usize] = d;
+                    f.set_ptr(*dst as usize, d);
                 }
                 VInst::Binary { op, dtype, dst, a, b } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
                     ops::binary(*op, *dtype, opnd(f, l.uni, *a), opnd(f, l.uni, *b), d, n);
-                    f.ptrs[*dst as usize] = d;
+                    f.set_ptr(*dst as usize, d);
                 }
                 VInst::Select { dtype, dst, cond, a, b } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
                     ops::select(*dtype, opnd(f, l.uni, *cond), opnd(f, l.uni, *a), opnd(f, l.uni, *b), d, n);
-                    f.ptrs[*dst as usize] = d;
+                    f.set_ptr(*dst as usize, d);
                 }
                 VInst::Cast { from, to, dst, a } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
                     let Opnd::Vec(src) = opnd(f, l.uni, *a) else { unreachable!("uniform cast is hoisted") };
                     ops::cast(*from, *to, src, d, n);
-                    f.ptrs[*dst as usize] = d;
+                    f.set_ptr(*dst as usize, d);
                 }
                 VInst::Gather { dst, input, indices } => {
                     let d = f.reg(*dst as usize);
@@ -446,7 +465,7 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                         d,
                         n,
                     );
-                    f.ptrs[*dst as usize] = d;
+                    f.set_ptr(*dst as usize, d);
                 }
                 VInst::Random { kind, word, dtype, dst, seed, draw, index } => {
                     let d = f.reg(*dst as usize);
@@ -456,7 +475,7 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                         index: opnd(f, l.uni, *index),
                     };
                     random::uniform(*kind, *word, *dtype, at, d, n);
-                    f.ptrs[*dst as usize] = d;
+                    f.set_ptr(*dst as usize, d);
                 }
             }
         }
@@ -478,7 +497,7 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
                     let a = form.along_row(&s.start);
                     if a.step == 1 {
                         // Contiguous in the input: read it in place.
-                        f.ptrs[dst] = inp.ptr.offset(a.base as isize * inp.size as isize);
+                        f.set_ptr(dst, inp.ptr.offset(a.base as isize * inp.size as isize));
                         return;
                     }
                 }
@@ -493,7 +512,7 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
                     if let ([p], [_]) = (&f.pieces[..], segs) {
                         let a = p.address(inp.layout, inp.rank);
                         if a.step == 1 {
-                            f.ptrs[dst] = inp.ptr.offset(a.base as isize * inp.size as isize);
+                            f.set_ptr(dst, inp.ptr.offset(a.base as isize * inp.size as isize));
                             return;
                         }
                     }
@@ -504,7 +523,7 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
                 }
             }
         }
-        f.ptrs[dst] = d;
+        f.set_ptr(dst, d);
     }
 }
 
@@ -529,7 +548,7 @@ unsafe fn gather(f: &Frame, uni: &[u64], inp: &BoundInput, shape: &Shape, indice
 /// The lanes of an output value as a pointer (uniform values are splatted first).
 unsafe fn value_ptr(l: &Launch, f: &mut Frame, a: Arg, dtype: DType, n: usize) -> *const u8 {
     match a {
-        Arg::Reg(r) => f.ptrs[r as usize],
+        Arg::Reg(r) => f.ptr(r as usize),
         Arg::Uniform(u) => {
             let bits = l.uni[u as usize];
             let d = f.reg(l.prog.n_regs);
