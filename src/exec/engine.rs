@@ -3,7 +3,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
@@ -12,10 +12,15 @@ use parking_lot::{Condvar, Mutex};
 use super::{Executor, ProgramSequence, Step, StepCall, StepOutcome, StepValues, Work, execute_into};
 use crate::ir::{Error, ErrorKind};
 
+/// Outstanding work is counted atomically, without the lock: a replay run inline claims
+/// and ends it every time. The lock and condition variable only serve `wait_idle`.
 #[derive(Default)]
 struct Shared {
-    /// Sequences submitted and not yet finished.
-    outstanding: Mutex<usize>,
+    /// Sequences submitted and not yet finished (an inline run counts as one).
+    outstanding: AtomicUsize,
+    /// Threads in `wait_idle`: `end` takes the lock to wake them only when there are any.
+    waiters: AtomicUsize,
+    lock: Mutex<()>,
     idle: Condvar,
     counters: Counters,
 }
@@ -32,15 +37,33 @@ pub struct Counters {
 
 impl Shared {
     fn begin(&self) {
-        *self.outstanding.lock() += 1;
+        self.outstanding.fetch_add(1, Ordering::SeqCst);
     }
 
+    /// Sequentially consistent with `wait`: either it sees the waiter, or the waiter
+    /// sees the count at 0 and does not sleep.
     fn end(&self) {
-        let mut n = self.outstanding.lock();
-        *n -= 1;
-        if *n == 0 {
+        if self.outstanding.fetch_sub(1, Ordering::SeqCst) == 1 && self.waiters.load(Ordering::SeqCst) > 0 {
+            let _guard = self.lock.lock();
             self.idle.notify_all();
         }
+    }
+
+    /// Counts one run as outstanding if nothing else is.
+    fn claim(&self) -> bool {
+        self.outstanding.compare_exchange(0, 1, Ordering::SeqCst, Ordering::Relaxed).is_ok()
+    }
+
+    fn wait(&self) {
+        if self.outstanding.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        let mut guard = self.lock.lock();
+        self.waiters.fetch_add(1, Ordering::SeqCst);
+        while self.outstanding.load(Ordering::SeqCst) != 0 {
+            self.idle.wait(&mut guard);
+        }
+        self.waiters.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -125,12 +148,8 @@ impl Engine {
 
     /// Counts an inline sequence as outstanding if nothing else is.
     fn claim_idle(&self) -> bool {
-        {
-            let mut n = self.shared.outstanding.lock();
-            if *n != 0 {
-                return false;
-            }
-            *n += 1;
+        if !self.shared.claim() {
+            return false;
         }
         self.shared.counters.inline_sequences.fetch_add(1, Ordering::Relaxed);
         true
@@ -160,10 +179,7 @@ impl Engine {
 
     /// Blocks until every submitted sequence has finished.
     pub fn wait_idle(&self) {
-        let mut n = self.shared.outstanding.lock();
-        while *n != 0 {
-            self.shared.idle.wait(&mut n);
-        }
+        self.shared.wait();
     }
 
     /// Finishes queued work and stops the thread.

@@ -304,6 +304,9 @@ const MAX_WAITING_BATCHES: usize = 2;
 /// goes on recording while this thread fuses and compiles the batch.
 struct Planner {
     state: Arc<(Mutex<PlannerState>, Condvar)>,
+    /// Batches submitted and not yet planned: `wait_idle` reads it without the lock (a
+    /// replay calls it every time, and there is usually nothing to wait for).
+    unplanned: Arc<AtomicUsize>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -311,6 +314,8 @@ impl Planner {
     fn start(core: Arc<Core>) -> Planner {
         let state: Arc<(Mutex<PlannerState>, Condvar)> = Arc::default();
         let shared = state.clone();
+        let unplanned = Arc::new(AtomicUsize::new(0));
+        let planned = unplanned.clone();
         let thread = std::thread::Builder::new()
             .name("sluice-plan".into())
             .spawn(move || {
@@ -332,12 +337,15 @@ impl Planner {
                     };
                     core.flush(&batch, false);
                     drop(batch);
-                    lock.lock().working = false;
+                    let mut st = lock.lock();
+                    st.working = false;
+                    planned.fetch_sub(1, Ordering::Release);
+                    drop(st);
                     changed.notify_all();
                 }
             })
             .expect("spawn the planning thread");
-        Planner { state, thread: Mutex::new(Some(thread)) }
+        Planner { state, unplanned, thread: Mutex::new(Some(thread)) }
     }
 
     /// Hands a batch of roots to the planning thread, waiting while it is behind; gives
@@ -351,6 +359,7 @@ impl Planner {
         if st.stop {
             return Some(batch);
         }
+        self.unplanned.fetch_add(1, Ordering::Relaxed);
         st.batches.push_back(batch);
         changed.notify_all();
         None
@@ -358,6 +367,9 @@ impl Planner {
 
     /// Waits until every submitted batch is planned.
     fn wait_idle(&self) {
+        if self.unplanned.load(Ordering::Acquire) == 0 {
+            return;
+        }
         let (lock, changed) = &*self.state;
         let mut st = lock.lock();
         while !st.batches.is_empty() || st.working {
@@ -494,7 +506,7 @@ impl Scheduler {
             && let Some(section) = macros::last_replayed(name.to_bytes(), inputs, &values, controls)
             && self.core.macros.lock().lookup_again(&section)
         {
-            return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, &values, site, reserve)?));
+            return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, &mut values, site, reserve)?));
         }
         let Ok(name) = name.to_str() else {
             bail!(InvalidArgument, "name is not UTF-8");
@@ -514,7 +526,7 @@ impl Scheduler {
             match claim {
                 Claim::Replay(section) => {
                     macros::remember_replayed(&section);
-                    return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, &values, site, reserve)?));
+                    return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, &mut values, site, reserve)?));
                 }
                 Claim::Record(key) => key,
             }
@@ -523,12 +535,13 @@ impl Scheduler {
         Ok(MacroStart::Record)
     }
 
-    /// Replays `e` on `inputs`, whose values (where computed) are `values`.
+    /// Replays `e` on `inputs`, whose values (where computed) are `values` (which it
+    /// may move out).
     fn replay(
         &self,
         e: &MacroEntry,
         inputs: &[Arc<Node>],
-        values: &[Option<Value>],
+        values: &mut [Option<Value>],
         site: CallSite,
         reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
     ) -> Result<Outputs> {
@@ -568,12 +581,12 @@ impl Scheduler {
 
     /// Runs a small replay on this thread without building a program sequence, when its
     /// inputs are computed and the engine is idle (the planning lock must be held);
-    /// None otherwise, and nothing has run.
+    /// None otherwise, and nothing has run. A lone step's inputs are moved out of `values`.
     fn replay_now(
         &self,
         e: &MacroEntry,
         inputs: &[Arc<Node>],
-        values: &[Option<Value>],
+        values: &mut [Option<Value>],
         site: CallSite,
         param: &dyn Fn(u32) -> Scalar,
         site_of: &dyn Fn(u32) -> CallSite,
@@ -588,11 +601,8 @@ impl Scheduler {
             return None;
         }
         let engine = &self.core.engine;
-        let leaf = |pos: u32| {
-            let input = e.leaves[pos as usize].expect("a recorded leaf");
-            values[input as usize].as_ref().expect("computed")
-        };
-        let run = |step: StepCall, values: &mut StepValues| engine.run_step_now(step, values);
+        let input_of = |pos: u32| e.leaves[pos as usize].expect("a recorded leaf") as usize;
+        let run = |step: StepCall, outs: &mut StepValues| engine.run_step_now(step, outs);
         let node = |s: u32, value: std::result::Result<&Value, &Arc<Error>>| {
             let (dtype, shape) = e.recipe.slot_types[s as usize];
             match value {
@@ -603,24 +613,33 @@ impl Scheduler {
         // Pushed one by one: collecting through an iterator costs a replay more.
         let mut outputs = Outputs::new();
         if let Some(step) = e.recipe.lone_step() {
-            // One kernel on the inputs (a loop's step): its outputs become the nodes.
+            // One kernel on the inputs (a loop's step): its outputs become the nodes. The
+            // input values are moved, not cloned (no reference count traffic).
             let mut ins: SmallVec<[Value; 4]> = SmallVec::new();
             for pos in step.leaf_inputs() {
-                ins.push(leaf(pos).clone());
+                let v = match values[input_of(pos)].take() {
+                    Some(v) => v,
+                    // Read twice by the step: moved at its first read.
+                    None => {
+                        ins[step.leaf_inputs().position(|p| input_of(p) == input_of(pos)).expect("read before")].clone()
+                    }
+                };
+                ins.push(v);
             }
-            let mut values = StepValues::new();
-            let result = engine.try_inline(|| e.recipe.run_step(step, &ins, param, site_of, run, &mut values))?;
+            let mut results = StepValues::new();
+            let result = engine.try_inline(|| e.recipe.run_step(step, &ins, param, site_of, run, &mut results))?;
             for o in &e.outputs {
                 outputs.push(match *o {
                     OutputRef::Slot(s) => {
                         let k = step.outputs.iter().position(|&x| x == s).expect("the lone step stores every slot");
-                        node(s, result.as_ref().map(|()| &values[k]))
+                        node(s, result.as_ref().map(|()| &results[k]))
                     }
                     OutputRef::Input(i) => inputs[i as usize].clone(),
                 });
             }
             return Some(outputs);
         }
+        let leaf = |pos: u32| values[input_of(pos)].as_ref().expect("computed");
         let mut slots = SlotValues::new();
         engine.try_inline(|| e.recipe.run_now(leaf, param, site_of, run, &mut slots))?;
         for o in &e.outputs {
