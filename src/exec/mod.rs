@@ -6,6 +6,8 @@ pub mod engine;
 pub mod memory;
 
 use std::any::Any;
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
@@ -128,6 +130,28 @@ pub struct StepCall<'a> {
     pub outputs: &'a mut dyn Iterator<Item = (DType, Shape)>,
     pub site: CallSite,
     pub shares: &'a [(CallSite, f32)],
+}
+
+/// Values lent to a step without touching their reference counts: bitwise copies that
+/// are never dropped, so they stay valid while the borrowed originals live. A replay
+/// runs its kernel on its inputs' values this way (`Executor::run` takes values).
+#[derive(Default)]
+pub struct Lent<'a> {
+    copies: SmallVec<[ManuallyDrop<Value>; 4]>,
+    originals: PhantomData<&'a Value>,
+}
+
+impl<'a> Lent<'a> {
+    pub fn push(&mut self, v: &'a Value) {
+        // SAFETY: the copy is never dropped (no second release of the storage), and `'a`
+        // keeps the original, and so its storage, alive while the copy is used.
+        self.copies.push(ManuallyDrop::new(unsafe { std::ptr::read(v) }));
+    }
+
+    pub fn as_slice(&self) -> &[Value] {
+        // SAFETY: `ManuallyDrop<Value>` has the layout of `Value`.
+        unsafe { std::slice::from_raw_parts(self.copies.as_ptr() as *const Value, self.copies.len()) }
+    }
 }
 
 /// A step's output values (inline: steps have few).

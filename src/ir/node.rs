@@ -1,7 +1,7 @@
 //! Graph nodes and their evaluation state.
 
 use std::any::Any;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
@@ -122,6 +122,9 @@ pub struct Node {
     handles: AtomicU32,
     /// The planner's scratch: `(flush epoch << 32) | index` (see `plan_index`).
     plan: AtomicU64,
+    /// Set once the state is `Ready`, which is final: from then on the value is read
+    /// without the lock (`computed`).
+    ready: AtomicBool,
     state: Mutex<NodeState>,
     /// Result-comparison mode's reference value (a `check::Reference`), attached when a
     /// flush plans the node with the mode on; it lives as long as the node.
@@ -153,6 +156,7 @@ impl Node {
             site,
             handles: AtomicU32::new(0),
             plan: AtomicU64::new(0),
+            ready: AtomicBool::new(matches!(state, NodeState::Ready(_))),
             state: Mutex::new(state),
             reference: OnceLock::new(),
         })
@@ -165,18 +169,31 @@ impl Node {
             && let Some(r) = p.try_get()
         {
             *st = match r {
-                Ok(v) => NodeState::Ready(v),
+                Ok(v) => {
+                    self.ready.store(true, Ordering::Release);
+                    NodeState::Ready(v)
+                }
                 Err(e) => NodeState::Failed(e),
             };
         }
         st
     }
 
-    /// The value, if it is computed.
-    pub fn ready_value(&self) -> Option<Value> {
-        match &*self.state() {
-            NodeState::Ready(v) => Some(v.clone()),
-            _ => None,
+    /// The value, if it is computed, borrowed: once computed it is read without the lock
+    /// or a reference count (a replay reads each input this way).
+    pub fn computed(&self) -> Option<&Value> {
+        if !self.ready.load(Ordering::Acquire) {
+            // A finished promise is folded into the state here.
+            drop(self.state());
+            if !self.ready.load(Ordering::Acquire) {
+                return None;
+            }
+        }
+        // SAFETY: a ready node's state is `Ready` and nothing writes it again (only
+        // pending and scheduled states change), so shared reads cannot race a write.
+        match unsafe { &*self.state.data_ptr() } {
+            NodeState::Ready(v) => Some(v),
+            _ => unreachable!("a ready node stays ready"),
         }
     }
 

@@ -112,10 +112,10 @@ pub struct MacroKey {
 impl MacroKey {
     /// Whether a call with `name`, `inputs` (not pending, except constants; `values`: their
     /// values, where computed) and `controls` has this key; no key is built for the call.
-    fn matches(&self, name: &[u8], inputs: &[Arc<Node>], values: &[Option<Value>], controls: &[f64]) -> bool {
+    fn matches(&self, name: &[u8], inputs: &[Arc<Node>], values: &[Option<&Value>], controls: &[f64]) -> bool {
         self.name.as_bytes() == name
             && self.inputs.len() == inputs.len()
-            && self.inputs.iter().enumerate().all(|(k, ki)| ki.matches(inputs, k, values[k].as_ref()))
+            && self.inputs.iter().enumerate().all(|(k, ki)| ki.matches(inputs, k, values[k]))
             && self.controls.len() == controls.len()
             && self.controls.iter().zip(controls).all(|(&bits, c)| c.to_bits() == bits)
     }
@@ -356,7 +356,7 @@ thread_local! {
 pub fn last_replayed(
     name: &[u8],
     inputs: &[Arc<Node>],
-    values: &[Option<Value>],
+    values: &[Option<&Value>],
     controls: &[f64],
 ) -> Option<Arc<Section>> {
     LAST.with(|l| l.borrow().upgrade()).filter(|s| s.key.matches(name, inputs, values, controls))

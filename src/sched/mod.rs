@@ -22,7 +22,7 @@ use trace::TraceCache;
 
 use crate::check;
 use crate::exec::engine::Engine;
-use crate::exec::{ProgramSequence, StepCall, StepValues};
+use crate::exec::{Lent, ProgramSequence, StepCall, StepValues};
 use crate::r#gen::{self, GenOptions, Plan, Recipe, SlotValues, Subgraph, TraceKey, leaf_binding};
 use crate::ir::{CallSite, Error, Inputs, Node, Op, Promise, Result, Scalar, Value, bail};
 use crate::profile::{self, TraceOutcome};
@@ -281,10 +281,10 @@ fn rng_draws(sub: &Subgraph) -> (Vec<RngUse>, HashMap<u32, ParamSource>) {
 
 /// Sets `values` to the value of each of `inputs` that is computed (filled in place: the
 /// list is inline and large).
-fn read_values(inputs: &[Arc<Node>], values: &mut SmallVec<[Option<Value>; 4]>) {
+fn read_values<'n>(inputs: &'n [Arc<Node>], values: &mut SmallVec<[Option<&'n Value>; 4]>) {
     values.clear();
     for n in inputs {
-        values.push(n.ready_value());
+        values.push(n.computed());
     }
 }
 
@@ -506,7 +506,7 @@ impl Scheduler {
             && let Some(section) = macros::last_replayed(name.to_bytes(), inputs, &values, controls)
             && self.core.macros.lock().lookup_again(&section)
         {
-            return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, &mut values, site, reserve)?));
+            return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, &values, site, reserve)?));
         }
         let Ok(name) = name.to_str() else {
             bail!(InvalidArgument, "name is not UTF-8");
@@ -526,7 +526,7 @@ impl Scheduler {
             match claim {
                 Claim::Replay(section) => {
                     macros::remember_replayed(&section);
-                    return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, &mut values, site, reserve)?));
+                    return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, &values, site, reserve)?));
                 }
                 Claim::Record(key) => key,
             }
@@ -535,13 +535,12 @@ impl Scheduler {
         Ok(MacroStart::Record)
     }
 
-    /// Replays `e` on `inputs`, whose values (where computed) are `values` (which it
-    /// may move out).
+    /// Replays `e` on `inputs`, whose values (where computed) are `values`.
     fn replay(
         &self,
         e: &MacroEntry,
         inputs: &[Arc<Node>],
-        values: &mut [Option<Value>],
+        values: &[Option<&Value>],
         site: CallSite,
         reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
     ) -> Result<Outputs> {
@@ -581,12 +580,12 @@ impl Scheduler {
 
     /// Runs a small replay on this thread without building a program sequence, when its
     /// inputs are computed and the engine is idle (the planning lock must be held);
-    /// None otherwise, and nothing has run. A lone step's inputs are moved out of `values`.
+    /// None otherwise, and nothing has run. A lone step's inputs are lent, not cloned.
     fn replay_now(
         &self,
         e: &MacroEntry,
         inputs: &[Arc<Node>],
-        values: &mut [Option<Value>],
+        values: &[Option<&Value>],
         site: CallSite,
         param: &dyn Fn(u32) -> Scalar,
         site_of: &dyn Fn(u32) -> CallSite,
@@ -613,21 +612,14 @@ impl Scheduler {
         // Pushed one by one: collecting through an iterator costs a replay more.
         let mut outputs = Outputs::new();
         if let Some(step) = e.recipe.lone_step() {
-            // One kernel on the inputs (a loop's step): its outputs become the nodes. The
-            // input values are moved, not cloned (no reference count traffic).
-            let mut ins: SmallVec<[Value; 4]> = SmallVec::new();
+            // One kernel on the inputs (a loop's step): its outputs become the nodes.
+            let mut ins = Lent::default();
             for pos in step.leaf_inputs() {
-                let v = match values[input_of(pos)].take() {
-                    Some(v) => v,
-                    // Read twice by the step: moved at its first read.
-                    None => {
-                        ins[step.leaf_inputs().position(|p| input_of(p) == input_of(pos)).expect("read before")].clone()
-                    }
-                };
-                ins.push(v);
+                ins.push(values[input_of(pos)].expect("computed"));
             }
             let mut results = StepValues::new();
-            let result = engine.try_inline(|| e.recipe.run_step(step, &ins, param, site_of, run, &mut results))?;
+            let result =
+                engine.try_inline(|| e.recipe.run_step(step, ins.as_slice(), param, site_of, run, &mut results))?;
             for o in &e.outputs {
                 outputs.push(match *o {
                     OutputRef::Slot(s) => {
@@ -639,7 +631,7 @@ impl Scheduler {
             }
             return Some(outputs);
         }
-        let leaf = |pos: u32| values[input_of(pos)].as_ref().expect("computed");
+        let leaf = |pos: u32| values[input_of(pos)].expect("computed");
         let mut slots = SlotValues::new();
         engine.try_inline(|| e.recipe.run_now(leaf, param, site_of, run, &mut slots))?;
         for o in &e.outputs {
