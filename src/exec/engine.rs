@@ -28,11 +28,19 @@ struct Shared {
 /// What the engine has run.
 #[derive(Default)]
 pub struct Counters {
-    pub sequences: AtomicU64,
+    /// Sequences the execution thread ran; `sequences()` adds those run inline.
+    pub queued_sequences: AtomicU64,
     pub inline_sequences: AtomicU64,
     pub kernels: AtomicU64,
     pub intrinsics: AtomicU64,
     pub failed_steps: AtomicU64,
+}
+
+impl Counters {
+    /// Every sequence run, on the execution thread or inline.
+    pub fn sequences(&self) -> u64 {
+        self.queued_sequences.load(Ordering::Relaxed) + self.inline_sequences.load(Ordering::Relaxed)
+    }
 }
 
 impl Shared {
@@ -86,6 +94,7 @@ impl Engine {
                 .name("sluice-exec".into())
                 .spawn(move || {
                     for seq in rx {
+                        shared.counters.queued_sequences.fetch_add(1, Ordering::Relaxed);
                         run_sequence(&*executor, seq, &shared.counters);
                         shared.end();
                     }
@@ -140,7 +149,6 @@ impl Engine {
         if !self.claim_idle() {
             return None;
         }
-        self.shared.counters.sequences.fetch_add(1, Ordering::Relaxed);
         let r = f();
         self.shared.end();
         Some(r)
@@ -198,7 +206,6 @@ impl Drop for Engine {
 }
 
 fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counters) {
-    counters.sequences.fetch_add(1, Ordering::Relaxed);
     let ProgramSequence { steps, retired } = seq;
     let mut finished = 0;
     let ran = catch_unwind(AssertUnwindSafe(|| {

@@ -133,6 +133,27 @@ pub struct Node {
 
 static NEXT_NODE_ID: AtomicU64 = AtomicU64::new(1);
 
+/// Ids a thread takes from `NEXT_NODE_ID` at a time: ids only identify nodes, so each
+/// thread numbers its own block instead of an atomic operation per node.
+const ID_BLOCK: u64 = 1024;
+
+thread_local! {
+    /// The next id of this thread's block and the end of the block.
+    static IDS: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+fn next_node_id() -> u64 {
+    IDS.with(|ids| {
+        let (mut next, mut end) = ids.get();
+        if next == end {
+            next = NEXT_NODE_ID.fetch_add(ID_BLOCK, Ordering::Relaxed);
+            end = next + ID_BLOCK;
+        }
+        ids.set((next + 1, end));
+        next
+    })
+}
+
 impl Node {
     pub fn pending(op: Op, dtype: DType, shape: Shape, site: CallSite, inputs: Inputs) -> Arc<Node> {
         Self::with_state(op, dtype, shape, site, NodeState::Pending { inputs, fused_unstored: false })
@@ -149,7 +170,7 @@ impl Node {
 
     fn with_state(op: Op, dtype: DType, shape: Shape, site: CallSite, state: NodeState) -> Arc<Node> {
         Arc::new(Node {
-            id: NEXT_NODE_ID.fetch_add(1, Ordering::Relaxed),
+            id: next_node_id(),
             op,
             dtype,
             shape,

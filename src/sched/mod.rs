@@ -544,7 +544,10 @@ impl Scheduler {
         site: CallSite,
         reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
     ) -> Result<Outputs> {
-        let states = e.rng_uses.iter().map(|u| reserve(u.rng, u.count)).collect::<Result<Vec<_>>>()?;
+        let mut states: SmallVec<[(u64, u64); 2]> = SmallVec::new();
+        for u in &e.rng_uses {
+            states.push(reserve(u.rng, u.count)?);
+        }
         let param = |i: u32| match e.params[i as usize].expect("a recorded parameter") {
             ParamSource::Recorded(v) => v,
             ParamSource::Seed(u) => Scalar::I64(states[u].0 as i64),
