@@ -289,12 +289,16 @@ impl Node {
         promise.wait()
     }
 
+    /// Counts a new handle. Only the handle table calls this and `remove_handle`, under
+    /// its lock, so they never race each other: a load and a store do instead of an
+    /// atomic read-modify-write (other threads only read the count).
     pub fn add_handle(&self) {
-        self.handles.fetch_add(1, Ordering::Relaxed);
+        self.handles.store(self.handles.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
     }
 
+    /// See `add_handle`.
     pub fn remove_handle(&self) {
-        self.handles.fetch_sub(1, Ordering::Relaxed);
+        self.handles.store(self.handles.load(Ordering::Relaxed) - 1, Ordering::Relaxed);
     }
 
     pub fn has_handles(&self) -> bool {
