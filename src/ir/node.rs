@@ -142,6 +142,7 @@ thread_local! {
     static IDS: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
 }
 
+#[inline]
 fn next_node_id() -> u64 {
     IDS.with(|ids| {
         let (mut next, mut end) = ids.get();
@@ -168,6 +169,7 @@ impl Node {
         Self::with_state(op, dtype, shape, site, NodeState::Scheduled(promise))
     }
 
+    #[inline]
     fn with_state(op: Op, dtype: DType, shape: Shape, site: CallSite, state: NodeState) -> Arc<Node> {
         Arc::new(Node {
             id: next_node_id(),
