@@ -7,7 +7,7 @@
 
 use std::cell::RefCell;
 use std::hash::{BuildHasher, Hash, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use hashbrown::{Equivalent, HashSet as LookupSet, HashTable};
@@ -236,9 +236,25 @@ pub struct Section {
     key: MacroKey,
     hash: u64,
     pub entry: MacroEntry,
-    /// The cache's clock at its last lookup (least recently used goes first); written
-    /// under the cache's lock.
+    /// The cache's clock at its last lookup (least recently used goes first).
     last_use: AtomicU64,
+    /// Whether the cache still holds it (cleared, under the cache's lock, on eviction).
+    held: AtomicBool,
+    /// The cache's clock, shared so a replay counts a hit without the cache's lock.
+    clock: Arc<AtomicU64>,
+}
+
+impl Section {
+    /// Counts a hit on this section, found again through the thread's last replay, if
+    /// the cache whose clock is `clock` (this runtime's, not an earlier one's) still holds
+    /// it; without the cache's lock (one atomic operation).
+    pub fn hit_again(&self, clock: &Arc<AtomicU64>) -> bool {
+        if !Arc::ptr_eq(&self.clock, clock) || !self.held.load(Ordering::Acquire) {
+            return false;
+        }
+        self.last_use.store(self.clock.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+        true
+    }
 }
 
 /// Recorded sections, shared by all threads.
@@ -247,7 +263,11 @@ pub struct MacroCache {
     entries: HashTable<Arc<Section>>,
     /// Keys being recorded (on any thread).
     recording: LookupSet<MacroKey, FxBuildHasher>,
-    clock: u64,
+    /// Advanced once per hit and once per insertion, so hits are the clock less the
+    /// insertions (hits through `Section::hit_again` count no other way).
+    clock: Arc<AtomicU64>,
+    insertions: u64,
+    /// Misses and evictions (lookups and hits are derived from the clock).
     stats: CacheStats,
 }
 
@@ -265,13 +285,19 @@ impl MacroCache {
             capacity,
             entries: HashTable::new(),
             recording: LookupSet::default(),
-            clock: 0,
+            clock: Arc::new(AtomicU64::new(0)),
+            insertions: 0,
             stats: CacheStats::default(),
         }
     }
 
+    pub fn clock(&self) -> Arc<AtomicU64> {
+        self.clock.clone()
+    }
+
     pub fn stats(&self) -> CacheStats {
-        CacheStats { entries: self.entries.len() as u64, ..self.stats }
+        let hits = self.clock.load(Ordering::Relaxed) - self.insertions;
+        CacheStats { entries: self.entries.len() as u64, hits, lookups: hits + self.stats.misses, ..self.stats }
     }
 
     /// The entry for `key`, or a claim to record it (refused while another thread does).
@@ -285,28 +311,14 @@ impl MacroCache {
             self.hit(&s);
             return Ok(Claim::Replay(s));
         }
-        self.stats.lookups += 1;
         self.stats.misses += 1;
         let key = key.to_key();
         self.recording.insert(key.clone());
         Ok(Claim::Record(key))
     }
 
-    /// Counts a lookup of `s` if the cache still holds it (it may have been evicted
-    /// since this thread last looked it up).
-    pub fn lookup_again(&mut self, s: &Arc<Section>) -> bool {
-        let held = self.entries.find(s.hash, |t| Arc::ptr_eq(t, s)).is_some();
-        if held {
-            self.hit(s);
-        }
-        held
-    }
-
     fn hit(&mut self, s: &Section) {
-        self.stats.lookups += 1;
-        self.stats.hits += 1;
-        self.clock += 1;
-        s.last_use.store(self.clock, Ordering::Relaxed);
+        s.last_use.store(self.clock.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
     }
 
     /// Ends the claim on `key`, storing what was recorded (if it succeeded); the least
@@ -321,12 +333,20 @@ impl MacroCache {
             && let Some(oldest) = self.entries.iter().min_by_key(|s| s.last_use.load(Ordering::Relaxed)).cloned()
             && let Ok(slot) = self.entries.find_entry(oldest.hash, |s| Arc::ptr_eq(s, &oldest))
         {
-            slot.remove();
+            slot.remove().0.held.store(false, Ordering::Release);
             self.stats.evictions += 1;
         }
-        self.clock += 1;
+        self.insertions += 1;
+        let now = self.clock.fetch_add(1, Ordering::Relaxed) + 1;
         let hash = FxBuildHasher.hash_one(&key);
-        let section = Section { key, hash, entry, last_use: AtomicU64::new(self.clock) };
+        let section = Section {
+            key,
+            hash,
+            entry,
+            last_use: AtomicU64::new(now),
+            held: AtomicBool::new(true),
+            clock: self.clock.clone(),
+        };
         self.entries.insert_unique(hash, Arc::new(section), |s| s.hash);
     }
 }

@@ -95,6 +95,8 @@ struct Core {
     /// Held while a flush is planned, so a node is scheduled once.
     planning: Mutex<TraceCache>,
     macros: Mutex<MacroCache>,
+    /// The macro cache's clock: a section belongs to this cache if it shares it.
+    macro_clock: Arc<AtomicU64>,
     engine: Engine,
     opts: SchedOptions,
 }
@@ -395,13 +397,15 @@ pub struct Scheduler {
 
 impl Scheduler {
     pub fn new(engine: Engine, opts: SchedOptions) -> Scheduler {
+        let macros = MacroCache::new(opts.macro_cache_entries);
         let core = Arc::new(Core {
             queue: Mutex::new(Queue::default()),
             flushes: AtomicU64::new(0),
             epoch: AtomicU32::new(0),
             last_flush_nodes: AtomicUsize::new(0),
             planning: Mutex::new(TraceCache::new(opts.trace_cache_entries)),
-            macros: Mutex::new(MacroCache::new(opts.macro_cache_entries)),
+            macro_clock: macros.clock(),
+            macros: Mutex::new(macros),
             engine,
             opts,
         });
@@ -504,7 +508,7 @@ impl Scheduler {
         if !nested
             && !compare
             && let Some(section) = macros::last_replayed(name.to_bytes(), inputs, &values, controls)
-            && self.core.macros.lock().lookup_again(&section)
+            && section.hit_again(&self.core.macro_clock)
         {
             return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, &values, site, reserve)?));
         }
