@@ -176,7 +176,7 @@ impl Equivalent<MacroKey> for KeyOf<'_> {
 }
 
 /// Where a declared output comes from in a replay.
-#[derive(Copy, Clone)]
+#[derive(Copy, Clone, PartialEq, Eq)]
 pub enum OutputRef {
     /// A value the recorded sequence stores.
     Slot(u32),

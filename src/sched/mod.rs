@@ -609,10 +609,10 @@ impl Scheduler {
         let engine = &self.core.engine;
         let input_of = |pos: u32| e.leaves[pos as usize].expect("a recorded leaf") as usize;
         let run = |step: StepCall, outs: &mut StepValues| engine.run_step_now(step, outs);
-        let node = |s: u32, value: std::result::Result<&Value, &Arc<Error>>| {
+        let node = |s: u32, value: std::result::Result<Value, &Arc<Error>>| {
             let (dtype, shape) = e.recipe.slot_types[s as usize];
             match value {
-                Ok(v) => Node::ready(Op::Source, dtype, shape, site, v.clone()),
+                Ok(v) => Node::ready(Op::Source, dtype, shape, site, v),
                 Err(err) => Node::scheduled(Op::Source, dtype, shape, site, Promise::failed(err.clone())),
             }
         };
@@ -627,11 +627,18 @@ impl Scheduler {
             let mut results = StepValues::new();
             let result =
                 engine.try_inline(|| e.recipe.run_step(step, ins.as_slice(), param, site_of, run, &mut results))?;
-            for o in &e.outputs {
+            for (j, o) in e.outputs.iter().enumerate() {
                 outputs.push(match *o {
                     OutputRef::Slot(s) => {
                         let k = step.outputs.iter().position(|&x| x == s).expect("the lone step stores every slot");
-                        node(s, result.as_ref().map(|()| &results[k]))
+                        // The last value, read by no later output, is moved (no reference
+                        // count traffic; a loop's step has one output).
+                        let last_use = k + 1 == results.len() && !e.outputs[j + 1..].contains(o);
+                        let value = result.as_ref().map(|()| match last_use {
+                            true => results.pop().expect("k is the last"),
+                            false => results[k].clone(),
+                        });
+                        node(s, value)
                     }
                     OutputRef::Input(i) => inputs[i as usize].clone(),
                 });
@@ -643,9 +650,10 @@ impl Scheduler {
         engine.try_inline(|| e.recipe.run_now(leaf, param, site_of, run, &mut slots))?;
         for o in &e.outputs {
             outputs.push(match *o {
-                OutputRef::Slot(s) => {
-                    node(s, slots[s as usize].as_ref().expect("every slot is stored by a step").as_ref())
-                }
+                OutputRef::Slot(s) => node(
+                    s,
+                    slots[s as usize].as_ref().expect("every slot is stored by a step").as_ref().map(Value::clone),
+                ),
                 OutputRef::Input(i) => inputs[i as usize].clone(),
             });
         }
