@@ -191,13 +191,15 @@ impl Node {
         if let NodeState::Scheduled(p) = &*st
             && let Some(r) = p.try_get()
         {
+            let ready = r.is_ok();
             *st = match r {
-                Ok(v) => {
-                    self.ready.store(true, Ordering::Release);
-                    NodeState::Ready(v)
-                }
+                Ok(v) => NodeState::Ready(v),
                 Err(e) => NodeState::Failed(e),
             };
+            // Only once the state is written: `computed` then reads it without the lock.
+            if ready {
+                self.ready.store(true, Ordering::Release);
+            }
         }
         st
     }
