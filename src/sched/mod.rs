@@ -650,10 +650,10 @@ impl Scheduler {
         engine.try_inline(|| e.recipe.run_now(leaf, param, site_of, run, &mut slots))?;
         for o in &e.outputs {
             outputs.push(match *o {
-                OutputRef::Slot(s) => node(
-                    s,
-                    slots[s as usize].as_ref().expect("every slot is stored by a step").as_ref().map(Value::clone),
-                ),
+                OutputRef::Slot(s) => match slots[s as usize].as_ref().expect("every slot is stored by a step") {
+                    Ok(v) => node(s, Ok(v.clone())),
+                    Err(err) => node(s, Err(err)),
+                },
                 OutputRef::Input(i) => inputs[i as usize].clone(),
             });
         }

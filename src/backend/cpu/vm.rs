@@ -56,19 +56,24 @@ impl Frame {
         }
     }
 
-    /// The lanes of register `r`. Lowering keeps register indices below `n_regs`, for
-    /// which `prepare` sized the list, so the interpreter's hot path skips bounds checks.
+    /// The lanes of register `r`, without a bounds check (the interpreter's hot path).
+    ///
+    /// # Safety
+    /// `r` is at most the `n_regs` of the last `prepare` (lowering keeps register indices
+    /// below a program's `n_regs`).
     #[inline(always)]
-    fn ptr(&self, r: usize) -> *const u8 {
+    unsafe fn ptr(&self, r: usize) -> *const u8 {
         debug_assert!(r < self.ptrs.len());
-        // SAFETY: see above.
         unsafe { *self.ptrs.get_unchecked(r) }
     }
 
+    /// Sets the lanes of register `r`.
+    ///
+    /// # Safety
+    /// As for `ptr`.
     #[inline(always)]
-    fn set_ptr(&mut self, r: usize, p: *const u8) {
+    unsafe fn set_ptr(&mut self, r: usize, p: *const u8) {
         debug_assert!(r < self.ptrs.len());
-        // SAFETY: as for `ptr`.
         unsafe { *self.ptrs.get_unchecked_mut(r) = p }
     }
 
@@ -364,10 +369,12 @@ fn eval_uniforms(prog: &Program, inputs: &[BoundInput], params: &[Scalar]) -> Fe
     uni
 }
 
-fn opnd(f: &Frame, uni: &[u64], a: Arg) -> Opnd {
+/// # Safety
+/// A register operand is one of the launch's program (see `Frame::ptr`).
+unsafe fn opnd(f: &Frame, uni: &[u64], a: Arg) -> Opnd {
     match a {
         Arg::Uniform(u) => Opnd::Scalar(uni[u as usize]),
-        Arg::Reg(r) => Opnd::Vec(f.ptr(r as usize)),
+        Arg::Reg(r) => Opnd::Vec(unsafe { f.ptr(r as usize) }),
     }
 }
 
@@ -528,7 +535,7 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
 }
 
 unsafe fn gather(f: &Frame, uni: &[u64], inp: &BoundInput, shape: &Shape, indices: &[Arg], d: *mut u8, n: usize) {
-    let idx: Few<Opnd> = indices.iter().map(|&a| opnd(f, uni, a)).collect();
+    let idx: Few<Opnd> = indices.iter().map(|&a| unsafe { opnd(f, uni, a) }).collect();
     for lane in 0..n {
         let mut off = inp.layout.offset;
         for (dim, o) in idx.iter().enumerate() {
@@ -548,7 +555,7 @@ unsafe fn gather(f: &Frame, uni: &[u64], inp: &BoundInput, shape: &Shape, indice
 /// The lanes of an output value as a pointer (uniform values are splatted first).
 unsafe fn value_ptr(l: &Launch, f: &mut Frame, a: Arg, dtype: DType, n: usize) -> *const u8 {
     match a {
-        Arg::Reg(r) => f.ptr(r as usize),
+        Arg::Reg(r) => unsafe { f.ptr(r as usize) },
         Arg::Uniform(u) => {
             let bits = l.uni[u as usize];
             let d = f.reg(l.prog.n_regs);
