@@ -156,6 +156,7 @@ fn next_node_id() -> u64 {
 }
 
 impl Node {
+    #[inline]
     pub fn pending(op: Op, dtype: DType, shape: Shape, site: CallSite, inputs: Inputs) -> Arc<Node> {
         Self::with_state(op, dtype, shape, site, NodeState::Pending { inputs, fused_unstored: false })
     }
@@ -261,6 +262,7 @@ impl Node {
 
     /// For a pending node, calls `f` with its inputs and whether an earlier flush
     /// computed it inside a kernel without storing it; false (not called) otherwise.
+    #[inline]
     pub fn with_pending(&self, f: impl FnOnce(&[Arc<Node>], bool)) -> bool {
         match &*self.state.lock() {
             NodeState::Pending { inputs, fused_unstored } => {
