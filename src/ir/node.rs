@@ -228,9 +228,11 @@ impl Node {
     /// takes time).
     pub fn schedule(&self, promise: Arc<Promise>) -> Inputs {
         let mut st = self.state.lock();
+        // Checked before writing: a ready node's state is read without the lock.
+        assert!(matches!(*st, NodeState::Pending { .. }), "only pending nodes are scheduled");
         match std::mem::replace(&mut *st, NodeState::Scheduled(promise)) {
             NodeState::Pending { inputs, .. } => inputs,
-            _ => unreachable!("only pending nodes are scheduled"),
+            _ => unreachable!("checked above"),
         }
     }
 
