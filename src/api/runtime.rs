@@ -159,7 +159,7 @@ pub extern "C" fn sl_get_stats(out: *mut sl_stats) -> sl_status {
         unsafe {
             *out = sl_stats {
                 flushes: rt.sched.flushes(),
-                sequences: get(&c.sequences),
+                sequences: c.sequences(),
                 inline_sequences: get(&c.inline_sequences),
                 kernels: get(&c.kernels),
                 intrinsics: get(&c.intrinsics),

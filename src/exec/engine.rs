@@ -3,19 +3,24 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
 
-use super::{Executor, ProgramSequence, Step, StepOutcome, Work, execute};
-use crate::ir::{CallSite, DType, Error, ErrorKind, Scalar, Shape, Value};
+use super::{Executor, ProgramSequence, Step, StepCall, StepOutcome, StepValues, Work, execute_into};
+use crate::ir::{Error, ErrorKind};
 
+/// Outstanding work is counted atomically, without the lock: a replay run inline claims
+/// and ends it every time. The lock and condition variable only serve `wait_idle`.
 #[derive(Default)]
 struct Shared {
-    /// Sequences submitted and not yet finished.
-    outstanding: Mutex<usize>,
+    /// Sequences submitted and not yet finished (an inline run counts as one).
+    outstanding: AtomicUsize,
+    /// Threads in `wait_idle`: `end` takes the lock to wake them only when there are any.
+    waiters: AtomicUsize,
+    lock: Mutex<()>,
     idle: Condvar,
     counters: Counters,
 }
@@ -23,24 +28,50 @@ struct Shared {
 /// What the engine has run.
 #[derive(Default)]
 pub struct Counters {
-    pub sequences: AtomicU64,
+    /// Sequences the execution thread ran; `sequences()` adds those run inline.
+    pub queued_sequences: AtomicU64,
     pub inline_sequences: AtomicU64,
     pub kernels: AtomicU64,
     pub intrinsics: AtomicU64,
     pub failed_steps: AtomicU64,
 }
 
+impl Counters {
+    /// Every sequence run, on the execution thread or inline.
+    pub fn sequences(&self) -> u64 {
+        self.queued_sequences.load(Ordering::Relaxed) + self.inline_sequences.load(Ordering::Relaxed)
+    }
+}
+
 impl Shared {
     fn begin(&self) {
-        *self.outstanding.lock() += 1;
+        self.outstanding.fetch_add(1, Ordering::SeqCst);
     }
 
+    /// Sequentially consistent with `wait`: either it sees the waiter, or the waiter
+    /// sees the count at 0 and does not sleep.
     fn end(&self) {
-        let mut n = self.outstanding.lock();
-        *n -= 1;
-        if *n == 0 {
+        if self.outstanding.fetch_sub(1, Ordering::SeqCst) == 1 && self.waiters.load(Ordering::SeqCst) > 0 {
+            let _guard = self.lock.lock();
             self.idle.notify_all();
         }
+    }
+
+    /// Counts one run as outstanding if nothing else is.
+    fn claim(&self) -> bool {
+        self.outstanding.compare_exchange(0, 1, Ordering::SeqCst, Ordering::Relaxed).is_ok()
+    }
+
+    fn wait(&self) {
+        if self.outstanding.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        let mut guard = self.lock.lock();
+        self.waiters.fetch_add(1, Ordering::SeqCst);
+        while self.outstanding.load(Ordering::SeqCst) != 0 {
+            self.idle.wait(&mut guard);
+        }
+        self.waiters.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -63,6 +94,7 @@ impl Engine {
                 .name("sluice-exec".into())
                 .spawn(move || {
                     for seq in rx {
+                        shared.counters.queued_sequences.fetch_add(1, Ordering::Relaxed);
                         run_sequence(&*executor, seq, &shared.counters);
                         shared.end();
                     }
@@ -117,7 +149,6 @@ impl Engine {
         if !self.claim_idle() {
             return None;
         }
-        self.shared.counters.sequences.fetch_add(1, Ordering::Relaxed);
         let r = f();
         self.shared.end();
         Some(r)
@@ -125,48 +156,38 @@ impl Engine {
 
     /// Counts an inline sequence as outstanding if nothing else is.
     fn claim_idle(&self) -> bool {
-        {
-            let mut n = self.shared.outstanding.lock();
-            if *n != 0 {
-                return false;
-            }
-            *n += 1;
+        if !self.shared.claim() {
+            return false;
         }
         self.shared.counters.inline_sequences.fetch_add(1, Ordering::Relaxed);
         true
     }
 
-    /// Runs one step inside `try_inline`: its outputs, or the error (with its origin)
-    /// they fail with. `shares`: as `Step::shares`.
-    pub fn run_step_now(
-        &self,
-        work: &Work,
-        inputs: &[Value],
-        params: &[Scalar],
-        outputs: impl Iterator<Item = (DType, Shape)>,
-        site: CallSite,
-        shares: &[(CallSite, f32)],
-    ) -> StepOutcome {
+    /// Runs one step inside `try_inline`, pushing its outputs onto `values`; or the
+    /// error (with its origin) they fail with.
+    pub fn run_step_now(&self, step: StepCall, values: &mut StepValues) -> std::result::Result<(), Arc<Error>> {
+        let StepCall { work, inputs, params, outputs, site, shares } = step;
         let counters = &self.shared.counters;
         count_step(counters, work);
         let exec = &*self.executor;
         let mut laps = crate::profile::StepLaps::begin();
-        let result = execute(exec, work, outputs, site, |outs| exec.run(work, inputs, params, outs));
-        if let (Some(laps), Ok(values)) = (laps.as_mut(), &result) {
-            laps.lap(&super::step_profile(exec.name(), work, values, shares));
-        }
-        if result.is_err() {
-            counters.failed_steps.fetch_add(1, Ordering::Relaxed);
+        let result = execute_into(exec, work, outputs, site, values, |outs| exec.run(work, inputs, params, outs));
+        match &result {
+            Ok(()) => {
+                if let Some(laps) = laps.as_mut() {
+                    laps.lap(&super::step_profile(exec.name(), work, values, shares));
+                }
+            }
+            Err(_) => {
+                counters.failed_steps.fetch_add(1, Ordering::Relaxed);
+            }
         }
         result
     }
 
     /// Blocks until every submitted sequence has finished.
     pub fn wait_idle(&self) {
-        let mut n = self.shared.outstanding.lock();
-        while *n != 0 {
-            self.shared.idle.wait(&mut n);
-        }
+        self.shared.wait();
     }
 
     /// Finishes queued work and stops the thread.
@@ -185,7 +206,6 @@ impl Drop for Engine {
 }
 
 fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counters) {
-    counters.sequences.fetch_add(1, Ordering::Relaxed);
     let ProgramSequence { steps, retired } = seq;
     let mut finished = 0;
     let ran = catch_unwind(AssertUnwindSafe(|| {

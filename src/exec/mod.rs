@@ -6,6 +6,8 @@ pub mod engine;
 pub mod memory;
 
 use std::any::Any;
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
@@ -118,6 +120,40 @@ pub fn step_profile<'a>(
     }
 }
 
+/// One step as a caller running it directly (a replay) hands it over: its work, input
+/// values, parameters, output types and shapes, the call it reports failures against,
+/// and its shares (as `Step::shares`).
+pub struct StepCall<'a> {
+    pub work: &'a Work,
+    pub inputs: &'a [Value],
+    pub params: &'a [Scalar],
+    pub outputs: &'a mut dyn Iterator<Item = (DType, Shape)>,
+    pub site: CallSite,
+    pub shares: &'a [(CallSite, f32)],
+}
+
+/// Values lent to a step without touching their reference counts: bitwise copies that
+/// are never dropped, so they stay valid while the borrowed originals live. A replay
+/// runs its kernel on its inputs' values this way (`Executor::run` takes values).
+#[derive(Default)]
+pub struct Lent<'a> {
+    copies: SmallVec<[ManuallyDrop<Value>; 4]>,
+    originals: PhantomData<&'a Value>,
+}
+
+impl<'a> Lent<'a> {
+    pub fn push(&mut self, v: &'a Value) {
+        // SAFETY: the copy is never dropped (no second release of the storage), and `'a`
+        // keeps the original, and so its storage, alive while the copy is used.
+        self.copies.push(ManuallyDrop::new(unsafe { std::ptr::read(v) }));
+    }
+
+    pub fn as_slice(&self) -> &[Value] {
+        // SAFETY: `ManuallyDrop<Value>` has the layout of `Value`.
+        unsafe { std::slice::from_raw_parts(self.copies.as_ptr() as *const Value, self.copies.len()) }
+    }
+}
+
 /// A step's output values (inline: steps have few).
 pub type StepValues = SmallVec<[Value; 2]>;
 
@@ -169,14 +205,28 @@ pub fn execute<E: Executor + ?Sized>(
     run: impl FnOnce(&[Value]) -> Result<()>,
 ) -> StepOutcome {
     let mut values = StepValues::new();
+    execute_into(executor, work, outputs, site, &mut values, run).map(|()| values)
+}
+
+/// `execute` with the outputs pushed onto `values` (a replay's step fills its list in
+/// place instead of moving it up through each layer). On failure `values` holds
+/// whatever was allocated.
+pub fn execute_into<E: Executor + ?Sized>(
+    executor: &E,
+    work: &Work,
+    outputs: impl Iterator<Item = (DType, Shape)>,
+    site: CallSite,
+    values: &mut StepValues,
+    run: impl FnOnce(&[Value]) -> Result<()>,
+) -> std::result::Result<(), Arc<Error>> {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         for (dtype, shape) in outputs {
             values.push(executor.alloc(dtype, &shape)?);
         }
-        run(&values)
+        run(values)
     }));
     match outcome {
-        Ok(Ok(())) => Ok(values),
+        Ok(Ok(())) => Ok(()),
         Ok(Err(e)) => Err(Arc::new(e.with_origin(site))),
         Err(panic) => Err(panicked(work, site, &panic)),
     }

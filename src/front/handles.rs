@@ -41,9 +41,10 @@ impl HandleTable {
         (((h & 0xFFFF_FFFF) as usize).wrapping_sub(1), (h >> 32) as u32 ^ self.salt)
     }
 
+    /// Handle counts change only under the lock (see `Node::add_handle`).
     pub fn insert(&self, node: Arc<Node>) -> u64 {
-        node.add_handle();
         let mut t = self.inner.lock();
+        node.add_handle();
         t.live += 1;
         let slot = match t.free.pop() {
             Some(s) => s,
@@ -95,12 +96,12 @@ impl HandleTable {
         };
         t.free.push(slot as u32);
         t.live -= 1;
-        drop(t);
-        if let Some(n) = node {
+        if let Some(n) = &node {
             n.remove_handle();
-            // Dropping the last reference to a long pending chain happens here, outside the lock.
-            drop(n);
         }
+        drop(t);
+        // Dropping the last reference to a long pending chain happens here, outside the lock.
+        drop(node);
         Ok(())
     }
 
@@ -132,15 +133,15 @@ impl HandleTable {
             for s in t.slots.iter_mut() {
                 if let Some(n) = s.node.take() {
                     s.generation = s.generation.wrapping_add(1).max(1);
+                    n.remove_handle();
                     nodes.push(n);
                 }
             }
             t.free = (0..t.slots.len() as u32).rev().collect();
             nodes
         };
-        for n in nodes {
-            n.remove_handle();
-        }
+        // Released outside the lock.
+        drop(nodes);
     }
 }
 

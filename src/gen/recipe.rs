@@ -8,11 +8,8 @@ use smallvec::SmallVec;
 
 use super::build::Subgraph;
 use super::cost::Shares;
-use crate::exec::{Binding, ProgramSequence, Step, StepOutput, StepValues, Work};
+use crate::exec::{Binding, ProgramSequence, Step, StepCall, StepOutput, StepValues, Work};
 use crate::ir::{CallSite, DType, Error, Layout, Node, NodeState, Op, Promise, Scalar, Shape, Value};
-
-/// What running one step gives: its outputs' values, or the error they fail with.
-pub type StepResult = std::result::Result<StepValues, Arc<Error>>;
 
 /// Per stored slot of a recipe run now: its value or failure (`None` until a step stores it).
 pub type SlotValues = SmallVec<[Option<std::result::Result<Value, Arc<Error>>>; 4]>;
@@ -65,6 +62,14 @@ pub struct StepRecipe {
 }
 
 impl StepRecipe {
+    /// The leaf positions the step reads, in input order (all its inputs, for a `lone_step`).
+    pub fn leaf_inputs(&self) -> impl Iterator<Item = u32> + '_ {
+        self.inputs.iter().filter_map(|s| match *s {
+            Source::Leaf(pos) => Some(pos),
+            Source::Stored(_) => None,
+        })
+    }
+
     /// The step's shares with each subgraph position bound to its call site by `site`;
     /// only a profile reads them, so nothing is allocated when profiling is off.
     fn bound_shares(&self, site: &impl Fn(u32) -> CallSite) -> Vec<(CallSite, f32)> {
@@ -141,14 +146,7 @@ impl Recipe {
         leaf: impl Fn(u32) -> &'v Value,
         param: impl Fn(u32) -> Scalar,
         site: impl Fn(u32) -> CallSite,
-        run: impl Fn(
-            &Work,
-            &[Value],
-            &[Scalar],
-            &mut dyn Iterator<Item = (DType, Shape)>,
-            CallSite,
-            &[(CallSite, f32)],
-        ) -> StepResult,
+        run: impl Fn(StepCall, &mut StepValues) -> std::result::Result<(), Arc<Error>>,
         slots: &mut SlotValues,
     ) {
         slots.clear();
@@ -167,19 +165,13 @@ impl Recipe {
                     },
                 }
             }
+            let mut values = StepValues::new();
             let result = match failed {
                 Some(e) => Err(e),
-                None => {
-                    let mut params: SmallVec<[Scalar; 4]> = SmallVec::new();
-                    for &i in &r.params {
-                        params.push(param(i));
-                    }
-                    let mut outputs = r.outputs.iter().map(|&slot| self.slot_types[slot as usize]);
-                    run(&r.work, &inputs, &params, &mut outputs, site(r.site), &r.bound_shares(&site))
-                }
+                None => self.run_step(r, &inputs, &param, &site, &run, &mut values),
             };
             match result {
-                Ok(values) => {
+                Ok(()) => {
                     for (&slot, v) in r.outputs.iter().zip(values) {
                         slots[slot as usize] = Some(Ok(v));
                     }
@@ -191,6 +183,43 @@ impl Recipe {
                 }
             }
         }
+    }
+
+    /// The recipe's step when it is the only one and reads only leaves (a loop's replayed
+    /// kernel): a replay runs it with `run_step`, without slot lists.
+    pub fn lone_step(&self) -> Option<&StepRecipe> {
+        match &self.steps[..] {
+            [r] if r.inputs.iter().all(|s| matches!(s, Source::Leaf(_))) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Runs step `r` of the recipe on `inputs` with `run`, parameters and call sites as
+    /// for `run_now`; its outputs are pushed onto `values`.
+    pub fn run_step(
+        &self,
+        r: &StepRecipe,
+        inputs: &[Value],
+        param: impl Fn(u32) -> Scalar,
+        site: impl Fn(u32) -> CallSite,
+        run: impl Fn(StepCall, &mut StepValues) -> std::result::Result<(), Arc<Error>>,
+        values: &mut StepValues,
+    ) -> std::result::Result<(), Arc<Error>> {
+        let mut params: SmallVec<[Scalar; 4]> = SmallVec::new();
+        for &i in &r.params {
+            params.push(param(i));
+        }
+        let mut outputs = r.outputs.iter().map(|&slot| self.slot_types[slot as usize]);
+        let shares = r.bound_shares(&site);
+        let step = StepCall {
+            work: &r.work,
+            inputs,
+            params: &params,
+            outputs: &mut outputs,
+            site: site(r.site),
+            shares: &shares,
+        };
+        run(step, values)
     }
 
     /// The plan for `sub`, which must have the key the recipe was made for.

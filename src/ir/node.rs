@@ -1,7 +1,7 @@
 //! Graph nodes and their evaluation state.
 
 use std::any::Any;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
@@ -122,6 +122,9 @@ pub struct Node {
     handles: AtomicU32,
     /// The planner's scratch: `(flush epoch << 32) | index` (see `plan_index`).
     plan: AtomicU64,
+    /// Set once the state is `Ready`, which is final: from then on the value is read
+    /// without the lock (`computed`).
+    ready: AtomicBool,
     state: Mutex<NodeState>,
     /// Result-comparison mode's reference value (a `check::Reference`), attached when a
     /// flush plans the node with the mode on; it lives as long as the node.
@@ -130,7 +133,30 @@ pub struct Node {
 
 static NEXT_NODE_ID: AtomicU64 = AtomicU64::new(1);
 
+/// Ids a thread takes from `NEXT_NODE_ID` at a time: ids only identify nodes, so each
+/// thread numbers its own block instead of an atomic operation per node.
+const ID_BLOCK: u64 = 1024;
+
+thread_local! {
+    /// The next id of this thread's block and the end of the block.
+    static IDS: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+#[inline]
+fn next_node_id() -> u64 {
+    IDS.with(|ids| {
+        let (mut next, mut end) = ids.get();
+        if next == end {
+            next = NEXT_NODE_ID.fetch_add(ID_BLOCK, Ordering::Relaxed);
+            end = next + ID_BLOCK;
+        }
+        ids.set((next + 1, end));
+        next
+    })
+}
+
 impl Node {
+    #[inline]
     pub fn pending(op: Op, dtype: DType, shape: Shape, site: CallSite, inputs: Inputs) -> Arc<Node> {
         Self::with_state(op, dtype, shape, site, NodeState::Pending { inputs, fused_unstored: false })
     }
@@ -144,15 +170,17 @@ impl Node {
         Self::with_state(op, dtype, shape, site, NodeState::Scheduled(promise))
     }
 
+    #[inline]
     fn with_state(op: Op, dtype: DType, shape: Shape, site: CallSite, state: NodeState) -> Arc<Node> {
         Arc::new(Node {
-            id: NEXT_NODE_ID.fetch_add(1, Ordering::Relaxed),
+            id: next_node_id(),
             op,
             dtype,
             shape,
             site,
             handles: AtomicU32::new(0),
             plan: AtomicU64::new(0),
+            ready: AtomicBool::new(matches!(state, NodeState::Ready(_))),
             state: Mutex::new(state),
             reference: OnceLock::new(),
         })
@@ -164,19 +192,34 @@ impl Node {
         if let NodeState::Scheduled(p) = &*st
             && let Some(r) = p.try_get()
         {
+            let ready = r.is_ok();
             *st = match r {
                 Ok(v) => NodeState::Ready(v),
                 Err(e) => NodeState::Failed(e),
             };
+            // Only once the state is written: `computed` then reads it without the lock.
+            if ready {
+                self.ready.store(true, Ordering::Release);
+            }
         }
         st
     }
 
-    /// The value, if it is computed.
-    pub fn ready_value(&self) -> Option<Value> {
-        match &*self.state() {
-            NodeState::Ready(v) => Some(v.clone()),
-            _ => None,
+    /// The value, if it is computed, borrowed: once computed it is read without the lock
+    /// or a reference count (a replay reads each input this way).
+    pub fn computed(&self) -> Option<&Value> {
+        if !self.ready.load(Ordering::Acquire) {
+            // A finished promise is folded into the state here.
+            drop(self.state());
+            if !self.ready.load(Ordering::Acquire) {
+                return None;
+            }
+        }
+        // SAFETY: a ready node's state is `Ready` and nothing writes it again (only
+        // pending and scheduled states change), so shared reads cannot race a write.
+        match unsafe { &*self.state.data_ptr() } {
+            NodeState::Ready(v) => Some(v),
+            _ => unreachable!("a ready node stays ready"),
         }
     }
 
@@ -185,9 +228,11 @@ impl Node {
     /// takes time).
     pub fn schedule(&self, promise: Arc<Promise>) -> Inputs {
         let mut st = self.state.lock();
+        // Checked before writing: a ready node's state is read without the lock.
+        assert!(matches!(*st, NodeState::Pending { .. }), "only pending nodes are scheduled");
         match std::mem::replace(&mut *st, NodeState::Scheduled(promise)) {
             NodeState::Pending { inputs, .. } => inputs,
-            _ => unreachable!("only pending nodes are scheduled"),
+            _ => unreachable!("checked above"),
         }
     }
 
@@ -219,6 +264,7 @@ impl Node {
 
     /// For a pending node, calls `f` with its inputs and whether an earlier flush
     /// computed it inside a kernel without storing it; false (not called) otherwise.
+    #[inline]
     pub fn with_pending(&self, f: impl FnOnce(&[Arc<Node>], bool)) -> bool {
         match &*self.state.lock() {
             NodeState::Pending { inputs, fused_unstored } => {
@@ -251,12 +297,16 @@ impl Node {
         promise.wait()
     }
 
+    /// Counts a new handle. Only the handle table calls this and `remove_handle`, under
+    /// its lock, so they never race each other: a load and a store do instead of an
+    /// atomic read-modify-write (other threads only read the count).
     pub fn add_handle(&self) {
-        self.handles.fetch_add(1, Ordering::Relaxed);
+        self.handles.store(self.handles.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
     }
 
+    /// See `add_handle`.
     pub fn remove_handle(&self) {
-        self.handles.fetch_sub(1, Ordering::Relaxed);
+        self.handles.store(self.handles.load(Ordering::Relaxed) - 1, Ordering::Relaxed);
     }
 
     pub fn has_handles(&self) -> bool {

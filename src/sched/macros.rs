@@ -7,7 +7,7 @@
 
 use std::cell::RefCell;
 use std::hash::{BuildHasher, Hash, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use hashbrown::{Equivalent, HashSet as LookupSet, HashTable};
@@ -51,11 +51,28 @@ impl KeyInput {
             (InputKind::Constant { value, shape }, Op::Fill { value: v, .. }) => value == v && *shape == n.shape,
             (InputKind::Constant { .. }, _) | (InputKind::Array { .. }, Op::Fill { .. }) => false,
             (InputKind::Array { dtype, shape, layout }, _) => {
-                *dtype == n.dtype && *shape == n.shape && layout_of(n, value) == *layout
+                *dtype == n.dtype
+                    && same(shape.dims(), n.shape.dims())
+                    && match value {
+                        Some(v) => same_layout(layout, &v.layout, shape.rank()),
+                        None => same_layout(layout, &layout_of(n, None), shape.rank()),
+                    }
             }
         };
         kind && self.alias == alias_of(inputs, k)
     }
+}
+
+/// Element-wise equality, in a loop: the slices are a few elements long, shorter than
+/// the set-up of a call to `bcmp` (a replay compares every input's shape and layout).
+fn same<T: PartialEq>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// Whether two layouts of arrays of rank `rank` address the same elements (strides past
+/// the rank are never used, so they are not compared).
+fn same_layout(a: &Layout, b: &Layout, rank: usize) -> bool {
+    a.offset == b.offset && same(&a.strides[..rank], &b.strides[..rank])
 }
 
 /// The first of `inputs` that is the same array as input `k`.
@@ -95,10 +112,10 @@ pub struct MacroKey {
 impl MacroKey {
     /// Whether a call with `name`, `inputs` (not pending, except constants; `values`: their
     /// values, where computed) and `controls` has this key; no key is built for the call.
-    fn matches(&self, name: &[u8], inputs: &[Arc<Node>], values: &[Option<Value>], controls: &[f64]) -> bool {
+    fn matches(&self, name: &[u8], inputs: &[Arc<Node>], values: &[Option<&Value>], controls: &[f64]) -> bool {
         self.name.as_bytes() == name
             && self.inputs.len() == inputs.len()
-            && self.inputs.iter().enumerate().all(|(k, ki)| ki.matches(inputs, k, values[k].as_ref()))
+            && self.inputs.iter().enumerate().all(|(k, ki)| ki.matches(inputs, k, values[k]))
             && self.controls.len() == controls.len()
             && self.controls.iter().zip(controls).all(|(&bits, c)| c.to_bits() == bits)
     }
@@ -159,7 +176,7 @@ impl Equivalent<MacroKey> for KeyOf<'_> {
 }
 
 /// Where a declared output comes from in a replay.
-#[derive(Copy, Clone)]
+#[derive(Copy, Clone, PartialEq, Eq)]
 pub enum OutputRef {
     /// A value the recorded sequence stores.
     Slot(u32),
@@ -219,9 +236,25 @@ pub struct Section {
     key: MacroKey,
     hash: u64,
     pub entry: MacroEntry,
-    /// The cache's clock at its last lookup (least recently used goes first); written
-    /// under the cache's lock.
+    /// The cache's clock at its last lookup (least recently used goes first).
     last_use: AtomicU64,
+    /// Whether the cache still holds it (cleared, under the cache's lock, on eviction).
+    held: AtomicBool,
+    /// The cache's clock, shared so a replay counts a hit without the cache's lock.
+    clock: Arc<AtomicU64>,
+}
+
+impl Section {
+    /// Counts a hit on this section, found again through the thread's last replay, if
+    /// the cache whose clock is `clock` (this runtime's, not an earlier one's) still holds
+    /// it; without the cache's lock (one atomic operation).
+    pub fn hit_again(&self, clock: &Arc<AtomicU64>) -> bool {
+        if !Arc::ptr_eq(&self.clock, clock) || !self.held.load(Ordering::Acquire) {
+            return false;
+        }
+        self.last_use.store(self.clock.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+        true
+    }
 }
 
 /// Recorded sections, shared by all threads.
@@ -230,7 +263,11 @@ pub struct MacroCache {
     entries: HashTable<Arc<Section>>,
     /// Keys being recorded (on any thread).
     recording: LookupSet<MacroKey, FxBuildHasher>,
-    clock: u64,
+    /// Advanced once per hit and once per insertion, so hits are the clock less the
+    /// insertions (hits through `Section::hit_again` count no other way).
+    clock: Arc<AtomicU64>,
+    insertions: u64,
+    /// Misses and evictions (lookups and hits are derived from the clock).
     stats: CacheStats,
 }
 
@@ -248,13 +285,19 @@ impl MacroCache {
             capacity,
             entries: HashTable::new(),
             recording: LookupSet::default(),
-            clock: 0,
+            clock: Arc::new(AtomicU64::new(0)),
+            insertions: 0,
             stats: CacheStats::default(),
         }
     }
 
+    pub fn clock(&self) -> Arc<AtomicU64> {
+        self.clock.clone()
+    }
+
     pub fn stats(&self) -> CacheStats {
-        CacheStats { entries: self.entries.len() as u64, ..self.stats }
+        let hits = self.clock.load(Ordering::Relaxed) - self.insertions;
+        CacheStats { entries: self.entries.len() as u64, hits, lookups: hits + self.stats.misses, ..self.stats }
     }
 
     /// The entry for `key`, or a claim to record it (refused while another thread does).
@@ -268,28 +311,14 @@ impl MacroCache {
             self.hit(&s);
             return Ok(Claim::Replay(s));
         }
-        self.stats.lookups += 1;
         self.stats.misses += 1;
         let key = key.to_key();
         self.recording.insert(key.clone());
         Ok(Claim::Record(key))
     }
 
-    /// Counts a lookup of `s` if the cache still holds it (it may have been evicted
-    /// since this thread last looked it up).
-    pub fn lookup_again(&mut self, s: &Arc<Section>) -> bool {
-        let held = self.entries.find(s.hash, |t| Arc::ptr_eq(t, s)).is_some();
-        if held {
-            self.hit(s);
-        }
-        held
-    }
-
     fn hit(&mut self, s: &Section) {
-        self.stats.lookups += 1;
-        self.stats.hits += 1;
-        self.clock += 1;
-        s.last_use.store(self.clock, Ordering::Relaxed);
+        s.last_use.store(self.clock.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
     }
 
     /// Ends the claim on `key`, storing what was recorded (if it succeeded); the least
@@ -304,12 +333,20 @@ impl MacroCache {
             && let Some(oldest) = self.entries.iter().min_by_key(|s| s.last_use.load(Ordering::Relaxed)).cloned()
             && let Ok(slot) = self.entries.find_entry(oldest.hash, |s| Arc::ptr_eq(s, &oldest))
         {
-            slot.remove();
+            slot.remove().0.held.store(false, Ordering::Release);
             self.stats.evictions += 1;
         }
-        self.clock += 1;
+        self.insertions += 1;
+        let now = self.clock.fetch_add(1, Ordering::Relaxed) + 1;
         let hash = FxBuildHasher.hash_one(&key);
-        let section = Section { key, hash, entry, last_use: AtomicU64::new(self.clock) };
+        let section = Section {
+            key,
+            hash,
+            entry,
+            last_use: AtomicU64::new(now),
+            held: AtomicBool::new(true),
+            clock: self.clock.clone(),
+        };
         self.entries.insert_unique(hash, Arc::new(section), |s| s.hash);
     }
 }
@@ -339,7 +376,7 @@ thread_local! {
 pub fn last_replayed(
     name: &[u8],
     inputs: &[Arc<Node>],
-    values: &[Option<Value>],
+    values: &[Option<&Value>],
     controls: &[f64],
 ) -> Option<Arc<Section>> {
     LAST.with(|l| l.borrow().upgrade()).filter(|s| s.key.matches(name, inputs, values, controls))

@@ -22,7 +22,7 @@ use trace::TraceCache;
 
 use crate::check;
 use crate::exec::engine::Engine;
-use crate::exec::{ProgramSequence, Work};
+use crate::exec::{Lent, ProgramSequence, StepCall, StepValues};
 use crate::r#gen::{self, GenOptions, Plan, Recipe, SlotValues, Subgraph, TraceKey, leaf_binding};
 use crate::ir::{CallSite, Error, Inputs, Node, Op, Promise, Result, Scalar, Value, bail};
 use crate::profile::{self, TraceOutcome};
@@ -95,6 +95,8 @@ struct Core {
     /// Held while a flush is planned, so a node is scheduled once.
     planning: Mutex<TraceCache>,
     macros: Mutex<MacroCache>,
+    /// The macro cache's clock: a section belongs to this cache if it shares it.
+    macro_clock: Arc<AtomicU64>,
     engine: Engine,
     opts: SchedOptions,
 }
@@ -281,10 +283,10 @@ fn rng_draws(sub: &Subgraph) -> (Vec<RngUse>, HashMap<u32, ParamSource>) {
 
 /// Sets `values` to the value of each of `inputs` that is computed (filled in place: the
 /// list is inline and large).
-fn read_values(inputs: &[Arc<Node>], values: &mut SmallVec<[Option<Value>; 4]>) {
+fn read_values<'n>(inputs: &'n [Arc<Node>], values: &mut SmallVec<[Option<&'n Value>; 4]>) {
     values.clear();
     for n in inputs {
-        values.push(n.ready_value());
+        values.push(n.computed());
     }
 }
 
@@ -304,6 +306,9 @@ const MAX_WAITING_BATCHES: usize = 2;
 /// goes on recording while this thread fuses and compiles the batch.
 struct Planner {
     state: Arc<(Mutex<PlannerState>, Condvar)>,
+    /// Batches submitted and not yet planned: `wait_idle` reads it without the lock (a
+    /// replay calls it every time, and there is usually nothing to wait for).
+    unplanned: Arc<AtomicUsize>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -311,6 +316,8 @@ impl Planner {
     fn start(core: Arc<Core>) -> Planner {
         let state: Arc<(Mutex<PlannerState>, Condvar)> = Arc::default();
         let shared = state.clone();
+        let unplanned = Arc::new(AtomicUsize::new(0));
+        let planned = unplanned.clone();
         let thread = std::thread::Builder::new()
             .name("sluice-plan".into())
             .spawn(move || {
@@ -332,12 +339,15 @@ impl Planner {
                     };
                     core.flush(&batch, false);
                     drop(batch);
-                    lock.lock().working = false;
+                    let mut st = lock.lock();
+                    st.working = false;
+                    planned.fetch_sub(1, Ordering::Release);
+                    drop(st);
                     changed.notify_all();
                 }
             })
             .expect("spawn the planning thread");
-        Planner { state, thread: Mutex::new(Some(thread)) }
+        Planner { state, unplanned, thread: Mutex::new(Some(thread)) }
     }
 
     /// Hands a batch of roots to the planning thread, waiting while it is behind; gives
@@ -351,6 +361,7 @@ impl Planner {
         if st.stop {
             return Some(batch);
         }
+        self.unplanned.fetch_add(1, Ordering::Relaxed);
         st.batches.push_back(batch);
         changed.notify_all();
         None
@@ -358,6 +369,9 @@ impl Planner {
 
     /// Waits until every submitted batch is planned.
     fn wait_idle(&self) {
+        if self.unplanned.load(Ordering::Acquire) == 0 {
+            return;
+        }
         let (lock, changed) = &*self.state;
         let mut st = lock.lock();
         while !st.batches.is_empty() || st.working {
@@ -383,13 +397,15 @@ pub struct Scheduler {
 
 impl Scheduler {
     pub fn new(engine: Engine, opts: SchedOptions) -> Scheduler {
+        let macros = MacroCache::new(opts.macro_cache_entries);
         let core = Arc::new(Core {
             queue: Mutex::new(Queue::default()),
             flushes: AtomicU64::new(0),
             epoch: AtomicU32::new(0),
             last_flush_nodes: AtomicUsize::new(0),
             planning: Mutex::new(TraceCache::new(opts.trace_cache_entries)),
-            macros: Mutex::new(MacroCache::new(opts.macro_cache_entries)),
+            macro_clock: macros.clock(),
+            macros: Mutex::new(macros),
             engine,
             opts,
         });
@@ -492,7 +508,7 @@ impl Scheduler {
         if !nested
             && !compare
             && let Some(section) = macros::last_replayed(name.to_bytes(), inputs, &values, controls)
-            && self.core.macros.lock().lookup_again(&section)
+            && section.hit_again(&self.core.macro_clock)
         {
             return Ok(MacroStart::Replay(self.replay(&section.entry, inputs, &values, site, reserve)?));
         }
@@ -528,11 +544,14 @@ impl Scheduler {
         &self,
         e: &MacroEntry,
         inputs: &[Arc<Node>],
-        values: &[Option<Value>],
+        values: &[Option<&Value>],
         site: CallSite,
         reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
     ) -> Result<Outputs> {
-        let states = e.rng_uses.iter().map(|u| reserve(u.rng, u.count)).collect::<Result<Vec<_>>>()?;
+        let mut states: SmallVec<[(u64, u64); 2]> = SmallVec::new();
+        for u in &e.rng_uses {
+            states.push(reserve(u.rng, u.count)?);
+        }
         let param = |i: u32| match e.params[i as usize].expect("a recorded parameter") {
             ParamSource::Recorded(v) => v,
             ParamSource::Seed(u) => Scalar::I64(states[u].0 as i64),
@@ -568,12 +587,12 @@ impl Scheduler {
 
     /// Runs a small replay on this thread without building a program sequence, when its
     /// inputs are computed and the engine is idle (the planning lock must be held);
-    /// None otherwise, and nothing has run.
+    /// None otherwise, and nothing has run. A lone step's inputs are lent, not cloned.
     fn replay_now(
         &self,
         e: &MacroEntry,
         inputs: &[Arc<Node>],
-        values: &[Option<Value>],
+        values: &[Option<&Value>],
         site: CallSite,
         param: &dyn Fn(u32) -> Scalar,
         site_of: &dyn Fn(u32) -> CallSite,
@@ -588,29 +607,53 @@ impl Scheduler {
             return None;
         }
         let engine = &self.core.engine;
-        let leaf = |pos: u32| {
-            let input = e.leaves[pos as usize].expect("a recorded leaf");
-            values[input as usize].as_ref().expect("computed")
+        let input_of = |pos: u32| e.leaves[pos as usize].expect("a recorded leaf") as usize;
+        let run = |step: StepCall, outs: &mut StepValues| engine.run_step_now(step, outs);
+        let node = |s: u32, value: std::result::Result<Value, &Arc<Error>>| {
+            let (dtype, shape) = e.recipe.slot_types[s as usize];
+            match value {
+                Ok(v) => Node::ready(Op::Source, dtype, shape, site, v),
+                Err(err) => Node::scheduled(Op::Source, dtype, shape, site, Promise::failed(err.clone())),
+            }
         };
-        let mut slots = SlotValues::new();
-        engine.try_inline(|| {
-            let run =
-                |work: &Work, ins: &[Value], params: &[Scalar], outs: &mut dyn Iterator<Item = _>, at, shares: &_| {
-                    engine.run_step_now(work, ins, params, outs, at, shares)
-                };
-            e.recipe.run_now(leaf, param, site_of, run, &mut slots)
-        })?;
         // Pushed one by one: collecting through an iterator costs a replay more.
         let mut outputs = Outputs::new();
+        if let Some(step) = e.recipe.lone_step() {
+            // One kernel on the inputs (a loop's step): its outputs become the nodes.
+            let mut ins = Lent::default();
+            for pos in step.leaf_inputs() {
+                ins.push(values[input_of(pos)].expect("computed"));
+            }
+            let mut results = StepValues::new();
+            let result =
+                engine.try_inline(|| e.recipe.run_step(step, ins.as_slice(), param, site_of, run, &mut results))?;
+            for (j, o) in e.outputs.iter().enumerate() {
+                outputs.push(match *o {
+                    OutputRef::Slot(s) => {
+                        let k = step.outputs.iter().position(|&x| x == s).expect("the lone step stores every slot");
+                        // The last value, read by no later output, is moved (no reference
+                        // count traffic; a loop's step has one output).
+                        let last_use = k + 1 == results.len() && !e.outputs[j + 1..].contains(o);
+                        let value = result.as_ref().map(|()| match last_use {
+                            true => results.pop().expect("k is the last"),
+                            false => results[k].clone(),
+                        });
+                        node(s, value)
+                    }
+                    OutputRef::Input(i) => inputs[i as usize].clone(),
+                });
+            }
+            return Some(outputs);
+        }
+        let leaf = |pos: u32| values[input_of(pos)].expect("computed");
+        let mut slots = SlotValues::new();
+        engine.try_inline(|| e.recipe.run_now(leaf, param, site_of, run, &mut slots))?;
         for o in &e.outputs {
             outputs.push(match *o {
-                OutputRef::Slot(s) => {
-                    let (dtype, shape) = e.recipe.slot_types[s as usize];
-                    match slots[s as usize].as_ref().expect("every slot is stored by a step") {
-                        Ok(v) => Node::ready(Op::Source, dtype, shape, site, v.clone()),
-                        Err(err) => Node::scheduled(Op::Source, dtype, shape, site, Promise::failed(err.clone())),
-                    }
-                }
+                OutputRef::Slot(s) => match slots[s as usize].as_ref().expect("every slot is stored by a step") {
+                    Ok(v) => node(s, Ok(v.clone())),
+                    Err(err) => node(s, Err(err)),
+                },
                 OutputRef::Input(i) => inputs[i as usize].clone(),
             });
         }

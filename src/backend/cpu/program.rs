@@ -154,6 +154,9 @@ pub struct Program {
     pub code: Vec<VInst>,
     pub n_regs: usize,
     pub outputs: Vec<OutSpec>,
+    /// The domain's length when it is one non-empty row of at most one chunk and every
+    /// output is stored (no reduction or scan): a launch is then that one segment.
+    pub one_row: Option<usize>,
 }
 
 impl Program {
@@ -379,5 +382,8 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
             k.outputs.iter().position(|o| o.kind == OutputKind::Store && o.value == v).map(|o| o as u16)
         })
         .collect();
-    Ok(Program { domain, axis, uniforms, code, n_regs, outputs, kernel, writes_output })
+    let (d, n) = (&domain, domain.numel());
+    let stores = outputs.iter().all(|o| o.kind == OutKind::Store);
+    let one_row = (axis.is_none() && n == d.dim(0) && (1..=CHUNK).contains(&n) && stores).then_some(n);
+    Ok(Program { domain, axis, uniforms, code, n_regs, outputs, kernel, writes_output, one_row })
 }

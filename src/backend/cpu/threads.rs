@@ -51,9 +51,7 @@ impl Workers {
         let timed = crate::profile::enabled();
         let task = |r: Range<usize>| {
             if timed {
-                let start = Instant::now();
-                task(r);
-                busy.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                busy.fetch_add(time(|| task(r)), Ordering::Relaxed);
             } else {
                 task(r)
             }
@@ -61,6 +59,16 @@ impl Workers {
         self.spread(n, serial, task);
         if timed {
             crate::profile::add_cpu_time(busy.into_inner());
+        }
+    }
+
+    /// Runs `task` once on the calling thread (a launch too small to share); with
+    /// profiling on, its time is added to the step's CPU time.
+    pub fn run_here(&self, task: impl FnOnce()) {
+        if crate::profile::enabled() {
+            crate::profile::add_cpu_time(time(task));
+        } else {
+            task()
         }
     }
 
@@ -88,6 +96,13 @@ impl Workers {
     pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         self.pool().install(f)
     }
+}
+
+/// Nanoseconds `task` took.
+fn time(task: impl FnOnce()) -> u64 {
+    let start = Instant::now();
+    task();
+    start.elapsed().as_nanos() as u64
 }
 
 /// Rayon lets its threads exit after the pool is gone; the runtime's shutdown waits for

@@ -49,8 +49,32 @@ impl Frame {
         if self.regs.len() < blocks {
             self.regs.resize(blocks, Block([0; 64]));
         }
-        self.ptrs.clear();
-        self.ptrs.resize(n_regs + 1, ptr::null());
+        // Every instruction sets its destination before anything reads it, so stale
+        // pointers left from an earlier launch are never used.
+        if self.ptrs.len() <= n_regs {
+            self.ptrs.resize(n_regs + 1, ptr::null());
+        }
+    }
+
+    /// The lanes of register `r`, without a bounds check (the interpreter's hot path).
+    ///
+    /// # Safety
+    /// `r` is at most the `n_regs` of the last `prepare` (lowering keeps register indices
+    /// below a program's `n_regs`).
+    #[inline(always)]
+    unsafe fn ptr(&self, r: usize) -> *const u8 {
+        debug_assert!(r < self.ptrs.len());
+        unsafe { *self.ptrs.get_unchecked(r) }
+    }
+
+    /// Sets the lanes of register `r`.
+    ///
+    /// # Safety
+    /// As for `ptr`.
+    #[inline(always)]
+    unsafe fn set_ptr(&mut self, r: usize, p: *const u8) {
+        debug_assert!(r < self.ptrs.len());
+        unsafe { *self.ptrs.get_unchecked_mut(r) = p }
     }
 
     fn reg(&mut self, r: usize) -> *mut u8 {
@@ -121,23 +145,19 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
         });
     }
     let mut outs: Few<*mut u8> = SmallVec::new();
-    let mut stream: Few<bool> = SmallVec::new();
     for v in outputs {
         outs.push(host_ptr(v)? as *mut u8);
-        stream.push(v.storage.byte_len() >= STREAM_MIN_BYTES);
     }
     let uni = eval_uniforms(prog, &bound, params);
-    let rows = RowChunks::new(&prog.domain.with_dim_or_scalar(prog.axis), prog.axis.is_none());
-    if let Some(n) = one_stored_row(prog) {
-        // A loop's small element-wise step: its one segment runs here, without the chunk walk.
-        let launch =
-            Launch { prog, inputs: &bound, uni: &uni, outs: &outs, partials: ptr::null_mut(), stream: &stream };
-        let seg = Segment { lane: 0, len: n, start: [0; MAX_RANK], linear: 0 };
-        workers.for_each(1, true, |_| {
-            with_frame(&launch, |f| unsafe { segments_chunk(&launch, &rows, f, 0, &mut [], &[seg]) })
-        });
+    if let Some(n) = prog.one_row {
+        // A loop's small element-wise step: its one segment runs here, without the chunk
+        // walk. One chunk is far below `STREAM_MIN_BYTES`, so nothing streams.
+        let launch = Launch { prog, inputs: &bound, uni: &uni, outs: &outs, partials: ptr::null_mut(), stream: &[] };
+        workers.run_here(|| with_frame(&launch, |f| unsafe { one_row(&launch, f, n) }));
         return Ok(());
     }
+    let stream: Few<bool> = outputs.iter().map(|v| v.storage.byte_len() >= STREAM_MIN_BYTES).collect();
+    let rows = RowChunks::new(&prog.domain.with_dim_or_scalar(prog.axis), prog.axis.is_none());
     let n_chunks = rows.n_chunks();
     // Only reductions fold through partials.
     let reduces = prog.outputs.iter().any(|o| matches!(o.kind, OutKind::Reduce(_)));
@@ -179,14 +199,6 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
         }
     }
     Ok(())
-}
-
-/// The length of a program's domain when it is one row of at most one chunk and every
-/// output is stored (no reduction or scan): such a launch is a single segment.
-fn one_stored_row(prog: &Program) -> Option<usize> {
-    let (d, n) = (&prog.domain, prog.domain.numel());
-    let stores = prog.outputs.iter().all(|o| o.kind == OutKind::Store);
-    (prog.axis.is_none() && n == d.dim(0) && n <= CHUNK && stores).then_some(n)
 }
 
 /// Below this many domain points a launch runs on the calling thread.
@@ -357,10 +369,12 @@ fn eval_uniforms(prog: &Program, inputs: &[BoundInput], params: &[Scalar]) -> Fe
     uni
 }
 
-fn opnd(f: &Frame, uni: &[u64], a: Arg) -> Opnd {
+/// # Safety
+/// A register operand is one of the launch's program (see `Frame::ptr`).
+unsafe fn opnd(f: &Frame, uni: &[u64], a: Arg) -> Opnd {
     match a {
         Arg::Uniform(u) => Opnd::Scalar(uni[u as usize]),
-        Arg::Reg(r) => Opnd::Vec(f.ptrs[r as usize]),
+        Arg::Reg(r) => Opnd::Vec(unsafe { f.ptr(r as usize) }),
     }
 }
 
@@ -393,8 +407,8 @@ unsafe fn copy_run(base: *const u8, size: usize, a: Lin, dst: *mut u8, len: usiz
 /// a stored output write straight to `f.direct[output]` when it is set.
 unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
     let prog = l.prog;
-    for (i, vi) in prog.code.iter().enumerate() {
-        let target = prog.writes_output[i].map(|o| f.direct[o as usize]).filter(|p| !p.is_null());
+    for (vi, writes) in prog.code.iter().zip(&prog.writes_output) {
+        let target = writes.map(|o| f.direct[o as usize]).filter(|p| !p.is_null());
         unsafe {
             match vi {
                 VInst::Load { dst, input, access } => {
@@ -413,7 +427,7 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                             }
                         }
                     }
-                    f.ptrs[*dst as usize] = d as *const u8;
+                    f.set_ptr(*dst as usize, d as *const u8);
                 }
                 VInst::Valid { dst, map } => {
                     let d = f.reg(*dst as usize);
@@ -423,29 +437,29 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                             ptr::write_bytes(d.add(s.lane + p.lane), p.valid as u8, p.len);
                         }
                     }
-                    f.ptrs[*dst as usize] = d;
+                    f.set_ptr(*dst as usize, d);
                 }
                 VInst::Unary { op, dtype, dst, a } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
                     let Opnd::Vec(src) = opnd(f, l.uni, *a) else { unreachable!("uniform unary is hoisted") };
                     ops::unary(*op, *dtype, src, d, n);
-                    f.ptrs[*dst as usize] = d;
+                    f.set_ptr(*dst as usize, d);
                 }
                 VInst::Binary { op, dtype, dst, a, b } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
                     ops::binary(*op, *dtype, opnd(f, l.uni, *a), opnd(f, l.uni, *b), d, n);
-                    f.ptrs[*dst as usize] = d;
+                    f.set_ptr(*dst as usize, d);
                 }
                 VInst::Select { dtype, dst, cond, a, b } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
                     ops::select(*dtype, opnd(f, l.uni, *cond), opnd(f, l.uni, *a), opnd(f, l.uni, *b), d, n);
-                    f.ptrs[*dst as usize] = d;
+                    f.set_ptr(*dst as usize, d);
                 }
                 VInst::Cast { from, to, dst, a } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
                     let Opnd::Vec(src) = opnd(f, l.uni, *a) else { unreachable!("uniform cast is hoisted") };
                     ops::cast(*from, *to, src, d, n);
-                    f.ptrs[*dst as usize] = d;
+                    f.set_ptr(*dst as usize, d);
                 }
                 VInst::Gather { dst, input, indices } => {
                     let d = f.reg(*dst as usize);
@@ -458,7 +472,7 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                         d,
                         n,
                     );
-                    f.ptrs[*dst as usize] = d;
+                    f.set_ptr(*dst as usize, d);
                 }
                 VInst::Random { kind, word, dtype, dst, seed, draw, index } => {
                     let d = f.reg(*dst as usize);
@@ -468,7 +482,7 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                         index: opnd(f, l.uni, *index),
                     };
                     random::uniform(*kind, *word, *dtype, at, d, n);
-                    f.ptrs[*dst as usize] = d;
+                    f.set_ptr(*dst as usize, d);
                 }
             }
         }
@@ -490,7 +504,7 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
                     let a = form.along_row(&s.start);
                     if a.step == 1 {
                         // Contiguous in the input: read it in place.
-                        f.ptrs[dst] = inp.ptr.offset(a.base as isize * inp.size as isize);
+                        f.set_ptr(dst, inp.ptr.offset(a.base as isize * inp.size as isize));
                         return;
                     }
                 }
@@ -505,7 +519,7 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
                     if let ([p], [_]) = (&f.pieces[..], segs) {
                         let a = p.address(inp.layout, inp.rank);
                         if a.step == 1 {
-                            f.ptrs[dst] = inp.ptr.offset(a.base as isize * inp.size as isize);
+                            f.set_ptr(dst, inp.ptr.offset(a.base as isize * inp.size as isize));
                             return;
                         }
                     }
@@ -516,12 +530,12 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
                 }
             }
         }
-        f.ptrs[dst] = d;
+        f.set_ptr(dst, d);
     }
 }
 
 unsafe fn gather(f: &Frame, uni: &[u64], inp: &BoundInput, shape: &Shape, indices: &[Arg], d: *mut u8, n: usize) {
-    let idx: Few<Opnd> = indices.iter().map(|&a| opnd(f, uni, a)).collect();
+    let idx: Few<Opnd> = indices.iter().map(|&a| unsafe { opnd(f, uni, a) }).collect();
     for lane in 0..n {
         let mut off = inp.layout.offset;
         for (dim, o) in idx.iter().enumerate() {
@@ -541,7 +555,7 @@ unsafe fn gather(f: &Frame, uni: &[u64], inp: &BoundInput, shape: &Shape, indice
 /// The lanes of an output value as a pointer (uniform values are splatted first).
 unsafe fn value_ptr(l: &Launch, f: &mut Frame, a: Arg, dtype: DType, n: usize) -> *const u8 {
     match a {
-        Arg::Reg(r) => f.ptrs[r as usize],
+        Arg::Reg(r) => unsafe { f.ptr(r as usize) },
         Arg::Uniform(u) => {
             let bits = l.uni[u as usize];
             let d = f.reg(l.prog.n_regs);
@@ -580,6 +594,23 @@ unsafe fn row_chunk(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usize, carri
     rows.segments(t, &mut segs);
     unsafe { segments_chunk(l, rows, f, t, carries, &segs) };
     f.segs = segs;
+}
+
+/// The one segment of a `Program::one_row` launch, `n` lanes: every output is stored,
+/// straight from the instruction that computes it where it can.
+unsafe fn one_row(l: &Launch, f: &mut Frame, n: usize) {
+    f.direct.clear();
+    f.direct.extend_from_slice(l.outs);
+    let seg = Segment { lane: 0, len: n, start: [0; MAX_RANK], linear: 0 };
+    unsafe {
+        exec_code(l, f, &[seg], n);
+        for (spec, &out) in l.prog.outputs.iter().zip(l.outs) {
+            let src = value_ptr(l, f, spec.value, spec.value_dtype, n);
+            if !ptr::eq(src, out) {
+                ptr::copy_nonoverlapping(src, out, n * spec.dtype.size());
+            }
+        }
+    }
 }
 
 /// Chunk `t` of a row-ordered launch, whose lanes are `segs`.
