@@ -32,10 +32,6 @@ const SHAPES: [&[usize]; 15] = [
     &[2, 70000],
 ];
 
-fn switched_on(name: &str) -> bool {
-    std::env::var(name).is_ok_and(|v| matches!(v.trim(), "on" | "1"))
-}
-
 fn handwritten_off() -> bool {
     switched_on("SLUICE_VULKAN_NO_HANDWRITTEN")
 }
@@ -62,14 +58,6 @@ fn domain(op: sl_reduce_op, dt: sl_dtype) -> (f64, f64) {
     }
 }
 
-/// `-x` (logical not for bools): a prologue that fuses into the reduction.
-fn negate(h: sl_array) -> sl_array {
-    let op = if dtype_of(h) == SL_BOOL { SL_NOT } else { SL_NEG };
-    let mut out = 0;
-    ok(sl_unary(op, h, &mut out));
-    out
-}
-
 #[test]
 fn reductions_match_reference_on_every_path() {
     let mut rng = rng("reductions_match_reference_on_every_path");
@@ -88,11 +76,11 @@ fn reductions_match_reference_on_every_path() {
                 for axis in axes {
                     for fused in [false, true] {
                         let (src, input) = if fused { (negate(h), &negated) } else { (h, &a) };
-                        let before = Handwritten::Reduce.dispatches();
-                        let mut out = 0;
-                        ok(sl_reduce(op, src, axis.map_or(SL_ALL_DIMS, |d| d as i32), &mut out));
-                        let got = download(out);
-                        let ran = Handwritten::Reduce.dispatches() > before;
+                        let (got, ran) = read_counting(Handwritten::Reduce, || {
+                            let mut out = 0;
+                            ok(sl_reduce(op, src, axis.map_or(SL_ALL_DIMS, |d| d as i32), &mut out));
+                            out
+                        });
                         let what = format!("reduce {op} {dt} {shape:?} axis {axis:?} fused {fused}");
                         let want = r::reduce(op, input, axis);
                         // Float sums accumulate in f64 on every path: a few roundings of the
@@ -106,7 +94,6 @@ fn reductions_match_reference_on_every_path() {
                         if handwritten_off() || !vulkan {
                             assert!(!ran, "{what}: a hand-written kernel ran though switched off");
                         }
-                        release(&[out]);
                         if fused {
                             release(&[src]);
                         }

@@ -31,10 +31,6 @@ const SHAPES: [&[usize]; 12] = [
 /// Every dtype but bool (scans of bools are refused).
 const DTYPES: [sl_dtype; 5] = [SL_F32, SL_F64, SL_I32, SL_I64, SL_U8];
 
-fn switched_on(name: &str) -> bool {
-    std::env::var(name).is_ok_and(|v| matches!(v.trim(), "on" | "1"))
-}
-
 /// Whether the Vulkan executor scans this in blocks, as docs/internals.md states the
 /// policy: where a reduction would take the tree form (few long rows on GPUs, axes longer
 /// than a CPU-type driver lets a shader loop), everywhere with the switch (the blocks of
@@ -51,13 +47,6 @@ fn takes_blocks(shape: &[usize], axis: usize) -> bool {
         || (few_long_rows && (gpu || switched_on("SLUICE_VULKAN_AXIS_TREE")))
         || beyond_loop_limit;
     policy && !switched_on("SLUICE_VULKAN_NO_HANDWRITTEN")
-}
-
-/// `-x`: a prologue that fuses into the scan.
-fn negate(h: sl_array) -> sl_array {
-    let mut out = 0;
-    ok(sl_unary(SL_NEG, h, &mut out));
-    out
 }
 
 /// Tolerances (absolute, relative) for a float scan of `input` of type `dt`: the bound
@@ -97,15 +86,15 @@ fn scans_match_reference_on_every_path() {
                 for axis in 0..shape.len() {
                     for fused in [false, true] {
                         let (src, input) = if fused { (negate(h), &negated) } else { (h, &a) };
-                        let before = Handwritten::Scan.dispatches();
-                        let mut out = 0;
-                        ok(if prod {
-                            sl_cumprod(src, axis as i32, &mut out)
-                        } else {
-                            sl_cumsum(src, axis as i32, &mut out)
+                        let (got, ran) = read_counting(Handwritten::Scan, || {
+                            let mut out = 0;
+                            ok(if prod {
+                                sl_cumprod(src, axis as i32, &mut out)
+                            } else {
+                                sl_cumsum(src, axis as i32, &mut out)
+                            });
+                            out
                         });
-                        let got = download(out);
-                        let ran = Handwritten::Scan.dispatches() > before;
                         let what = format!("scan prod={prod} {dt} {shape:?} axis {axis} fused {fused}");
                         let (abs, rel) = tolerance(dt, prod, input);
                         assert_near(&what, &got, &r::scan(prod, input, axis), abs, rel);
@@ -116,7 +105,6 @@ fn scans_match_reference_on_every_path() {
                         if !vulkan || switched_on("SLUICE_VULKAN_NO_HANDWRITTEN") {
                             assert!(!ran, "{what}: a hand-written kernel ran though switched off");
                         }
-                        release(&[out]);
                         if fused {
                             release(&[src]);
                         }

@@ -85,7 +85,7 @@ fn permute_in_section(x: sl_array, perm: &[usize]) -> sl_array {
 #[test]
 fn permuted_copies_match_reference() {
     let mut rng = rng("permuted_copies_match_reference");
-    let handwritten = on_vulkan() && !std::env::var("SLUICE_VULKAN_NO_HANDWRITTEN").is_ok_and(|v| v.trim() == "on");
+    let handwritten = on_vulkan() && !switched_on("SLUICE_VULKAN_NO_HANDWRITTEN");
     for (shape, perm) in cases() {
         for dt in ALL_DTYPES {
             let a = rand_arr(&mut rng, dt, &shape, -1000.0, 1000.0, true);
@@ -94,14 +94,10 @@ fn permuted_copies_match_reference() {
             // Twice: recorded, then replayed.
             for run in ["recorded", "replayed"] {
                 let what = format!("permute {perm:?} of {dt} {shape:?} ({run})");
-                let before = Handwritten::Transpose.dispatches();
-                let t = permute_in_section(x, &perm);
-                let got = download(t);
-                let ran = Handwritten::Transpose.dispatches() > before;
+                let (got, ran) = read_counting(Handwritten::Transpose, || permute_in_section(x, &perm));
                 assert_close(&what, &got, &want, 0.0);
                 let expected = handwritten && numel(&shape) > 0 && moves_inner_dimension(&shape, &perm);
                 assert_eq!(ran, expected, "{what}: the blocked copy kernel ran: {ran}, expected {expected}");
-                release(&[t]);
             }
             // A permute fused with other work is the generated kernel's.
             let before = Handwritten::Transpose.dispatches();

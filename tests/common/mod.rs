@@ -315,6 +315,30 @@ pub fn device() -> sl_device_info {
     info
 }
 
+/// Whether the switch `name` is on in the environment (`on` or `1`).
+pub fn switched_on(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| matches!(v.trim(), "on" | "1"))
+}
+
+/// `-x` (logical not for bools): a prologue that fuses into the op reading it.
+pub fn negate(h: sl_array) -> sl_array {
+    let op = if dtype_of(h) == SL_BOOL { SL_NOT } else { SL_NEG };
+    let mut out = 0;
+    ok(sl_unary(op, h, &mut out));
+    out
+}
+
+/// The array `make` returns, read back (and released), and whether the hand-written
+/// `kernel` was dispatched meanwhile. Counters are per process and tests run in parallel,
+/// so a dispatch seen may be another test's: only "it ran" is certain when expected.
+pub fn read_counting(kernel: sluice::backend::vulkan::Handwritten, make: impl FnOnce() -> sl_array) -> (Arr, bool) {
+    let before = kernel.dispatches();
+    let h = make();
+    let got = download(h);
+    release(&[h]);
+    (got, kernel.dispatches() > before)
+}
+
 /// The runtime's counters (`sl_get_stats`).
 pub fn stats() -> sl_stats {
     let mut s: sl_stats = unsafe { std::mem::zeroed() };
