@@ -3,12 +3,12 @@
 
 - the JSON file names the program's lines (file:line from its debug information, and the
   explicit SL_AT site), with the calls each made;
-- the expensive lines (sin, exp on a big array) are attributed the most kernel time, far
-  more than the add fused into the same kernel; both sin lines get time, although the
+- the expensive lines (sin, exp on a big array) are attributed far more kernel time than
+  the add fused into the same kernel; both sin lines get time, although the
   second only ever runs as a trace-cache replay of the first's flush;
 - every step's call-site weights sum to 1;
 - the Chrome trace is valid JSON with calls, flushes, compiles and steps;
-- the text report lists the expensive line first.
+- the report's rows are sorted by attributed time, the program's lines first.
 """
 import json
 import os
@@ -62,9 +62,13 @@ def main():
     for line in (sin_even, sin_odd):
         if attributed(line, "sl_sin") <= 0:
             fail(f"sl_sin at line {line} was attributed no kernel time")
-    top = rows[0]
-    if not (top["api"] in ("sl_sin", "sl_exp") and top["file"] and top["file"].endswith(expect["file"])):
-        fail(f"the most attributed row is {top['api']} at {top['place']}, not an expensive line")
+    # Rows come most attributed first. (Which line tops them compares kernels' measured
+    # times, which a busy machine can invert: the small multiply's kernel once took longer
+    # than the big one under the sanitizers. Within one kernel, shares follow the cost
+    # estimate, which the add check below relies on.)
+    times = [r["attributed_ns"] for r in rows]
+    if times != sorted(times, reverse=True):
+        fail(f"rows are not sorted by attributed time: {times}")
     if not (add_time < 0.2 * sin_time and add_time < 0.2 * exp_time):
         fail(f"the add got {add_time:.0f} ns against sin {sin_time:.0f} and exp {exp_time:.0f}")
 
