@@ -397,10 +397,15 @@ typedef struct {
 // The value from the highest source position (column-major) wins.
 #define SL_SCATTER_REPLACE 0
 
+// The sum of the element and every value landing on it. Integer sums do not depend on the
+// order; float sums on the CPU executor add in source order (column-major), while a Vulkan
+// device adds colliding values as they arrive, so the last bits may differ between runs.
 #define SL_SCATTER_ADD 1
 
+// The smallest of the element and the values landing on it (for bool: "and").
 #define SL_SCATTER_MIN 2
 
+// The largest of the element and the values landing on it (for bool: "or").
 #define SL_SCATTER_MAX 3
 
 #define SL_BACKEND_DEFAULT 0

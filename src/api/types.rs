@@ -147,8 +147,13 @@ pub const SL_BOUNDARY_WRAP: sl_boundary = 2;
 pub type sl_scatter_mode = i32;
 /// The value from the highest source position (column-major) wins.
 pub const SL_SCATTER_REPLACE: sl_scatter_mode = 0;
+/// The sum of the element and every value landing on it. Integer sums do not depend on the
+/// order; float sums on the CPU executor add in source order (column-major), while a Vulkan
+/// device adds colliding values as they arrive, so the last bits may differ between runs.
 pub const SL_SCATTER_ADD: sl_scatter_mode = 1;
+/// The smallest of the element and the values landing on it (for bool: "and").
 pub const SL_SCATTER_MIN: sl_scatter_mode = 2;
+/// The largest of the element and the values landing on it (for bool: "or").
 pub const SL_SCATTER_MAX: sl_scatter_mode = 3;
 
 /// Details of the last failed call on this thread. Strings stay valid until the next

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod reference;
+pub mod scatter;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
