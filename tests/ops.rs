@@ -655,35 +655,42 @@ fn long_axes() {
     }
 }
 
-/// Reductions and scans along an axis of loop-heavy math: f64 erf loops up to 216 times
-/// per element in its series, fmod once per binade between its operands (about 960 here).
-/// Lavapipe counts those loops toward its limit too (elements past the first few hundred
-/// of each row came out wrong there), so on such devices costly math is stored before a
-/// reduction or scan reads it, and a kernel whose loops would still exceed the limit runs
-/// on the CPU.
+/// Loop-heavy math of `a` (f64): erf loops up to 216 times per element in its series, fmod
+/// once per binade between its operands (about 960 here); each with its reference.
+/// Lavapipe counts those loops toward its per-invocation limit too.
+fn loop_heavy_math(a: &Arr) -> [(&'static str, Arr, sl_array); 2] {
+    let h = a.upload();
+    let divisor = 1e-290;
+    let (mut e, mut m) = (0, 0);
+    ok(sl_erf(h, &mut e));
+    ok(sl_binary_scalar(SL_REM, h, divisor, &mut m));
+    release(&[h]);
+    [
+        ("erf", r::map1(a, |x| r::unary(SL_ERF, x)), e),
+        ("fmod", r::map1(a, |x| r::binary(SL_REM, x, V::F64(divisor))), m),
+    ]
+}
+
+/// The sum of the magnitudes of `a`, as the scale of a sum's rounding error.
+fn magnitude(a: &Arr) -> f64 {
+    a.v.iter().map(|v| v.f().abs()).sum::<f64>().max(1e-300)
+}
+
+/// Reductions and scans along an axis of loop-heavy math (elements past the first few
+/// hundred of each row came out wrong on lavapipe): on such devices costly math is stored
+/// before a reduction or scan reads it, and a kernel whose loops would still exceed the
+/// limit runs on the CPU.
 #[test]
 fn loop_heavy_math_along_axes() {
     let mut rng = rng("loop_heavy_math_along_axes");
     for shape in [vec![1500], vec![3, 1500]] {
         let axis = shape.len() - 1;
         let a = rand_arr(&mut rng, SL_F64, &shape, -3.0, 3.0, false);
-        let h = a.upload();
-        let divisor = 1e-290;
-        let cases: [(&str, Arr, sl_array); 2] = {
-            let (mut e, mut m) = (0, 0);
-            ok(sl_erf(h, &mut e));
-            ok(sl_binary_scalar(SL_REM, h, divisor, &mut m));
-            [
-                ("erf", r::map1(&a, |x| r::unary(SL_ERF, x)), e),
-                ("fmod", r::map1(&a, |x| r::binary(SL_REM, x, V::F64(divisor))), m),
-            ]
-        };
-        for (what, want, x) in &cases {
-            let scale: f64 = want.v.iter().map(|v| v.f().abs()).sum::<f64>().max(1e-300);
+        for (what, want, x) in &loop_heavy_math(&a) {
             let (mut s, mut c) = (0, 0);
             ok(sl_reduce(SL_SUM, *x, axis as i32, &mut s));
             ok(sl_cumsum(*x, axis as i32, &mut c));
-            let tol = 1e-13 * scale;
+            let tol = 1e-13 * magnitude(want);
             assert_near(
                 &format!("sum of {what} {shape:?}"),
                 &download(s),
@@ -694,6 +701,28 @@ fn loop_heavy_math_along_axes() {
             assert_near(&format!("cumsum of {what} {shape:?}"), &download(c), &r::scan(false, want, axis), tol, 0.0);
             release(&[s, c, *x]);
         }
-        release(&[h]);
+    }
+}
+
+/// Loop-heavy math element-wise, summed over everything and along the first axis, over
+/// more points than a dispatch has invocations when workgroup counts are lowered
+/// (test.sh runs this suite with `SLUICE_VULKAN_MAX_GROUPS`): an invocation then takes
+/// many points or rows, and on lavapipe their loops together must stay under its limit.
+#[test]
+fn loop_heavy_math_over_many_points() {
+    let mut rng = rng("loop_heavy_math_over_many_points");
+    for shape in [vec![1 << 16], vec![16, 4096]] {
+        let a = rand_arr(&mut rng, SL_F64, &shape, -3.0, 3.0, false);
+        for (what, want, x) in &loop_heavy_math(&a) {
+            let (mut all, mut down) = (0, 0);
+            ok(sl_reduce(SL_SUM, *x, SL_ALL_DIMS, &mut all));
+            ok(sl_reduce(SL_SUM, *x, 0, &mut down));
+            let tol = 1e-13 * magnitude(want);
+            assert_near(&format!("{what} {shape:?}"), &download(*x), want, 0.0, 1e-14);
+            assert_near(&format!("sum of {what} {shape:?}"), &download(all), &r::reduce(SL_SUM, want, None), tol, 0.0);
+            let along = r::reduce(SL_SUM, want, Some(0));
+            assert_near(&format!("sum down {what} {shape:?}"), &download(down), &along, tol, 0.0);
+            release(&[all, down, *x]);
+        }
     }
 }

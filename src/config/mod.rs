@@ -12,6 +12,7 @@
 //! | `SLUICE_VULKAN_NO_F64` | `on`: treat the Vulkan device as lacking 64-bit floats | off |
 //! | `SLUICE_VULKAN_NO_INT64_ATOMICS` | `on`: treat the Vulkan device as lacking 64-bit buffer atomics (such scatters then run on the CPU) | off |
 //! | `SLUICE_VULKAN_MAX_BINDINGS` | most storage buffers a Vulkan shader may bind, if lower than the device's limit (for tests) | the device's |
+//! | `SLUICE_VULKAN_MAX_GROUPS` | most workgroups a Vulkan dispatch may have along x and along y, if lower than the device's limits (for tests) | the device's |
 //! | `SLUICE_VULKAN_SUBMIT_PER_STEP` | `on`: submit and wait for each step instead of each run of device steps (for comparison) | off |
 //! | `SLUICE_VULKAN_NO_HANDWRITTEN` | `on`: run reductions and transposes with generated kernels only, not the hand-written ones in `kernels/` (for comparison) | off |
 //! | `SLUICE_VULKAN_AXIS_TREE` | `on`: reduce long axes of few rows in the tree form on every Vulkan device, not only GPUs (for tests) | off |
@@ -50,6 +51,8 @@ pub struct Config {
     pub vulkan_no_int64_atomics: bool,
     /// Lower the storage buffers a Vulkan shader may bind (kernels are split to fit).
     pub vulkan_max_bindings: Option<u32>,
+    /// Lower the workgroups a Vulkan dispatch may have along x and along y.
+    pub vulkan_max_groups: Option<u32>,
     /// Submit each Vulkan step on its own instead of batching a sequence's steps.
     pub vulkan_submit_per_step: bool,
     /// Use generated kernels only, not the hand-written ones (for comparison).
@@ -126,6 +129,7 @@ impl Default for Config {
             vulkan_no_f64: false,
             vulkan_no_int64_atomics: false,
             vulkan_max_bindings: None,
+            vulkan_max_groups: None,
             vulkan_submit_per_step: false,
             vulkan_no_handwritten: false,
             vulkan_axis_tree: false,
@@ -227,6 +231,11 @@ impl Config {
             "SLUICE_VULKAN_MAX_BINDINGS",
             |v| v.trim().parse().ok().filter(|&n: &u32| n >= 8),
             "an integer of at least 8",
+        )?;
+        c.vulkan_max_groups = setting(
+            "SLUICE_VULKAN_MAX_GROUPS",
+            |v| v.trim().parse().ok().filter(|&n: &u32| n >= 1),
+            "a positive integer",
         )?;
         if let Some(b) = setting("SLUICE_VULKAN_SUBMIT_PER_STEP", parse_switch, switch)? {
             c.vulkan_submit_per_step = b;

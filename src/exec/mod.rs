@@ -349,6 +349,7 @@ pub fn start(config: &Config, memory: Arc<memory::HostPool>) -> Result<(Arc<dyn 
             no_f64: config.vulkan_no_f64,
             no_int64_atomics: config.vulkan_no_int64_atomics,
             max_bindings: config.vulkan_max_bindings,
+            max_groups: config.vulkan_max_groups,
             submit_per_step: config.vulkan_submit_per_step,
             no_handwritten: config.vulkan_no_handwritten,
             axis_tree: config.vulkan_axis_tree,

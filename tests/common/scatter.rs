@@ -56,4 +56,3 @@ pub fn check(what: &str, mode: sl_scatter_mode, got: &Arr, want: &Arr, mags: &[f
         );
     }
 }
-

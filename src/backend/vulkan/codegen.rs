@@ -17,13 +17,14 @@
 //! - reduction along a long axis (`Mode::AxisTree`): like the reduction over everything,
 //!   per row: each workgroup folds a slice of one row into a partial. Taken for few long
 //!   rows where that pays (`Target::axis_tree`: GPUs), and for axes longer than the
-//!   driver lets one invocation loop (its loops are bounded, see `Shader::points_bound`).
+//!   driver lets one invocation loop (its loops are bounded, see `grid::Grid`).
 //!
 //! On drivers that end a shader's loops early (lavapipe: `Target::max_loop_iterations`,
 //! counted over all loops of an invocation, those inside math functions included), a
 //! kernel's loops are planned with what one domain point costs in loop iterations
-//! (`Helpers::loops_per_point`): a loop per row longer than that allows runs on the CPU,
-//! and the tree forms fold few enough points per invocation.
+//! (`Helpers::loops_per_point`): the tree forms fold few enough points per invocation, and
+//! a kernel whose invocations would still take more points than that allows (a loop per
+//! row too long, more points than a dispatch has invocations) runs on the CPU.
 //!
 //! The partials of both tree forms are folded by the hand-written final pass
 //! (`kernels/reduce.comp`), or, with `Target::handwritten` off, by a generated one (over
@@ -36,6 +37,7 @@
 use std::fmt::Write;
 
 use super::glsl::{self, Helpers};
+use super::grid::Grid;
 use crate::ir::kernel::{Inst, Kernel, KernelReduce, OutputKind};
 use crate::ir::{Boundary, DType, ScanOp, Shape, ViewStep};
 
@@ -53,7 +55,7 @@ pub const AXIS_TREE_MIN_EXTENT: usize = 4096;
 pub const AXIS_TREE_MAX_ROWS: usize = 256;
 /// Consecutive points each invocation of the blocked scan takes, and the points of a
 /// block (one workgroup's).
-const SCAN_ITEMS: usize = 8;
+pub const SCAN_ITEMS: usize = 8;
 const SCAN_BLOCK_POINTS: usize = LOCAL as usize * SCAN_ITEMS;
 
 /// Blocks per row of a blocked scan along `extent` points (one even for none, so that
@@ -95,9 +97,8 @@ pub struct Shader {
     pub finish: Option<String>,
     /// Whether `finish` is hand-written (`kernels/reduce.comp`).
     pub handwritten: bool,
-    /// On drivers that end loops early, the most points one invocation of a tree form
-    /// may fold (its launch picks enough partials per row to stay under it).
-    pub points_bound: Option<usize>,
+    /// How the first pass is launched.
+    pub grid: Grid,
     /// Meta words after the header (the kernel's numbers); parameters follow at launch.
     pub numbers: Vec<u32>,
     /// Descriptors per binding (meta, inputs or packs, outputs, then partials for
@@ -134,8 +135,8 @@ pub struct Target {
     pub axis_tree: bool,
     /// Scan every axis in the blocked form where it fits, on any device (for tests).
     pub blocked_scan: bool,
-    /// Workgroups one dispatch may have (along x).
-    pub max_groups: usize,
+    /// Workgroups one dispatch may have along x and along y.
+    pub max_groups: [usize; 2],
     /// Shaders may shuffle within a subgroup.
     pub subgroup_shuffle: bool,
     /// Whether shaders may index arrays of storage buffers dynamically (needed to read
@@ -177,7 +178,7 @@ impl Target {
         let (extent, rows) = (domain.dim(axis), rows(domain, axis));
         let blocks = scan_blocks(extent);
         let bound = self.points_bound(per_point);
-        let fits = rows.saturating_mul(blocks) <= self.max_groups && bound.is_none_or(|b| b >= SCAN_ITEMS);
+        let fits = rows.saturating_mul(blocks) <= self.max_groups[0] && bound.is_none_or(|b| b >= SCAN_ITEMS);
         let few_long_rows = extent >= AXIS_TREE_MIN_EXTENT && rows <= AXIS_TREE_MAX_ROWS;
         let beyond_loop_limit = bound.is_some_and(|b| extent > b);
         self.handwritten && fits && (self.blocked_scan || (self.axis_tree && few_long_rows) || beyond_loop_limit)
@@ -622,7 +623,10 @@ fn tree_shared() -> String {
     format!("shared uvec2 sh_a[{LOCAL}];\nshared int64_t sh_i[{LOCAL}];\n")
 }
 
-const GRID_LOOP: &str = "gl_GlobalInvocationID.x; li_ < meta.w[0]; li_ += gl_NumWorkGroups.x * gl_WorkGroupSize.x";
+/// The grid-stride loop over `meta.w[0]` points or rows, by every invocation of a grid of
+/// workgroups along x and y (`Grid::groups`).
+const GRID_LOOP: &str = "gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x; \
+                         li_ < meta.w[0]; li_ += gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x";
 
 /// The shared-memory tree that combines every invocation's accumulator of output `o`;
 /// the result is in `a`/`ai` of every invocation.
@@ -682,6 +686,16 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         }
         Some(a) => Mode::Axis(a as usize),
     };
+    let grid = Grid::of(k, mode, target, points_bound);
+    if let Some(bound) = points_bound
+        && grid.points_per_invocation > bound
+    {
+        return Err(format!(
+            "an invocation would take {} points of {per_point} loop iterations each: this device ends shader \
+             loops early",
+            grid.points_per_invocation
+        ));
+    }
     let mut bindings = vec![1u32];
     bindings.extend(k.inputs.iter().map(|i| target.chunks(span_bytes(i))));
     let out_len = |kind: OutputKind| match (kind, mode) {
@@ -791,7 +805,12 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             store(&g, &mut main, "li_");
             fold(&mut main, "li_");
             main += "}\n";
-            write_partials(&mut main, &reduce_outputs, "0u", "gl_WorkGroupID.x");
+            write_partials(
+                &mut main,
+                &reduce_outputs,
+                "0u",
+                "gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x",
+            );
             main += "}\n";
             if !target.handwritten {
                 finish = Some(generated_finish(&g, &reduce_outputs, &acc_init));
@@ -892,14 +911,6 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             if !reduce_outputs.is_empty() {
                 // Reductions fused with the scan fold as the loop per row does (`Mode::Axis`),
                 // so that they give the same bits as alone: one invocation per row.
-                if let Some(bound) = points_bound
-                    && k.domain.dim(axis) > bound
-                {
-                    return Err(format!(
-                        "a reduction beside a scan along {} points: the driver ends loops early",
-                        k.domain.dim(axis)
-                    ));
-                }
                 let body = g.body()?;
                 f += "if (blk_ == 0u && gl_LocalInvocationID.x == 0u) {\n";
                 acc_init(&mut f);
@@ -919,15 +930,6 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         }
         Mode::Axis(axis) => {
             // Each invocation walks the whole axis.
-            if let Some(bound) = points_bound
-                && k.domain.dim(axis) > bound
-            {
-                return Err(format!(
-                    "a reduction or scan along {} points of {per_point} loop iterations each: this device ends \
-                     shader loops early",
-                    k.domain.dim(axis)
-                ));
-            }
             let coords = g.coords("li_", Some(axis))?;
             let extent = g.num(k.domain.dim(axis) as i64)?;
             let lin = g.linear()?;
@@ -986,7 +988,7 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         main: format!("{prelude}{shared}{main}"),
         finish,
         handwritten,
-        points_bound,
+        grid,
         numbers: g.numbers,
         bindings: g.bindings,
         packs,

@@ -29,6 +29,9 @@ pub struct Options {
     /// Storage-buffer descriptors a shader may use, when lower than the device's limit
     /// (`SLUICE_VULKAN_MAX_BINDINGS`, for testing the splitting of large kernels).
     pub max_bindings: Option<u32>,
+    /// Workgroups a dispatch may have along x and along y, when lower than the device's
+    /// limits (`SLUICE_VULKAN_MAX_GROUPS`, for testing kernels that loop over many points).
+    pub max_groups: Option<u32>,
     /// Submit each step on its own (`SLUICE_VULKAN_SUBMIT_PER_STEP`, for comparison).
     pub submit_per_step: bool,
     /// Generated kernels only, not the hand-written ones (`SLUICE_VULKAN_NO_HANDWRITTEN`).
@@ -359,8 +362,8 @@ impl Context {
                 .max_per_stage_descriptor_storage_buffers
                 .min(l.max_descriptor_set_storage_buffers)
                 .min(opts.max_bindings.unwrap_or(u32::MAX)),
-            max_groups_x: l.max_compute_work_group_count[0],
-            max_groups_y: l.max_compute_work_group_count[1],
+            max_groups_x: l.max_compute_work_group_count[0].min(opts.max_groups.unwrap_or(u32::MAX)),
+            max_groups_y: l.max_compute_work_group_count[1].min(opts.max_groups.unwrap_or(u32::MAX)),
             chunk_bytes: 1u64 << (63 - (l.max_storage_buffer_range as u64).max(1 << 16).leading_zeros()),
             chunked_arrays: c.dynamic_indexing,
             timestamps: (c.timestamp_bits > 0)

@@ -11,6 +11,7 @@ mod codegen;
 mod device;
 mod disk;
 mod glsl;
+mod grid;
 mod memory;
 mod programs;
 mod residency;
@@ -46,8 +47,8 @@ struct DeviceKernel {
     finish: Option<Arc<Pipeline>>,
     /// Whether `finish` is hand-written (`kernels/reduce.comp`).
     handwritten: bool,
-    /// See `codegen::Shader::points_bound`.
-    points_bound: Option<usize>,
+    /// How the first pass is launched.
+    grid: grid::Grid,
     numbers: Vec<u32>,
     /// Ranges bound per binding.
     bindings: Vec<u32>,
@@ -81,23 +82,9 @@ impl Handwritten {
     }
 }
 
-/// Partials a tree reduction aims for in all (its first pass's workgroups), and the
-/// fewest points each invocation of that pass folds.
-const TREE_GROUPS: usize = 256;
-const TREE_POINTS_PER_INVOCATION: usize = 16;
-
 /// Iterations after which Mesa's CPU-type drivers (lavapipe's gallivm) end a shader's
 /// loops, counted over all loops of one invocation.
 pub const CPU_DRIVER_LOOP_LIMIT: usize = 65_535;
-
-/// The fewest partials a tree reduction of `n` points (per row) by `dk` needs so that no
-/// invocation folds more points than the driver's loops allow (`Shader::points_bound`).
-/// Rows x partials then stays below the workgroup count limit (so the first pass's loop
-/// over workgroups runs once) up to that limit x LOCAL x the bound points: on lavapipe,
-/// about 2^30 points of f64 erf each, 2^27 of f64 fmod, the costliest.
-fn bounded_parts(dk: &DeviceKernel, n: usize) -> usize {
-    dk.points_bound.map_or(1, |bound| n.div_ceil(codegen::LOCAL as usize * bound))
-}
 
 /// Edge of the square blocks of `kernels/matmul.comp`.
 const MATMUL_TILE: usize = 16;
@@ -191,7 +178,7 @@ impl VulkanExecutor {
                 // On lavapipe the tree form along an axis loses to a loop per row (BENCHMARKS.md).
                 axis_tree: opts.axis_tree || matches!(caps.kind, DeviceKind::DiscreteGpu | DeviceKind::IntegratedGpu),
                 blocked_scan: opts.blocked_scan,
-                max_groups: caps.max_groups_x as usize,
+                max_groups: [caps.max_groups_x as usize, caps.max_groups_y as usize],
                 subgroup_shuffle: caps.subgroup_shuffle,
             },
             ctx,
@@ -256,40 +243,9 @@ impl VulkanExecutor {
     }
 
     fn kernel_launch(&self, k: &Kernel, dk: &DeviceKernel, params: &[Scalar]) -> Launch {
-        let max_groups = self.ctx.caps.max_groups_x as usize;
-        let local = codegen::LOCAL as usize;
-        let groups_for = |n: usize| n.div_ceil(local).clamp(1, max_groups);
-        // (count, first-pass groups, rows, partials per row)
-        let (count, groups, rows, parts) = match dk.mode {
-            codegen::Mode::Elementwise => (k.domain.numel(), groups_for(k.domain.numel()), 0, 0),
-            codegen::Mode::ReduceAll => {
-                let n = k.domain.numel();
-                let groups = n.div_ceil(local).clamp(1, 1024).max(bounded_parts(dk, n));
-                (n, groups, 1, groups)
-            }
-            codegen::Mode::ScanBlocks(a) => {
-                // `Target::takes_blocked_scan` saw that every block fits one dispatch.
-                let rows = codegen::rows(&k.domain, a);
-                let blocks = codegen::scan_blocks(k.domain.dim(a)).max(1);
-                // Nothing to do for no points, unless reductions beside the scan write identities.
-                let count = if k.has_reduction() { rows } else { k.domain.numel() };
-                (count, rows * blocks, rows, blocks)
-            }
-            codegen::Mode::Axis(a) => {
-                let rows = codegen::rows(&k.domain, a);
-                (rows, groups_for(rows), 0, 0)
-            }
-            codegen::Mode::AxisTree(a) => {
-                let (extent, rows) = (k.domain.dim(a), codegen::rows(&k.domain, a));
-                let parts = extent
-                    .div_ceil(local * TREE_POINTS_PER_INVOCATION)
-                    .clamp(1, (TREE_GROUPS / rows.max(1)).max(1))
-                    .max(bounded_parts(dk, extent));
-                (rows, (rows * parts).clamp(1, max_groups), rows, parts)
-            }
-        };
+        let grid::Grid { count, groups: [groups_x, groups_y], rows, parts, .. } = dk.grid;
         let mut words = Vec::with_capacity(codegen::HEADER_WORDS + dk.numbers.len() + 2 * params.len());
-        words.extend([count, groups, rows, parts].map(|w| w as u32));
+        words.extend([count, groups_x * groups_y, rows, parts].map(|w| w as u32));
         words.extend_from_slice(&dk.numbers);
         for p in params {
             let bits = p.to_bits();
@@ -316,12 +272,12 @@ impl VulkanExecutor {
             launch.scratch = Some(rows * parts * scans * 8);
             Handwritten::Scan.count();
         }
-        launch.dispatches.push((dk.main.clone(), [groups as u32, 1, 1]));
+        launch.dispatches.push((dk.main.clone(), [groups_x as u32, groups_y as u32, 1]));
         // The blocked scan's second pass has the first's workgroups; a tree's, one per row.
         let final_groups = if matches!(dk.mode, codegen::Mode::ScanBlocks(_)) {
-            groups as u32
+            groups_x as u32
         } else {
-            rows.clamp(1, max_groups) as u32
+            rows.clamp(1, self.ctx.caps.max_groups_x as usize) as u32
         };
         launch.dispatches.extend(dk.finish.clone().map(|f| (f, [final_groups, 1, 1])));
         if dk.handwritten {
@@ -382,8 +338,8 @@ impl Executor for VulkanExecutor {
                     None => None,
                 };
                 let (mode, numbers, bindings, packs) = (shader.mode, shader.numbers, shader.bindings, shader.packs);
-                let (handwritten, points_bound) = (shader.handwritten, shader.points_bound);
-                Ok(Arc::new(DeviceKernel { mode, main, finish, handwritten, points_bound, numbers, bindings, packs }))
+                let (handwritten, grid) = (shader.handwritten, shader.grid);
+                Ok(Arc::new(DeviceKernel { mode, main, finish, handwritten, grid, numbers, bindings, packs }))
             }
             Err(_why) => Ok(Arc::new(Routed { cpu: self.cpu.compile(kernel)? })),
         }
