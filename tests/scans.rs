@@ -34,7 +34,8 @@ const DTYPES: [sl_dtype; 5] = [SL_F32, SL_F64, SL_I32, SL_I64, SL_U8];
 /// Whether the Vulkan executor scans this in blocks, as docs/internals.md states the
 /// policy: where a reduction would take the tree form (few long rows on GPUs, axes longer
 /// than a CPU-type driver lets a shader loop), everywhere with the switch (the blocks of
-/// every shape here fit one dispatch).
+/// every shape here fit the device's workgroup count, but not always the count
+/// `SLUICE_VULKAN_MAX_GROUPS` sets).
 fn takes_blocks(shape: &[usize], axis: usize) -> bool {
     use sluice::backend::vulkan::{AXIS_TREE_MAX_ROWS, AXIS_TREE_MIN_EXTENT, CPU_DRIVER_LOOP_LIMIT};
     let (extent, rows) =
@@ -46,7 +47,10 @@ fn takes_blocks(shape: &[usize], axis: usize) -> bool {
     let policy = switched_on("SLUICE_VULKAN_BLOCKED_SCAN")
         || (few_long_rows && (gpu || switched_on("SLUICE_VULKAN_AXIS_TREE")))
         || beyond_loop_limit;
-    policy && !switched_on("SLUICE_VULKAN_NO_HANDWRITTEN")
+    let max_groups = std::env::var("SLUICE_VULKAN_MAX_GROUPS").map_or(usize::MAX, |v| v.parse().unwrap());
+    // One workgroup per block of 1,024 points (docs/internals.md).
+    let fits = rows * extent.div_ceil(1024).max(1) <= max_groups;
+    policy && fits && !switched_on("SLUICE_VULKAN_NO_HANDWRITTEN")
 }
 
 /// Tolerances (absolute, relative) for a float scan of `input` of type `dt`: the bound
