@@ -5,7 +5,9 @@
 //! process, same data); and a sequence of 8 dependent small kernels submitted once or
 //! step by step (`SLUICE_VULKAN_SUBMIT_PER_STEP`); sums and transposes with and without
 //! the hand-written kernels (`SLUICE_VULKAN_NO_HANDWRITTEN`, `SLUICE_VULKAN_AXIS_TREE`);
-//! cumsums in blocks and looping per row (`SLUICE_VULKAN_BLOCKED_SCAN`).
+//! cumsums in blocks and looping per row (`SLUICE_VULKAN_BLOCKED_SCAN`); results read at
+//! once, copied back by the submission computing them or downloaded
+//! (`SLUICE_VULKAN_NO_READ_BACK`).
 //! On lavapipe (no GPU) these measure overheads, not a GPU.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -113,6 +115,36 @@ fn one_submission(c: &mut Criterion) {
         check(sl_shutdown());
     }
     switch("SLUICE_VULKAN_SUBMIT_PER_STEP", false);
+    g.finish();
+}
+
+/// `x*2 + 1` read at once, on 4096 and 2^20 f32: the result copied back by the
+/// submission computing it (default) or by a submission of its own
+/// (`SLUICE_VULKAN_NO_READ_BACK`).
+fn read_back(c: &mut Criterion) {
+    let mut g = c.benchmark_group("vulkan_read");
+    g.sample_size(20).measurement_time(Duration::from_secs(5));
+    for n in [4096, 1 << 20] {
+        let xs: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 1e-3).collect();
+        for (name, off) in [("copied_back", false), ("downloaded", true)] {
+            switch("SLUICE_VULKAN_NO_READ_BACK", off);
+            start();
+            let x = upload(&xs);
+            g.bench_function(format!("axpb_{n}/{name}"), |b| {
+                b.iter(|| {
+                    let (mut t, mut y) = (0, 0);
+                    check(sl_mul_scalar(x, 2.0, &mut t));
+                    check(sl_add_scalar(t, 1.0, &mut y));
+                    black_box(first(y, n));
+                    check(sl_release(t));
+                    check(sl_release(y));
+                })
+            });
+            check(sl_release(x));
+            check(sl_shutdown());
+        }
+    }
+    switch("SLUICE_VULKAN_NO_READ_BACK", false);
     g.finish();
 }
 
@@ -308,6 +340,7 @@ criterion_group!(
     program_cache,
     elementwise_and_reduction,
     one_submission,
+    read_back,
     handwritten_reductions,
     handwritten_transpose,
     handwritten_scan

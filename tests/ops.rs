@@ -671,11 +671,6 @@ fn loop_heavy_math(a: &Arr) -> [(&'static str, Arr, sl_array); 2] {
     ]
 }
 
-/// The sum of the magnitudes of `a`, as the scale of a sum's rounding error.
-fn magnitude(a: &Arr) -> f64 {
-    a.v.iter().map(|v| v.f().abs()).sum::<f64>().max(1e-300)
-}
-
 /// Reductions and scans along an axis of loop-heavy math (elements past the first few
 /// hundred of each row came out wrong on lavapipe): on such devices costly math is stored
 /// before a reduction or scan reads it, and a kernel whose loops would still exceed the

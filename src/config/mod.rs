@@ -14,6 +14,7 @@
 //! | `SLUICE_VULKAN_MAX_BINDINGS` | most storage buffers a Vulkan shader may bind, if lower than the device's limit (for tests) | the device's |
 //! | `SLUICE_VULKAN_MAX_GROUPS` | most workgroups a Vulkan dispatch may have along x and along y, if lower than the device's limits (for tests) | the device's |
 //! | `SLUICE_VULKAN_SUBMIT_PER_STEP` | `on`: submit and wait for each step instead of each run of device steps (for comparison) | off |
+//! | `SLUICE_VULKAN_NO_READ_BACK` | `on`: a blocking read copies a result back in a submission of its own, not in the one computing it (for comparison) | off |
 //! | `SLUICE_VULKAN_NO_HANDWRITTEN` | `on`: run reductions and transposes with generated kernels only, not the hand-written ones in `kernels/` (for comparison) | off |
 //! | `SLUICE_VULKAN_AXIS_TREE` | `on`: reduce long axes of few rows in the tree form on every Vulkan device, not only GPUs (for tests) | off |
 //! | `SLUICE_VULKAN_BLOCKED_SCAN` | `on`: every scan along an axis takes the blocked form (`kernels/scan.comp`) where it fits, on every Vulkan device (for tests) | off |
@@ -57,6 +58,8 @@ pub struct Config {
     pub vulkan_submit_per_step: bool,
     /// Use generated kernels only, not the hand-written ones (for comparison).
     pub vulkan_no_handwritten: bool,
+    /// Copy results a read waits for back in a submission of their own (for comparison).
+    pub vulkan_no_read_back: bool,
     /// Reduce long axes of few rows in the tree form on every Vulkan device (for tests).
     pub vulkan_axis_tree: bool,
     /// Scan every axis in the blocked form on every Vulkan device (for tests).
@@ -132,6 +135,7 @@ impl Default for Config {
             vulkan_max_groups: None,
             vulkan_submit_per_step: false,
             vulkan_no_handwritten: false,
+            vulkan_no_read_back: false,
             vulkan_axis_tree: false,
             vulkan_blocked_scan: false,
             vulkan_validation: false,
@@ -242,6 +246,9 @@ impl Config {
         }
         if let Some(b) = setting("SLUICE_VULKAN_NO_HANDWRITTEN", parse_switch, switch)? {
             c.vulkan_no_handwritten = b;
+        }
+        if let Some(b) = setting("SLUICE_VULKAN_NO_READ_BACK", parse_switch, switch)? {
+            c.vulkan_no_read_back = b;
         }
         if let Some(b) = setting("SLUICE_VULKAN_AXIS_TREE", parse_switch, switch)? {
             c.vulkan_axis_tree = b;

@@ -69,6 +69,9 @@ pub struct StepOutput {
     pub promise: Arc<Promise>,
     /// Examines the value as soon as the step has computed it (result comparison).
     pub check: Option<Arc<dyn OutputCheck>>,
+    /// The application is waiting to read the value: an executor with memory of its own
+    /// copies it back in the same submission that computes it.
+    pub read_back: bool,
 }
 
 /// A look at a step's output before anything reads it; an error replaces the value (the
@@ -352,6 +355,7 @@ pub fn start(config: &Config, memory: Arc<memory::HostPool>) -> Result<(Arc<dyn 
             max_groups: config.vulkan_max_groups,
             submit_per_step: config.vulkan_submit_per_step,
             no_handwritten: config.vulkan_no_handwritten,
+            no_read_back: config.vulkan_no_read_back,
             axis_tree: config.vulkan_axis_tree,
             blocked_scan: config.vulkan_blocked_scan,
             validation: config.vulkan_validation,

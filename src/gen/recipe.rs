@@ -125,7 +125,13 @@ impl Recipe {
                     .iter()
                     .map(|&slot| {
                         let (dtype, shape) = self.slot_types[slot as usize];
-                        StepOutput { dtype, shape, promise: promises[slot as usize].clone(), check: None }
+                        StepOutput {
+                            dtype,
+                            shape,
+                            promise: promises[slot as usize].clone(),
+                            check: None,
+                            read_back: false,
+                        }
                     })
                     .collect(),
                 site: site(r.site),

@@ -124,7 +124,7 @@ impl Core {
                 // Dispatched under the planning lock: sequences reach the engine in the
                 // order they were planned, as the execution thread waits on the promises
                 // of earlier ones.
-                let seq = self.schedule(plan, sub);
+                let seq = self.schedule(plan, sub, if for_read { &roots } else { &[] });
                 self.dispatch(seq, for_read);
                 drop(cache);
                 profile.end(None);
@@ -166,14 +166,22 @@ impl Core {
         }
     }
 
-    /// Moves the planned nodes to their promises. Done while the planning lock is held,
-    /// so a concurrent flush cannot plan the same (still pending) nodes again.
-    fn schedule(&self, mut plan: Plan, sub: Subgraph) -> ProgramSequence {
+    /// Moves the planned nodes to their promises, marking the outputs of `read` (nodes a
+    /// blocking read waits for) to be copied back with the work. Done while the planning
+    /// lock is held, so a concurrent flush cannot plan the same (still pending) nodes again.
+    fn schedule(&self, mut plan: Plan, sub: Subgraph, read: &[Arc<Node>]) -> ProgramSequence {
         if check::mode() == check::Mode::Compute {
             let node_of: HashMap<*const Promise, &Arc<Node>> =
                 plan.scheduled.iter().map(|(n, p)| (Arc::as_ptr(p), n)).collect();
             for out in plan.seq.steps.iter_mut().flat_map(|s| &mut s.outputs) {
                 out.check = node_of.get(&Arc::as_ptr(&out.promise)).map(|n| check::output_check(Arc::clone(n)));
+            }
+        }
+        let read_promises = plan.scheduled.iter().filter(|(n, _)| read.iter().any(|r| Arc::ptr_eq(r, n)));
+        for (_, promise) in read_promises {
+            let outputs = plan.seq.steps.iter_mut().flat_map(|s| &mut s.outputs);
+            if let Some(out) = outputs.into_iter().find(|o| Arc::ptr_eq(&o.promise, promise)) {
+                out.read_back = true;
             }
         }
         for (node, promise) in plan.scheduled {
@@ -215,7 +223,7 @@ impl Core {
         let made = check(&sub, &recipe)?;
         let plan = recipe.instantiate(&sub);
         profile.planned();
-        let seq = self.schedule(plan, sub);
+        let seq = self.schedule(plan, sub, &[]);
         self.dispatch(seq, false);
         drop(cache);
         profile.end(Some(TraceOutcome::MacroRecord));

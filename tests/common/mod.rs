@@ -417,6 +417,11 @@ pub fn assert_close(what: &str, got: &Arr, want: &Arr, max_ulps: f64) {
     }
 }
 
+/// The sum of the magnitudes of `a`, as the scale of a sum's rounding error.
+pub fn magnitude(a: &Arr) -> f64 {
+    a.v.iter().map(|v| v.f().abs()).sum::<f64>().max(1e-300)
+}
+
 /// Asserts floats agree within `abs + rel * |want|` (other types exactly).
 #[track_caller]
 pub fn assert_near(what: &str, got: &Arr, want: &Arr, abs: f64, rel: f64) {

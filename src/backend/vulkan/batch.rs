@@ -40,6 +40,8 @@ struct Held {
     values: Vec<Value>,
     /// Inputs with uploads, whose buffers the arrays keep once the uploads have run.
     inputs: Vec<Prepared>,
+    /// Outputs copied back for a waiting read, with the host-visible copies.
+    read_backs: Vec<(Value, PoolBuffer)>,
 }
 
 pub struct Batch<'a> {
@@ -102,7 +104,10 @@ impl<'a> Batch<'a> {
                     let _ = self.report();
                     exec.run_on_cpu(&work, inputs, &step.params, outputs)
                 }
-                Plan::Device(launch) => self.record(&launch, inputs, outputs),
+                Plan::Device(launch) => {
+                    let read_back: Vec<bool> = step.outputs.iter().map(|o| o.read_back && exec.read_back).collect();
+                    self.record(&launch, inputs, outputs, &read_back)
+                }
             }
         })
     }
@@ -121,25 +126,26 @@ impl<'a> Batch<'a> {
     /// Runs one device step on its own (no steps to report), giving the profile its
     /// device time.
     pub fn run_alone(mut self, launch: &Launch, inputs: &[Value], outputs: &[Value]) -> Result<()> {
-        self.record(launch, inputs, outputs)?;
+        self.record(launch, inputs, outputs, &[])?;
         self.report()?;
         crate::profile::set_device_time(self.mark.and_then(|m| self.cmds.step_time(m)));
         Ok(())
     }
 
-    /// Records `launch`; when device memory is short and the batch holds arrays, submits
-    /// the batch first so they can be moved.
-    pub fn record(&mut self, launch: &Launch, inputs: &[Value], outputs: &[Value]) -> Result<()> {
-        match self.try_record(launch, inputs, outputs) {
+    /// Records `launch`, then copies of the outputs flagged in `read_back` into host-visible
+    /// buffers; when device memory is short and the batch holds arrays, submits the batch
+    /// first so they can be moved.
+    pub fn record(&mut self, launch: &Launch, inputs: &[Value], outputs: &[Value], read_back: &[bool]) -> Result<()> {
+        match self.try_record(launch, inputs, outputs, read_back) {
             Err(e) if e.kind == ErrorKind::OutOfMemory && !self.pinned.is_empty() => {
                 let _ = self.report();
-                self.try_record(launch, inputs, outputs)
+                self.try_record(launch, inputs, outputs, read_back)
             }
             r => r,
         }
     }
 
-    fn try_record(&mut self, launch: &Launch, inputs: &[Value], outputs: &[Value]) -> Result<()> {
+    fn try_record(&mut self, launch: &Launch, inputs: &[Value], outputs: &[Value], read_back: &[bool]) -> Result<()> {
         let exec = self.exec;
         // Everything is allocated (and room made) before anything is recorded.
         let mut meta = exec.mem.buffer(launch.words.len() * 4, Use::Upload)?;
@@ -160,6 +166,16 @@ impl<'a> Batch<'a> {
             .collect::<Result<Vec<_>>>()?;
         let packs =
             launch.packs.iter().map(|p| exec.mem.buffer(p.bytes as usize, Use::Array)).collect::<Result<Vec<_>>>()?;
+        let copies_back = outs
+            .iter()
+            .zip(outputs)
+            .zip(read_back)
+            .filter(|&((_, v), &wanted)| wanted && v.storage.byte_len() > 0)
+            .map(|((&(buffer, _), v), _)| {
+                let bytes = v.storage.byte_len();
+                Ok((buffer, bytes, v.clone(), exec.mem.buffer(bytes, Use::Download)?))
+            })
+            .collect::<Result<Vec<_>>>()?;
         let descriptors = launch.ranges.iter().sum();
         if !self.cmds.has_room(launch.dispatches.len() as u32, descriptors) {
             self.report()?;
@@ -209,6 +225,10 @@ impl<'a> Batch<'a> {
         for (pipeline, groups) in &launch.dispatches {
             self.cmds.dispatch(pipeline, &bindings, *groups)?;
         }
+        for (buffer, bytes, v, stage) in copies_back {
+            self.cmds.read_back(buffer, stage.handle(), bytes as u64)?;
+            self.held.read_backs.push((v, stage));
+        }
         self.mark = self.cmds.mark_step();
         Ok(())
     }
@@ -220,6 +240,7 @@ impl<'a> Batch<'a> {
         let held = std::mem::take(&mut self.held);
         if submitted.is_ok() {
             self.exec.arrays.installed(held.inputs);
+            self.exec.arrays.read_back(held.read_backs);
         }
         self.staged.clear();
         self.pinned.clear();

@@ -36,6 +36,9 @@ pub struct Options {
     pub submit_per_step: bool,
     /// Generated kernels only, not the hand-written ones (`SLUICE_VULKAN_NO_HANDWRITTEN`).
     pub no_handwritten: bool,
+    /// A blocking read copies a result back in a submission of its own, not in the one
+    /// computing it (`SLUICE_VULKAN_NO_READ_BACK`, for comparison).
+    pub no_read_back: bool,
     /// Long axes of few rows reduce in the tree form on every device, not only GPUs
     /// (`SLUICE_VULKAN_AXIS_TREE`, for tests).
     pub axis_tree: bool,

@@ -217,6 +217,12 @@ impl PoolBuffer {
         self.size
     }
 
+    /// The mapped bytes of a host-visible buffer, to read.
+    pub fn mapped_bytes(&self) -> &[u8] {
+        let a = &self.raw.as_ref().expect("live buffer").alloc;
+        &a.mapped_slice().expect("staging buffers are host-visible and mapped")[..self.size as usize]
+    }
+
     /// The mapped bytes of a host-visible buffer.
     pub fn mapped(&mut self) -> &mut [u8] {
         let size = self.size as usize;
@@ -248,6 +254,9 @@ pub enum Place {
 pub struct DeviceArray {
     pub bytes: usize,
     pub place: Mutex<Place>,
+    /// A host-readable copy made by the submission that computed the array, because a
+    /// read was waiting for it; the first read takes it.
+    pub read_back: Mutex<Option<PoolBuffer>>,
 }
 
 impl Storage for DeviceArray {

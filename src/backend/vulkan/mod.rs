@@ -32,6 +32,7 @@ pub use disk::default_root as cache_root;
 use memory::{DeviceArray, Memory, Place};
 use programs::{Pipeline, Programs};
 use residency::Arrays;
+pub use residency::reads_copied_back;
 use submit::{Commands, Submitter};
 
 use crate::exec::memory::HostPool;
@@ -140,6 +141,9 @@ pub struct VulkanExecutor {
     submit_per_step: bool,
     /// Steps run on the CPU executor (`Executor::steps_on_host`).
     host_steps: AtomicU64,
+    /// Copy results a read waits for back in the submission computing them
+    /// (`Options::no_read_back` off).
+    read_back: bool,
 }
 
 fn device_array(v: &Value) -> Option<&DeviceArray> {
@@ -185,6 +189,7 @@ impl VulkanExecutor {
             cpu,
             submit_per_step: opts.submit_per_step,
             host_steps: AtomicU64::new(0),
+            read_back: !opts.no_read_back,
         };
         let f64_note = if caps.float64 {
             ""
@@ -363,7 +368,7 @@ impl Executor for VulkanExecutor {
         let Some(bytes) = shape.checked_numel().and_then(|n| n.checked_mul(dtype.size())) else {
             bail!(OutOfMemory, "an array of shape {shape} and type {dtype} does not fit in memory");
         };
-        let arr = DeviceArray { bytes, place: Mutex::new(Place::Empty) };
+        let arr = DeviceArray { bytes, place: Mutex::new(Place::Empty), read_back: Mutex::new(None) };
         Ok(Value { storage: Arc::new(arr), layout: Layout::dense(shape) })
     }
 

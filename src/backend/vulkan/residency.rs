@@ -18,6 +18,37 @@ use super::submit::Submitter;
 use crate::exec::memory::{HostBuffer, HostPool};
 use crate::ir::{ErrorKind, Result, Storage, Value, bail};
 
+/// An array's elements in a staging buffer the device wrote, read by the host in place
+/// (a read copies them once, into the application's buffer).
+struct Staged {
+    stage: PoolBuffer,
+    bytes: usize,
+}
+
+impl Storage for Staged {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn byte_len(&self) -> usize {
+        self.bytes
+    }
+
+    fn host_bytes(&self) -> Option<&[u8]> {
+        Some(&self.stage.mapped_bytes()[..self.bytes])
+    }
+}
+
+/// Reads served from a copy made by the submission that computed the array
+/// (`Arrays::read_back`), in this process.
+static READS_COPIED_BACK: AtomicU64 = AtomicU64::new(0);
+
+/// How many reads this process served from copies made by the submission that computed
+/// the array rather than by a download of their own.
+pub fn reads_copied_back() -> u64 {
+    READS_COPIED_BACK.load(Ordering::Relaxed)
+}
+
 /// Identifies a storage while it lives.
 pub fn key(s: &Arc<dyn Storage>) -> usize {
     Arc::as_ptr(s) as *const () as usize
@@ -124,8 +155,8 @@ impl Arrays {
                 self.resident.lock().remove(&k);
                 continue;
             };
-            let host = self.download(queue, b.handle(), arr.bytes)?;
-            *place = Place::Host(Arc::new(host));
+            let stage = self.download(queue, b.handle(), arr.bytes)?;
+            *place = Place::Host(Arc::new(self.host_copy(&stage, arr.bytes)?));
             self.resident.lock().remove(&k);
             return Ok(true);
         }
@@ -208,7 +239,17 @@ impl Arrays {
         Ok(resident(&place).expect("just placed"))
     }
 
-    /// `v` in host memory: itself, the host copy of a moved array, or a download.
+    /// Keeps the host-visible copies a submission made of arrays a read waits for.
+    pub fn read_back(&self, copies: Vec<(Value, PoolBuffer)>) {
+        for (v, stage) in copies {
+            if let Some(arr) = device_array(&*v.storage) {
+                *arr.read_back.lock() = Some(stage);
+            }
+        }
+    }
+
+    /// `v` in host memory: itself, the host copy of a moved array, the copy its
+    /// submission made for a read (taken), or a download.
     pub fn host_value(&self, v: &Value, queue: &Mutex<Submitter>) -> Result<Value> {
         let Some(arr) = device_array(&*v.storage) else {
             if v.storage.host_bytes().is_some() {
@@ -216,24 +257,34 @@ impl Arrays {
             }
             bail!(Internal, "a value of another executor");
         };
-        let place = arr.place.lock();
-        let host: Arc<HostBuffer> = match &*place {
-            Place::Host(h) => h.clone(),
-            Place::Device(b) => Arc::new(self.download(queue, b.handle(), arr.bytes)?),
-            Place::Empty => bail!(Internal, "a value that was never written"),
+        let stage = match arr.read_back.lock().take() {
+            Some(stage) => {
+                READS_COPIED_BACK.fetch_add(1, Ordering::Relaxed);
+                stage
+            }
+            None => match &*arr.place.lock() {
+                Place::Host(h) => return Ok(Value { storage: h.clone(), layout: v.layout }),
+                Place::Device(b) => self.download(queue, b.handle(), arr.bytes)?,
+                Place::Empty => bail!(Internal, "a value that was never written"),
+            },
         };
-        Ok(Value { storage: host, layout: v.layout })
+        Ok(Value { storage: Arc::new(Staged { stage, bytes: arr.bytes }), layout: v.layout })
     }
 
-    /// Reads a device buffer back into a new host buffer.
-    fn download(&self, queue: &Mutex<Submitter>, src: vk::Buffer, bytes: usize) -> Result<HostBuffer> {
-        let mut stage = self.mem.buffer(bytes, Use::Download)?;
+    /// Copies a device buffer into a staging buffer the host can read.
+    fn download(&self, queue: &Mutex<Submitter>, src: vk::Buffer, bytes: usize) -> Result<PoolBuffer> {
+        let stage = self.mem.buffer(bytes, Use::Download)?;
         let start = crate::profile::now();
         queue.lock().run(|rec| rec.copy(src, stage.handle(), bytes as u64))?;
+        crate::profile::transfer("download", bytes, start);
+        Ok(stage)
+    }
+
+    /// The first `bytes` of a staging buffer the device has written, in a new host buffer.
+    fn host_copy(&self, stage: &PoolBuffer, bytes: usize) -> Result<HostBuffer> {
         let out = self.host.alloc(bytes)?;
         // SAFETY: `out` is fresh and `bytes` long; the staging buffer holds at least that.
-        unsafe { std::ptr::copy_nonoverlapping(stage.mapped().as_ptr(), out.as_mut_ptr(), bytes) };
-        crate::profile::transfer("download", bytes, start);
+        unsafe { std::ptr::copy_nonoverlapping(stage.mapped_bytes().as_ptr(), out.as_mut_ptr(), bytes) };
         Ok(out)
     }
 }

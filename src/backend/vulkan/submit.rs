@@ -223,6 +223,35 @@ impl Commands {
         Ok(())
     }
 
+    /// Records a copy of `src`, an array the dispatches recorded so far may have written,
+    /// into `dst` (host-visible). It waits only for those dispatches, and nothing recorded
+    /// later waits for it, as nothing rewrites an array once written.
+    pub fn read_back(&mut self, src: vk::Buffer, dst: vk::Buffer, bytes: u64) -> Result<()> {
+        self.begin()?;
+        let barrier = [vk::BufferMemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+            .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .buffer(src)
+            .offset(0)
+            .size(vk::WHOLE_SIZE)];
+        // SAFETY: recording into a command buffer in the recording state.
+        unsafe {
+            self.ctx.device.cmd_pipeline_barrier(
+                self.compute,
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &barrier,
+                &[],
+            )
+        };
+        self.copy_in(src, dst, bytes);
+        Ok(())
+    }
+
     /// Records a copy after everything recorded so far (for one-off transfers).
     pub fn copy(&mut self, src: vk::Buffer, dst: vk::Buffer, bytes: u64) -> Result<()> {
         self.begin()?;
