@@ -117,6 +117,9 @@ module sluice
     integer(c_int64_t) :: live_bytes
     integer(c_int64_t) :: peak_live_bytes
     integer(c_int64_t) :: live_handles
+    integer(c_int64_t) :: device_allocations
+    integer(c_int64_t) :: device_live_bytes
+    integer(c_int64_t) :: device_peak_live_bytes
   end type
 
   ! Counters of one cache since the runtime started (sl_get_cache_stats).

@@ -155,12 +155,18 @@ typedef struct {
   // Steps the Vulkan executor ran on the CPU because the device cannot (f64 without
   // shaderFloat64, operands beyond its limits, ...; README "Vulkan").
   uint64_t host_steps;
-  // Array buffers allocated (fresh or reused), bytes in use now and at most.
+  // Array buffers allocated in host memory (fresh or reused), bytes in use now and at
+  // most.
   uint64_t allocations;
   uint64_t live_bytes;
   uint64_t peak_live_bytes;
   // Handles the application holds.
   uint64_t live_handles;
+  // The same for device memory (the Vulkan executor's arrays and kernels' scratch
+  // buffers; 0 on the CPU executor).
+  uint64_t device_allocations;
+  uint64_t device_live_bytes;
+  uint64_t device_peak_live_bytes;
 } sl_stats;
 
 // Kind of device that runs kernels (`sl_device_info.device_type`).

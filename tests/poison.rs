@@ -79,6 +79,8 @@ fn out_of_memory_poisons_results_and_keeps_the_rest() {
     ok(sl_get_stats(&mut stats));
     assert!(stats.failed_steps >= 1);
     assert!(stats.peak_live_bytes <= 64 << 20, "the limit held: peak {}", stats.peak_live_bytes);
+    let device_peak = stats.device_peak_live_bytes;
+    assert!(device_peak <= 64 << 20, "the limit held in device memory: peak {device_peak}");
     release(&[hx, kept, big, y, z, w, again]);
     ok(sl_shutdown());
     // A handle from before the shutdown belongs to no runtime now; the next call started

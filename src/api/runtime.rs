@@ -154,6 +154,7 @@ pub extern "C" fn sl_get_stats(out: *mut sl_stats) -> sl_status {
         let rt = runtime::get()?;
         let c = rt.sched.engine().counters();
         let m = rt.memory.stats();
+        let d = rt.sched.engine().executor().device_memory().unwrap_or_default();
         let get = |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed);
         // SAFETY: non-null pointer to a stats struct.
         unsafe {
@@ -169,6 +170,9 @@ pub extern "C" fn sl_get_stats(out: *mut sl_stats) -> sl_status {
                 live_bytes: m.live_bytes as u64,
                 peak_live_bytes: m.peak_bytes as u64,
                 live_handles: rt.handles.live() as u64,
+                device_allocations: d.allocations,
+                device_live_bytes: d.live_bytes as u64,
+                device_peak_live_bytes: d.peak_bytes as u64,
             }
         };
         Ok(())

@@ -260,12 +260,18 @@ pub struct sl_stats {
     /// Steps the Vulkan executor ran on the CPU because the device cannot (f64 without
     /// shaderFloat64, operands beyond its limits, ...; README "Vulkan").
     pub host_steps: u64,
-    /// Array buffers allocated (fresh or reused), bytes in use now and at most.
+    /// Array buffers allocated in host memory (fresh or reused), bytes in use now and at
+    /// most.
     pub allocations: u64,
     pub live_bytes: u64,
     pub peak_live_bytes: u64,
     /// Handles the application holds.
     pub live_handles: u64,
+    /// The same for device memory (the Vulkan executor's arrays and kernels' scratch
+    /// buffers; 0 on the CPU executor).
+    pub device_allocations: u64,
+    pub device_live_bytes: u64,
+    pub device_peak_live_bytes: u64,
 }
 
 /// The caches whose counters `sl_get_cache_stats` reports.

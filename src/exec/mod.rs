@@ -289,6 +289,11 @@ pub trait Executor: Send + Sync {
     fn steps_on_host(&self) -> u64 {
         0
     }
+    /// Counters of the array buffers in the executor's own memory (a device's), if it
+    /// has any.
+    fn device_memory(&self) -> Option<memory::PoolStats> {
+        None
+    }
     /// `value` with its elements in host memory (the same value when they already are;
     /// else a copy with the same layout). `bytes` is how far its layout reaches.
     fn host_value(&self, value: &Value) -> Result<Value> {

@@ -11,7 +11,7 @@ use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme, 
 use parking_lot::Mutex;
 
 use super::device::{Context, check, checked};
-use crate::exec::memory::{HostBuffer, size_class};
+use crate::exec::memory::{HostBuffer, PoolStats, size_class};
 use crate::ir::{Error, ErrorKind, Result, Storage};
 
 /// A Vulkan buffer with its memory.
@@ -47,6 +47,19 @@ struct Pool {
     /// Bytes of array buffers handed out, and the most allowed.
     live: u64,
     limit: u64,
+    /// Array buffers handed out, and the most bytes of them in use at once.
+    allocations: u64,
+    peak: u64,
+}
+
+impl Pool {
+    /// Counts a buffer handed out (its bytes are already in `live`).
+    fn handed_out(&mut self, usage: Use) {
+        if usage == Use::Array {
+            self.allocations += 1;
+            self.peak = self.peak.max(self.live);
+        }
+    }
 }
 
 /// Buffers for one device; freed buffers are kept for reuse up to a cache limit.
@@ -74,7 +87,7 @@ impl Memory {
         Ok(Arc::new(Memory {
             ctx,
             allocator: Mutex::new(Some(allocator)),
-            pool: Mutex::new(Pool { free: HashMap::new(), cached: 0, live: 0, limit }),
+            pool: Mutex::new(Pool { free: HashMap::new(), cached: 0, live: 0, limit, allocations: 0, peak: 0 }),
         }))
     }
 
@@ -97,6 +110,7 @@ impl Memory {
             let r = p.free.get_mut(&(class, usage)).and_then(|v| v.pop());
             if r.is_some() {
                 p.cached -= class;
+                p.handed_out(usage);
             }
             r
         } {
@@ -116,7 +130,14 @@ impl Memory {
                 return Err(e);
             }
         };
+        self.pool.lock().handed_out(usage);
         Ok(PoolBuffer { raw: Some(raw), size: class, usage, mem: self.clone() })
+    }
+
+    /// Counters of the array buffers (device memory).
+    pub fn stats(&self) -> PoolStats {
+        let p = self.pool.lock();
+        PoolStats { allocations: p.allocations, live_bytes: p.live as usize, peak_bytes: p.peak as usize }
     }
 
     fn create(&self, size: u64, purpose: Use) -> Result<Raw> {

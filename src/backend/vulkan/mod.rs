@@ -35,7 +35,7 @@ use residency::Arrays;
 pub use residency::reads_copied_back;
 use submit::{Commands, Submitter};
 
-use crate::exec::memory::HostPool;
+use crate::exec::memory::{HostPool, PoolStats};
 use crate::exec::{CompiledKernel, DeviceInfo, DeviceKind, Executor, Step, StepOutcome, Work};
 use crate::ir::kernel::{Kernel, OutputKind};
 use crate::ir::{DType, Layout, Result, Scalar, Shape, Value, bail};
@@ -362,6 +362,10 @@ impl Executor for VulkanExecutor {
 
     fn steps_on_host(&self) -> u64 {
         self.host_steps.load(Ordering::Relaxed)
+    }
+
+    fn device_memory(&self) -> Option<PoolStats> {
+        Some(self.mem.stats())
     }
 
     fn alloc(&self, dtype: DType, shape: &Shape) -> Result<Value> {
