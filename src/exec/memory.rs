@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::ir::{Error, ErrorKind, Result, Storage};
 
-const ALIGN: usize = 64;
+pub const ALIGN: usize = 64;
 
 /// Allocation sizes are rounded up to a class so freed buffers fit later requests:
 /// multiples of 64 bytes up to 4 KiB, then four classes per power of two.

@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 
 use super::memory::{DeviceArray, Memory, Place, PoolBuffer, Use};
 use super::submit::Submitter;
-use crate::exec::memory::{HostBuffer, HostPool};
+use crate::exec::memory::{ALIGN, HostBuffer, HostPool};
 use crate::ir::{ErrorKind, Result, Storage, Value, bail};
 
 /// An array's elements in a staging buffer the device wrote, read by the host in place
@@ -268,7 +268,14 @@ impl Arrays {
                 Place::Empty => bail!(Internal, "a value that was never written"),
             },
         };
-        Ok(Value { storage: Arc::new(Staged { stage, bytes: arr.bytes }), layout: v.layout })
+        // Host code may rely on the alignment of host buffers; mapped device memory has
+        // at least the device's storage-buffer alignment, which may be less.
+        let storage: Arc<dyn Storage> = if stage.mapped_bytes().as_ptr() as usize % ALIGN == 0 {
+            Arc::new(Staged { stage, bytes: arr.bytes })
+        } else {
+            Arc::new(self.host_copy(&stage, arr.bytes)?)
+        };
+        Ok(Value { storage, layout: v.layout })
     }
 
     /// Copies a device buffer into a staging buffer the host can read.
