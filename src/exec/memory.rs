@@ -11,6 +11,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::ir::{Error, ErrorKind, Result, Storage};
 
+/// Alignment of host buffers, in bytes (a cache line; enough for any element and SIMD load).
 pub const ALIGN: usize = 64;
 
 /// Allocation sizes are rounded up to a class so freed buffers fit later requests:
