@@ -7,7 +7,7 @@
 //! the hand-written kernels (`SLUICE_VULKAN_NO_HANDWRITTEN`, `SLUICE_VULKAN_AXIS_TREE`);
 //! cumsums in blocks and looping per row (`SLUICE_VULKAN_BLOCKED_SCAN`); results read at
 //! once, copied back by the submission computing them or downloaded
-//! (`SLUICE_VULKAN_NO_READ_BACK`).
+//! (`SLUICE_VULKAN_NO_READ_BACK`); a gather of columns against a copy of as many.
 //! On lavapipe (no GPU) these measure overheads, not a GPU.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -145,6 +145,55 @@ fn read_back(c: &mut Criterion) {
         }
     }
     switch("SLUICE_VULKAN_NO_READ_BACK", false);
+    g.finish();
+}
+
+/// A gather of 2,048 random columns of a 1024 x 4096 f32 array (`x[:, idx]`, columns
+/// contiguous), against copying every other column (the same amount, read through a
+/// strided view by an element-wise kernel adding a constant): how far the generated gather is from a copy,
+/// which bounds what a hand-written gather kernel could gain.
+fn gather_against_copy(c: &mut Criterion) {
+    let (rows, cols, picked) = (1024i64, 4096i64, 2048i64);
+    let xs: Vec<f32> = (0..rows * cols).map(|i| (i % 977) as f32).collect();
+    let idx: Vec<i32> = (0..picked).map(|j| ((j * 2654435761) % cols) as i32).collect();
+    let mut g = c.benchmark_group("gather");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    for (name, backend) in [("cpu", SL_BACKEND_CPU), ("vulkan", SL_BACKEND_VULKAN)] {
+        start_on(backend);
+        let dims = [rows, cols];
+        let mut x = 0;
+        check(sl_create(SL_F32, 2, dims.as_ptr(), SL_COL_MAJOR, xs.as_ptr() as *const _, xs.len() * 4, &mut x));
+        let (idx_dims, row_dims) = ([1, picked], [rows, 1]);
+        let (mut hi, mut hr) = (0, 0);
+        check(sl_create(SL_I32, 2, idx_dims.as_ptr(), SL_COL_MAJOR, idx.as_ptr() as *const _, idx.len() * 4, &mut hi));
+        check(sl_iota(SL_I32, 2, row_dims.as_ptr(), 0, &mut hr));
+        let evaluate = |h: sl_array| {
+            check(sl_eval(&h, 1));
+            check(sl_sync());
+            check(sl_release(h));
+        };
+        g.bench_function(format!("columns/{name}"), |b| {
+            b.iter(|| {
+                let mut out = 0;
+                check(sl_gather(x, [hr, hi].as_ptr(), 2, &mut out));
+                evaluate(out);
+            })
+        });
+        g.bench_function(format!("strided_copy/{name}"), |b| {
+            b.iter(|| {
+                let (start, count, stride) = ([0i64, 0], [rows, picked], [1i64, 2]);
+                let (mut view, mut out) = (0, 0);
+                check(sl_section(x, start.as_ptr(), count.as_ptr(), stride.as_ptr(), &mut view));
+                check(sl_add_scalar(view, 0.5, &mut out));
+                evaluate(out);
+                check(sl_release(view));
+            })
+        });
+        check(sl_release(x));
+        check(sl_release(hi));
+        check(sl_release(hr));
+        check(sl_shutdown());
+    }
     g.finish();
 }
 
@@ -341,6 +390,7 @@ criterion_group!(
     elementwise_and_reduction,
     one_submission,
     read_back,
+    gather_against_copy,
     handwritten_reductions,
     handwritten_transpose,
     handwritten_scan

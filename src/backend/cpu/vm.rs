@@ -535,20 +535,40 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
 }
 
 unsafe fn gather(f: &Frame, uni: &[u64], inp: &BoundInput, shape: &Shape, indices: &[Arg], d: *mut u8, n: usize) {
-    let idx: Few<Opnd> = indices.iter().map(|&a| unsafe { opnd(f, uni, a) }).collect();
-    for lane in 0..n {
-        let mut off = inp.layout.offset;
-        for (dim, o) in idx.iter().enumerate() {
-            let i = match *o {
-                Opnd::Scalar(b) => b as i64,
-                Opnd::Vec(p) => unsafe { *(p as *const i64).add(lane) },
-            };
-            let hi = shape.dim(dim) as i64 - 1;
-            off += i.clamp(0, hi.max(0)) * inp.layout.strides[dim];
+    // Uniform indices fold into the base offset; per-lane ones keep their largest index
+    // (they are clamped) and stride.
+    let mut base = inp.layout.offset;
+    let mut lanes: Few<(*const i64, i64, i64)> = Few::new();
+    for (dim, &a) in indices.iter().enumerate() {
+        let (hi, stride) = ((shape.dim(dim) as i64 - 1).max(0), inp.layout.strides[dim]);
+        match unsafe { opnd(f, uni, a) } {
+            Opnd::Scalar(b) => base += (b as i64).clamp(0, hi) * stride,
+            Opnd::Vec(p) => lanes.push((p as *const i64, hi, stride)),
         }
-        unsafe {
-            ptr::copy_nonoverlapping(inp.ptr.offset(off as isize * inp.size as isize), d.add(lane * inp.size), inp.size)
-        };
+    }
+    // SAFETY (all sizes): clamped indices stay inside the input, whose elements are
+    // aligned to their size; `d` holds `n` elements.
+    unsafe {
+        let src = inp.ptr.offset(base as isize * inp.size as isize);
+        match inp.size {
+            1 => gather_lanes(src, d, &lanes, n),
+            2 => gather_lanes(src as *const u16, d as *mut u16, &lanes, n),
+            4 => gather_lanes(src as *const u32, d as *mut u32, &lanes, n),
+            8 => gather_lanes(src as *const u64, d as *mut u64, &lanes, n),
+            size => unreachable!("elements of {size} bytes"),
+        }
+    }
+}
+
+/// `dst[lane] = src[sum over dims of clamp(index[lane], 0, hi) * stride]`, elements copied
+/// as plain bits.
+unsafe fn gather_lanes<T: Copy>(src: *const T, dst: *mut T, lanes: &[(*const i64, i64, i64)], n: usize) {
+    for lane in 0..n {
+        let mut off = 0;
+        for &(index, hi, stride) in lanes {
+            off += unsafe { *index.add(lane) }.clamp(0, hi) * stride;
+        }
+        unsafe { *dst.add(lane) = *src.offset(off as isize) };
     }
 }
 
