@@ -270,7 +270,7 @@ impl Arrays {
         };
         // Host code may rely on the alignment of host buffers; mapped device memory has
         // at least the device's storage-buffer alignment, which may be less.
-        let storage: Arc<dyn Storage> = if stage.mapped_bytes().as_ptr() as usize % ALIGN == 0 {
+        let storage: Arc<dyn Storage> = if (stage.mapped_bytes().as_ptr() as usize).is_multiple_of(ALIGN) {
             Arc::new(Staged { stage, bytes: arr.bytes })
         } else {
             Arc::new(self.host_copy(&stage, arr.bytes)?)
