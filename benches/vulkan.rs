@@ -47,6 +47,21 @@ fn first(h: sl_array, n: usize) -> f32 {
     v[0]
 }
 
+/// `x*a` and `x*a + b`, pending.
+fn axpb(x: sl_array, a: f64, b: f64) -> (sl_array, sl_array) {
+    let (mut ax, mut out) = (0, 0);
+    check(sl_mul_scalar(x, a, &mut ax));
+    check(sl_add_scalar(ax, b, &mut out));
+    (ax, out)
+}
+
+/// Evaluates `h`, waits for it, and releases it.
+fn evaluate(h: sl_array) {
+    check(sl_eval(&h, 1));
+    check(sl_sync());
+    check(sl_release(h));
+}
+
 /// Elements of the element-wise and reduction benchmarks.
 const N: usize = 1 << 22;
 
@@ -60,13 +75,9 @@ fn elementwise_and_reduction(c: &mut Criterion) {
         let x = upload(&xs);
         g.bench_function(format!("axpb_f32/{name}"), |b| {
             b.iter(|| {
-                let (mut ax, mut out) = (0, 0);
-                check(sl_mul_scalar(x, 1.5, &mut ax));
-                check(sl_add_scalar(ax, 0.25, &mut out));
-                check(sl_eval(&out, 1));
-                check(sl_sync());
+                let (ax, out) = axpb(x, 1.5, 0.25);
+                evaluate(out);
                 check(sl_release(ax));
-                check(sl_release(out));
             })
         });
         g.bench_function(format!("sumsq_f32/{name}"), |b| {
@@ -132,9 +143,7 @@ fn read_back(c: &mut Criterion) {
             let x = upload(&xs);
             g.bench_function(format!("axpb_{n}/{name}"), |b| {
                 b.iter(|| {
-                    let (mut t, mut y) = (0, 0);
-                    check(sl_mul_scalar(x, 2.0, &mut t));
-                    check(sl_add_scalar(t, 1.0, &mut y));
+                    let (t, y) = axpb(x, 2.0, 1.0);
                     black_box(first(y, n));
                     check(sl_release(t));
                     check(sl_release(y));
@@ -167,11 +176,6 @@ fn gather_against_copy(c: &mut Criterion) {
         let (mut hi, mut hr) = (0, 0);
         check(sl_create(SL_I32, 2, idx_dims.as_ptr(), SL_COL_MAJOR, idx.as_ptr() as *const _, idx.len() * 4, &mut hi));
         check(sl_iota(SL_I32, 2, row_dims.as_ptr(), 0, &mut hr));
-        let evaluate = |h: sl_array| {
-            check(sl_eval(&h, 1));
-            check(sl_sync());
-            check(sl_release(h));
-        };
         g.bench_function(format!("columns/{name}"), |b| {
             b.iter(|| {
                 let mut out = 0;
