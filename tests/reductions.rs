@@ -32,10 +32,6 @@ const SHAPES: [&[usize]; 15] = [
     &[2, 70000],
 ];
 
-fn handwritten_off() -> bool {
-    switched_on("SLUICE_VULKAN_NO_HANDWRITTEN")
-}
-
 /// Whether the Vulkan executor reduces this in a tree form (with the hand-written final
 /// pass), as docs/internals.md states the policy: always over everything; along an axis,
 /// for few long rows on GPUs (or with `SLUICE_VULKAN_AXIS_TREE=on`), and on CPU-type
@@ -61,7 +57,6 @@ fn domain(op: sl_reduce_op, dt: sl_dtype) -> (f64, f64) {
 #[test]
 fn reductions_match_reference_on_every_path() {
     let mut rng = rng("reductions_match_reference_on_every_path");
-    let vulkan = on_vulkan();
     for shape in SHAPES {
         for dt in ALL_DTYPES {
             for op in 0..10 {
@@ -88,12 +83,7 @@ fn reductions_match_reference_on_every_path() {
                         let sum_abs: f64 = input.v.iter().map(|v| v.f().abs()).filter(|x| x.is_finite()).sum();
                         let eps = if dt == SL_F32 { 1e-6 } else { 1e-14 };
                         assert_near(&what, &got, &want, 4.0 * eps * sum_abs, 8.0 * eps);
-                        if vulkan && !handwritten_off() && takes_tree(shape, axis) {
-                            assert!(ran, "{what}: the hand-written final pass did not run");
-                        }
-                        if handwritten_off() || !vulkan {
-                            assert!(!ran, "{what}: a hand-written kernel ran though switched off");
-                        }
+                        assert_handwritten(&what, "hand-written final pass", ran, takes_tree(shape, axis));
                         if fused {
                             release(&[src]);
                         }

@@ -347,6 +347,20 @@ pub fn stats() -> sl_stats {
     s
 }
 
+/// Checks which path a read took (see `read_counting`): the hand-written `kernel` where
+/// the policy picks it (`picked`) on Vulkan with hand-written kernels on, and none on the
+/// CPU or with them switched off. Counters are per process and tests run in parallel, so
+/// only that a kernel ran can be seen, not that it did not where it could have.
+pub fn assert_handwritten(what: &str, kernel: &str, ran: bool, picked: bool) {
+    let available = on_vulkan() && !switched_on("SLUICE_VULKAN_NO_HANDWRITTEN");
+    if available && picked {
+        assert!(ran, "{what}: the {kernel} did not run");
+    }
+    if !available {
+        assert!(!ran, "{what}: a hand-written kernel ran though switched off");
+    }
+}
+
 /// Whether kernels run on the Vulkan executor.
 pub fn on_vulkan() -> bool {
     device().backend == SL_BACKEND_VULKAN
