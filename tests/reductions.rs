@@ -66,7 +66,7 @@ fn reductions_match_reference_on_every_path() {
                 let (lo, hi) = domain(op, dt);
                 let a = rand_arr(&mut rng, dt, shape, lo, hi, op != SL_PROD);
                 let h = a.upload();
-                let negated = r::map1(&a, |v| if dt == SL_BOOL { r::unary(SL_NOT, v) } else { r::unary(SL_NEG, v) });
+                let negated = negated(&a);
                 let axes = std::iter::once(None).chain((0..shape.len()).map(Some));
                 for axis in axes {
                     for fused in [false, true] {
@@ -105,7 +105,7 @@ fn several_reductions_of_one_expression() {
             let a = rand_arr(&mut rng, dt, shape, -50.0, 50.0, false);
             let h = a.upload();
             let src = negate(h);
-            let negated = r::map1(&a, |v| r::unary(SL_NEG, v));
+            let negated = negated(&a);
             let ops = [SL_SUM, SL_MAXVAL, SL_ARGMIN, SL_MEAN];
             let mut outs = [0; 4];
             for (op, out) in ops.iter().zip(&mut outs) {

@@ -85,7 +85,7 @@ fn scans_match_reference_on_every_path() {
                 };
                 let a = rand_arr(&mut rng, dt, shape, lo, hi, false);
                 let h = a.upload();
-                let negated = r::map1(&a, |v| r::unary(SL_NEG, v));
+                let negated = negated(&a);
                 for axis in 0..shape.len() {
                     for fused in [false, true] {
                         let (src, input) = if fused { (negate(h), &negated) } else { (h, &a) };
@@ -126,7 +126,7 @@ fn scan_beside_reduction_and_store() {
             let a = rand_arr(&mut rng, dt, shape, -50.0, 50.0, false);
             let h = a.upload();
             let src = negate(h);
-            let negated = r::map1(&a, |v| r::unary(SL_NEG, v));
+            let negated = negated(&a);
             let mut outs = [0; 3];
             ok(sl_cumsum(src, axis as i32, &mut outs[0]));
             ok(sl_reduce(SL_SUM, src, axis as i32, &mut outs[1]));

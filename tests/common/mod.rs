@@ -329,6 +329,12 @@ pub fn negate(h: sl_array) -> sl_array {
     out
 }
 
+/// What `negate` gives for `a`, from the reference.
+pub fn negated(a: &Arr) -> Arr {
+    let op = if a.dt == SL_BOOL { SL_NOT } else { SL_NEG };
+    reference::map1(a, |v| reference::unary(op, v))
+}
+
 /// The array `make` returns, read back (and released), and whether the hand-written
 /// `kernel` was dispatched meanwhile. Counters are per process and tests run in parallel,
 /// so a dispatch seen may be another test's: only "it ran" is certain when expected.
