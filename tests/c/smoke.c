@@ -139,6 +139,15 @@ int main(void) {
     int64_t live_after;
     OK(sl_live_handles(&live_after));
     EXPECT(live_after == live_before, "scopes released every handle (%lld vs %lld)", (long long)live_after, (long long)live_before);
+    /* The counters: array buffers in the executor's memory (device memory only on Vulkan). */
+    sl_stats st;
+    OK(sl_get_stats(&st));
+    EXPECT(st.live_handles == (uint64_t)live_after, "sl_stats live handles %llu", (unsigned long long)st.live_handles);
+    uint64_t in_executor = dev.backend == SL_BACKEND_VULKAN ? st.device_allocations : st.allocations;
+    EXPECT(in_executor > 0 && st.kernels > 0, "arrays allocated where the kernels ran");
+    EXPECT(dev.backend == SL_BACKEND_VULKAN || st.device_allocations == 0, "no device memory on the CPU executor");
+    EXPECT(st.device_peak_live_bytes >= st.device_live_bytes && st.peak_live_bytes >= st.live_bytes, "peaks");
+    FAILS(sl_get_stats(NULL), SL_ERR_INVALID_ARGUMENT, "NULL");
     OK(sl_shutdown());
     if (failures) {
         fprintf(stderr, "smoke: %d failures\n", failures);

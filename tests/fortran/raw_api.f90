@@ -73,8 +73,8 @@ contains
     call expect(rank == 2 .and. all(dims == [5, 3]) .and. dtype == SL_F64, 'rank, shape and type')
     call expect(sl_live_handles(live) == SL_OK, 'sl_live_handles')
     call expect(sl_get_stats(stats) == SL_OK, 'sl_get_stats')
-    call expect(stats%live_handles == live .and. stats%flushes > 0 .and. stats%kernels > 0, &
-      'sl_stats fields where C has them')
+    call expect(stats%live_handles == live .and. stats%flushes > 0 .and. stats%kernels > 0 .and. &
+      stats%device_peak_live_bytes >= stats%device_live_bytes, 'sl_stats fields where C has them')
     call expect(sl_get_cache_stats(SL_CACHE_TRACE, traces) == SL_OK, 'sl_get_cache_stats')
     call expect(traces%lookups == traces%hits + traces%misses .and. traces%lookups > 0, &
       'sl_cache_stats fields where C has them')
