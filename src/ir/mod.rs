@@ -9,6 +9,7 @@ pub mod op;
 pub mod random;
 pub mod shape;
 pub mod site;
+pub mod slices;
 pub mod view;
 
 pub use dtype::{DType, Scalar};

@@ -187,8 +187,13 @@ impl<'a> Batch<'a> {
         } else {
             bound.extend(packs.iter().map(|p| (p.handle(), p.size(), false)));
         }
-        bound.extend(outs.into_iter().map(|(buffer, size)| (buffer, size, true)));
-        bound.extend(scratch.as_ref().map(|s| (s.handle(), s.size(), true)));
+        let scratch_bound = scratch.as_ref().map(|s| (s.handle(), s.size(), true));
+        let outs_bound = outs.into_iter().map(|(buffer, size)| (buffer, size, true));
+        if launch.scratch_first {
+            bound.extend(scratch_bound.into_iter().chain(outs_bound));
+        } else {
+            bound.extend(outs_bound.chain(scratch_bound));
+        }
         let bindings: Vec<Binding> = bound
             .into_iter()
             .zip(&launch.ranges)

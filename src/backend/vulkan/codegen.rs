@@ -657,9 +657,12 @@ fn tree(o: usize, acc: DType) -> String {
 
 /// Lowers `k`, or says why it cannot run on this device.
 pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
+    let live = k.live();
     let uses_f64 = k
         .types
         .iter()
+        .zip(&live)
+        .filter_map(|(t, &l)| l.then_some(t))
         .chain(k.inputs.iter().map(|i| &i.dtype))
         .chain(k.outputs.iter().map(|o| &o.dtype))
         .any(|t| *t == DType::F64);

@@ -14,6 +14,13 @@ use crate::ir::kernel::Kernel;
 const TREE_GROUPS: usize = 256;
 const TREE_POINTS_PER_INVOCATION: usize = 16;
 
+/// `groups` workgroups spread over x, then y, as far as `target` allows.
+pub fn spread(groups: usize, target: &Target) -> [usize; 2] {
+    let [max_x, max_y] = target.max_groups;
+    let x = groups.clamp(1, max_x);
+    [x, groups.div_ceil(x).clamp(1, max_y)]
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Grid {
     /// What the first pass's grid loop counts to: domain points (element-wise, over
@@ -34,12 +41,8 @@ impl Grid {
     pub fn of(k: &Kernel, mode: Mode, target: &Target, points_bound: Option<usize>) -> Grid {
         let domain = &k.domain;
         let local = LOCAL as usize;
-        let [max_x, max_y] = target.max_groups;
-        // `groups` workgroups spread over x, then y.
-        let spread = |groups: usize| {
-            let x = groups.clamp(1, max_x);
-            [x, groups.div_ceil(x).clamp(1, max_y)]
-        };
+        let max_x = target.max_groups[0];
+        let spread = |groups: usize| spread(groups, target);
         // Invocations of a grid loop over `n` items: how many items the busiest takes.
         let per_invocation = |n: usize, [x, y]: [usize; 2]| n.div_ceil(x * y * local);
         // Partials per row that keep every invocation within the loop limit.

@@ -10,6 +10,7 @@ mod batch;
 mod codegen;
 mod device;
 mod disk;
+mod gather;
 mod glsl;
 mod grid;
 mod memory;
@@ -67,10 +68,12 @@ pub enum Handwritten {
     Transpose,
     /// Scans along an axis in blocks (`kernels/scan.comp`), counted once per launch.
     Scan,
+    /// Copies of whole slices (`kernels/gather.comp`).
+    Gather,
 }
 
 /// Dispatches recorded so far in this process, per `Handwritten` kernel.
-static HANDWRITTEN_DISPATCHES: [AtomicU64; 3] = [const { AtomicU64::new(0) }; 3];
+static HANDWRITTEN_DISPATCHES: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 
 impl Handwritten {
     fn count(self) {
@@ -109,9 +112,13 @@ impl CompiledKernel for Routed {
 
 /// What a device step records: the launch words (binding 0), the bytes of a scratch
 /// buffer bound last, the ranges bound per binding, and the dispatches (in order).
+#[derive(Default)]
 struct Launch {
     words: Vec<u32>,
     scratch: Option<usize>,
+    /// Bind the scratch buffer before the outputs rather than last (a gather's offsets,
+    /// written as the output of its generated first pass: see `gather.rs`).
+    scratch_first: bool,
     ranges: Vec<u32>,
     dispatches: Vec<(Arc<Pipeline>, [u32; 3])>,
     /// Buffers to copy the inputs into and bind instead of them (see `codegen::Pack`).
@@ -237,6 +244,9 @@ impl VulkanExecutor {
                 if let Some(t) = compiled.as_any().downcast_ref::<transpose::TransposeKernel>() {
                     return Ok(Plan::Device(t.launch(self.ctx.caps.max_groups_x)));
                 }
+                if let Some(g) = compiled.as_any().downcast_ref::<gather::GatherKernel>() {
+                    return Ok(Plan::Device(self.gather_launch(g, params)));
+                }
                 let Some(routed) = compiled.as_any().downcast_ref::<Routed>() else {
                     bail!(Internal, "kernel was compiled for another executor");
                 };
@@ -245,6 +255,20 @@ impl VulkanExecutor {
             Work::MatMul { .. } => self.matmul_launch(work, inputs, outputs),
             Work::Scatter { .. } => self.scatter_plan(work, inputs, outputs),
         }
+    }
+
+    /// `shader` made into pipelines, laid out for its bindings followed by `extra` ones.
+    fn device_kernel(&self, shader: codegen::Shader, extra: &[u32]) -> Result<DeviceKernel> {
+        let mut bindings = shader.bindings;
+        bindings.extend_from_slice(extra);
+        let main = self.programs.pipeline(&shader.main, &bindings)?;
+        let finish = match &shader.finish {
+            Some(src) => Some(self.programs.pipeline(src, &bindings)?),
+            None => None,
+        };
+        let (mode, numbers, packs, handwritten, grid) =
+            (shader.mode, shader.numbers, shader.packs, shader.handwritten, shader.grid);
+        Ok(DeviceKernel { mode, main, finish, handwritten, grid, numbers, bindings, packs })
     }
 
     fn kernel_launch(&self, k: &Kernel, dk: &DeviceKernel, params: &[Scalar]) -> Launch {
@@ -256,13 +280,7 @@ impl VulkanExecutor {
             let bits = p.to_bits();
             words.extend([bits as u32, (bits >> 32) as u32]);
         }
-        let mut launch = Launch {
-            words,
-            scratch: None,
-            ranges: dk.bindings.clone(),
-            dispatches: Vec::new(),
-            packs: dk.packs.clone(),
-        };
+        let mut launch = Launch { words, ranges: dk.bindings.clone(), packs: dk.packs.clone(), ..Launch::default() };
         // A reduction over nothing still writes its identity; other empty domains only
         // need their (empty) outputs.
         if count == 0 && dk.mode != codegen::Mode::ReduceAll {
@@ -310,7 +328,7 @@ impl VulkanExecutor {
         ) else {
             return Ok(Plan::Cpu(work.clone()));
         };
-        let mut launch = Launch { words, scratch: None, ranges: vec![1; 4], dispatches: Vec::new(), packs: Vec::new() };
+        let mut launch = Launch { words, ranges: vec![1; 4], ..Launch::default() };
         if m > 0 && n > 0 {
             let source = format!(
                 "#version 450\n#define T {}\n{}",
@@ -335,17 +353,13 @@ impl Executor for VulkanExecutor {
         {
             return Ok(Arc::new(t));
         }
+        if self.target.handwritten
+            && let Some(g) = self.compile_gather(&kernel)?
+        {
+            return Ok(Arc::new(g));
+        }
         match codegen::generate(&kernel, &self.target) {
-            Ok(shader) => {
-                let main = self.programs.pipeline(&shader.main, &shader.bindings)?;
-                let finish = match &shader.finish {
-                    Some(src) => Some(self.programs.pipeline(src, &shader.bindings)?),
-                    None => None,
-                };
-                let (mode, numbers, bindings, packs) = (shader.mode, shader.numbers, shader.bindings, shader.packs);
-                let (handwritten, grid) = (shader.handwritten, shader.grid);
-                Ok(Arc::new(DeviceKernel { mode, main, finish, handwritten, grid, numbers, bindings, packs }))
-            }
+            Ok(shader) => Ok(Arc::new(self.device_kernel(shader, &[])?)),
             Err(_why) => Ok(Arc::new(Routed { cpu: self.cpu.compile(kernel)? })),
         }
     }

@@ -1,7 +1,7 @@
 //! The program cache: GLSL compiled by shaderc to SPIR-V, made into compute pipelines,
-//! kept by source so kernels of the same structure share one pipeline. SPIR-V and the
-//! driver's pipeline cache are also kept on disk (`disk.rs`), so a later run of the same
-//! program compiles nothing.
+//! kept by source and bindings so kernels of the same structure share one pipeline.
+//! SPIR-V and the driver's pipeline cache are also kept on disk (`disk.rs`), so a later
+//! run of the same program compiles nothing.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -48,7 +48,8 @@ impl Drop for Pipeline {
 pub struct Programs {
     ctx: Arc<Context>,
     compiler: shaderc::Compiler,
-    pipelines: Mutex<HashMap<String, Arc<Pipeline>>>,
+    /// By source and descriptors per binding (a shader may leave bindings of its layout unused).
+    pipelines: Mutex<HashMap<(String, Vec<u32>), Arc<Pipeline>>>,
     layouts: Mutex<HashMap<Vec<u32>, Arc<Layout>>>,
     cache: vk::PipelineCache,
     disk: Option<DiskCache>,
@@ -76,7 +77,8 @@ impl Programs {
     /// The pipeline for `source` (binding `bindings[b]` storage buffers at binding `b`),
     /// compiled on first use.
     pub fn pipeline(&self, source: &str, bindings: &[u32]) -> Result<Arc<Pipeline>> {
-        if let Some(p) = self.pipelines.lock().get(source) {
+        let key = (source.to_string(), bindings.to_vec());
+        if let Some(p) = self.pipelines.lock().get(&key) {
             profile::note_program(ProgramOrigin::MemoryCache);
             return Ok(p.clone());
         }
@@ -95,7 +97,7 @@ impl Programs {
         unsafe { d.destroy_shader_module(module, None) };
         let raw = checked("creating a compute pipeline", created.map(|v| v[0]).map_err(|(_, e)| e))?;
         let p = Arc::new(Pipeline { ctx: self.ctx.clone(), raw, layout });
-        Ok(self.pipelines.lock().entry(source.to_string()).or_insert(p).clone())
+        Ok(self.pipelines.lock().entry(key).or_insert(p).clone())
     }
 
     fn compile(&self, source: &str) -> Result<Vec<u32>> {

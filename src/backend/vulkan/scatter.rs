@@ -119,7 +119,7 @@ impl VulkanExecutor {
         }
         let (elems, sources) = (dst_shape.numel(), values_shape.numel());
         let scratch = replace.then_some(elems * 4);
-        let mut launch = Launch { words, scratch, ranges: ranges.clone(), dispatches: Vec::new(), packs: Vec::new() };
+        let mut launch = Launch { words, scratch, ranges: ranges.clone(), ..Launch::default() };
         if elems == 0 {
             return Ok(Plan::Device(launch));
         }

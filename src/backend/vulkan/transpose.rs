@@ -101,13 +101,7 @@ fn source(t: DType) -> String {
 impl TransposeKernel {
     /// The step's launch: the blocks spread over as many workgroups as the device allows.
     pub fn launch(&self, max_groups: u32) -> Launch {
-        let mut launch = Launch {
-            words: self.words.clone(),
-            scratch: None,
-            ranges: RANGES.to_vec(),
-            dispatches: Vec::new(),
-            packs: Vec::new(),
-        };
+        let mut launch = Launch { words: self.words.clone(), ranges: RANGES.to_vec(), ..Launch::default() };
         if self.blocks > 0 {
             let groups = self.blocks.min(max_groups as usize) as u32;
             launch.dispatches.push((self.pipeline.clone(), [groups, 1, 1]));

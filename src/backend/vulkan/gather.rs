@@ -1,0 +1,123 @@
+//! Gathers of whole slices on the device (`kernels/gather.comp`): for a kernel that
+//! `ir::slices::slice_gather` finds copies contiguous slices of its source (`x[:, idx]`
+//! of a column-major matrix), a generated pass computes where each slice starts (the
+//! gather's index arithmetic, once per slice instead of once per element), then the
+//! hand-written kernel copies the slices in blocks, reads and writes contiguous.
+//!
+//! Both passes bind the same buffers: the meta words (the offsets pass's, then the copy's),
+//! the kernel's inputs, the offsets (the first pass's output, bound as scratch before the
+//! output) and the output. Slices shorter than `MIN_SLICE_LEN`, sources or outputs beyond
+//! one storage-buffer range, inputs that would need packing, and copies whose invocations
+//! would loop longer than the driver allows take the generated gather.
+
+use std::fmt::Write;
+use std::sync::Arc;
+
+use super::codegen::{HEADER_WORDS, Mode};
+use super::grid::spread;
+use super::programs::Pipeline;
+use super::{DeviceKernel, Handwritten, Launch, VulkanExecutor};
+use crate::exec::CompiledKernel;
+use crate::ir::kernel::Kernel;
+use crate::ir::slices::slice_gather;
+use crate::ir::{DType, Result, Scalar};
+
+/// Elements per slice below which the generated gather is kept: shorter slices would
+/// leave most of a copying workgroup idle (a guess for GPUs, see BENCHMARKS.md).
+pub const MIN_SLICE_LEN: usize = 32;
+/// Elements each invocation copies per block, and a block's elements (`gather.comp`).
+const ITEMS: usize = 8;
+const BLOCK: usize = 128 * ITEMS;
+
+/// A gather of whole slices, compiled.
+pub struct GatherKernel {
+    /// The kernel computing each slice's offset, and its generated pipeline.
+    offsets_kernel: Kernel,
+    /// Parameters of the offsets kernel after the step's own.
+    offset_params: Vec<Scalar>,
+    offsets: DeviceKernel,
+    copy: Arc<Pipeline>,
+    /// The copy's meta words (see `gather.comp`).
+    words: [u32; 3],
+    groups: [u32; 2],
+}
+
+impl CompiledKernel for GatherKernel {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// The copy's shader, for elements of `t`, its meta words from `base`, the source bound
+/// at `src` and the offsets and output after `inputs` inputs.
+fn source(t: DType, base: usize, src: usize, inputs: usize) -> String {
+    let word = match t.size() {
+        1 => "uint8_t",
+        4 => "uint",
+        _ => "uint64_t",
+    };
+    let mut s = String::from(
+        "#version 450\n\
+         #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n\
+         #extension GL_EXT_shader_8bit_storage : require\n",
+    );
+    let (offsets, out) = (1 + inputs, 2 + inputs);
+    writeln!(s, "#define WORD {word}\n#define BASE {base}\n#define SRC {src}\n#define OFFSETS {offsets}").unwrap();
+    writeln!(s, "#define OUT {out}").unwrap();
+    s + include_str!("../../../kernels/gather.comp")
+}
+
+impl VulkanExecutor {
+    /// `k` as a copy of whole slices, if it is one that fits the kernel.
+    pub(super) fn compile_gather(&self, k: &Kernel) -> Result<Option<GatherKernel>> {
+        let target = &self.target;
+        let Some(mut g) = slice_gather(k) else { return Ok(None) };
+        let dtype = k.inputs[g.source].dtype;
+        let out_elems = g.slice_len * g.slices;
+        let fits = |bytes: u64| bytes <= target.chunk_bytes && bytes / dtype.size() as u64 <= i32::MAX as u64;
+        let in_range = fits(super::codegen::span_bytes(&k.inputs[g.source])) && fits((out_elems * dtype.size()) as u64);
+        if g.slice_len < MIN_SLICE_LEN || !in_range {
+            return Ok(None);
+        }
+        // The offsets pass binds the source but never reads it, and the copy moves bits:
+        // f64 sources declared as i64 need no shaderFloat64.
+        if dtype == DType::F64 {
+            g.offsets.inputs[g.source].dtype = DType::I64;
+        }
+        let Ok(shader) = super::codegen::generate(&g.offsets, target) else { return Ok(None) };
+        if shader.mode != Mode::Elementwise || !shader.packs.is_empty() {
+            return Ok(None);
+        }
+        let parts = g.slice_len.div_ceil(BLOCK);
+        let blocks = g.slices * parts;
+        let [x, y] = spread(blocks, target);
+        // Each block is an outer iteration and ITEMS inner ones; the kernel has no other loops.
+        let loops = blocks.div_ceil(x * y) * (ITEMS + 1);
+        if target.max_loop_iterations.is_some_and(|limit| loops > limit) {
+            return Ok(None);
+        }
+        // The output is bound after the offsets pass's own bindings, in one range.
+        let offsets = self.device_kernel(shader, &[1])?;
+        let base = HEADER_WORDS + offsets.numbers.len() + 2 * g.offsets.params.len();
+        let copy = self.programs.pipeline(&source(dtype, base, 1 + g.source, k.inputs.len()), &offsets.bindings)?;
+        let words = [g.slice_len, parts, blocks].map(|w| w as u32);
+        let (offsets_kernel, offset_params, groups) = (g.offsets, g.offset_params, [x as u32, y as u32]);
+        Ok(Some(GatherKernel { offsets_kernel, offset_params, offsets, copy, words, groups }))
+    }
+
+    /// The offsets pass, then the copy.
+    pub(super) fn gather_launch(&self, g: &GatherKernel, params: &[Scalar]) -> Launch {
+        let params: Vec<Scalar> = params.iter().chain(&g.offset_params).copied().collect();
+        let mut launch = self.kernel_launch(&g.offsets_kernel, &g.offsets, &params);
+        if launch.dispatches.is_empty() {
+            // No slices: nothing to copy.
+            return launch;
+        }
+        launch.words.extend_from_slice(&g.words);
+        launch.scratch = Some(g.offsets_kernel.domain.numel() * DType::I64.size());
+        launch.scratch_first = true;
+        launch.dispatches.push((g.copy.clone(), [g.groups[0], g.groups[1], 1]));
+        Handwritten::Gather.count();
+        launch
+    }
+}
