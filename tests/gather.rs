@@ -12,7 +12,6 @@
 mod common;
 
 use common::*;
-use rand::Rng;
 use rand::rngs::StdRng;
 use sluice::backend::vulkan::Handwritten;
 use sluice::*;

@@ -45,11 +45,14 @@ impl Drop for Pipeline {
     }
 }
 
+/// A pipeline's source and descriptors per binding (a shader may leave bindings of its
+/// layout unused, so the same source may be laid out for more than one).
+type PipelineKey = (String, Vec<u32>);
+
 pub struct Programs {
     ctx: Arc<Context>,
     compiler: shaderc::Compiler,
-    /// By source and descriptors per binding (a shader may leave bindings of its layout unused).
-    pipelines: Mutex<HashMap<(String, Vec<u32>), Arc<Pipeline>>>,
+    pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
     layouts: Mutex<HashMap<Vec<u32>, Arc<Layout>>>,
     cache: vk::PipelineCache,
     disk: Option<DiskCache>,
