@@ -70,7 +70,13 @@ fn elementwise_and_reduction(c: &mut Criterion) {
     let xs: Vec<f32> = (0..N).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
     let mut g = c.benchmark_group("executors");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
-    for (name, backend) in [("cpu", SL_BACKEND_CPU), ("vulkan", SL_BACKEND_VULKAN)] {
+    let runs = [
+        ("cpu", SL_BACKEND_CPU, false),
+        ("vulkan", SL_BACKEND_VULKAN, false),
+        ("vulkan_generated", SL_BACKEND_VULKAN, true),
+    ];
+    for (name, backend, generated) in runs {
+        switch("SLUICE_VULKAN_NO_HANDWRITTEN", generated);
         start_on(backend);
         let x = upload(&xs);
         g.bench_function(format!("axpb_f32/{name}"), |b| {
@@ -157,47 +163,72 @@ fn read_back(c: &mut Criterion) {
     g.finish();
 }
 
-/// A gather of 2,048 random columns of a 1024 x 4096 f32 array (`x[:, idx]`, columns
-/// contiguous), against copying every other column (the same amount, read through a
-/// strided view by an element-wise kernel adding a constant): how far the generated gather is from a copy,
-/// which bounds what a hand-written gather kernel could gain.
+/// Gathers of random columns of a column-major f32 array (`x[:, idx]`, columns
+/// contiguous): 2,048 of a 1024 x 4096 array, and 65,536 of a 32 x 131,072 one (the
+/// shortest slices the copy of whole slices takes, `MIN_SLICE_LEN`), against copying every
+/// other column of the first (the same amount, read through a strided view by an
+/// element-wise kernel adding a constant): how far a gather is from a copy. On Vulkan,
+/// with the copy of whole slices (`kernels/gather.comp`) and with generated kernels only
+/// (`SLUICE_VULKAN_NO_HANDWRITTEN`).
 fn gather_against_copy(c: &mut Criterion) {
-    let (rows, cols, picked) = (1024i64, 4096i64, 2048i64);
-    let xs: Vec<f32> = (0..rows * cols).map(|i| (i % 977) as f32).collect();
-    let idx: Vec<i32> = (0..picked).map(|j| ((j * 2654435761) % cols) as i32).collect();
     let mut g = c.benchmark_group("gather");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
-    for (name, backend) in [("cpu", SL_BACKEND_CPU), ("vulkan", SL_BACKEND_VULKAN)] {
+    let runs = [
+        ("cpu", SL_BACKEND_CPU, false),
+        ("vulkan", SL_BACKEND_VULKAN, false),
+        ("vulkan_generated", SL_BACKEND_VULKAN, true),
+    ];
+    for (name, backend, generated) in runs {
+        switch("SLUICE_VULKAN_NO_HANDWRITTEN", generated);
         start_on(backend);
-        let dims = [rows, cols];
-        let mut x = 0;
-        check(sl_create(SL_F32, 2, dims.as_ptr(), SL_COL_MAJOR, xs.as_ptr() as *const _, xs.len() * 4, &mut x));
-        let (idx_dims, row_dims) = ([1, picked], [rows, 1]);
-        let (mut hi, mut hr) = (0, 0);
-        check(sl_create(SL_I32, 2, idx_dims.as_ptr(), SL_COL_MAJOR, idx.as_ptr() as *const _, idx.len() * 4, &mut hi));
-        check(sl_iota(SL_I32, 2, row_dims.as_ptr(), 0, &mut hr));
-        g.bench_function(format!("columns/{name}"), |b| {
-            b.iter(|| {
-                let mut out = 0;
-                check(sl_gather(x, [hr, hi].as_ptr(), 2, &mut out));
-                evaluate(out);
-            })
-        });
-        g.bench_function(format!("strided_copy/{name}"), |b| {
-            b.iter(|| {
-                let (start, count, stride) = ([0i64, 0], [rows, picked], [1i64, 2]);
-                let (mut view, mut out) = (0, 0);
-                check(sl_section(x, start.as_ptr(), count.as_ptr(), stride.as_ptr(), &mut view));
-                check(sl_add_scalar(view, 0.5, &mut out));
-                evaluate(out);
-                check(sl_release(view));
-            })
-        });
-        check(sl_release(x));
-        check(sl_release(hi));
-        check(sl_release(hr));
+        for (label, rows, cols, picked) in
+            [("columns", 1024i64, 4096i64, 2048i64), ("columns_of_32", 32, 131_072, 65_536)]
+        {
+            let xs: Vec<f32> = (0..rows * cols).map(|i| (i % 977) as f32).collect();
+            let idx: Vec<i32> = (0..picked).map(|j| ((j * 2654435761) % cols) as i32).collect();
+            let dims = [rows, cols];
+            let mut x = 0;
+            check(sl_create(SL_F32, 2, dims.as_ptr(), SL_COL_MAJOR, xs.as_ptr() as *const _, xs.len() * 4, &mut x));
+            let (idx_dims, row_dims) = ([1, picked], [rows, 1]);
+            let (mut hi, mut hr) = (0, 0);
+            check(sl_create(
+                SL_I32,
+                2,
+                idx_dims.as_ptr(),
+                SL_COL_MAJOR,
+                idx.as_ptr() as *const _,
+                idx.len() * 4,
+                &mut hi,
+            ));
+            check(sl_iota(SL_I32, 2, row_dims.as_ptr(), 0, &mut hr));
+            let before = sluice::backend::vulkan::Handwritten::Gather.dispatches();
+            g.bench_function(format!("{label}/{name}"), |b| {
+                b.iter(|| {
+                    let mut out = 0;
+                    check(sl_gather(x, [hr, hi].as_ptr(), 2, &mut out));
+                    evaluate(out);
+                })
+            });
+            eprintln!("COPIES {}", sluice::backend::vulkan::Handwritten::Gather.dispatches() - before);
+            if label == "columns" && !generated {
+                g.bench_function(format!("strided_copy/{name}"), |b| {
+                    b.iter(|| {
+                        let (start, count, stride) = ([0i64, 0], [rows, picked], [1i64, 2]);
+                        let (mut view, mut out) = (0, 0);
+                        check(sl_section(x, start.as_ptr(), count.as_ptr(), stride.as_ptr(), &mut view));
+                        check(sl_add_scalar(view, 0.5, &mut out));
+                        evaluate(out);
+                        check(sl_release(view));
+                    })
+                });
+            }
+            check(sl_release(x));
+            check(sl_release(hi));
+            check(sl_release(hr));
+        }
         check(sl_shutdown());
     }
+    switch("SLUICE_VULKAN_NO_HANDWRITTEN", false);
     g.finish();
 }
 

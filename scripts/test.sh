@@ -25,10 +25,12 @@ SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_AXIS_TREE=on car
 # Scans, ops and fused graphs with every scan along an axis in the blocked form (lavapipe
 # otherwise takes it only beyond its loop limit).
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_BLOCKED_SCAN=on cargo test --locked --test scans --test ops --test fusion
-SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_HANDWRITTEN=on cargo test --locked --test reductions --test transpose --test scans
+SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_HANDWRITTEN=on cargo test --locked --test reductions --test transpose --test scans --test gather
+# Gathers as on a device without 64-bit floats: f64 slices are still copied on the device, as bits.
+SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_F64=on cargo test --locked --test gather
 # Dispatches of at most 3 workgroups along x and y: invocations take many points or rows, and
 # on lavapipe kernels whose loops would then exceed its limit must run on the CPU instead.
-SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_MAX_GROUPS=3 cargo test --locked --test ops --test reductions --test scans --test fusion --test transpose --test scatter
+SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_MAX_GROUPS=3 cargo test --locked --test ops --test reductions --test scans --test fusion --test transpose --test scatter --test gather
 # Scatter again as on a device without 64-bit buffer atomics (8-byte add/min/max then run on the CPU).
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_INT64_ATOMICS=on cargo test --locked --test scatter
 # Result comparison passes on the whole op suite, in both modes, on both executors, with the

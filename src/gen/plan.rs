@@ -82,7 +82,11 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions, limits: &L
     }
     for (i, nd) in order.iter().enumerate() {
         let boundary = matches!(nd.op, Op::Reduce { .. } | Op::Scan { .. }) || !nd.op.is_fusible();
-        if boundary || sub.fused_before[i] {
+        // A value computed before without being stored is stored on its second use, unless
+        // it is a generator cheaper to recompute than to read (an iota kept for indexing
+        // stays a coordinate, which a gather of whole slices recognises).
+        let generator = matches!(nd.op, Op::Iota { .. } | Op::Identity | Op::Fill { .. });
+        if boundary || (sub.fused_before[i] && !generator) {
             store[i] = true;
         }
         // Intrinsics read stored operands; gathers read their source at run-time indices.

@@ -10,6 +10,7 @@ mod program;
 mod random;
 mod reduce;
 mod scatter;
+mod slices;
 mod threads;
 mod vm;
 
@@ -44,6 +45,9 @@ impl Executor for CpuExecutor {
     }
 
     fn compile(&self, kernel: Arc<Kernel>) -> Result<Arc<dyn CompiledKernel>> {
+        if let Some(copy) = slices::lower(&kernel)? {
+            return Ok(Arc::new(copy));
+        }
         Ok(Arc::new(program::lower(kernel)?))
     }
 
@@ -59,6 +63,9 @@ impl Executor for CpuExecutor {
     fn run(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<()> {
         match work {
             Work::Kernel { compiled, .. } => {
+                if let Some(copy) = compiled.as_any().downcast_ref::<slices::SliceCopy>() {
+                    return copy.run(inputs, params, &outputs[0], &self.workers, &self.memory);
+                }
                 let Some(prog) = compiled.as_any().downcast_ref::<program::Program>() else {
                     bail!(Internal, "kernel was compiled for another executor");
                 };

@@ -124,7 +124,7 @@ struct Launch<'a> {
 // elements and its own partial slots.
 unsafe impl Sync for Launch<'_> {}
 
-fn host_ptr(v: &Value) -> Result<*const u8> {
+pub fn host_ptr(v: &Value) -> Result<*const u8> {
     match v.storage.host_bytes() {
         Some(b) => Ok(b.as_ptr()),
         None => bail!(Internal, "CPU executor given storage that is not in host memory"),
@@ -202,7 +202,7 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
 }
 
 /// Below this many domain points a launch runs on the calling thread.
-const PARALLEL_MIN: usize = 1 << 15;
+pub const PARALLEL_MIN: usize = 1 << 15;
 
 /// Runs `f` with this thread's frame, then makes its streaming stores visible.
 fn with_frame(l: &Launch, f: impl FnOnce(&mut Frame)) {
