@@ -14,9 +14,9 @@ use crate::ir::kernel::Kernel;
 use crate::ir::slices::slice_gather;
 use crate::ir::{DType, Layout, Result, Scalar, Shape, Value};
 
-/// Elements per slice below which the gather program is kept: a call per slice costs
-/// about what a program takes for this many elements (BENCHMARKS.md, "Gather").
-pub const MIN_SLICE_LEN: usize = 16;
+/// Elements per slice below which the gather program is kept: from slices of 2 elements
+/// up, a `memcpy` per slice was faster (1.4x there, 4.8x at 32; BENCHMARKS.md, "Gather").
+pub const MIN_SLICE_LEN: usize = 2;
 
 /// A gather of whole slices, lowered.
 pub struct SliceCopy {

@@ -13,7 +13,7 @@
 use std::fmt::Write;
 use std::sync::Arc;
 
-use super::codegen::{HEADER_WORDS, Mode};
+use super::codegen::{HEADER_WORDS, LOCAL, Mode};
 use super::grid::spread;
 use super::programs::Pipeline;
 use super::{DeviceKernel, Handwritten, Launch, VulkanExecutor};
@@ -22,12 +22,12 @@ use crate::ir::kernel::Kernel;
 use crate::ir::slices::slice_gather;
 use crate::ir::{DType, Result, Scalar};
 
-/// Elements per slice below which the generated gather is kept: shorter slices would
-/// leave most of a copying workgroup idle (a guess for GPUs, see BENCHMARKS.md).
-pub const MIN_SLICE_LEN: usize = 32;
-/// Elements each invocation copies per block, and a block's elements (`gather.comp`).
+/// Elements per slice below which the generated gather is kept. On lavapipe the copy wins
+/// from 4 elements up (BENCHMARKS.md, "Gather"); on a GPU the offsets cost 16 bytes per
+/// slice of traffic (written, then read), which is small against 16 elements or more.
+pub const MIN_SLICE_LEN: usize = 16;
+/// Elements each invocation copies per block (`gather.comp`).
 const ITEMS: usize = 8;
-const BLOCK: usize = 128 * ITEMS;
 
 /// A gather of whole slices, compiled.
 pub struct GatherKernel {
@@ -38,7 +38,7 @@ pub struct GatherKernel {
     offsets: DeviceKernel,
     copy: Arc<Pipeline>,
     /// The copy's meta words (see `gather.comp`).
-    words: [u32; 3],
+    words: [u32; 5],
     groups: [u32; 2],
 }
 
@@ -88,8 +88,10 @@ impl VulkanExecutor {
         if shader.mode != Mode::Elementwise || !shader.packs.is_empty() {
             return Ok(None);
         }
-        let parts = g.slice_len.div_ceil(BLOCK);
-        let blocks = g.slices * parts;
+        // Invocations per slice: a power of two, no more than twice the slice.
+        let lanes = g.slice_len.next_power_of_two().min(LOCAL as usize);
+        let parts = g.slice_len.div_ceil(lanes * ITEMS);
+        let blocks = g.slices.div_ceil(LOCAL as usize / lanes) * parts;
         let [x, y] = spread(blocks, target);
         // Each block is an outer iteration and ITEMS inner ones; the kernel has no other loops.
         let loops = blocks.div_ceil(x * y) * (ITEMS + 1);
@@ -100,7 +102,7 @@ impl VulkanExecutor {
         let offsets = self.device_kernel(shader, &[1])?;
         let base = HEADER_WORDS + offsets.numbers.len() + 2 * g.offsets.params.len();
         let copy = self.programs.pipeline(&source(dtype, base, 1 + g.source, k.inputs.len()), &offsets.bindings)?;
-        let words = [g.slice_len, parts, blocks].map(|w| w as u32);
+        let words = [g.slices, g.slice_len, lanes.trailing_zeros() as usize, parts, blocks].map(|w| w as u32);
         let (offsets_kernel, offset_params, groups) = (g.offsets, g.offset_params, [x as u32, y as u32]);
         Ok(Some(GatherKernel { offsets_kernel, offset_params, offsets, copy, words, groups }))
     }
