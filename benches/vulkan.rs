@@ -65,19 +65,27 @@ fn evaluate(h: sl_array) {
 /// Elements of the element-wise and reduction benchmarks.
 const N: usize = 1 << 22;
 
+/// The executors compared: the CPU, Vulkan, and Vulkan with generated kernels only
+/// (`SLUICE_VULKAN_NO_HANDWRITTEN`).
+const EXECUTORS: [(&str, sl_backend, bool); 3] = [
+    ("cpu", SL_BACKEND_CPU, false),
+    ("vulkan", SL_BACKEND_VULKAN, false),
+    ("vulkan_generated", SL_BACKEND_VULKAN, true),
+];
+
+/// Starts the runtime on `backend`, with the hand-written Vulkan kernels off if `generated`.
+fn start_executor(backend: sl_backend, generated: bool) {
+    switch("SLUICE_VULKAN_NO_HANDWRITTEN", generated);
+    start_on(backend);
+}
+
 /// `a*x + b` and `sum(x*x)` on 2^22 f32, on the CPU executor and on Vulkan.
 fn elementwise_and_reduction(c: &mut Criterion) {
     let xs: Vec<f32> = (0..N).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
     let mut g = c.benchmark_group("executors");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
-    let runs = [
-        ("cpu", SL_BACKEND_CPU, false),
-        ("vulkan", SL_BACKEND_VULKAN, false),
-        ("vulkan_generated", SL_BACKEND_VULKAN, true),
-    ];
-    for (name, backend, generated) in runs {
-        switch("SLUICE_VULKAN_NO_HANDWRITTEN", generated);
-        start_on(backend);
+    for (name, backend, generated) in EXECUTORS {
+        start_executor(backend, generated);
         let x = upload(&xs);
         g.bench_function(format!("axpb_f32/{name}"), |b| {
             b.iter(|| {
@@ -173,14 +181,8 @@ fn read_back(c: &mut Criterion) {
 fn gather_against_copy(c: &mut Criterion) {
     let mut g = c.benchmark_group("gather");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
-    let runs = [
-        ("cpu", SL_BACKEND_CPU, false),
-        ("vulkan", SL_BACKEND_VULKAN, false),
-        ("vulkan_generated", SL_BACKEND_VULKAN, true),
-    ];
-    for (name, backend, generated) in runs {
-        switch("SLUICE_VULKAN_NO_HANDWRITTEN", generated);
-        start_on(backend);
+    for (name, backend, generated) in EXECUTORS {
+        start_executor(backend, generated);
         for (label, rows, cols, picked) in
             [("columns", 1024i64, 4096i64, 2048i64), ("columns_of_16", 16, 262_144, 131_072)]
         {
