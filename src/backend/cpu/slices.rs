@@ -16,7 +16,7 @@ use crate::ir::{DType, Layout, Result, Scalar, Shape, Value};
 
 /// Elements per slice below which the gather program is kept: from slices of 2 elements
 /// up, a `memcpy` per slice was faster (1.4x there, 4.8x at 32; BENCHMARKS.md, "Gather").
-pub const MIN_SLICE_LEN: usize = 2;
+const MIN_SLICE_LEN: usize = 2;
 
 /// A gather of whole slices, lowered.
 pub struct SliceCopy {

@@ -25,7 +25,7 @@ use crate::ir::{DType, Result, Scalar};
 /// Elements per slice below which the generated gather is kept. On lavapipe the copy wins
 /// from 4 elements up (BENCHMARKS.md, "Gather"); on a GPU the offsets cost 16 bytes per
 /// slice of traffic (written, then read), which is small against 16 elements or more.
-pub const MIN_SLICE_LEN: usize = 16;
+const MIN_SLICE_LEN: usize = 16;
 /// Elements each invocation copies per block (`gather.comp`).
 const ITEMS: usize = 8;
 
