@@ -855,7 +855,10 @@ sl_status sl_concat(const sl_array *arrays, int32_t n, int32_t dim, sl_array *ou
 
 // `out[i] = src[index[0][i], ..., index[r-1][i]]` with one integer index array per
 // dimension of `src` (`n` = rank of `src`; they broadcast together). Out-of-range
-// indices are clamped to the edge.
+// indices are clamped to the edge. A gather that takes whole leading slices (the first
+// dimensions indexed by `sl_iota` along themselves, the others by indices constant
+// along them, as in `x[:, idx]`) copies each contiguous slice at once when it is not
+// fused with other work.
 sl_status sl_gather(sl_array src, const sl_array *indices, int32_t n, sl_array *out);
 
 // A copy of `dst` with `values[i]` written at `(index[0][i], ..., index[r-1][i])`,

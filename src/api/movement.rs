@@ -165,7 +165,10 @@ pub extern "C" fn sl_concat(arrays: *const sl_array, n: i32, dim: i32, out: *mut
 
 /// `out[i] = src[index[0][i], ..., index[r-1][i]]` with one integer index array per
 /// dimension of `src` (`n` = rank of `src`; they broadcast together). Out-of-range
-/// indices are clamped to the edge.
+/// indices are clamped to the edge. A gather that takes whole leading slices (the first
+/// dimensions indexed by `sl_iota` along themselves, the others by indices constant
+/// along them, as in `x[:, idx]`) copies each contiguous slice at once when it is not
+/// fused with other work.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_gather(src: sl_array, indices: *const sl_array, n: i32, out: *mut sl_array) -> sl_status {
     boundary!("sl_gather", |site| {

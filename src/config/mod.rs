@@ -15,7 +15,7 @@
 //! | `SLUICE_VULKAN_MAX_GROUPS` | most workgroups a Vulkan dispatch may have along x and along y, if lower than the device's limits (for tests) | the device's |
 //! | `SLUICE_VULKAN_SUBMIT_PER_STEP` | `on`: submit and wait for each step instead of each run of device steps (for comparison) | off |
 //! | `SLUICE_VULKAN_NO_READ_BACK` | `on`: a blocking read copies a result back in a submission of its own, not in the one computing it (for comparison) | off |
-//! | `SLUICE_VULKAN_NO_HANDWRITTEN` | `on`: run reductions and transposes with generated kernels only, not the hand-written ones in `kernels/` (for comparison) | off |
+//! | `SLUICE_VULKAN_NO_HANDWRITTEN` | `on`: run reductions, scans, transposes and gathers with generated kernels only, not the hand-written ones in `kernels/` (for comparison) | off |
 //! | `SLUICE_VULKAN_AXIS_TREE` | `on`: reduce long axes of few rows in the tree form on every Vulkan device, not only GPUs (for tests) | off |
 //! | `SLUICE_VULKAN_BLOCKED_SCAN` | `on`: every scan along an axis takes the blocked form (`kernels/scan.comp`) where it fits, on every Vulkan device (for tests) | off |
 //! | `SLUICE_VULKAN_VALIDATION` | `on`: Vulkan validation layers; any message fails the step | off |
