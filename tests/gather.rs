@@ -95,6 +95,8 @@ struct Case {
     shape: Vec<usize>,
     source: Source,
     indices: Vec<Index>,
+    /// Indices held 1-based and made 0-based at each gather, as the Fortran layer does.
+    one_based: bool,
     /// Whether the copy of whole slices takes it on Vulkan.
     slices: bool,
 }
@@ -106,6 +108,7 @@ fn cases() -> Vec<Case> {
         shape: vec![r, c],
         source: Source::Stored,
         indices: vec![Iota(vec![r, 1], SL_I32, 0), Random(vec![1, m], SL_I32)],
+        one_based: false,
         slices,
     };
     let mut c: Vec<Case> = [(32, 9, 5), (33, 40, 17), (1000, 7, 12), (1025, 3, 9), (2100, 5, 3), (4096, 2, 1)]
@@ -122,6 +125,7 @@ fn cases() -> Vec<Case> {
             shape: vec![60, 40],
             source: Source::Stored,
             indices: vec![Random(vec![25, 1], SL_I64), Iota(vec![1, 40], SL_I64, 1)],
+            one_based: false,
             slices: false,
         },
         Case {
@@ -129,6 +133,7 @@ fn cases() -> Vec<Case> {
             shape: vec![100, 6],
             source: Source::Stored,
             indices: vec![Iota(vec![40, 1], SL_I64, 0), Random(vec![1, 9], SL_I64)],
+            one_based: false,
             slices: true,
         },
         Case {
@@ -140,6 +145,7 @@ fn cases() -> Vec<Case> {
                 Iota(vec![1, 3, 1], SL_I32, 1),
                 Random(vec![1, 1, 6], SL_I64),
             ],
+            one_based: false,
             slices: true,
         },
         Case {
@@ -151,6 +157,7 @@ fn cases() -> Vec<Case> {
                 Iota(vec![1, 4, 1], SL_I64, 1),
                 Random(vec![1, 4, 7], SL_I32),
             ],
+            one_based: false,
             slices: true,
         },
         Case {
@@ -158,6 +165,7 @@ fn cases() -> Vec<Case> {
             shape: vec![700, 12],
             source: Source::Stored,
             indices: vec![Iota(vec![700, 1], SL_I32, 0), RandomPlusOne(vec![1, 20], SL_I32)],
+            one_based: false,
             slices: true,
         },
         Case {
@@ -165,6 +173,7 @@ fn cases() -> Vec<Case> {
             shape: vec![200, 30],
             source: Source::Stored,
             indices: vec![Iota(vec![200, 1], SL_U8, 0), Random(vec![1, 8], SL_U8)],
+            one_based: false,
             slices: true,
         },
         Case {
@@ -172,6 +181,15 @@ fn cases() -> Vec<Case> {
             shape: vec![300, 20],
             source: Source::EveryOtherColumn,
             indices: vec![Iota(vec![300, 1], SL_I32, 0), Random(vec![1, 14], SL_I32)],
+            one_based: false,
+            slices: true,
+        },
+        Case {
+            what: "columns, 1-based as in Fortran",
+            shape: vec![300, 20],
+            source: Source::Stored,
+            indices: vec![Iota(vec![300, 1], SL_I32, 0), Random(vec![1, 14], SL_I32)],
+            one_based: true,
             slices: true,
         },
         Case {
@@ -179,6 +197,7 @@ fn cases() -> Vec<Case> {
             shape: vec![300, 20],
             source: Source::Transposed,
             indices: vec![Iota(vec![300, 1], SL_I32, 0), Random(vec![1, 14], SL_I32)],
+            one_based: false,
             slices: false,
         },
     ]);
@@ -221,6 +240,34 @@ fn make_source(rng: &mut StdRng, dt: sl_dtype, shape: &[usize], how: Source) -> 
     }
 }
 
+/// `h + by`, releasing `h`.
+fn offset(h: sl_array, by: f64) -> sl_array {
+    let mut out = 0;
+    ok(sl_add_scalar(h, by, &mut out));
+    release(&[h]);
+    out
+}
+
+/// `x` gathered at `idx`, made 0-based first if they are 1-based.
+fn gather(x: sl_array, idx: &[sl_array], one_based: bool) -> sl_array {
+    let zero_based: Vec<sl_array> = idx
+        .iter()
+        .map(|&h| {
+            let mut z = h;
+            if one_based {
+                ok(sl_sub_scalar(h, 1.0, &mut z));
+            }
+            z
+        })
+        .collect();
+    let mut out = 0;
+    ok(sl_gather(x, zero_based.as_ptr(), zero_based.len() as i32, &mut out));
+    if one_based {
+        release(&zero_based);
+    }
+    out
+}
+
 #[test]
 fn gathers_match_reference() {
     let mut rng = rng("gathers_match_reference");
@@ -230,17 +277,16 @@ fn gathers_match_reference() {
             let (src, x, mut handles) = make_source(&mut rng, dt, &case.shape, case.source);
             let made: Vec<(Arr, sl_array)> =
                 case.indices.iter().enumerate().map(|(d, ix)| make_index(&mut rng, ix, case.shape[d])).collect();
-            let (host, idx): (Vec<Arr>, Vec<sl_array>) = made.into_iter().unzip();
+            let (host, mut idx): (Vec<Arr>, Vec<sl_array>) = made.into_iter().unzip();
+            if case.one_based {
+                idx = idx.iter().map(|&h| offset(h, 1.0)).collect();
+            }
             let want = reference(&src, &host);
             // Twice: the second time the iotas have been computed before (and stay
             // coordinates, not stored arrays).
             for run in ["first", "again"] {
                 let what = format!("{} of {dt} {:?} ({run})", case.what, case.shape);
-                let (got, ran) = read_counting(Handwritten::Gather, || {
-                    let mut out = 0;
-                    ok(sl_gather(x, idx.as_ptr(), idx.len() as i32, &mut out));
-                    out
-                });
+                let (got, ran) = read_counting(Handwritten::Gather, || gather(x, &idx, case.one_based));
                 assert_close(&what, &got, &want, 0.0);
                 let expected = copies && case.slices;
                 assert_eq!(ran, expected, "{what}: the copy of whole slices ran: {ran}, expected {expected}");
@@ -248,8 +294,7 @@ fn gathers_match_reference() {
             let what = format!("{} of {dt} {:?}", case.what, case.shape);
             // Fused with a consumer, the gather is the generated kernel's.
             let (got, ran) = read_counting(Handwritten::Gather, || {
-                let mut g = 0;
-                ok(sl_gather(x, idx.as_ptr(), idx.len() as i32, &mut g));
+                let g = gather(x, &idx, case.one_based);
                 let n = negate(g);
                 release(&[g]);
                 n

@@ -28,6 +28,22 @@ fn constant(n: &Node) -> Option<(Scalar, bool)> {
     }
 }
 
+/// `x` if `a op c` is `(x + c) - c` or `(x - c) + c` of integers (exact, as integer
+/// arithmetic wraps): offsets that cancel, as the Fortran layer's 1-based iotas and its
+/// conversion of 1-based indices do, leave `x` itself (an iota stays one).
+fn cancelled_offset(op: BinaryOp, a: &Node, c: Scalar, shape: Shape) -> Option<Arc<Node>> {
+    let inverse = match op {
+        BinaryOp::Add => BinaryOp::Sub,
+        _ => BinaryOp::Add,
+    };
+    if a.op != Op::Binary(inverse) {
+        return None;
+    }
+    let NodeState::Pending { inputs, .. } = &*a.state() else { return None };
+    let (x, offset) = (&inputs[0], constant(&inputs[1])?.0);
+    (offset == c && x.shape == shape).then(|| x.clone())
+}
+
 /// Folds `op` over two constants of the same type, with the kernels' semantics.
 fn fold_binary(op: BinaryOp, a: Scalar, b: Scalar) -> Option<Scalar> {
     use BinaryOp as B;
@@ -295,6 +311,7 @@ impl Graph<'_> {
             BinaryOp::Mul | BinaryOp::Div if is(1.0) && same_shape => Some(a.clone()),
             BinaryOp::Sub if is(0.0) && same_shape && !a.dtype.is_float() => Some(a.clone()),
             BinaryOp::Add if is(0.0) && same_shape && !a.dtype.is_float() => Some(a.clone()),
+            BinaryOp::Add | BinaryOp::Sub if !a.dtype.is_float() => cancelled_offset(op, a, c, shape),
             _ => None,
         })
     }
