@@ -1,5 +1,5 @@
-/* The C API from C: element-wise ops, broadcasting, reductions, views, matmul, scopes
- * and layouts, each checked against a plain loop on random inputs. */
+/* The C API from C: element-wise ops, broadcasting, reductions, views, a gather, matmul,
+ * scopes and layouts, each checked against a plain loop on random inputs. */
 #include <math.h>
 
 #include "check.h"
@@ -115,6 +115,23 @@ static void views_and_stencil(void) {
     OK(sl_section(hx, &start, &count, &stride, &rev));
     OK(sl_read(rev, SL_COL_MAJOR, out, sizeof out));
     for (int i = 0; i < N; i++) EXPECT(out[i] == x[N - 1 - i], "reverse[%d]", i);
+    /* columns picked from x as a 100 x 50 matrix, x(:, idx), some indices out of range
+     * (clamped): whole contiguous columns, copied at once */
+    enum { R = 100, C = N / R, M = 30 };
+    int64_t mat_dims[2] = {R, C}, row_dims[2] = {R, 1}, idx_dims[2] = {1, M};
+    int32_t idx[M];
+    for (int j = 0; j < M; j++) idx[j] = (int32_t)floor(uniform(-2, C + 2));
+    sl_array mat, rows, cols, picked;
+    OK(sl_reshape(hx, 2, mat_dims, &mat));
+    OK(sl_iota(SL_I32, 2, row_dims, 0, &rows));
+    OK(sl_create(SL_I32, 2, idx_dims, SL_COL_MAJOR, idx, sizeof idx, &cols));
+    sl_array both[2] = {rows, cols};
+    OK(sl_gather(mat, both, 2, &picked));
+    OK(sl_read(picked, SL_COL_MAJOR, out, R * M * sizeof(double)));
+    for (int j = 0; j < M; j++) {
+        int c = idx[j] < 0 ? 0 : idx[j] >= C ? C - 1 : idx[j];
+        for (int i = 0; i < R; i++) EXPECT(out[i + R * j] == x[i + R * c], "x[%d, idx[%d]]", i, j);
+    }
     OK(sl_scope_end());
 }
 
