@@ -28,6 +28,10 @@ enum Step {
     Concat(usize, usize, i32),
     /// Gather from the first value at indices `floor(|w| * (d + 1))` from the second.
     Gather(usize, usize),
+    /// Gather of whole slices from the first value (n0 x ...): `x[:, k, ...]` for each
+    /// `k = floor(|w| * (d + 1))` of the first `picked` elements of the second value
+    /// (flattened), giving n0 x picked.
+    GatherSlices(usize, usize, usize),
 }
 
 #[derive(Clone)]
@@ -55,7 +59,7 @@ fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
     let float = matches!(v.dt, SL_F32 | SL_F64);
     let rank = v.shape.len();
     let pick_dim = |rng: &mut StdRng| rng.random_range(0..rank.max(1)) as i32;
-    Some(match rng.random_range(0..16) {
+    Some(match rng.random_range(0..17) {
         0 | 1 => {
             let ops: &[sl_unary_op] = if float {
                 &[SL_NEG, SL_ABS, SL_SQRT, SL_EXP, SL_LOG, SL_SIN, SL_COS, SL_TANH, SL_FLOOR, SL_ATAN, SL_ERF, SL_RCP]
@@ -191,6 +195,16 @@ fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
             let j = srcs[rng.random_range(0..srcs.len())];
             (Step::Gather(i, j), Val { shape: vals[j].shape.clone(), dt: v.dt })
         }
+        16 if rank > 0 && !v.shape.contains(&0) => {
+            // Gather whole slices of `v` at indices computed from any value.
+            let j = rng.random_range(0..vals.len());
+            let picked = vals[j].shape.iter().product::<usize>().min(2000 / v.shape[0]);
+            if picked == 0 || vals[j].dt == SL_BOOL {
+                return None;
+            }
+            let shape = vec![v.shape[0], if rank == 1 { 1 } else { picked }];
+            (Step::GatherSlices(i, j, picked), Val { shape, dt: v.dt })
+        }
         _ => return None,
     })
 }
@@ -221,22 +235,44 @@ fn apply(step: &Step, h: &[sl_array]) -> sl_array {
         Step::Concat(i, j, d) => sl_concat([h[*i], h[*j]].as_ptr(), 2, *d, &mut o),
         Step::Gather(i, j) => {
             let rank = shape_of(h[*i]).len();
-            let mut idx = Vec::new();
-            for d in 0..rank {
-                let (mut a, mut s, mut f, mut c) = (0, 0, 0, 0);
-                ok(sl_abs(h[*j], &mut a));
-                ok(sl_mul_scalar(a, (d + 1) as f64, &mut s));
-                ok(sl_floor(s, &mut f));
-                ok(sl_cast(f, SL_I32, &mut c));
-                release(&[a, s, f]);
-                idx.push(c);
-            }
+            let idx: Vec<sl_array> = (0..rank).map(|d| index_from(h[*j], d)).collect();
             let st = sl_gather(h[*i], idx.as_ptr(), rank as i32, &mut o);
             release(&idx);
             st
         }
+        Step::GatherSlices(i, j, picked) => {
+            let shape = shape_of(h[*i]);
+            let (rows, flat) = ([shape[0] as i64, 1], [1, shape_of(h[*j]).iter().product::<usize>() as i64]);
+            let (mut all, mut w) = (0, 0);
+            ok(sl_reshape(h[*j], 2, flat.as_ptr(), &mut all));
+            let (start, count, stride) = ([0i64, 0], [1, *picked as i64], [1i64, 1]);
+            ok(sl_section(all, start.as_ptr(), count.as_ptr(), stride.as_ptr(), &mut w));
+            release(&[all]);
+            let mut idx = vec![0];
+            ok(sl_iota(SL_I32, 2, rows.as_ptr(), 0, &mut idx[0]));
+            idx.extend((1..shape.len()).map(|d| index_from(w, d)));
+            let st = sl_gather(h[*i], idx.as_ptr(), idx.len() as i32, &mut o);
+            release(&idx);
+            release(&[w]);
+            st
+        }
     });
     o
+}
+
+/// Indices `floor(|w| * (d + 1))` (i32) for dimension `d` of a gather.
+fn index_from(w: sl_array, d: usize) -> sl_array {
+    let (mut a, mut s, mut c) = (0, 0, 0);
+    ok(sl_abs(w, &mut a));
+    ok(sl_mul_scalar(a, (d + 1) as f64, &mut s));
+    let mut f = s;
+    if matches!(dtype_of(w), SL_F32 | SL_F64) {
+        ok(sl_floor(s, &mut f));
+        release(&[s]);
+    }
+    ok(sl_cast(f, SL_I32, &mut c));
+    release(&[a, f]);
+    c
 }
 
 /// Runs the graph; `eager` reads every value as soon as it exists (op by op), otherwise
