@@ -308,4 +308,32 @@ fn gathers_match_reference() {
             release(&handles);
         }
     }
+    // Indices computed from the source itself (|x| of its first row, a view of a pending
+    // value, so the kernel reads the source's own input): the pass computing the slices'
+    // offsets reads the source too (an f64 source is then read as f64 there).
+    for dt in [SL_F64, SL_F32, SL_I32, SL_U8] {
+        let (rows, cols) = (40, 12);
+        let a = rand_arr(&mut rng, dt, &[rows, cols], 0.0, cols as f64 + 2.0, false);
+        let x = a.upload();
+        let (start, count, stride) = ([0i64, 0], [1i64, cols as i64], [1i64, 1]);
+        let (mut abs, mut first_row, mut picks, mut iota) = (0, 0, 0, 0);
+        ok(sl_abs(x, &mut abs));
+        ok(sl_section(abs, start.as_ptr(), count.as_ptr(), stride.as_ptr(), &mut first_row));
+        ok(sl_cast(first_row, SL_I32, &mut picks));
+        ok(sl_iota(SL_I32, 2, [rows as i64, 1].as_ptr(), 0, &mut iota));
+        let host_picks: Vec<V> = (0..cols).map(|j| a.at(&[0, j]).cast(SL_I32)).collect();
+        let want = reference(
+            &a,
+            &[
+                Arr::new(SL_I32, &[rows, 1], (0..rows).map(|i| V::I32(i as i32)).collect()),
+                Arr::new(SL_I32, &[1, cols], host_picks),
+            ],
+        );
+        let what = format!("columns of {dt} at indices from its first row");
+        let (got, ran) = read_counting(Handwritten::Gather, || gather(x, &[iota, picks], false));
+        assert_close(&what, &got, &want, 0.0);
+        let f64_on_device = dt != SL_F64 || !switched_on("SLUICE_VULKAN_NO_F64");
+        assert_eq!(ran, copies && f64_on_device, "{what}: the copy of whole slices ran: {ran}");
+        release(&[x, abs, first_row, picks, iota]);
+    }
 }

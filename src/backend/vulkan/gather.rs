@@ -18,7 +18,7 @@ use super::grid::spread;
 use super::programs::Pipeline;
 use super::{DeviceKernel, Handwritten, Launch, VulkanExecutor};
 use crate::exec::CompiledKernel;
-use crate::ir::kernel::Kernel;
+use crate::ir::kernel::{Inst, Kernel};
 use crate::ir::slices::slice_gather;
 use crate::ir::{DType, Result, Scalar};
 
@@ -67,6 +67,14 @@ fn source(t: DType, base: usize, src: usize, inputs: usize) -> String {
     s + include_str!("../../../kernels/gather.comp")
 }
 
+/// Whether a value `k` computes reads input `input`.
+fn reads_input(k: &Kernel, input: usize) -> bool {
+    let live = k.live();
+    k.insts.iter().zip(live).any(|(inst, live)| {
+        live && matches!(*inst, Inst::Load { input: i, .. } | Inst::Gather { input: i, .. } if i as usize == input)
+    })
+}
+
 impl VulkanExecutor {
     /// `k` as a copy of whole slices, if it is one that fits the kernel.
     pub(super) fn compile_gather(&self, k: &Kernel) -> Result<Option<GatherKernel>> {
@@ -79,9 +87,9 @@ impl VulkanExecutor {
         if g.slice_len < MIN_SLICE_LEN || !in_range {
             return Ok(None);
         }
-        // The offsets pass binds the source but never reads it, and the copy moves bits:
-        // f64 sources declared as i64 need no shaderFloat64.
-        if dtype == DType::F64 {
+        // The copy moves bits: an f64 source the offsets pass binds but does not read
+        // (its indices may) is declared as i64 there, so it needs no shaderFloat64.
+        if dtype == DType::F64 && !reads_input(&g.offsets, g.source) {
             g.offsets.inputs[g.source].dtype = DType::I64;
         }
         let Ok(shader) = super::codegen::generate(&g.offsets, target) else { return Ok(None) };
