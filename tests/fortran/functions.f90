@@ -241,6 +241,9 @@ contains
     cols = 1 + int(uniform(6, 0d0, 1d0) * n)
     gathered = [(x(rows(i), cols(i)), i=1, 6)]
     call expect_matches(gather(a, [sl_array(rows), sl_array(cols)]), gathered, 0d0, 'gather (1-based)')
+    ! Whole columns, x(:, cols): the 1-based iota, made 0-based again by gather, is copied by columns.
+    call expect_matches(gather(a, [iota(SL_I32, [m, 1], 1), sl_array(reshape(cols, [1, 6]))]), x(:, cols), 0d0, &
+      'gather of columns (1-based)')
     added = x
     do i = 1, 6
       added(rows(i), cols(i)) = added(rows(i), cols(i)) + gathered(i)
