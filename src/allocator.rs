@@ -43,7 +43,8 @@ fn system() -> bool {
         UNDECIDED => {
             // SAFETY: a lookup of a NUL-terminated name; dlsym allocates, if at all, with the
             // C library's malloc, never through this allocator.
-            let found = !unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__sanitizer_get_allocated_size".as_ptr()) }.is_null();
+            let found =
+                !unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__sanitizer_get_allocated_size".as_ptr()) }.is_null();
             CHOICE.store(if found { SYSTEM } else { MIMALLOC }, Ordering::Relaxed);
             found
         }
@@ -83,13 +84,7 @@ unsafe impl GlobalAlloc for Allocator {
 
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe {
-            if system() {
-                System.dealloc(ptr, layout)
-            } else {
-                mi::mi_free(ptr as *mut c_void)
-            }
-        }
+        unsafe { if system() { System.dealloc(ptr, layout) } else { mi::mi_free(ptr as *mut c_void) } }
     }
 
     #[inline]
