@@ -152,6 +152,29 @@ fn fused(c: &mut Criterion) {
     check(sl_release(y));
 }
 
+/// Sums of f32 arrays (accumulated in f64): 2^20 elements (4 MiB, about what the caches
+/// hold) and 2^24 (64 MiB, bound by memory: compare with `bandwidth/read_f32`).
+fn sums(c: &mut Criterion) {
+    let mut g = c.benchmark_group("sum");
+    g.sample_size(20).measurement_time(Duration::from_secs(4));
+    for log2 in [20, 24] {
+        let xs: Vec<f32> = (0..1usize << log2).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
+        let x = upload(&xs);
+        g.bench_function(format!("sum_f32_2^{log2}"), |bench| {
+            bench.iter(|| {
+                let mut s = 0;
+                check(sl_sum(x, SL_ALL_DIMS, &mut s));
+                let mut v = 0f32;
+                check(sl_read(s, SL_COL_MAJOR, &mut v as *mut f32 as *mut _, 4));
+                check(sl_release(s));
+                black_box(v)
+            })
+        });
+        check(sl_release(x));
+    }
+    g.finish();
+}
+
 /// The 8-op chain with fusion switched off (every op stored), for comparison.
 fn unfused(c: &mut Criterion) {
     check(sl_shutdown());
@@ -414,6 +437,7 @@ criterion_group!(
     benches,
     bandwidth,
     fused,
+    sums,
     overhead,
     macro_replay,
     trace_cache,

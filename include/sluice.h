@@ -944,7 +944,9 @@ sl_status sl_cumprod(sl_array a, int32_t dim, sl_array *out);
 // Matrix product of `a` (m x k) and `b` (k x n, or a vector of length k); f32 or f64.
 sl_status sl_matmul(sl_array a, sl_array b, sl_array *out);
 
-// Sum of the element-wise products of two arrays of the same shape (rank 0 result).
+// Sum of the element-wise products of two arrays of the same shape (rank 0 result): each
+// product is rounded to the arrays' type (as `sl_mul`'s), then they are added as `sl_sum`
+// adds (f32 in f64).
 sl_status sl_dot(sl_array a, sl_array b, sl_array *out);
 
 // The library's version (compare with the `SL_VERSION_*` macros the application was

@@ -2,22 +2,30 @@
 # Installs the system packages Sluice's build and tests need, if any are missing
 # (Debian/Ubuntu). Rust (cargo) must already be installed.
 #
+# With SLUICE_DEPS_UPGRADE=1 (set by CI, .ci/run) it also refreshes the package lists and
+# brings every one of these packages to the newest version available, installed or not:
+# the tests then run against what a fresh machine gets today (a new driver build, say).
+#
 # Vulkan: the library loads the loader (libvulkan1) at run time, so no Vulkan headers or
 # link library are needed to build; mesa-vulkan-drivers brings lavapipe (a software
 # device the Vulkan tests run on), vulkan-validationlayers the layers they enable.
 # shaderc is linked statically from libshaderc-dev, glslang-dev and spirv-tools.
 set -euo pipefail
 
+# Each command the build runs, and the package that brings it.
+commands=(cmake:cmake cc:build-essential c++:g++ pkg-config:pkg-config gfortran:gfortran python3:python3)
+libraries=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers libshaderc-dev glslang-dev spirv-tools)
+
 need=()
-command -v cmake >/dev/null || need+=(cmake)
-command -v cc >/dev/null || need+=(build-essential)
-command -v c++ >/dev/null || need+=(g++)
-command -v pkg-config >/dev/null || need+=(pkg-config)
-command -v gfortran >/dev/null || need+=(gfortran)
-command -v python3 >/dev/null || need+=(python3)
-for pkg in libvulkan1 mesa-vulkan-drivers vulkan-validationlayers libshaderc-dev glslang-dev spirv-tools; do
+for entry in "${commands[@]}"; do
+  command -v "${entry%%:*}" >/dev/null || need+=("${entry#*:}")
+done
+for pkg in "${libraries[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
+if [ "${SLUICE_DEPS_UPGRADE:-0}" = 1 ]; then
+  need=("${commands[@]#*:}" "${libraries[@]}")
+fi
 
 if ! command -v cargo >/dev/null; then
   echo "cargo not found: install Rust first (https://rustup.rs)" >&2
@@ -26,7 +34,8 @@ fi
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "installing: ${need[*]}"
+  echo "installing (or upgrading): ${need[*]}"
   $sudo apt-get update -q
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${need[@]}"
+  dpkg-query -W -f='${Package} ${Version}\n' "${libraries[@]}"
 fi

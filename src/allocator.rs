@@ -1,14 +1,21 @@
 //! The global allocator: mimalloc, entered through its plain calls whenever the alignment
-//! asked for is one every mimalloc block of that size has.
+//! asked for is one every mimalloc block of that size has; the C library's allocator when
+//! a sanitizer has replaced it.
 //!
 //! The `mimalloc` crate's allocator always calls `mi_malloc_aligned`. When the page of a
 //! size class has no free block at that moment, that call over-allocates from a larger
 //! class instead of refilling the page, so a loop that allocates and frees one object of
 //! a size that is not a power of two (a replayed macro's output buffer handle, 48 bytes)
 //! keeps taking that slow path. The plain calls refill the page.
+//!
+//! mimalloc takes its memory from the system in large pages, so a sanitizer (AddressSanitizer,
+//! LeakSanitizer, ...) sees none of Sluice's blocks: no leak, overflow or use after free of
+//! them would be reported. In a process a sanitizer runs in, every block comes from the C
+//! library's `malloc` (which the sanitizer replaces) instead, decided before the first one.
 
-use std::alloc::{GlobalAlloc, Layout};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use libmimalloc_sys as mi;
 
@@ -22,13 +29,39 @@ fn plain(layout: &Layout) -> bool {
     layout.align() <= PLAIN_ALIGN && layout.align() <= layout.size()
 }
 
+const UNDECIDED: u8 = 0;
+const MIMALLOC: u8 = 1;
+const SYSTEM: u8 = 2;
+
+/// Whether blocks come from the C library's allocator: when a sanitizer with an allocator of
+/// its own runs in the process (every such runtime exports this function). Threads racing
+/// to decide look up the same symbol, so all get the same answer.
+#[inline]
+fn system() -> bool {
+    static CHOICE: AtomicU8 = AtomicU8::new(UNDECIDED);
+    match CHOICE.load(Ordering::Relaxed) {
+        UNDECIDED => {
+            // SAFETY: a lookup of a NUL-terminated name; dlsym allocates, if at all, with the
+            // C library's malloc, never through this allocator.
+            let found =
+                !unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__sanitizer_get_allocated_size".as_ptr()) }.is_null();
+            CHOICE.store(if found { SYSTEM } else { MIMALLOC }, Ordering::Relaxed);
+            found
+        }
+        choice => choice == SYSTEM,
+    }
+}
+
 // SAFETY: every call forwards to mimalloc with the size and (where it matters) the
-// alignment of the layout; blocks from any of mimalloc's calls are freed with `mi_free`.
+// alignment of the layout, or to the system allocator with the layout, the same one for
+// every block of the process; blocks from any of mimalloc's calls are freed with `mi_free`.
 unsafe impl GlobalAlloc for Allocator {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         unsafe {
-            if plain(&layout) {
+            if system() {
+                System.alloc(layout)
+            } else if plain(&layout) {
                 mi::mi_malloc(layout.size()) as *mut u8
             } else {
                 mi::mi_malloc_aligned(layout.size(), layout.align()) as *mut u8
@@ -39,7 +72,9 @@ unsafe impl GlobalAlloc for Allocator {
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         unsafe {
-            if plain(&layout) {
+            if system() {
+                System.alloc_zeroed(layout)
+            } else if plain(&layout) {
                 mi::mi_zalloc(layout.size()) as *mut u8
             } else {
                 mi::mi_zalloc_aligned(layout.size(), layout.align()) as *mut u8
@@ -48,15 +83,17 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     #[inline]
-    unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {
-        unsafe { mi::mi_free(ptr as *mut c_void) }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { if system() { System.dealloc(ptr, layout) } else { mi::mi_free(ptr as *mut c_void) } }
     }
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let new = Layout::from_size_align(new_size, layout.align()).unwrap_or(layout);
         unsafe {
-            if plain(&new) {
+            if system() {
+                System.realloc(ptr, layout, new_size)
+            } else if plain(&new) {
                 mi::mi_realloc(ptr as *mut c_void, new_size) as *mut u8
             } else {
                 mi::mi_realloc_aligned(ptr as *mut c_void, new_size, layout.align()) as *mut u8

@@ -122,7 +122,9 @@ pub extern "C" fn sl_matmul(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_
     })
 }
 
-/// Sum of the element-wise products of two arrays of the same shape (rank 0 result).
+/// Sum of the element-wise products of two arrays of the same shape (rank 0 result): each
+/// product is rounded to the arrays' type (as `sl_mul`'s), then they are added as `sl_sum`
+/// adds (f32 in f64).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_dot(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
     boundary!("sl_dot", |site| {

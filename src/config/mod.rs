@@ -30,6 +30,7 @@
 //! | `SLUICE_COMPARE_ABS_TOL`, `SLUICE_COMPARE_REL_TOL` | allowed error `abs + rel * abs(reference)` | f32: 1e-5, 1e-5; f64: 1e-12, 1e-12; integers exact |
 //! | `SLUICE_SYNC` | `on`: every call computes its result before it returns (step-by-step debugging) | off |
 //! | `SLUICE_TEST_PERTURB` | test-only: `op[@executor]` makes that op's results slightly wrong | none |
+//! | `SLUICE_TEST_LEAK` | test-only: start-up leaks a block of this many bytes, for leak checkers to find | none |
 //! | `SLUICE_PROFILE` | profile into `path.txt`, `path.json` and `path.trace.json`, written at shutdown or exit | off |
 
 use crate::check;
@@ -78,6 +79,8 @@ pub struct Config {
     pub synchronous: bool,
     /// Test-only: the op (and executor, if given) whose results are perturbed.
     pub test_perturb: Option<Perturb>,
+    /// Test-only: bytes start-up leaks, so a leak checker has one of Sluice's own to report.
+    pub test_leak: Option<usize>,
     /// Profile from start-up into files named from this path (see `profile`).
     pub profile: Option<String>,
 }
@@ -148,6 +151,7 @@ impl Default for Config {
             compare: check::Settings::default(),
             synchronous: false,
             test_perturb: None,
+            test_leak: None,
             profile: None,
         }
     }
@@ -284,6 +288,7 @@ impl Config {
             c.synchronous = b;
         }
         c.test_perturb = setting("SLUICE_TEST_PERTURB", Perturb::parse, "op or op@executor")?;
+        c.test_leak = setting("SLUICE_TEST_LEAK", parse_bytes, "a byte count")?;
         Ok(c)
     }
 }

@@ -36,6 +36,11 @@ impl Runtime {
         if let Some(path) = &config.profile {
             crate::profile::begin_environment(path)?;
         }
+        if let Some(bytes) = config.test_leak {
+            // A block nothing points to once it is forgotten (black_box keeps the allocation
+            // from being optimised away): the sanitizer builds of tests/c check it is reported.
+            std::mem::forget(std::hint::black_box(vec![0u8; bytes]));
+        }
         let memory = HostPool::new(config.memory_limit);
         let (executor, device) = crate::exec::start(&config, memory.clone())?;
         crate::check::configure(config.compare);

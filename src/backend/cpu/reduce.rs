@@ -193,15 +193,6 @@ fn fold_wide<T: Copy, A: Copy>(src: &[T], init: A, to: impl Fn(T) -> A + Copy, f
     rest.iter().fold(acc, |a, &x| f(a, to(x)))
 }
 
-/// Sum of a chunk of f32: each of the `LANES` accumulators adds at most
-/// `CHUNK / LANES` (32) values in f32, and the lane totals are added in f64, so the error
-/// stays near that of an f64 sum at half the arithmetic.
-#[inline(always)]
-fn sum_f32(src: &[f32]) -> f64 {
-    let (lanes, rest) = lane_folds(src, 0f32, |x| x, |a, b| a + b);
-    lanes.iter().chain(rest).map(|&x| x as f64).sum()
-}
-
 #[inline(always)]
 fn fold_extreme<T: Bounds>(src: &[T], init: T, better: impl Fn(T, T) -> bool) -> T {
     let mut lanes = [init; LANES];
@@ -238,12 +229,8 @@ where
 {
     let float = v.is_float();
     match op {
-        // A chunk is at most CHUNK lanes, which keeps the f32 partial sums short.
-        KernelReduce::Sum | KernelReduce::Mean if v == DType::F32 && src.len() <= super::program::CHUNK => {
-            // SAFETY: `v` says the elements are f32.
-            let s = unsafe { std::slice::from_raw_parts(src.as_ptr() as *const f32, src.len()) };
-            Acc { bits: sum_f32(s).to_u64(), idx: -1 }
-        }
+        // Every value is widened to f64 before it is added (f32 too, as the header says;
+        // the `LANES` f64 accumulators still fill whole vectors).
         KernelReduce::Sum | KernelReduce::Mean if float => {
             Acc { bits: fold_wide(src, 0.0, f64_of, |a, b| a + b).to_u64(), idx: -1 }
         }

@@ -504,7 +504,7 @@ impl<'k> Gen<'k> {
                 }
                 Inst::Coord { map, dim } => {
                     let (coords, _) = self.map(map, &mut out)?;
-                    format!("int64_t({})", coords[dim as usize])
+                    self.helpers.cast(DType::I32, DType::I64, &coords[dim as usize])
                 }
                 Inst::Valid { map } => self.map(map, &mut out)?.1,
                 Inst::Unary { op, a } => self.helpers.unary(op, k.types[a as usize], &v(a)),

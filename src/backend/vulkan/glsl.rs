@@ -287,6 +287,10 @@ impl Helpers {
                 self.call(&format!("to_{}", suffix(to)), from, &[a])
             }
             (_, DType::U8) => format!("(uint({a}) & 0xFFu)"),
+            // Sign extension spelled out: lavapipe (Mesa 22.3.6) took a plain int64_t(int)
+            // for positive when comparing it with a constant (`sign` gave 1, `abs` the input,
+            // also through a cast to float); the packed form it leaves alone.
+            (DType::I32, DType::I64) => format!("packInt2x32(ivec2({a}, {a} >> 31))"),
             _ => format!("{}({a})", reg_type(to)),
         }
     }
@@ -332,9 +336,21 @@ fn float_to_int(from: DType, to: DType) -> String {
                 DType::I32 => ("2147483648.0", "2147483647", "(-2147483647 - 1)"),
                 _ => ("9223372036854775808.0", "int64_t(0x7fffffffffffffffl)", "int64_t(0x8000000000000000ul)"),
             };
+            // The largest float below 2^31 (2^63), which x does not exceed where it is
+            // converted: the min changes nothing but keeps drivers from taking the
+            // conversion of an integer cast to float as that integer (Mesa folds
+            // f2i(i2f(a)) to a unless exact; lavapipe gave i64(f32(16777217)) = 16777217).
+            let below = {
+                let limit = if to == DType::I32 { 2f64.powi(31) } else { 2f64.powi(63) };
+                literal(if from == DType::F32 {
+                    Scalar::F32((limit as f32).next_down())
+                } else {
+                    Scalar::F64(limit.next_down())
+                })
+            };
             format!(
                 "{i} {name}({f} x) {{ return isnan(x) ? {i}(0) : (x >= {f}({hi}) ? {max} : \
-                 (x <= {f}(-{hi}) ? {min} : {i}(x))); }}\n"
+                 (x <= {f}(-{hi}) ? {min} : {i}(min(x, {below})))); }}\n"
             )
         }
     }
