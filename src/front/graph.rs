@@ -291,22 +291,23 @@ impl Graph<'_> {
     }
 
     /// Strength reduction and identities for `a op c` with a constant `c`, kept to the
-    /// rewrites that give bit-identical results.
+    /// rewrites that give bit-identical results. `a` is rank 0 or of the result's `shape`.
     fn simplify(&self, op: BinaryOp, a: &Arc<Node>, c: Option<Scalar>, shape: Shape) -> Result<Option<Arc<Node>>> {
         let Some(c) = c else { return Ok(None) };
-        let same_shape = a.shape == shape;
         let is = |v: f64| c.as_f64() == v;
-        Ok(match op {
-            BinaryOp::Pow if is(2.0) => Some(self.binary(BinaryOp::Mul, a, a)?),
-            BinaryOp::Pow if is(1.0) && same_shape => Some(a.clone()),
-            BinaryOp::Pow if is(0.0) => Some(self.fill(a.dtype, shape, Scalar::one(a.dtype), true)),
-            BinaryOp::Pow if is(-1.0) && a.dtype.is_float() => Some(self.unary(UnaryOp::Rcp, a)?),
-            BinaryOp::Mul | BinaryOp::Div if is(1.0) && same_shape => Some(a.clone()),
-            BinaryOp::Sub if is(0.0) && same_shape && !a.dtype.is_float() => Some(a.clone()),
-            BinaryOp::Add if is(0.0) && same_shape && !a.dtype.is_float() => Some(a.clone()),
-            BinaryOp::Add | BinaryOp::Sub if !a.dtype.is_float() => cancelled_offset(op, a, c, shape),
-            _ => None,
-        })
+        let int = !a.dtype.is_float();
+        let r = match op {
+            BinaryOp::Pow if is(2.0) => self.binary(BinaryOp::Mul, a, a)?,
+            BinaryOp::Pow if is(1.0) => a.clone(),
+            BinaryOp::Pow if is(0.0) => return Ok(Some(self.fill(a.dtype, shape, Scalar::one(a.dtype), true))),
+            BinaryOp::Pow if is(-1.0) && !int => self.unary(UnaryOp::Rcp, a)?,
+            BinaryOp::Mul | BinaryOp::Div if is(1.0) => a.clone(),
+            BinaryOp::Add | BinaryOp::Sub if is(0.0) && int => a.clone(),
+            BinaryOp::Add | BinaryOp::Sub if int => return Ok(cancelled_offset(op, a, c, shape)),
+            _ => return Ok(None),
+        };
+        // A rank-0 `a` against a shaped constant gives a result of the constant's shape.
+        Ok(Some(self.broadcast_to(&r, shape)?))
     }
 
     /// `a op s` (or `s op a` when `scalar_first`), the scalar taking `a`'s type.
