@@ -41,25 +41,37 @@ fn binary_scalar(
 /// `out = op(a)` for an `SL_*` unary op code.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_unary(op: sl_unary_op, a: sl_array, out: *mut sl_array) -> sl_status {
-    boundary!("sl_unary", |site| unary(site, unary_op(op)?, a, out))
+    boundary!("sl_unary", |site| {
+        out_slot(out)?; // cleared before the op code is checked
+        unary(site, unary_op(op)?, a, out)
+    })
 }
 
 /// `out = op(a, b)` for an `SL_*` binary op code.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_binary(op: sl_binary_op, a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
-    boundary!("sl_binary", |site| binary(site, binary_op(op)?, a, b, out))
+    boundary!("sl_binary", |site| {
+        out_slot(out)?; // cleared before the op code is checked
+        binary(site, binary_op(op)?, a, b, out)
+    })
 }
 
 /// `out = op(a, s)`: the scalar `s` converted to `a`'s type (exactly, or an error).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_binary_scalar(op: sl_binary_op, a: sl_array, s: f64, out: *mut sl_array) -> sl_status {
-    boundary!("sl_binary_scalar", |site| binary_scalar(site, binary_op(op)?, a, s, false, out))
+    boundary!("sl_binary_scalar", |site| {
+        out_slot(out)?; // cleared before the op code is checked
+        binary_scalar(site, binary_op(op)?, a, s, false, out)
+    })
 }
 
 /// `out = op(s, b)`.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_scalar_binary(op: sl_binary_op, s: f64, b: sl_array, out: *mut sl_array) -> sl_status {
-    boundary!("sl_scalar_binary", |site| binary_scalar(site, binary_op(op)?, b, s, true, out))
+    boundary!("sl_scalar_binary", |site| {
+        out_slot(out)?; // cleared before the op code is checked
+        binary_scalar(site, binary_op(op)?, b, s, true, out)
+    })
 }
 
 /// `out = cond ? a : b` element-wise (`cond` is bool; all three broadcast).

@@ -35,7 +35,10 @@ fn scan(site: CallSite, op: ScanOp, a: sl_array, dim: i32, out: *mut sl_array) -
 /// rank-0 array when `dim` is `SL_ALL_DIMS`.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_reduce(op: sl_reduce_op, a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_reduce", |site| reduce(site, reduce_op(op)?, a, dim, out))
+    boundary!("sl_reduce", |site| {
+        out_slot(out)?; // cleared before the op code is checked
+        reduce(site, reduce_op(op)?, a, dim, out)
+    })
 }
 
 /// The sum along `dim` (or of everything with `SL_ALL_DIMS`).
