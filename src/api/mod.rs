@@ -266,6 +266,7 @@ mod tests {
         for (code, name) in reduce {
             assert_eq!(reduce_op(code).unwrap().name(), name);
         }
+        assert_eq!(SL_MAX_ELEMENTS as u64, crate::ir::shape::MAX_ELEMENTS);
         for (code, t) in [
             (SL_F32, DType::F32),
             (SL_F64, DType::F64),

@@ -33,7 +33,7 @@ fn per_dim<'a>(p: *const i64, rank: usize, what: &str) -> Result<&'a [i64]> {
 /// The same elements (column-major order) with shape `dims[0..rank]`.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_reshape(a: sl_array, rank: i32, dims: *const i64, out: *mut sl_array) -> sl_status {
-    boundary!("sl_reshape", |site| { with_one(site, a, out, |g, a| g.reshape(a, parse_shape(rank, dims)?)) })
+    boundary!("sl_reshape", |site| with_one(site, a, out, |g, a| g.reshape(a, parse_shape(rank, dims)?)))
 }
 
 /// Dimension `d` of the result is dimension `perm[d]` of `a` (`rank` entries).
@@ -129,13 +129,13 @@ pub extern "C" fn sl_pad(
 /// adds dimensions).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_tile(a: sl_array, reps: *const i64, n: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_tile", |site| { with_one(site, a, out, |g, a| g.tile(a, slice(reps, n, "reps")?)) })
+    boundary!("sl_tile", |site| with_one(site, a, out, |g, a| g.tile(a, slice(reps, n, "reps")?)))
 }
 
 /// `a` stretched to shape `dims[0..rank]` (its size-1 and missing trailing dimensions).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_broadcast_to(a: sl_array, rank: i32, dims: *const i64, out: *mut sl_array) -> sl_status {
-    boundary!("sl_broadcast_to", |site| { with_one(site, a, out, |g, a| g.broadcast_to(a, parse_shape(rank, dims)?)) })
+    boundary!("sl_broadcast_to", |site| with_one(site, a, out, |g, a| g.broadcast_to(a, parse_shape(rank, dims)?)))
 }
 
 /// The `n` arrays joined along `dim` (other dimensions must match).

@@ -48,6 +48,11 @@ pub const SL_ROW_MAJOR: sl_layout = 1;
 pub const SL_ALL_DIMS: i32 = -1;
 /// The largest rank of an array.
 pub const SL_MAX_RANK: i32 = 8;
+/// The most elements an array's shape may span (2^60 - 1): a shape whose nonzero sizes
+/// multiply to more, given or made by a call (broadcast, tile, pad, concat, ...), is
+/// refused with `SL_ERR_INVALID_ARGUMENT`. Then every byte size, offset and stride fits 63
+/// bits, whatever the element type.
+pub const SL_MAX_ELEMENTS: i64 = (1 << 60) - 1;
 
 /// Unary element-wise operations (`sl_unary`).
 pub type sl_unary_op = i32;

@@ -4,11 +4,10 @@ use super::error::{Result, bail};
 
 pub const MAX_RANK: usize = 8;
 
-/// The most bytes the sizes of a shape may span, counting every element at the widest
-/// type's 8 bytes: then element counts, byte sizes, strides and the offsets of every
-/// element fit an `isize` (and an `i64`) whatever the element type.
-pub const MAX_SHAPE_BYTES: u64 = isize::MAX as u64;
-const WIDEST_ELEMENT: u64 = 8;
+/// The most elements a shape may span: the product of its nonzero sizes. At 8 bytes an
+/// element (the widest type) every byte offset then fits an `isize` and an `i64`, whatever
+/// the type, and so do element counts and the strides and offsets of views.
+pub const MAX_ELEMENTS: u64 = isize::MAX as u64 / 8;
 
 /// Dimensions past the rank are always 0, so the derived equality compares shapes.
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
@@ -29,18 +28,18 @@ impl Shape {
     }
 
     /// A shape of sizes that come from the application (given, or computed from what it
-    /// gave): refused when they do not fit `MAX_SHAPE_BYTES`. The product of the *nonzero*
-    /// sizes is what must fit, so an empty shape cannot carry a size whose strides
-    /// overflow either. `what` names the argument or call in the message.
+    /// gave), refused when they span more than `MAX_ELEMENTS`. The nonzero sizes count, so
+    /// an empty shape cannot carry a size whose strides overflow either. `what` names the
+    /// argument or call in the message.
     pub fn sized(what: &str, dims: &[u64]) -> Result<Shape> {
         if dims.len() > MAX_RANK {
             bail!(InvalidArgument, "{what}: rank {} is outside 0..={MAX_RANK}", dims.len());
         }
-        let span = dims.iter().filter(|&&d| d != 0).try_fold(WIDEST_ELEMENT, |acc, &d| acc.checked_mul(d));
-        if span.is_none_or(|bytes| bytes > MAX_SHAPE_BYTES) {
+        let span = dims.iter().filter(|&&d| d != 0).try_fold(1u64, |acc, &d| acc.checked_mul(d));
+        if span.is_none_or(|n| n > MAX_ELEMENTS) {
             bail!(
                 InvalidArgument,
-                "{what}: shape {dims:?} is too large (its sizes at {WIDEST_ELEMENT} bytes an element exceed {MAX_SHAPE_BYTES} bytes)"
+                "{what}: shape {dims:?} is too large (its nonzero sizes span more than {MAX_ELEMENTS} elements)"
             );
         }
         Ok(Shape::new(&dims.iter().map(|&d| d as usize).collect::<Vec<_>>()))
