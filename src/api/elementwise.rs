@@ -322,19 +322,21 @@ pub extern "C" fn sl_mul(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_sta
     boundary!("sl_mul", |site| binary(site, BinaryOp::Mul, a, b, out))
 }
 
-/// Element-wise a / b (integers truncate; x / 0 = 0).
+/// Element-wise a / b (integers truncate; x / 0 = 0; `INT_MIN / -1 = INT_MIN`; `SL_DIV`).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_div(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
     boundary!("sl_div", |site| binary(site, BinaryOp::Div, a, b, out))
 }
 
-/// Element-wise remainder of a / b with the sign of a (integers: x % 0 = 0).
+/// Element-wise remainder of a / b with the sign of a (integers: x % 0 = 0 and
+/// `INT_MIN % -1 = 0`; `SL_REM`).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_rem(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
     boundary!("sl_rem", |site| binary(site, BinaryOp::Rem, a, b, out))
 }
 
-/// Element-wise a raised to b.
+/// Element-wise a raised to b (integers: exact and wrapping; a negative exponent gives 0
+/// except for bases 1 and -1; `SL_POW`).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_pow(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
     boundary!("sl_pow", |site| binary(site, BinaryOp::Pow, a, b, out))

@@ -57,7 +57,10 @@ pub extern "C" fn sl_transpose(a: sl_array, out: *mut sl_array) -> sl_status {
 }
 
 /// Elements `start[d] + i * stride[d]` for `i < count[d]` in each dimension (a negative
-/// stride walks backwards). Each array has one entry per dimension of `a`.
+/// stride walks backwards). Each array has one entry per dimension of `a`. Every element
+/// taken must lie inside `a` (computed without overflow: a section whose end does not fit
+/// 64 bits is refused). A dimension taking one element may have any nonzero stride, and
+/// one taking none any start and nonzero stride.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_section(
     a: sl_array,
@@ -83,7 +86,8 @@ pub extern "C" fn sl_project(a: sl_array, dim: i32, index: i64, out: *mut sl_arr
 }
 
 /// `out[.., i, ..] = a[.., i - offset, ..]` along `dim`; positions that fall outside
-/// take `fill` (`SL_BOUNDARY_FILL`) or the nearest edge (`SL_BOUNDARY_CLAMP`).
+/// take `fill` (`SL_BOUNDARY_FILL`), the nearest edge (`SL_BOUNDARY_CLAMP`) or wrap
+/// around (`SL_BOUNDARY_WRAP`). Any offset is exact, `INT64_MIN` included.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_shift(
     a: sl_array,
@@ -98,7 +102,8 @@ pub extern "C" fn sl_shift(
     })
 }
 
-/// Cyclic shift: `out[.., i, ..] = a[.., (i - offset) mod n, ..]` along `dim`.
+/// Cyclic shift: `out[.., i, ..] = a[.., (i - offset) mod n, ..]` along `dim` (the
+/// mathematical modulo, exact for any offset, `INT64_MIN` included).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_rotate(a: sl_array, dim: i32, offset: i64, out: *mut sl_array) -> sl_status {
     boundary!("sl_rotate", |site| {
