@@ -167,7 +167,8 @@ int main(void) {
     OK(sl_rng_create(SL_RNG_FAST, 7, &rng));
     FAILS(sl_random_uniform(rng, SL_I32, 1, &n3, &out), SL_ERR_DTYPE_MISMATCH, "f32 or f64");
     FAILS(sl_random_normal(a, SL_F64, 1, &n3, &out), SL_ERR_INVALID_HANDLE, "random number generator");
-    FAILS(sl_rng_create(9, 7, &rng), SL_ERR_INVALID_ARGUMENT, "not an sl_rng_kind");
+    sl_rng bad_rng;
+    FAILS(sl_rng_create(9, 7, &bad_rng), SL_ERR_INVALID_ARGUMENT, "not an sl_rng_kind");
     OK(sl_rng_destroy(rng));
     FAILS(sl_rng_set_state(rng, 1, 2), SL_ERR_INVALID_HANDLE, "not a live");
     sl_cache_stats cs;
