@@ -178,21 +178,23 @@ fn random_section(rng: &mut StdRng, n: i64) -> (i64, i64, i64) {
     }
 }
 
-/// Doubles every element: a computed (pending) source instead of a stored one.
-fn doubled(a: &Arr) -> Arr {
-    Arr::new(a.dt, &a.shape, a.v.iter().map(|x| V::F64(2.0 * x.f())).collect())
+/// A random f64 array of rank 1 to 3 (sizes up to `max`) as two sources, each with its
+/// values: stored, and computed (pending: doubled by a kernel).
+fn random_sources(rng: &mut StdRng, max: usize) -> [(sl_array, Arr); 2] {
+    let shape: Vec<usize> = (0..rng.random_range(1..=3)).map(|_| rng.random_range(1..=max)).collect();
+    let a = rand_arr(rng, SL_F64, &shape, -1.0, 1.0, false);
+    let h = a.upload();
+    let mut pending = 0;
+    ok(sl_mul_scalar(h, 2.0, &mut pending));
+    let doubled = Arr::new(a.dt, &a.shape, a.v.iter().map(|x| V::F64(2.0 * x.f())).collect());
+    [(h, a), (pending, doubled)]
 }
 
 #[test]
 fn sections_with_extreme_valid_strides_match_the_reference() {
     let mut rng = rng("sections_with_extreme_valid_strides_match_the_reference");
     for _ in 0..60 {
-        let shape: Vec<usize> = (0..rng.random_range(1..=3)).map(|_| rng.random_range(1..=9)).collect();
-        let a = rand_arr(&mut rng, SL_F64, &shape, -1.0, 1.0, false);
-        let h = a.upload();
-        let mut pending = 0;
-        ok(sl_mul_scalar(h, 2.0, &mut pending));
-        for (src, want_src) in [(h, a.clone()), (pending, doubled(&a))] {
+        for (src, want_src) in random_sources(&mut rng, 9) {
             // A section of a section: the second one's strides compose with the first's.
             let mut cur = (src, want_src);
             let mut made = Vec::new();
@@ -217,8 +219,8 @@ fn sections_with_extreme_valid_strides_match_the_reference() {
                 cur = (out, want);
             }
             release(&made);
+            release(&[src]);
         }
-        release(&[h, pending]);
     }
 }
 
@@ -246,12 +248,8 @@ fn shifted(a: &Arr, dim: usize, offset: i64, boundary: sl_boundary, fill: f64) -
 fn shifts_and_rotations_by_extreme_offsets_match_the_reference() {
     let mut rng = rng("shifts_and_rotations_by_extreme_offsets_match_the_reference");
     for _ in 0..12 {
-        let shape: Vec<usize> = (0..rng.random_range(1..=3)).map(|_| rng.random_range(1..=11)).collect();
-        let a = rand_arr(&mut rng, SL_F64, &shape, -1.0, 1.0, false);
-        let h = a.upload();
-        let mut pending = 0;
-        ok(sl_mul_scalar(h, 2.0, &mut pending));
-        for (src, want_src) in [(h, a.clone()), (pending, doubled(&a))] {
+        for (src, want_src) in random_sources(&mut rng, 11) {
+            let shape = want_src.shape.clone();
             for dim in 0..shape.len() {
                 let n = shape[dim] as i64;
                 let k = rng.random_range(0..1000);
@@ -288,8 +286,8 @@ fn shifts_and_rotations_by_extreme_offsets_match_the_reference() {
                     release(&[out]);
                 }
             }
+            release(&[src]);
         }
-        release(&[h, pending]);
     }
 }
 
