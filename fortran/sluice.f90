@@ -33,6 +33,8 @@ module sluice
   ! The constants of sluice.h (tests/fortran/check_interfaces.sh compares them).
   integer(c_int32_t), parameter, public :: SL_VERSION_MAJOR = 0, SL_VERSION_MINOR = 1, SL_VERSION_PATCH = 0
   integer(c_int32_t), parameter, public :: SL_ALL_DIMS = -1, SL_MAX_RANK = 8
+  ! The most elements a shape may span (2**60 - 1); larger shapes are refused.
+  integer(c_int64_t), parameter, public :: SL_MAX_ELEMENTS = 1152921504606846975_c_int64_t
   integer(c_int), parameter, public :: SL_OK = 0, SL_ERR_INVALID_HANDLE = 1, SL_ERR_INVALID_ARGUMENT = 2, &
     SL_ERR_SHAPE_MISMATCH = 3, SL_ERR_DTYPE_MISMATCH = 4, SL_ERR_OUT_OF_MEMORY = 5, SL_ERR_NOT_SUPPORTED = 6, &
     SL_ERR_POISONED = 7, SL_ERR_INVALID_STATE = 8, SL_ERR_INTERNAL = 9, SL_ERR_MISMATCH = 10

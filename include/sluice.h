@@ -28,6 +28,12 @@
 // The largest rank of an array.
 #define SL_MAX_RANK 8
 
+// The most elements an array's shape may span (2^60 - 1): a shape whose nonzero sizes
+// multiply to more, given or made by a call (broadcast, tile, pad, concat, ...), is
+// refused with `SL_ERR_INVALID_ARGUMENT`. Then every byte size, offset and stride fits 63
+// bits, whatever the element type.
+#define SL_MAX_ELEMENTS 1152921504606846975
+
 // Status of every call: `SL_OK` or an error code (details in `sl_last_error`).
 typedef int32_t sl_status;
 
@@ -37,7 +43,10 @@ typedef int32_t sl_dtype;
 // Element order of application buffers. Sluice stores arrays column-major.
 typedef int32_t sl_layout;
 
-// An opaque array handle; 0 is the null handle.
+// An opaque array handle; 0 is the null handle, which a call that returns handles leaves
+// in its out-pointer when it fails. Handles are generational and never made twice in a
+// process (not even by a new runtime after `sl_shutdown`): a released or earlier
+// runtime's handle fails with `SL_ERR_INVALID_HANDLE`, never reaching another array.
 typedef uint64_t sl_array;
 
 // Result-comparison modes (`sl_compare_settings.mode`, `SLUICE_COMPARE`).
@@ -82,10 +91,14 @@ typedef int32_t sl_scatter_mode;
 // d and i only, identical on every executor.
 typedef int32_t sl_rng_kind;
 
-// A random number generator object (`sl_rng_create`).
+// A random number generator object (`sl_rng_create`). Generational like `sl_array`: a
+// destroyed generator's id, or one from before `sl_shutdown`, fails with
+// `SL_ERR_INVALID_HANDLE` and never reaches another generator; an array handle is not a
+// generator, nor the reverse.
 typedef uint64_t sl_rng;
 
-// Reductions (`sl_reduce`).
+// Reductions (`sl_reduce`). A reduction of no elements (an empty array, or a dimension
+// of size 0) gives the value noted with each op.
 typedef int32_t sl_reduce_op;
 
 // Executor choice for `sl_config.backend` (0 keeps the default).
@@ -328,12 +341,17 @@ typedef struct {
 
 #define SL_MUL 2
 
-// Integer division truncates; x / 0 is 0 for integers.
+// Integer division truncates toward zero; for integers x / 0 is 0, and the smallest
+// value divided by -1 wraps to itself (`INT_MIN / -1 == INT_MIN`).
 #define SL_DIV 3
 
-// Remainder with the sign of the dividend (C `fmod`, `%`); x % 0 is 0 for integers.
+// Remainder with the sign of the dividend (C `fmod`, `%`); for integers x % 0 is 0 and
+// `INT_MIN % -1` is 0.
 #define SL_REM 4
 
+// Floats: C `pow`. Integers: exact powers that wrap like multiplication; a negative
+// exponent gives the integer part of the true power: 1 for base 1, 1 or -1 for base -1
+// (even or odd exponent), 0 for every other base, 0 included.
 #define SL_POW 5
 
 #define SL_ATAN2 6
@@ -365,30 +383,40 @@ typedef struct {
 
 #define SL_XOR 18
 
-// Integer sums and products accumulate in i64; float ones in f64, returned in the input type.
+// Integer sums and products accumulate in i64 (wrapping) and return i64; float ones in
+// f64, returned in the input type. Of nothing: 0.
 #define SL_SUM 0
 
+// Of nothing: 1.
 #define SL_PROD 1
 
-// Smallest element; NaN if any element is NaN.
+// Smallest element; NaN if any element is NaN (the first NaN). Of nothing: +inf for
+// floats, the type's largest value for integers, true for bool.
 #define SL_MINVAL 2
 
+// Largest element; NaN if any element is NaN (the first NaN). Of nothing: -inf for
+// floats, the type's smallest value for integers (0 for u8), false for bool.
 #define SL_MAXVAL 3
 
-// f32 for f32 input, f64 otherwise.
+// f32 for f32 input, f64 otherwise. Of nothing: NaN.
 #define SL_MEAN 4
 
+// Whether any element is nonzero (bool). Of nothing: false.
 #define SL_ANY 5
 
+// Whether every element is nonzero (bool). Of nothing: true.
 #define SL_ALL 6
 
-// Number of nonzero elements (i64).
+// Number of nonzero elements (i64). Of nothing: 0.
 #define SL_COUNT 7
 
 // Index (i64) of the first smallest element along the dimension (column-major linear
-// index when reducing everything); a NaN counts as smallest.
+// index when reducing everything); a NaN counts as smallest, so the first NaN's index
+// when there is one. Of nothing: -1.
 #define SL_ARGMIN 8
 
+// Index (i64) of the first largest element, as `SL_ARGMIN`: a NaN counts as largest too
+// (the first NaN's index), and of nothing: -1.
 #define SL_ARGMAX 9
 
 // A fill value.
@@ -702,13 +730,15 @@ sl_status sl_sub(sl_array a, sl_array b, sl_array *out);
 // Element-wise a * b.
 sl_status sl_mul(sl_array a, sl_array b, sl_array *out);
 
-// Element-wise a / b (integers truncate; x / 0 = 0).
+// Element-wise a / b (integers truncate; x / 0 = 0; `INT_MIN / -1 = INT_MIN`; `SL_DIV`).
 sl_status sl_div(sl_array a, sl_array b, sl_array *out);
 
-// Element-wise remainder of a / b with the sign of a (integers: x % 0 = 0).
+// Element-wise remainder of a / b with the sign of a (integers: x % 0 = 0 and
+// `INT_MIN % -1 = 0`; `SL_REM`).
 sl_status sl_rem(sl_array a, sl_array b, sl_array *out);
 
-// Element-wise a raised to b.
+// Element-wise a raised to b (integers: exact and wrapping; a negative exponent gives 0
+// except for bases 1 and -1; `SL_POW`).
 sl_status sl_pow(sl_array a, sl_array b, sl_array *out);
 
 // Element-wise angle of the point (b, a).
@@ -812,7 +842,10 @@ sl_status sl_permute(sl_array a, const int32_t *perm, int32_t rank, sl_array *ou
 sl_status sl_transpose(sl_array a, sl_array *out);
 
 // Elements `start[d] + i * stride[d]` for `i < count[d]` in each dimension (a negative
-// stride walks backwards). Each array has one entry per dimension of `a`.
+// stride walks backwards). Each array has one entry per dimension of `a`. Every element
+// taken must lie inside `a` (computed without overflow: a section whose end does not fit
+// 64 bits is refused). A dimension taking one element may have any nonzero stride, and
+// one taking none any start and nonzero stride.
 sl_status sl_section(sl_array a,
                      const int64_t *start,
                      const int64_t *count,
@@ -823,7 +856,8 @@ sl_status sl_section(sl_array a,
 sl_status sl_project(sl_array a, int32_t dim, int64_t index, sl_array *out);
 
 // `out[.., i, ..] = a[.., i - offset, ..]` along `dim`; positions that fall outside
-// take `fill` (`SL_BOUNDARY_FILL`) or the nearest edge (`SL_BOUNDARY_CLAMP`).
+// take `fill` (`SL_BOUNDARY_FILL`), the nearest edge (`SL_BOUNDARY_CLAMP`) or wrap
+// around (`SL_BOUNDARY_WRAP`). Any offset is exact, `INT64_MIN` included.
 sl_status sl_shift(sl_array a,
                    int32_t dim,
                    int64_t offset,
@@ -831,7 +865,8 @@ sl_status sl_shift(sl_array a,
                    double fill,
                    sl_array *out);
 
-// Cyclic shift: `out[.., i, ..] = a[.., (i - offset) mod n, ..]` along `dim`.
+// Cyclic shift: `out[.., i, ..] = a[.., (i - offset) mod n, ..]` along `dim` (the
+// mathematical modulo, exact for any offset, `INT64_MIN` included).
 sl_status sl_rotate(sl_array a, int32_t dim, int64_t offset, sl_array *out);
 
 // `a` with `lo[d]` elements added before and `hi[d]` after each dimension, filled by
@@ -902,37 +937,45 @@ sl_status sl_random_normal(sl_rng rng,
                            sl_array *out);
 
 // Reduces `a` along dimension `dim` (kept with size 1), or over every element to a
-// rank-0 array when `dim` is `SL_ALL_DIMS`.
+// rank-0 array when `dim` is `SL_ALL_DIMS`. Reducing no elements gives each op's value
+// of nothing (see `sl_reduce_op`: sum 0, prod 1, minval +inf or the type's largest,
+// maxval -inf or the type's smallest, mean NaN, argmin and argmax -1).
 sl_status sl_reduce(sl_reduce_op op, sl_array a, int32_t dim, sl_array *out);
 
-// The sum along `dim` (or of everything with `SL_ALL_DIMS`).
+// The sum along `dim` (or of everything with `SL_ALL_DIMS`); 0 of no elements.
 sl_status sl_sum(sl_array a, int32_t dim, sl_array *out);
 
-// The product along `dim` (or of everything with `SL_ALL_DIMS`).
+// The product along `dim` (or of everything with `SL_ALL_DIMS`); 1 of no elements.
 sl_status sl_prod(sl_array a, int32_t dim, sl_array *out);
 
-// The smallest element along `dim` (or of everything with `SL_ALL_DIMS`).
+// The smallest element along `dim` (or of everything with `SL_ALL_DIMS`); NaN if any is
+// NaN; +inf (floats) or the type's largest value (integers) of no elements.
 sl_status sl_minval(sl_array a, int32_t dim, sl_array *out);
 
-// The largest element along `dim` (or of everything with `SL_ALL_DIMS`).
+// The largest element along `dim` (or of everything with `SL_ALL_DIMS`); NaN if any is
+// NaN; -inf (floats) or the type's smallest value (integers) of no elements.
 sl_status sl_maxval(sl_array a, int32_t dim, sl_array *out);
 
-// The mean along `dim` (or of everything with `SL_ALL_DIMS`).
+// The mean along `dim` (or of everything with `SL_ALL_DIMS`); NaN of no elements.
 sl_status sl_mean(sl_array a, int32_t dim, sl_array *out);
 
-// The whether any element is nonzero along `dim` (or of everything with `SL_ALL_DIMS`).
+// Whether any element is nonzero along `dim` (or of everything with `SL_ALL_DIMS`);
+// false of no elements.
 sl_status sl_any(sl_array a, int32_t dim, sl_array *out);
 
-// The whether every element is nonzero along `dim` (or of everything with `SL_ALL_DIMS`).
+// Whether every element is nonzero along `dim` (or of everything with `SL_ALL_DIMS`);
+// true of no elements.
 sl_status sl_all(sl_array a, int32_t dim, sl_array *out);
 
 // The number of nonzero elements along `dim` (or of everything with `SL_ALL_DIMS`).
 sl_status sl_count(sl_array a, int32_t dim, sl_array *out);
 
-// The index of the first smallest element along `dim` (or of everything with `SL_ALL_DIMS`).
+// The index of the first smallest element along `dim` (or of everything with
+// `SL_ALL_DIMS`): the first NaN's if there is one; -1 of no elements.
 sl_status sl_argmin(sl_array a, int32_t dim, sl_array *out);
 
-// The index of the first largest element along `dim` (or of everything with `SL_ALL_DIMS`).
+// The index of the first largest element along `dim` (or of everything with
+// `SL_ALL_DIMS`): the first NaN's if there is one; -1 of no elements.
 sl_status sl_argmax(sl_array a, int32_t dim, sl_array *out);
 
 // Inclusive cumulative sum along `dim` (integers accumulate in i64).

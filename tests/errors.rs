@@ -68,7 +68,7 @@ fn null_pointers_and_bad_sizes() {
     let nine = [1i64; 9];
     fails(sl_constant(SL_F32, 9, nine.as_ptr(), 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "rank 9");
     let huge = [i64::MAX / 2, 4];
-    fails(sl_constant(SL_F32, 2, huge.as_ptr(), 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "too many elements");
+    fails(sl_constant(SL_F32, 2, huge.as_ptr(), 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "too large");
     let bad_bool = [0u8, 1, 2];
     let three = [3i64];
     fails(
@@ -201,5 +201,115 @@ fn error_handlers_run_newest_first() {
     assert_eq!(st, SL_ERR_INVALID_HANDLE);
     assert!(seen.iter().any(|(s, f)| *s == SL_ERR_INVALID_HANDLE && f == "sl_transpose"), "{seen:?}");
     fails(sl_push_error_handler(None, std::ptr::null_mut()), SL_ERR_INVALID_ARGUMENT, "NULL");
+    still_works();
+}
+
+type Unary = extern "C" fn(sl_array, *mut sl_array) -> sl_status;
+type Binary = extern "C" fn(sl_array, sl_array, *mut sl_array) -> sl_status;
+type WithScalar = extern "C" fn(sl_array, f64, *mut sl_array) -> sl_status;
+type AlongDim = extern "C" fn(sl_array, i32, *mut sl_array) -> sl_status;
+/// A call that is meant to fail, given the out-handle to leave null.
+type FailingCall = Box<dyn Fn(*mut sl_array) -> sl_status>;
+
+macro_rules! named {
+    ($t:ty: $($f:ident),* $(,)?) => { vec![$((stringify!($f), $f as $t)),*] };
+}
+
+/// The functions of `include/sluice.h` that return a handle through an out-pointer.
+fn exports_with_out_handles() -> std::collections::BTreeSet<String> {
+    let header = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/include/sluice.h")).unwrap();
+    header
+        .split(';')
+        .map(|decl| decl.split_whitespace().collect::<Vec<_>>().join(" ").replace("const sl_array", ""))
+        .filter(|d| d.contains("sl_array *out") || d.contains("sl_rng *out"))
+        .filter_map(|d| Some(d.split("sl_status ").nth(1)?.split('(').next()?.to_string()))
+        .collect()
+}
+
+/// Every export that returns a handle leaves the null handle when it fails, whichever
+/// argument is wrong (a bad code or size is checked after the out-handle is cleared). The
+/// header is read, so an export added later without a case here fails this test.
+#[test]
+fn every_failed_call_leaves_the_null_handle() {
+    let a = vec_f32(4);
+    let stale = vec_f32(2);
+    release(&[stale]);
+    let d = [4i64];
+    let neg = [-1i64];
+    let mut calls: Vec<(&str, FailingCall)> = Vec::new();
+    let mut add = |name: &'static str, f: FailingCall| calls.push((name, f));
+    add("sl_create", Box::new(move |o| sl_create(99, 1, d.as_ptr(), SL_COL_MAJOR, std::ptr::null(), 0, o)));
+    add("sl_constant", Box::new(move |o| sl_constant(99, 1, d.as_ptr(), 0.0, o)));
+    add("sl_scalar", Box::new(move |o| sl_scalar(SL_BOOL, 0.5, o)));
+    add("sl_iota", Box::new(move |o| sl_iota(SL_F32, 1, d.as_ptr(), 3, o)));
+    add("sl_identity", Box::new(move |o| sl_identity(SL_F32, -1, 2, o)));
+    add("sl_retain", Box::new(move |o| sl_retain(stale, o)));
+    add("sl_reference", Box::new(move |o| sl_reference(stale, o)));
+    add("sl_unary", Box::new(move |o| sl_unary(-1, a, o)));
+    add("sl_binary", Box::new(move |o| sl_binary(99, a, a, o)));
+    add("sl_binary_scalar", Box::new(move |o| sl_binary_scalar(99, a, 1.0, o)));
+    add("sl_scalar_binary", Box::new(move |o| sl_scalar_binary(99, 1.0, a, o)));
+    add("sl_select", Box::new(move |o| sl_select(a, a, a, o)));
+    add("sl_cast", Box::new(move |o| sl_cast(a, 99, o)));
+    add("sl_reshape", Box::new(move |o| sl_reshape(a, 1, neg.as_ptr(), o)));
+    add("sl_permute", Box::new(move |o| sl_permute(a, [-1].as_ptr(), 1, o)));
+    add("sl_section", Box::new(move |o| sl_section(a, &0, &-1, &1, o)));
+    add("sl_project", Box::new(move |o| sl_project(a, 99, 0, o)));
+    add("sl_shift", Box::new(move |o| sl_shift(a, 0, 1, 99, 0.0, o)));
+    add("sl_rotate", Box::new(move |o| sl_rotate(a, -5, 1, o)));
+    add("sl_pad", Box::new(move |o| sl_pad(a, &0, &0, 99, 0.0, o)));
+    add("sl_tile", Box::new(move |o| sl_tile(a, d.as_ptr(), -1, o)));
+    add("sl_broadcast_to", Box::new(move |o| sl_broadcast_to(a, 99, d.as_ptr(), o)));
+    add("sl_concat", Box::new(move |o| sl_concat([a].as_ptr(), -1, 0, o)));
+    add("sl_gather", Box::new(move |o| sl_gather(a, [a].as_ptr(), 1, o)));
+    add("sl_scatter", Box::new(move |o| sl_scatter(a, [a].as_ptr(), 1, a, 99, o)));
+    add("sl_rng_create", Box::new(move |o| sl_rng_create(99, 1, o)));
+    add("sl_random_uniform", Box::new(move |o| sl_random_uniform(stale, SL_F32, 1, d.as_ptr(), o)));
+    add("sl_random_normal", Box::new(move |o| sl_random_normal(stale, 99, 1, d.as_ptr(), o)));
+    add("sl_reduce", Box::new(move |o| sl_reduce(99, a, 0, o)));
+    add("sl_matmul", Box::new(move |o| sl_matmul(a, a, o)));
+    add("sl_dot", Box::new(move |o| sl_dot(a, stale, o)));
+    add("sl_transpose", Box::new(move |o| sl_transpose(stale, o)));
+    let unary = named!(Unary: sl_neg, sl_abs, sl_sign, sl_sqrt, sl_rsqrt, sl_cbrt, sl_rcp, sl_exp, sl_exp2,
+        sl_expm1, sl_log, sl_log2, sl_log10, sl_log1p, sl_sin, sl_cos, sl_tan, sl_asin, sl_acos, sl_atan, sl_sinh,
+        sl_cosh, sl_tanh, sl_asinh, sl_acosh, sl_atanh, sl_erf, sl_floor, sl_ceil, sl_round, sl_trunc, sl_isnan,
+        sl_isinf, sl_not);
+    for (name, f) in unary {
+        add(name, Box::new(move |o| f(stale, o)));
+    }
+    let binary = named!(Binary: sl_add, sl_sub, sl_mul, sl_div, sl_rem, sl_pow, sl_atan2, sl_hypot, sl_min, sl_max,
+        sl_eq, sl_ne, sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor);
+    for (name, f) in binary {
+        add(name, Box::new(move |o| f(a, stale, o)));
+    }
+    let with_scalar = named!(WithScalar: sl_add_scalar, sl_sub_scalar, sl_rsub_scalar, sl_mul_scalar,
+        sl_div_scalar, sl_rdiv_scalar, sl_pow_scalar, sl_min_scalar, sl_max_scalar);
+    for (name, f) in with_scalar {
+        add(name, Box::new(move |o| f(stale, 1.0, o)));
+    }
+    let along_dim = named!(AlongDim: sl_sum, sl_prod, sl_minval, sl_maxval, sl_mean, sl_any, sl_all, sl_count,
+        sl_argmin, sl_argmax, sl_cumsum, sl_cumprod);
+    for (name, f) in along_dim {
+        add(name, Box::new(move |o| f(a, 99, o)));
+    }
+    let mut mode = 0;
+    let mut outputs = [0xdead_u64; 2];
+    let st = sl_macro_begin(std::ptr::null(), &a, 1, std::ptr::null(), 0, outputs.as_mut_ptr(), 2, &mut mode);
+    fails(st, SL_ERR_INVALID_ARGUMENT, "name is NULL");
+    assert_eq!(outputs, [0, 0], "sl_macro_begin clears its outputs");
+
+    let mut covered: std::collections::BTreeSet<String> = calls.iter().map(|(n, _)| n.to_string()).collect();
+    covered.insert("sl_macro_begin".into());
+    let exports = exports_with_out_handles();
+    assert!(exports.contains("sl_add") && exports.contains("sl_rng_create"), "header parsed: {exports:?}");
+    let missing: Vec<_> = exports.difference(&covered).cloned().collect();
+    assert!(missing.is_empty(), "exports with an out-handle and no case here: {missing:?}");
+    for (name, call) in &calls {
+        let mut out: sl_array = 0xdead_beef;
+        let st = call(&mut out);
+        assert_ne!(st, SL_OK, "{name} was meant to fail");
+        assert_eq!(out, 0, "{name} failed with {st} ({}) and left {out:#x} in its out-handle", last_error().1);
+    }
+    release(&[a]);
     still_works();
 }

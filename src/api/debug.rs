@@ -96,8 +96,8 @@ pub extern "C" fn sl_get_compare_stats(out: *mut sl_compare_stats) -> sl_status 
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_reference(a: sl_array, out: *mut sl_array) -> sl_status {
     boundary!("sl_reference", |site| {
-        outside_macro("sl_reference")?;
         let out = out_slot(out)?;
+        outside_macro("sl_reference")?;
         let rt = runtime()?;
         let n = node(&rt, a)?;
         // The reference run happens when the array's flush is planned; whether the

@@ -41,25 +41,37 @@ fn binary_scalar(
 /// `out = op(a)` for an `SL_*` unary op code.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_unary(op: sl_unary_op, a: sl_array, out: *mut sl_array) -> sl_status {
-    boundary!("sl_unary", |site| unary(site, unary_op(op)?, a, out))
+    boundary!("sl_unary", |site| {
+        out_slot(out)?; // cleared before the op code is checked
+        unary(site, unary_op(op)?, a, out)
+    })
 }
 
 /// `out = op(a, b)` for an `SL_*` binary op code.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_binary(op: sl_binary_op, a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
-    boundary!("sl_binary", |site| binary(site, binary_op(op)?, a, b, out))
+    boundary!("sl_binary", |site| {
+        out_slot(out)?; // cleared before the op code is checked
+        binary(site, binary_op(op)?, a, b, out)
+    })
 }
 
 /// `out = op(a, s)`: the scalar `s` converted to `a`'s type (exactly, or an error).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_binary_scalar(op: sl_binary_op, a: sl_array, s: f64, out: *mut sl_array) -> sl_status {
-    boundary!("sl_binary_scalar", |site| binary_scalar(site, binary_op(op)?, a, s, false, out))
+    boundary!("sl_binary_scalar", |site| {
+        out_slot(out)?; // cleared before the op code is checked
+        binary_scalar(site, binary_op(op)?, a, s, false, out)
+    })
 }
 
 /// `out = op(s, b)`.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_scalar_binary(op: sl_binary_op, s: f64, b: sl_array, out: *mut sl_array) -> sl_status {
-    boundary!("sl_scalar_binary", |site| binary_scalar(site, binary_op(op)?, b, s, true, out))
+    boundary!("sl_scalar_binary", |site| {
+        out_slot(out)?; // cleared before the op code is checked
+        binary_scalar(site, binary_op(op)?, b, s, true, out)
+    })
 }
 
 /// `out = cond ? a : b` element-wise (`cond` is bool; all three broadcast).
@@ -310,19 +322,21 @@ pub extern "C" fn sl_mul(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_sta
     boundary!("sl_mul", |site| binary(site, BinaryOp::Mul, a, b, out))
 }
 
-/// Element-wise a / b (integers truncate; x / 0 = 0).
+/// Element-wise a / b (integers truncate; x / 0 = 0; `INT_MIN / -1 = INT_MIN`; `SL_DIV`).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_div(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
     boundary!("sl_div", |site| binary(site, BinaryOp::Div, a, b, out))
 }
 
-/// Element-wise remainder of a / b with the sign of a (integers: x % 0 = 0).
+/// Element-wise remainder of a / b with the sign of a (integers: x % 0 = 0 and
+/// `INT_MIN % -1 = 0`; `SL_REM`).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_rem(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
     boundary!("sl_rem", |site| binary(site, BinaryOp::Rem, a, b, out))
 }
 
-/// Element-wise a raised to b.
+/// Element-wise a raised to b (integers: exact and wrapping; a negative exponent gives 0
+/// except for bases 1 and -1; `SL_POW`).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_pow(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
     boundary!("sl_pow", |site| binary(site, BinaryOp::Pow, a, b, out))

@@ -128,11 +128,7 @@ pub(crate) fn parse_shape(rank: i32, dims: *const i64) -> Result<Shape> {
     if let Some(d) = dims.iter().find(|&&d| d < 0) {
         bail!(InvalidArgument, "negative dimension {d} in shape {dims:?}");
     }
-    let s = Shape::new(&dims.iter().map(|&d| d as usize).collect::<Vec<_>>());
-    if s.checked_numel().and_then(|n| n.checked_mul(8)).is_none() {
-        bail!(InvalidArgument, "shape {dims:?} has too many elements");
-    }
-    Ok(s)
+    Shape::sized("shape", &dims.iter().map(|&d| d as u64).collect::<Vec<_>>())
 }
 
 pub(crate) fn parse_dim(d: i32, what: &str) -> Result<usize> {
@@ -270,6 +266,7 @@ mod tests {
         for (code, name) in reduce {
             assert_eq!(reduce_op(code).unwrap().name(), name);
         }
+        assert_eq!(SL_MAX_ELEMENTS as u64, crate::ir::shape::MAX_ELEMENTS);
         for (code, t) in [
             (SL_F32, DType::F32),
             (SL_F64, DType::F64),

@@ -10,7 +10,8 @@ use crate::front::Graph;
 use crate::ir::{Node, Result, bail};
 use std::sync::Arc;
 
-/// Runs `f` on the node of `a` and stores the resulting array in `out`.
+/// Runs `f` on the node of `a` and stores the resulting array in `out` (cleared first,
+/// so `f` checks the other arguments).
 fn with_one(
     site: crate::ir::CallSite,
     a: sl_array,
@@ -32,22 +33,20 @@ fn per_dim<'a>(p: *const i64, rank: usize, what: &str) -> Result<&'a [i64]> {
 /// The same elements (column-major order) with shape `dims[0..rank]`.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_reshape(a: sl_array, rank: i32, dims: *const i64, out: *mut sl_array) -> sl_status {
-    boundary!("sl_reshape", |site| {
-        let s = parse_shape(rank, dims)?;
-        with_one(site, a, out, |g, a| g.reshape(a, s))
-    })
+    boundary!("sl_reshape", |site| with_one(site, a, out, |g, a| g.reshape(a, parse_shape(rank, dims)?)))
 }
 
 /// Dimension `d` of the result is dimension `perm[d]` of `a` (`rank` entries).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_permute(a: sl_array, perm: *const i32, rank: i32, out: *mut sl_array) -> sl_status {
     boundary!("sl_permute", |site| {
-        let p = slice(perm, rank, "perm")?;
-        if p.iter().any(|&d| d < 0) {
-            bail!(InvalidArgument, "perm {p:?} has a negative entry");
-        }
-        let p: Vec<usize> = p.iter().map(|&d| d as usize).collect();
-        with_one(site, a, out, |g, a| g.permute(a, &p))
+        with_one(site, a, out, |g, a| {
+            let p = slice(perm, rank, "perm")?;
+            if p.iter().any(|&d| d < 0) {
+                bail!(InvalidArgument, "perm {p:?} has a negative entry");
+            }
+            g.permute(a, &p.iter().map(|&d| d as usize).collect::<Vec<_>>())
+        })
     })
 }
 
@@ -58,7 +57,10 @@ pub extern "C" fn sl_transpose(a: sl_array, out: *mut sl_array) -> sl_status {
 }
 
 /// Elements `start[d] + i * stride[d]` for `i < count[d]` in each dimension (a negative
-/// stride walks backwards). Each array has one entry per dimension of `a`.
+/// stride walks backwards). Each array has one entry per dimension of `a`. Every element
+/// taken must lie inside `a` (computed without overflow: a section whose end does not fit
+/// 64 bits is refused). A dimension taking one element may have any nonzero stride, and
+/// one taking none any start and nonzero stride.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_section(
     a: sl_array,
@@ -79,13 +81,13 @@ pub extern "C" fn sl_section(
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_project(a: sl_array, dim: i32, index: i64, out: *mut sl_array) -> sl_status {
     boundary!("sl_project", |site| {
-        let d = parse_dim(dim, "sl_project")?;
-        with_one(site, a, out, |g, a| g.project(a, d, index))
+        with_one(site, a, out, |g, a| g.project(a, parse_dim(dim, "sl_project")?, index))
     })
 }
 
 /// `out[.., i, ..] = a[.., i - offset, ..]` along `dim`; positions that fall outside
-/// take `fill` (`SL_BOUNDARY_FILL`) or the nearest edge (`SL_BOUNDARY_CLAMP`).
+/// take `fill` (`SL_BOUNDARY_FILL`), the nearest edge (`SL_BOUNDARY_CLAMP`) or wrap
+/// around (`SL_BOUNDARY_WRAP`). Any offset is exact, `INT64_MIN` included.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_shift(
     a: sl_array,
@@ -96,18 +98,16 @@ pub extern "C" fn sl_shift(
     out: *mut sl_array,
 ) -> sl_status {
     boundary!("sl_shift", |site| {
-        let d = parse_dim(dim, "sl_shift")?;
-        let b = parse_boundary(boundary)?;
-        with_one(site, a, out, |g, a| g.shift(a, d, offset, b, fill))
+        with_one(site, a, out, |g, a| g.shift(a, parse_dim(dim, "sl_shift")?, offset, parse_boundary(boundary)?, fill))
     })
 }
 
-/// Cyclic shift: `out[.., i, ..] = a[.., (i - offset) mod n, ..]` along `dim`.
+/// Cyclic shift: `out[.., i, ..] = a[.., (i - offset) mod n, ..]` along `dim` (the
+/// mathematical modulo, exact for any offset, `INT64_MIN` included).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_rotate(a: sl_array, dim: i32, offset: i64, out: *mut sl_array) -> sl_status {
     boundary!("sl_rotate", |site| {
-        let d = parse_dim(dim, "sl_rotate")?;
-        with_one(site, a, out, |g, a| g.shift(a, d, offset, crate::ir::Boundary::Wrap, 0.0))
+        with_one(site, a, out, |g, a| g.shift(a, parse_dim(dim, "sl_rotate")?, offset, crate::ir::Boundary::Wrap, 0.0))
     })
 }
 
@@ -123,10 +123,9 @@ pub extern "C" fn sl_pad(
     out: *mut sl_array,
 ) -> sl_status {
     boundary!("sl_pad", |site| {
-        let b = parse_boundary(boundary)?;
         with_one(site, a, out, |g, a| {
             let r = a.shape.rank();
-            g.pad(a, per_dim(lo, r, "lo")?, per_dim(hi, r, "hi")?, b, fill)
+            g.pad(a, per_dim(lo, r, "lo")?, per_dim(hi, r, "hi")?, parse_boundary(boundary)?, fill)
         })
     })
 }
@@ -135,19 +134,13 @@ pub extern "C" fn sl_pad(
 /// adds dimensions).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_tile(a: sl_array, reps: *const i64, n: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_tile", |site| {
-        let reps = slice(reps, n, "reps")?;
-        with_one(site, a, out, |g, a| g.tile(a, reps))
-    })
+    boundary!("sl_tile", |site| with_one(site, a, out, |g, a| g.tile(a, slice(reps, n, "reps")?)))
 }
 
 /// `a` stretched to shape `dims[0..rank]` (its size-1 and missing trailing dimensions).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_broadcast_to(a: sl_array, rank: i32, dims: *const i64, out: *mut sl_array) -> sl_status {
-    boundary!("sl_broadcast_to", |site| {
-        let s = parse_shape(rank, dims)?;
-        with_one(site, a, out, |g, a| g.broadcast_to(a, s))
-    })
+    boundary!("sl_broadcast_to", |site| with_one(site, a, out, |g, a| g.broadcast_to(a, parse_shape(rank, dims)?)))
 }
 
 /// The `n` arrays joined along `dim` (other dimensions must match).

@@ -3,7 +3,7 @@
 use super::error::boundary;
 use super::types::*;
 use super::{graph, out_slot, parse_dtype, parse_shape, put, runtime, write_out};
-use crate::front::rng::RngState;
+use crate::front::rng::{Rng, RngState};
 use crate::ir::{Distribution, Result, RngKind, bail};
 
 fn kind(k: sl_rng_kind) -> Result<RngKind> {
@@ -18,15 +18,16 @@ fn kind(k: sl_rng_kind) -> Result<RngKind> {
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_rng_create(kind_: sl_rng_kind, seed: u64, out: *mut sl_rng) -> sl_status {
     boundary!("sl_rng_create", |_site| {
+        let out = out_slot(out)?;
         let k = kind(kind_)?;
-        let id = runtime()?.rngs.create(k, seed);
-        write_out(out, "out", id)
+        *out = runtime()?.rngs.insert(Rng::new(k, seed));
+        Ok(())
     })
 }
 
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_rng_destroy(rng: sl_rng) -> sl_status {
-    boundary!("sl_rng_destroy", |_site| runtime()?.rngs.destroy(rng))
+    boundary!("sl_rng_destroy", |_site| runtime()?.rngs.remove(rng))
 }
 
 /// The generator's seed and next draw (each random array takes one draw). Either

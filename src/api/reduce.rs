@@ -32,49 +32,58 @@ fn scan(site: CallSite, op: ScanOp, a: sl_array, dim: i32, out: *mut sl_array) -
 }
 
 /// Reduces `a` along dimension `dim` (kept with size 1), or over every element to a
-/// rank-0 array when `dim` is `SL_ALL_DIMS`.
+/// rank-0 array when `dim` is `SL_ALL_DIMS`. Reducing no elements gives each op's value
+/// of nothing (see `sl_reduce_op`: sum 0, prod 1, minval +inf or the type's largest,
+/// maxval -inf or the type's smallest, mean NaN, argmin and argmax -1).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_reduce(op: sl_reduce_op, a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_reduce", |site| reduce(site, reduce_op(op)?, a, dim, out))
+    boundary!("sl_reduce", |site| {
+        out_slot(out)?; // cleared before the op code is checked
+        reduce(site, reduce_op(op)?, a, dim, out)
+    })
 }
 
-/// The sum along `dim` (or of everything with `SL_ALL_DIMS`).
+/// The sum along `dim` (or of everything with `SL_ALL_DIMS`); 0 of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_sum(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
     boundary!("sl_sum", |site| reduce(site, ReduceOp::Sum, a, dim, out))
 }
 
-/// The product along `dim` (or of everything with `SL_ALL_DIMS`).
+/// The product along `dim` (or of everything with `SL_ALL_DIMS`); 1 of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_prod(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
     boundary!("sl_prod", |site| reduce(site, ReduceOp::Prod, a, dim, out))
 }
 
-/// The smallest element along `dim` (or of everything with `SL_ALL_DIMS`).
+/// The smallest element along `dim` (or of everything with `SL_ALL_DIMS`); NaN if any is
+/// NaN; +inf (floats) or the type's largest value (integers) of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_minval(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
     boundary!("sl_minval", |site| reduce(site, ReduceOp::Min, a, dim, out))
 }
 
-/// The largest element along `dim` (or of everything with `SL_ALL_DIMS`).
+/// The largest element along `dim` (or of everything with `SL_ALL_DIMS`); NaN if any is
+/// NaN; -inf (floats) or the type's smallest value (integers) of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_maxval(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
     boundary!("sl_maxval", |site| reduce(site, ReduceOp::Max, a, dim, out))
 }
 
-/// The mean along `dim` (or of everything with `SL_ALL_DIMS`).
+/// The mean along `dim` (or of everything with `SL_ALL_DIMS`); NaN of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_mean(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
     boundary!("sl_mean", |site| reduce(site, ReduceOp::Mean, a, dim, out))
 }
 
-/// The whether any element is nonzero along `dim` (or of everything with `SL_ALL_DIMS`).
+/// Whether any element is nonzero along `dim` (or of everything with `SL_ALL_DIMS`);
+/// false of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_any(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
     boundary!("sl_any", |site| reduce(site, ReduceOp::Any, a, dim, out))
 }
 
-/// The whether every element is nonzero along `dim` (or of everything with `SL_ALL_DIMS`).
+/// Whether every element is nonzero along `dim` (or of everything with `SL_ALL_DIMS`);
+/// true of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_all(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
     boundary!("sl_all", |site| reduce(site, ReduceOp::All, a, dim, out))
@@ -86,13 +95,15 @@ pub extern "C" fn sl_count(a: sl_array, dim: i32, out: *mut sl_array) -> sl_stat
     boundary!("sl_count", |site| reduce(site, ReduceOp::Count, a, dim, out))
 }
 
-/// The index of the first smallest element along `dim` (or of everything with `SL_ALL_DIMS`).
+/// The index of the first smallest element along `dim` (or of everything with
+/// `SL_ALL_DIMS`): the first NaN's if there is one; -1 of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_argmin(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
     boundary!("sl_argmin", |site| reduce(site, ReduceOp::ArgMin, a, dim, out))
 }
 
-/// The index of the first largest element along `dim` (or of everything with `SL_ALL_DIMS`).
+/// The index of the first largest element along `dim` (or of everything with
+/// `SL_ALL_DIMS`): the first NaN's if there is one; -1 of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_argmax(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
     boundary!("sl_argmax", |site| reduce(site, ReduceOp::ArgMax, a, dim, out))

@@ -26,7 +26,10 @@ pub const SL_ERR_INTERNAL: sl_status = 9;
 /// (`sl_set_compare` with `SL_COMPARE_ERROR`); the message is the comparison's report.
 pub const SL_ERR_MISMATCH: sl_status = 10;
 
-/// An opaque array handle; 0 is the null handle.
+/// An opaque array handle; 0 is the null handle, which a call that returns handles leaves
+/// in its out-pointer when it fails. Handles are generational and never made twice in a
+/// process (not even by a new runtime after `sl_shutdown`): a released or earlier
+/// runtime's handle fails with `SL_ERR_INVALID_HANDLE`, never reaching another array.
 pub type sl_array = u64;
 
 /// Element types.
@@ -48,6 +51,11 @@ pub const SL_ROW_MAJOR: sl_layout = 1;
 pub const SL_ALL_DIMS: i32 = -1;
 /// The largest rank of an array.
 pub const SL_MAX_RANK: i32 = 8;
+/// The most elements an array's shape may span (2^60 - 1): a shape whose nonzero sizes
+/// multiply to more, given or made by a call (broadcast, tile, pad, concat, ...), is
+/// refused with `SL_ERR_INVALID_ARGUMENT`. Then every byte size, offset and stride fits 63
+/// bits, whatever the element type.
+pub const SL_MAX_ELEMENTS: i64 = 1_152_921_504_606_846_975;
 
 /// Unary element-wise operations (`sl_unary`).
 pub type sl_unary_op = i32;
@@ -93,10 +101,15 @@ pub type sl_binary_op = i32;
 pub const SL_ADD: sl_binary_op = 0;
 pub const SL_SUB: sl_binary_op = 1;
 pub const SL_MUL: sl_binary_op = 2;
-/// Integer division truncates; x / 0 is 0 for integers.
+/// Integer division truncates toward zero; for integers x / 0 is 0, and the smallest
+/// value divided by -1 wraps to itself (`INT_MIN / -1 == INT_MIN`).
 pub const SL_DIV: sl_binary_op = 3;
-/// Remainder with the sign of the dividend (C `fmod`, `%`); x % 0 is 0 for integers.
+/// Remainder with the sign of the dividend (C `fmod`, `%`); for integers x % 0 is 0 and
+/// `INT_MIN % -1` is 0.
 pub const SL_REM: sl_binary_op = 4;
+/// Floats: C `pow`. Integers: exact powers that wrap like multiplication; a negative
+/// exponent gives the integer part of the true power: 1 for base 1, 1 or -1 for base -1
+/// (even or odd exponent), 0 for every other base, 0 included.
 pub const SL_POW: sl_binary_op = 5;
 pub const SL_ATAN2: sl_binary_op = 6;
 pub const SL_HYPOT: sl_binary_op = 7;
@@ -115,23 +128,34 @@ pub const SL_AND: sl_binary_op = 16;
 pub const SL_OR: sl_binary_op = 17;
 pub const SL_XOR: sl_binary_op = 18;
 
-/// Reductions (`sl_reduce`).
+/// Reductions (`sl_reduce`). A reduction of no elements (an empty array, or a dimension
+/// of size 0) gives the value noted with each op.
 pub type sl_reduce_op = i32;
-/// Integer sums and products accumulate in i64; float ones in f64, returned in the input type.
+/// Integer sums and products accumulate in i64 (wrapping) and return i64; float ones in
+/// f64, returned in the input type. Of nothing: 0.
 pub const SL_SUM: sl_reduce_op = 0;
+/// Of nothing: 1.
 pub const SL_PROD: sl_reduce_op = 1;
-/// Smallest element; NaN if any element is NaN.
+/// Smallest element; NaN if any element is NaN (the first NaN). Of nothing: +inf for
+/// floats, the type's largest value for integers, true for bool.
 pub const SL_MINVAL: sl_reduce_op = 2;
+/// Largest element; NaN if any element is NaN (the first NaN). Of nothing: -inf for
+/// floats, the type's smallest value for integers (0 for u8), false for bool.
 pub const SL_MAXVAL: sl_reduce_op = 3;
-/// f32 for f32 input, f64 otherwise.
+/// f32 for f32 input, f64 otherwise. Of nothing: NaN.
 pub const SL_MEAN: sl_reduce_op = 4;
+/// Whether any element is nonzero (bool). Of nothing: false.
 pub const SL_ANY: sl_reduce_op = 5;
+/// Whether every element is nonzero (bool). Of nothing: true.
 pub const SL_ALL: sl_reduce_op = 6;
-/// Number of nonzero elements (i64).
+/// Number of nonzero elements (i64). Of nothing: 0.
 pub const SL_COUNT: sl_reduce_op = 7;
 /// Index (i64) of the first smallest element along the dimension (column-major linear
-/// index when reducing everything); a NaN counts as smallest.
+/// index when reducing everything); a NaN counts as smallest, so the first NaN's index
+/// when there is one. Of nothing: -1.
 pub const SL_ARGMIN: sl_reduce_op = 8;
+/// Index (i64) of the first largest element, as `SL_ARGMIN`: a NaN counts as largest too
+/// (the first NaN's index), and of nothing: -1.
 pub const SL_ARGMAX: sl_reduce_op = 9;
 
 /// What views yield outside their source (`sl_shift`, `sl_pad`).
@@ -306,7 +330,10 @@ pub struct sl_cache_stats {
     pub hit_ns: u64,
 }
 
-/// A random number generator object (`sl_rng_create`).
+/// A random number generator object (`sl_rng_create`). Generational like `sl_array`: a
+/// destroyed generator's id, or one from before `sl_shutdown`, fails with
+/// `SL_ERR_INVALID_HANDLE` and never reaches another generator; an array handle is not a
+/// generator, nor the reverse.
 pub type sl_rng = u64;
 
 /// Bit generators. Both are counter-based: element i of draw d is a function of the seed,

@@ -128,14 +128,12 @@ fn perm_array(perm: &[usize]) -> [u8; MAX_RANK] {
     p
 }
 
-/// A result shape built from sizes the application gave (paddings, repetitions, ...), if
-/// its elements can be counted and addressed.
-fn sized(what: &str, dims: &[u64]) -> Result<Shape> {
-    let fits = dims.iter().try_fold(8u64, |acc, &d| acc.checked_mul(d)).is_some_and(|bytes| bytes <= isize::MAX as u64);
-    if !fits || dims.len() > MAX_RANK {
-        bail!(InvalidArgument, "{what}: a result of shape {dims:?} is too large");
-    }
-    Ok(Shape::new(&dims.iter().map(|&d| d as usize).collect::<Vec<_>>()))
+/// The broadcast of two shapes, an error naming `what` when there is none.
+fn broadcast(what: &str, a: &Shape, b: &Shape) -> Result<Shape> {
+    Shape::broadcast(a, b).map_err(|mut e| {
+        e.message = format!("{what}: {}", e.message);
+        e
+    })
 }
 
 fn check_dim(what: &str, dim: usize, rank: usize) -> Result<()> {
@@ -249,7 +247,7 @@ impl Graph<'_> {
             return Ok(a.clone());
         }
         match Shape::broadcast(&a.shape, &shape) {
-            Some(s) if s == shape => Ok(self.view(a, ViewStep::Broadcast, shape, None)),
+            Ok(s) if s == shape => Ok(self.view(a, ViewStep::Broadcast, shape, None)),
             _ => bail!(ShapeMismatch, "cannot broadcast shape {} to {}", a.shape, shape),
         }
     }
@@ -264,10 +262,7 @@ impl Graph<'_> {
     fn broadcast_operands(&self, what: &str, xs: &[&Arc<Node>]) -> Result<(Shape, Vec<Arc<Node>>)> {
         let mut shape = xs[0].shape;
         for x in &xs[1..] {
-            shape = match Shape::broadcast(&shape, &x.shape) {
-                Some(s) => s,
-                None => bail!(ShapeMismatch, "{what}: shapes {} and {} do not broadcast", shape, x.shape),
-            };
+            shape = broadcast(what, &shape, &x.shape)?;
         }
         let ops = xs.iter().map(|x| self.operand_to(x, shape)).collect::<Result<Vec<_>>>()?;
         Ok((shape, ops))
@@ -280,9 +275,7 @@ impl Graph<'_> {
         let Some(t) = op.result_dtype(a.dtype) else {
             bail!(DTypeMismatch, "{} is not defined for {} arrays", op.name(), a.dtype);
         };
-        let Some(shape) = Shape::broadcast(&a.shape, &b.shape) else {
-            bail!(ShapeMismatch, "{}: shapes {} and {} do not broadcast", op.name(), a.shape, b.shape);
-        };
+        let shape = broadcast(op.name(), &a.shape, &b.shape)?;
         let (ca, cb) = (constant(a), constant(b));
         if let (Some((x, bx)), Some((y, by))) = (ca, cb)
             && let Some(r) = fold_binary(op, x, y)
@@ -298,22 +291,23 @@ impl Graph<'_> {
     }
 
     /// Strength reduction and identities for `a op c` with a constant `c`, kept to the
-    /// rewrites that give bit-identical results.
+    /// rewrites that give bit-identical results. `a` is rank 0 or of the result's `shape`.
     fn simplify(&self, op: BinaryOp, a: &Arc<Node>, c: Option<Scalar>, shape: Shape) -> Result<Option<Arc<Node>>> {
         let Some(c) = c else { return Ok(None) };
-        let same_shape = a.shape == shape;
         let is = |v: f64| c.as_f64() == v;
-        Ok(match op {
-            BinaryOp::Pow if is(2.0) => Some(self.binary(BinaryOp::Mul, a, a)?),
-            BinaryOp::Pow if is(1.0) && same_shape => Some(a.clone()),
-            BinaryOp::Pow if is(0.0) => Some(self.fill(a.dtype, shape, Scalar::one(a.dtype), true)),
-            BinaryOp::Pow if is(-1.0) && a.dtype.is_float() => Some(self.unary(UnaryOp::Rcp, a)?),
-            BinaryOp::Mul | BinaryOp::Div if is(1.0) && same_shape => Some(a.clone()),
-            BinaryOp::Sub if is(0.0) && same_shape && !a.dtype.is_float() => Some(a.clone()),
-            BinaryOp::Add if is(0.0) && same_shape && !a.dtype.is_float() => Some(a.clone()),
-            BinaryOp::Add | BinaryOp::Sub if !a.dtype.is_float() => cancelled_offset(op, a, c, shape),
-            _ => None,
-        })
+        let int = !a.dtype.is_float();
+        let r = match op {
+            BinaryOp::Pow if is(2.0) => self.binary(BinaryOp::Mul, a, a)?,
+            BinaryOp::Pow if is(1.0) => a.clone(),
+            BinaryOp::Pow if is(0.0) => return Ok(Some(self.fill(a.dtype, shape, Scalar::one(a.dtype), true))),
+            BinaryOp::Pow if is(-1.0) && !int => self.unary(UnaryOp::Rcp, a)?,
+            BinaryOp::Mul | BinaryOp::Div if is(1.0) => a.clone(),
+            BinaryOp::Add | BinaryOp::Sub if is(0.0) && int => a.clone(),
+            BinaryOp::Add | BinaryOp::Sub if int => return Ok(cancelled_offset(op, a, c, shape)),
+            _ => return Ok(None),
+        };
+        // A rank-0 `a` against a shaped constant gives a result of the constant's shape.
+        Ok(Some(self.broadcast_to(&r, shape)?))
     }
 
     /// `a op s` (or `s op a` when `scalar_first`), the scalar taking `a`'s type.
@@ -419,8 +413,9 @@ impl Graph<'_> {
                 bail!(InvalidArgument, "section: dimension {d} has stride {} and count {}", step[d], count[d]);
             }
             if count[d] > 0 {
-                let last = start[d] + (count[d] - 1) * step[d];
-                if !(0..n).contains(&start[d]) || !(0..n).contains(&last) {
+                // Checked: a last coordinate that overflows lies outside the array too.
+                let last = (count[d] - 1).checked_mul(step[d]).and_then(|span| start[d].checked_add(span));
+                if !(0..n).contains(&start[d]) || !last.is_some_and(|l| (0..n).contains(&l)) {
                     bail!(
                         InvalidArgument,
                         "section: dimension {d} (size {n}) from {} with stride {} for {} elements leaves the array",
@@ -431,7 +426,9 @@ impl Graph<'_> {
                 }
                 st[d] = start[d];
             }
-            sp[d] = step[d];
+            // A dimension of at most one element never steps: its stride is 1, since a
+            // huge one would only overflow the strides of the view's layout.
+            sp[d] = if count[d] > 1 { step[d] } else { 1 };
             dims.push(count[d] as usize);
         }
         Ok(self.view(a, ViewStep::Section { start: st, step: sp }, Shape::new(&dims), None))
@@ -473,8 +470,15 @@ impl Graph<'_> {
     /// `out[i] = a[i - offset]` along `dim`; outside, the fill value or the edge.
     pub fn shift(&self, a: &Arc<Node>, dim: usize, offset: i64, boundary: Boundary, fill: f64) -> Result<Arc<Node>> {
         check_dim("shift", dim, a.shape.rank())?;
+        // Reduced to the offset that selects the same elements, so that coordinates minus
+        // offsets cannot overflow: a cyclic shift modulo the extent; otherwise from an
+        // offset of ±extent on, every element comes from outside.
+        let n = a.shape.dim(dim) as i64;
         let mut off = [0i64; MAX_RANK];
-        off[dim] = offset;
+        off[dim] = match boundary {
+            Boundary::Wrap => offset.rem_euclid(n.max(1)),
+            Boundary::Fill | Boundary::Clamp => offset.clamp(-n, n),
+        };
         self.offset_view(a, off, a.shape, boundary, fill)
     }
 
@@ -489,7 +493,7 @@ impl Graph<'_> {
             off[d] = lo[d];
             dims.push((a.shape.dim(d) as u64).saturating_add(lo[d] as u64).saturating_add(hi[d] as u64));
         }
-        self.offset_view(a, off, sized("pad", &dims)?, boundary, fill)
+        self.offset_view(a, off, Shape::sized("pad", &dims)?, boundary, fill)
     }
 
     pub fn tile(&self, a: &Arc<Node>, reps: &[i64]) -> Result<Arc<Node>> {
@@ -500,7 +504,7 @@ impl Graph<'_> {
         let src = a.shape.to_rank(r);
         let dims: Vec<u64> =
             (0..r).map(|d| (src.dim(d) as u64).saturating_mul(reps.get(d).copied().unwrap_or(1) as u64)).collect();
-        let out = sized("tile", &dims)?;
+        let out = Shape::sized("tile", &dims)?;
         let a = if src != a.shape { self.reshape(a, src)? } else { a.clone() };
         self.offset_view(&a, [0; MAX_RANK], out, Boundary::Wrap, 0.0)
     }
@@ -536,7 +540,7 @@ impl Graph<'_> {
             return Ok(ranked.pop().expect("one part"));
         }
         let dims: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
-        Ok(self.pending(Op::Concat { dim: dim as u8 }, first.dtype, sized("concat", &dims)?, ranked))
+        Ok(self.pending(Op::Concat { dim: dim as u8 }, first.dtype, Shape::sized("concat", &dims)?, ranked))
     }
 
     fn check_indices(&self, what: &str, rank: usize, indices: &[Arc<Node>]) -> Result<()> {
@@ -627,7 +631,8 @@ impl Graph<'_> {
         let vector = b.shape.rank() == 1;
         let b2 = if vector { self.reshape(b, Shape::new(&[k, 1]))? } else { b.clone() };
         let n = b2.shape.dim(1);
-        let c = self.pending(Op::MatMul, a.dtype, sized("matmul", &[m as u64, n as u64])?, smallvec![a.clone(), b2]);
+        let c =
+            self.pending(Op::MatMul, a.dtype, Shape::sized("matmul", &[m as u64, n as u64])?, smallvec![a.clone(), b2]);
         if vector { self.reshape(&c, Shape::new(&[m])) } else { Ok(c) }
     }
 

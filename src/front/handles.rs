@@ -1,123 +1,186 @@
-//! The table of active handles. A handle is `(generation ^ salt) << 32 | (slot + 1)`:
-//! releasing a handle bumps its slot's generation, so stale handles are detected, and the
-//! per-process salt makes small forged integers invalid.
+//! Tables of generational handles: array handles (to nodes) and random generator ids. A
+//! handle is `(generation ^ salt) << 32 | kind | (slot + 1)`:
+//! - every handle made takes the next generation of one process-wide counter, so no handle
+//!   is made twice in a process, not even by the runtime that starts after `sl_shutdown`:
+//!   a released handle, or one of an earlier runtime, is detected and never reaches what
+//!   its slot holds now (until the counter wraps, after 2^32 handles);
+//! - the per-process salt makes small forged integers invalid;
+//! - the kind bit tells array handles from generators, so one passed as the other is refused.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, LazyLock};
 
 use parking_lot::Mutex;
 use smallvec::{Array, SmallVec};
 
-use crate::ir::{Node, Result};
+use crate::ir::{Error, ErrorKind, Node, Result};
 
-struct Slot {
-    generation: u32,
-    node: Option<Arc<Node>>,
+/// What a handle refers to.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Kind {
+    Array,
+    Rng,
 }
 
-struct Inner {
-    slots: Vec<Slot>,
+/// The bit of a handle's low word that marks generators; the rest is the slot + 1.
+const RNG_BIT: u32 = 1 << 31;
+
+impl Kind {
+    fn bit(self) -> u32 {
+        match self {
+            Kind::Array => 0,
+            Kind::Rng => RNG_BIT,
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Kind::Array => "handle",
+            Kind::Rng => "random number generator",
+        }
+    }
+}
+
+/// What a table holds.
+pub trait Entry: Clone {
+    const KIND: Kind;
+    /// Called under the table's lock when a handle to the entry is made or released.
+    fn handle_added(&self) {}
+    fn handle_removed(&self) {}
+}
+
+impl Entry for Arc<Node> {
+    const KIND: Kind = Kind::Array;
+    /// Handle counts change only under the lock (see `Node::add_handle`).
+    fn handle_added(&self) {
+        self.add_handle();
+    }
+    fn handle_removed(&self) {
+        self.remove_handle();
+    }
+}
+
+/// The generation of the next handle made, in any table of the process.
+static NEXT_GENERATION: AtomicU32 = AtomicU32::new(1);
+
+static SALT: LazyLock<u32> = LazyLock::new(|| {
+    // Any varying bits will do: the salt only has to make guessed handles unlikely.
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let place = &t as *const u128 as u64; // differs between runs where addresses are randomised
+    ((t as u64 ^ place).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as u32
+});
+
+struct Slot<T> {
+    generation: u32,
+    entry: Option<T>,
+}
+
+struct Inner<T> {
+    slots: Vec<Slot<T>>,
     free: Vec<u32>,
     live: usize,
 }
 
-pub struct HandleTable {
-    inner: Mutex<Inner>,
-    salt: u32,
+pub struct HandleTable<T: Entry> {
+    inner: Mutex<Inner<T>>,
+    /// The first generation this table could hand out: handles of older ones were made
+    /// before it (by an earlier runtime) or forged.
+    first: u32,
 }
 
-impl HandleTable {
-    pub fn new() -> HandleTable {
-        // Any varying bits will do: the salt only has to make guessed handles unlikely.
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-        let salt = ((t as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as u32 | 1;
-        HandleTable { inner: Mutex::new(Inner { slots: Vec::new(), free: Vec::new(), live: 0 }), salt }
+fn encode(kind: Kind, slot: u32, generation: u32) -> u64 {
+    (((generation ^ *SALT) as u64) << 32) | (kind.bit() | (slot + 1)) as u64
+}
+
+/// The kind bit, slot and generation of `h`.
+fn decode(h: u64) -> (u32, usize, u32) {
+    let low = h as u32;
+    (low & RNG_BIT, ((low & !RNG_BIT) as usize).wrapping_sub(1), (h >> 32) as u32 ^ *SALT)
+}
+
+impl<T: Entry> HandleTable<T> {
+    pub fn new() -> HandleTable<T> {
+        HandleTable {
+            inner: Mutex::new(Inner { slots: Vec::new(), free: Vec::new(), live: 0 }),
+            first: NEXT_GENERATION.load(Ordering::Relaxed),
+        }
     }
 
-    fn encode(&self, slot: u32, generation: u32) -> u64 {
-        (((generation ^ self.salt) as u64) << 32) | (slot as u64 + 1)
-    }
-
-    fn decode(&self, h: u64) -> (usize, u32) {
-        (((h & 0xFFFF_FFFF) as usize).wrapping_sub(1), (h >> 32) as u32 ^ self.salt)
-    }
-
-    /// Handle counts change only under the lock (see `Node::add_handle`).
-    pub fn insert(&self, node: Arc<Node>) -> u64 {
+    pub fn insert(&self, entry: T) -> u64 {
         let mut t = self.inner.lock();
-        node.add_handle();
+        entry.handle_added();
         t.live += 1;
         let slot = match t.free.pop() {
             Some(s) => s,
             None => {
-                t.slots.push(Slot { generation: 1, node: None });
+                // Each slot holds a live entry, so memory runs out long before 2^31 of them.
+                assert!(t.slots.len() < (RNG_BIT - 1) as usize, "more than 2^31 live handles");
+                t.slots.push(Slot { generation: 0, entry: None });
                 (t.slots.len() - 1) as u32
             }
         };
-        let s = &mut t.slots[slot as usize];
-        s.node = Some(node);
-        let generation = s.generation;
+        let generation = NEXT_GENERATION.fetch_add(1, Ordering::Relaxed);
+        t.slots[slot as usize] = Slot { generation, entry: Some(entry) };
         drop(t);
-        self.encode(slot, generation)
+        encode(T::KIND, slot, generation)
     }
 
-    pub fn get(&self, h: u64) -> Result<Arc<Node>> {
+    pub fn get(&self, h: u64) -> Result<T> {
         let t = self.inner.lock();
         self.lookup(&t, h)
     }
 
-    fn lookup(&self, t: &Inner, h: u64) -> Result<Arc<Node>> {
-        let (slot, generation) = self.decode(h);
+    fn lookup(&self, t: &Inner<T>, h: u64) -> Result<T> {
+        let (kind, slot, generation) = decode(h);
         match t.slots.get(slot) {
-            Some(Slot { generation: g, node: Some(n) }) if *g == generation => Ok(n.clone()),
-            _ => Err(self.invalid(h, t)),
+            Some(Slot { generation: g, entry: Some(e) }) if *g == generation && kind == T::KIND.bit() => Ok(e.clone()),
+            _ => Err(self.invalid(h)),
         }
     }
 
-    /// The nodes of `hs`, appended to `nodes` in order, under one lock (an error names the
-    /// first invalid handle).
-    pub fn get_all<A: Array<Item = Arc<Node>>>(&self, hs: &[u64], nodes: &mut SmallVec<A>) -> Result<()> {
+    /// The entries of `hs`, appended to `entries` in order, under one lock (an error names
+    /// the first invalid handle).
+    pub fn get_all<A: Array<Item = T>>(&self, hs: &[u64], entries: &mut SmallVec<A>) -> Result<()> {
         let t = self.inner.lock();
         for &h in hs {
-            nodes.push(self.lookup(&t, h)?);
+            entries.push(self.lookup(&t, h)?);
         }
         Ok(())
     }
 
-    /// Releases `h`; the node lives on while other handles or pending work use it.
+    /// Releases `h`; the entry lives on while others hold it (a node: other handles or
+    /// pending work).
     pub fn remove(&self, h: u64) -> Result<()> {
-        let (slot, generation) = self.decode(h);
         let mut t = self.inner.lock();
-        let node = match t.slots.get_mut(slot) {
-            Some(s) if s.generation == generation && s.node.is_some() => {
-                s.generation = s.generation.wrapping_add(1).max(1);
-                s.node.take()
-            }
-            _ => return Err(self.invalid(h, &t)),
-        };
+        self.lookup(&t, h)?;
+        let (_, slot, _) = decode(h);
+        let entry = t.slots[slot].entry.take();
         t.free.push(slot as u32);
         t.live -= 1;
-        if let Some(n) = &node {
-            n.remove_handle();
+        if let Some(e) = &entry {
+            e.handle_removed();
         }
         drop(t);
         // Dropping the last reference to a long pending chain happens here, outside the lock.
-        drop(node);
+        drop(entry);
         Ok(())
     }
 
-    fn invalid(&self, h: u64, t: &Inner) -> crate::ir::Error {
-        let (slot, generation) = self.decode(h);
+    fn invalid(&self, h: u64) -> Error {
+        let (kind, _, generation) = decode(h);
+        let made_here =
+            generation.wrapping_sub(self.first) < NEXT_GENERATION.load(Ordering::Relaxed).wrapping_sub(self.first);
         let why = if h == 0 {
-            "the null handle".to_string()
+            "the null handle"
+        } else if kind != T::KIND.bit() {
+            "an array handle passed as a random number generator, or the reverse"
+        } else if made_here {
+            "released (stale)"
         } else {
-            match t.slots.get(slot) {
-                Some(s) if s.generation != generation && generation < s.generation && generation > 0 => {
-                    "a released (stale) handle".to_string()
-                }
-                Some(_) | None => "not a handle of this runtime".to_string(),
-            }
+            "not made by this runtime (made before sl_shutdown, or forged)"
         };
-        crate::ir::Error::new(crate::ir::ErrorKind::InvalidHandle, format!("invalid handle {h:#x}: {why}"))
+        let noun = T::KIND.noun();
+        Error::new(ErrorKind::InvalidHandle, format!("invalid {noun} {h:#x}: not a live {noun}: {why}"))
     }
 
     pub fn live(&self) -> usize {
@@ -126,27 +189,55 @@ impl HandleTable {
 
     /// Releases every handle (runtime shutdown).
     pub fn clear(&self) {
-        let nodes: Vec<Arc<Node>> = {
+        let entries: Vec<T> = {
             let mut t = self.inner.lock();
             t.live = 0;
-            let mut nodes = Vec::new();
-            for s in t.slots.iter_mut() {
-                if let Some(n) = s.node.take() {
-                    s.generation = s.generation.wrapping_add(1).max(1);
-                    n.remove_handle();
-                    nodes.push(n);
-                }
-            }
+            let entries: Vec<T> = t.slots.iter_mut().filter_map(|s| s.entry.take()).collect();
+            entries.iter().for_each(Entry::handle_removed);
             t.free = (0..t.slots.len() as u32).rev().collect();
-            nodes
+            entries
         };
         // Released outside the lock.
-        drop(nodes);
+        drop(entries);
     }
 }
 
-impl Default for HandleTable {
+impl<T: Entry> Default for HandleTable<T> {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone)]
+    struct Thing;
+    impl Entry for Thing {
+        const KIND: Kind = Kind::Rng;
+    }
+
+    /// A table made after another (a runtime after `sl_shutdown`) hands out none of the
+    /// first one's handles, and refuses them; handles of the other kind are refused too.
+    #[test]
+    fn handles_stay_unique_across_tables() {
+        let old: HandleTable<Thing> = HandleTable::new();
+        let before: Vec<u64> = (0..4).map(|_| old.insert(Thing)).collect();
+        old.remove(before[0]).unwrap();
+        old.clear();
+        let new: HandleTable<Thing> = HandleTable::new();
+        for _ in 0..100 {
+            let h = new.insert(Thing);
+            assert!(!before.contains(&h));
+            new.remove(h).unwrap();
+        }
+        for &h in &before {
+            let e = new.get(h).err().expect("an old handle is refused");
+            assert_eq!(e.kind, ErrorKind::InvalidHandle);
+            assert!(e.message.contains("before sl_shutdown"), "{}", e.message);
+        }
+        let array = encode(Kind::Array, 0, NEXT_GENERATION.load(Ordering::Relaxed));
+        assert!(new.get(array).err().expect("refused").message.contains("array handle"));
     }
 }

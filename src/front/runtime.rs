@@ -15,11 +15,11 @@ use crate::exec::DeviceInfo;
 use crate::exec::engine::Engine;
 use crate::exec::memory::HostPool;
 use crate::r#gen::GenOptions;
-use crate::ir::{Result, bail};
+use crate::ir::{Node, Result, bail};
 use crate::sched::{SchedOptions, Scheduler};
 
 pub struct Runtime {
-    pub handles: HandleTable,
+    pub handles: HandleTable<Arc<Node>>,
     pub rngs: RngTable,
     pub sched: Scheduler,
     pub memory: Arc<HostPool>,
@@ -65,7 +65,7 @@ impl Runtime {
         let engine = Engine::new(executor, ENGINE_DEPTH);
         Ok(Runtime {
             handles: HandleTable::new(),
-            rngs: RngTable::default(),
+            rngs: RngTable::new(),
             sched: Scheduler::new(engine, opts),
             memory,
             config,

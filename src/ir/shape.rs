@@ -1,6 +1,13 @@
 //! Array shapes (rank 0 to 8, column-major: the first dimension is the fastest).
 
+use super::error::{Result, bail};
+
 pub const MAX_RANK: usize = 8;
+
+/// The most elements a shape may span: the product of its nonzero sizes. At 8 bytes an
+/// element (the widest type) every byte offset then fits an `isize` and an `i64`, whatever
+/// the type, and so do element counts and the strides and offsets of views.
+pub const MAX_ELEMENTS: u64 = isize::MAX as u64 / 8;
 
 /// Dimensions past the rank are always 0, so the derived equality compares shapes.
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
@@ -18,6 +25,24 @@ impl Shape {
         let mut s = Shape { dims: [0; MAX_RANK], rank: dims.len() as u8 };
         s.dims[..dims.len()].copy_from_slice(dims);
         s
+    }
+
+    /// A shape of sizes that come from the application (given, or computed from what it
+    /// gave), refused when they span more than `MAX_ELEMENTS`. The nonzero sizes count, so
+    /// an empty shape cannot carry a size whose strides overflow either. `what` names the
+    /// argument or call in the message.
+    pub fn sized(what: &str, dims: &[u64]) -> Result<Shape> {
+        if dims.len() > MAX_RANK {
+            bail!(InvalidArgument, "{what}: rank {} is outside 0..={MAX_RANK}", dims.len());
+        }
+        let span = dims.iter().filter(|&&d| d != 0).try_fold(1u64, |acc, &d| acc.checked_mul(d));
+        if span.is_none_or(|n| n > MAX_ELEMENTS) {
+            bail!(
+                InvalidArgument,
+                "{what}: shape {dims:?} is too large (its nonzero sizes span more than {MAX_ELEMENTS} elements)"
+            );
+        }
+        Ok(Shape::new(&dims.iter().map(|&d| d as usize).collect::<Vec<_>>()))
     }
 
     pub fn rank(&self) -> usize {
@@ -72,23 +97,22 @@ impl Shape {
 
     /// The broadcast of two shapes: ranks are aligned at the first dimension (missing
     /// trailing dimensions are 1, as in Fortran and MATLAB), then size-1 dimensions stretch.
-    pub fn broadcast(a: &Shape, b: &Shape) -> Option<Shape> {
+    /// Fails with `ShapeMismatch` when they do not broadcast, and as `sized` does when the
+    /// result is too large (`[1, n]` with `[n]` is `[n, n]`).
+    pub fn broadcast(a: &Shape, b: &Shape) -> Result<Shape> {
         let rank = a.rank().max(b.rank());
-        // Dimensions past the rank stay 0, so equal shapes compare equal.
-        let mut out = Shape { dims: [0; MAX_RANK], rank: rank as u8 };
-        for d in 0..rank {
+        let mut dims = [0u64; MAX_RANK];
+        for (d, out) in dims.iter_mut().enumerate().take(rank) {
             let (x, y) = (a.dim(d), b.dim(d));
-            out.dims[d] = if x == y {
+            *out = if x == y || y == 1 {
                 x
             } else if x == 1 {
                 y
-            } else if y == 1 {
-                x
             } else {
-                return None;
-            };
+                bail!(ShapeMismatch, "shapes {a} and {b} do not broadcast");
+            } as u64;
         }
-        Some(out)
+        Shape::sized(&format!("the broadcast of {a} and {b}"), &dims[..rank])
     }
 
     /// Multi-index of the column-major linear index `i`.

@@ -1,6 +1,7 @@
-/* Bad input from C: stale and forged handles, null pointers, wrong shapes and types,
- * out-of-range dimensions, unbalanced scopes, and reading a poisoned array. Each gets
- * its status and a message, and the runtime keeps working afterwards. */
+/* Bad input from C: stale and forged handles (also of a runtime that was shut down),
+ * null pointers, wrong shapes and types, sizes that overflow, out-of-range dimensions,
+ * unbalanced scopes, and reading a poisoned array. Each gets its status and a message,
+ * leaves the null handle, and the runtime keeps working afterwards. */
 #include <math.h>
 
 #include "check.h"
@@ -25,6 +26,86 @@ static void still_works(void) {
     OK(sl_read(d, SL_COL_MAJOR, out, sizeof out));
     for (int i = 0; i < 4; i++) EXPECT(out[i] == 10 * v[i], "still works: %g", out[i]);
     OK(sl_scope_end());
+}
+
+/* Sizes, offsets and strides that would overflow 64 bits are refused, and every failed
+ * call leaves the null handle, whichever argument is wrong. */
+static void refused_sizes_leave_the_null_handle(void) {
+    double v[7];
+    for (int i = 0; i < 7; i++) v[i] = uniform(-1, 1);
+    sl_array a = vector_f64(v, 7), out;
+    /* (count - 1) * stride wraps around 2^64 to an offset inside the array */
+    int64_t starts[3] = {1, 0, 6}, counts[3] = {((int64_t)1 << 62) + 1, 3, 2}, strides[3] = {4, INT64_MIN + 1, INT64_MAX};
+    for (int i = 0; i < 3; i++) {
+        out = 99;
+        FAILS(sl_section(a, &starts[i], &counts[i], &strides[i], &out), SL_ERR_INVALID_ARGUMENT, "leaves the array");
+        EXPECT(out == 0, "section %d left %llu", i, (unsigned long long)out);
+    }
+    /* [1, 2^32] + [2^32] would be [2^32, 2^32]: more than SL_MAX_ELEMENTS */
+    int64_t row_dims[2] = {1, (int64_t)1 << 32}, col_dims[1] = {(int64_t)1 << 32};
+    sl_array row, col;
+    OK(sl_constant(SL_F32, 2, row_dims, 1, &row));
+    OK(sl_constant(SL_F32, 1, col_dims, 1, &col));
+    out = 99;
+    FAILS(sl_add(row, col, &out), SL_ERR_INVALID_ARGUMENT, "too large");
+    EXPECT(out == 0, "broadcast left %llu", (unsigned long long)out);
+    /* an empty array cannot carry a size beyond the limit either */
+    int64_t empty_dims[2] = {0, 2}, reps[2] = {1, (int64_t)1 << 62}, too_many[2] = {0, SL_MAX_ELEMENTS + 1};
+    sl_array empty;
+    OK(sl_constant(SL_F32, 2, empty_dims, 0, &empty));
+    out = 99;
+    FAILS(sl_tile(empty, reps, 2, &out), SL_ERR_INVALID_ARGUMENT, "too large");
+    EXPECT(out == 0, "tile left %llu", (unsigned long long)out);
+    out = 99;
+    FAILS(sl_constant(SL_F32, 2, too_many, 0, &out), SL_ERR_INVALID_ARGUMENT, "too large");
+    EXPECT(out == 0, "constant left %llu", (unsigned long long)out);
+    /* bad codes and arguments checked after the out-handle is cleared */
+    int64_t negative = -1;
+    out = 99;
+    FAILS(sl_scalar_binary(99, 1.0, a, &out), SL_ERR_INVALID_ARGUMENT, "not an sl_binary_op");
+    EXPECT(out == 0, "sl_scalar_binary left %llu", (unsigned long long)out);
+    out = 99;
+    FAILS(sl_reduce(99, a, 0, &out), SL_ERR_INVALID_ARGUMENT, "not an sl_reduce_op");
+    EXPECT(out == 0, "sl_reduce left %llu", (unsigned long long)out);
+    out = 99;
+    FAILS(sl_unary(-1, a, &out), SL_ERR_INVALID_ARGUMENT, "not an sl_unary_op");
+    EXPECT(out == 0, "sl_unary left %llu", (unsigned long long)out);
+    out = 99;
+    FAILS(sl_shift(a, 0, 1, 99, 0.0, &out), SL_ERR_INVALID_ARGUMENT, "not an sl_boundary");
+    EXPECT(out == 0, "sl_shift left %llu", (unsigned long long)out);
+    out = 99;
+    FAILS(sl_reshape(a, 1, &negative, &out), SL_ERR_INVALID_ARGUMENT, "negative dimension");
+    EXPECT(out == 0, "sl_reshape left %llu", (unsigned long long)out);
+    sl_rng rng = 99;
+    FAILS(sl_rng_create(9, 1, &rng), SL_ERR_INVALID_ARGUMENT, "not an sl_rng_kind");
+    EXPECT(rng == 0, "sl_rng_create left %llu", (unsigned long long)rng);
+    OK(sl_release(a));
+    OK(sl_release(row));
+    OK(sl_release(col));
+    OK(sl_release(empty));
+}
+
+/* A runtime started after sl_shutdown hands out none of the old generator ids or array
+ * handles, and refuses the old ones: a stale id never reaches (or destroys) a new one. */
+static void handles_across_shutdown(void) {
+    double v[2] = {uniform(0, 1), uniform(0, 1)};
+    sl_rng old_rng, new_rng;
+    OK(sl_rng_create(SL_RNG_PHILOX, 5, &old_rng));
+    sl_array old_a = vector_f64(v, 2), out;
+    OK(sl_shutdown());
+    OK(sl_rng_create(SL_RNG_PHILOX, 6, &new_rng));
+    sl_array new_a = vector_f64(v, 2);
+    EXPECT(new_rng != old_rng, "generator id %llx handed out again", (unsigned long long)new_rng);
+    EXPECT(new_a != old_a, "array handle %llx handed out again", (unsigned long long)new_a);
+    FAILS(sl_rng_destroy(old_rng), SL_ERR_INVALID_HANDLE, "before sl_shutdown");
+    FAILS(sl_exp(old_a, &out), SL_ERR_INVALID_HANDLE, "before sl_shutdown");
+    uint64_t seed = 0, draw = 1;
+    OK(sl_rng_get_state(new_rng, &seed, &draw));
+    EXPECT(seed == 6 && draw == 0, "the new generator is untouched: seed %llu draw %llu", (unsigned long long)seed,
+           (unsigned long long)draw);
+    OK(sl_rng_destroy(new_rng));
+    OK(sl_release(new_a));
+    OK(sl_shutdown());
 }
 
 int main(void) {
@@ -86,7 +167,8 @@ int main(void) {
     OK(sl_rng_create(SL_RNG_FAST, 7, &rng));
     FAILS(sl_random_uniform(rng, SL_I32, 1, &n3, &out), SL_ERR_DTYPE_MISMATCH, "f32 or f64");
     FAILS(sl_random_normal(a, SL_F64, 1, &n3, &out), SL_ERR_INVALID_HANDLE, "random number generator");
-    FAILS(sl_rng_create(9, 7, &rng), SL_ERR_INVALID_ARGUMENT, "not an sl_rng_kind");
+    sl_rng bad_rng;
+    FAILS(sl_rng_create(9, 7, &bad_rng), SL_ERR_INVALID_ARGUMENT, "not an sl_rng_kind");
     OK(sl_rng_destroy(rng));
     FAILS(sl_rng_set_state(rng, 1, 2), SL_ERR_INVALID_HANDLE, "not a live");
     sl_cache_stats cs;
@@ -113,6 +195,9 @@ int main(void) {
     FAILS(sl_debug_peek(doubled, SL_COL_MAJOR, NULL, sizeof peek3), SL_ERR_INVALID_ARGUMENT, "NULL");
     FAILS(sl_debug_peek(doubled, SL_COL_MAJOR, peek3, 8), SL_ERR_INVALID_ARGUMENT, "needs");
     OK(sl_release(doubled));
+    still_works();
+
+    refused_sizes_leave_the_null_handle();
     still_works();
 
     /* an error handler sees each failure */
@@ -144,6 +229,7 @@ int main(void) {
     still_works();
 
     OK(sl_shutdown());
+    handles_across_shutdown();
     if (failures) {
         fprintf(stderr, "bad_input: %d failures\n", failures);
         return 1;
