@@ -26,13 +26,6 @@ static sl_array step(const char *name, sl_array x, int *recorded) {
     return out[0];
 }
 
-static sl_array upload(const double *v) {
-    int64_t n = N;
-    sl_array h;
-    OK(sl_create(SL_F64, 1, &n, SL_COL_MAJOR, v, N * sizeof(double), &h));
-    return h;
-}
-
 /* Each round every thread waits for the others, then begins the same new section. */
 static void *worker(void *arg) {
     unsigned seed = *(unsigned *)arg;
@@ -43,7 +36,7 @@ static void *worker(void *arg) {
         char name[32];
         snprintf(name, sizeof name, "c_threads_%d", round);
         for (int i = 0; i < N; i++) mine[i] = (double)rand_r(&seed) / RAND_MAX * 4.0 - 2.0;
-        sl_array hx = upload(mine);
+        sl_array hx = vector_f64(mine, N);
         pthread_barrier_wait(&start);
         sl_array out = step(name, hx, &recorded);
         EXPECT(out != 0, "round %d: the section has an output", round);
@@ -66,8 +59,8 @@ static void *worker(void *arg) {
 
 int main(void) {
     unsigned seed = seed_rng("macro_threads");
-    for (int i = 0; i < N; i++) shared_values[i] = (double)rand() / RAND_MAX * 2.0 - 1.0;
-    shared = upload(shared_values);
+    for (int i = 0; i < N; i++) shared_values[i] = uniform(-1.0, 1.0);
+    shared = vector_f64(shared_values, N);
 
     /* Sections begun by all threads at once. */
     pthread_t threads[THREADS];
@@ -82,7 +75,7 @@ int main(void) {
 
     /* A stray sl_scope_end inside a recording: refused; the section still ends, and
      * replays next time. */
-    sl_array x = upload(shared_values), in[1] = {x}, out[1];
+    sl_array x = vector_f64(shared_values, N), in[1] = {x}, out[1];
     int64_t live_before;
     OK(sl_live_handles(&live_before));
     OK(sl_scope_begin());
