@@ -564,7 +564,9 @@ sl_status sl_live_handles(int64_t *out);
 // released by it, except those moved out with `sl_keep`.
 sl_status sl_scope_begin(void);
 
-// Closes the innermost scope, releasing its handles that are still live.
+// Closes the innermost scope, releasing its handles that are still live. Inside a macro
+// section being recorded, a scope begun before the section cannot be closed
+// (`SL_ERR_INVALID_STATE`; the recording is unaffected).
 sl_status sl_scope_end(void);
 
 // Moves `a` from the innermost scope to the enclosing one (out of all scopes if none).
@@ -813,7 +815,9 @@ sl_status sl_max_scalar(sl_array a, double s, sl_array *out);
 // `SL_MACRO_RECORD`: run the section's calls and close it with `sl_macro_end`;
 // `SL_MACRO_REPLAY`: skip them; `outputs` already holds new handles to the results.
 // Inside a recording section, reads, writes, `sl_eval` and `sl_sync` are refused, and
-// arrays it makes are released at `sl_macro_end` unless declared as outputs.
+// arrays it makes are released at `sl_macro_end` unless declared as outputs. A thread
+// that begins a section another thread is still recording records it too (it does not
+// wait); the first recording to end is cached.
 sl_status sl_macro_begin(const char *name,
                          const sl_array *inputs,
                          int32_t n_in,
@@ -825,11 +829,14 @@ sl_status sl_macro_begin(const char *name,
 
 // Closes the section being recorded on this thread, declaring its `n_out` outputs (as
 // many as `sl_macro_begin` was given); they stay valid after the section, every other
-// array it made is released. The section is compiled as one unit and cached.
+// array it made is released. The section is compiled as one unit and cached. Scopes
+// begun inside the section and not ended are an error (`SL_ERR_INVALID_STATE`): they
+// are closed with the section, which is then not cached.
 sl_status sl_macro_end(const sl_array *outputs, int32_t n_out);
 
 // Abandons the section being recorded on this thread (e.g. when its calls failed):
-// nothing is cached, the arrays it made are released, everything else is kept.
+// nothing is cached, the arrays it made are released (also those of scopes begun inside
+// it and not ended), everything else is kept.
 sl_status sl_macro_cancel(void);
 
 // The same elements (column-major order) with shape `dims[0..rank]`.
@@ -1003,8 +1010,11 @@ sl_status sl_config_default(sl_config *config);
 // the defaults. `config` may be NULL. Fails with `SL_ERR_INVALID_STATE` if it is running.
 sl_status sl_init(const sl_config *config);
 
-// Waits for all work, releases every handle and stops the runtime's threads. Handles
-// from before are invalid afterwards; the next call starts a new runtime.
+// Waits for all work, releases every handle and stops the runtime's threads, returning
+// once they have ended (so a loader may unload the library next). Handles from before
+// are invalid afterwards (`SL_ERR_INVALID_HANDLE`); the next call starts a new runtime.
+// Work that other threads submit to the stopping runtime fails with
+// `SL_ERR_INVALID_STATE` (or `SL_ERR_POISONED` where it is read).
 sl_status sl_shutdown(void);
 
 // Details of this thread's last failed call.
@@ -1070,17 +1080,20 @@ sl_status sl_set_call_site(const char *file, int32_t line);
  *         sl_add(t, in[1], &out[0]);
  *     }
  *
- * Arrays the body makes are released when it ends, except the outputs. If
- * sl_macro_begin fails, the body is skipped and `out` holds 0 handles (see sl_last_error).
+ * Arrays the body makes are released when it ends, except the outputs. The body is never
+ * skipped unless the section replays: if sl_macro_begin fails (see sl_last_error and the
+ * error handlers), the body runs as plain calls: not recorded, its arrays left in the
+ * current scope, `out` made by it.
  */
 static inline int sl_macro_records_(const char *name, const sl_array *in, int32_t n_in, const double *ctrl,
                                     int32_t n_ctrl, sl_array *out, int32_t n_out) {
     sl_macro_mode mode = SL_MACRO_REPLAY;
-    return sl_macro_begin(name, in, n_in, ctrl, n_ctrl, out, n_out, &mode) == SL_OK && mode == SL_MACRO_RECORD;
+    if (sl_macro_begin(name, in, n_in, ctrl, n_ctrl, out, n_out, &mode) != SL_OK) return 2; /* plain calls */
+    return mode == SL_MACRO_RECORD;
 }
 #define SL_MACRO(name, in, n_in, ctrl, n_ctrl, out, n_out)                                                     \
     for (int sl_macro_rec_ = sl_macro_records_(name, in, n_in, ctrl, n_ctrl, out, n_out); sl_macro_rec_;      \
-         sl_macro_rec_ = (sl_macro_end(out, n_out), 0))
+         sl_macro_rec_ = (sl_macro_rec_ == 1 ? (void)sl_macro_end(out, n_out) : (void)0, 0))
 #endif /* SLUICE_MACRO_HELPERS */
 
 #ifndef SLUICE_SITE_HELPERS

@@ -189,6 +189,8 @@ fn misuse_is_refused_and_harmless() {
     fails(begin("self", &[ah], &[], &mut inner).0, SL_ERR_INVALID_STATE, "already being recorded on this thread");
     ok(sl_macro_cancel());
 
+    scopes_inside_sections(ah, &a);
+
     // End or cancel without begin; bad arguments to begin.
     fails(sl_macro_end(std::ptr::null(), 0), SL_ERR_INVALID_STATE, "without an open sl_macro_begin");
     fails(sl_macro_cancel(), SL_ERR_INVALID_STATE, "without an open sl_macro_begin");
@@ -230,6 +232,62 @@ fn misuse_is_refused_and_harmless() {
     let want = Arr::new(SL_F64, &[64], a.v.iter().map(|v| V::F64(v.f() * 0.25 * 0.25 * 0.25)).collect());
     assert_close("section after misuse", &download(y), &want, 0.0);
     release(&[y, c, ah, other]);
+}
+
+/// Scopes that do not pair up inside a section: a stray `sl_scope_end` is refused and the
+/// recording goes on; scopes begun inside and left open are closed with the section.
+fn scopes_inside_sections(ah: sl_array, a: &Arr) {
+    let base = live();
+    let doubled = Arr::new(SL_F64, &[64], a.v.iter().map(|v| V::F64(v.f() * 2.0)).collect());
+    // A scope begun before the section cannot be ended inside it.
+    ok(sl_scope_begin());
+    let st = misuse("stray scope end", ah, |x, out| {
+        fails(sl_scope_end(), SL_ERR_INVALID_STATE, "inside the macro section being recorded");
+        ok(sl_mul_scalar(x, 2.0, out));
+    });
+    ok(st);
+    let mut out = [0];
+    let (st, mode) = begin("stray scope end", &[ah], &[], &mut out);
+    ok(st);
+    assert_eq!(mode, SL_MACRO_REPLAY, "the section was recorded despite the stray sl_scope_end");
+    assert_close("section with a stray sl_scope_end", &download(out[0]), &doubled, 0.0);
+    ok(sl_scope_end());
+    assert_eq!(live(), base, "the enclosing scope released the section's outputs");
+
+    // A scope begun inside and not ended: the end fails, closing both (nothing cached).
+    let (mut inner_array, mut output) = (0, 0);
+    let st = misuse("open scope", ah, |x, out| {
+        ok(sl_scope_begin());
+        ok(sl_exp(x, &mut inner_array));
+        ok(sl_mul_scalar(x, 2.0, out));
+        output = *out;
+    });
+    fails(st, SL_ERR_INVALID_STATE, "were not ended");
+    fails(sl_release(inner_array), SL_ERR_INVALID_HANDLE, "released");
+    // The thread is no longer recording; the declared output is kept, like the outputs
+    // of other refused sections.
+    assert_close("output of a section left with a scope open", &download(output), &doubled, 0.0);
+    release(&[output]);
+    assert_eq!(live(), base, "the open scope's arrays were released");
+    let st = misuse("open scope", ah, |x, out| {
+        ok(sl_mul_scalar(x, 2.0, out));
+        output = *out;
+    });
+    ok(st);
+    let mut out = [0];
+    assert_eq!(begin("open scope", &[ah], &[], &mut out), (SL_OK, SL_MACRO_REPLAY));
+    release(&[out[0], output]);
+
+    // Cancel closes scopes begun inside too.
+    let mut out = [0];
+    assert_eq!(begin("cancelled with a scope open", &[ah], &[], &mut out), (SL_OK, SL_MACRO_RECORD));
+    ok(sl_scope_begin());
+    ok(sl_sqrt(ah, &mut out[0]));
+    ok(sl_macro_cancel());
+    let mut buf = vec![0f64; 64];
+    ok(sl_read(ah, SL_COL_MAJOR, buf.as_mut_ptr().cast(), 512));
+    assert_eq!(live(), base, "cancel released what the section made");
+    fails(sl_scope_end(), SL_ERR_INVALID_STATE, "without a matching sl_scope_begin");
 }
 
 /// A section recorded with one array passed as two inputs is a different entry from the
@@ -339,21 +397,29 @@ fn nested_sections_and_threads() {
     }
     assert_eq!(runs, (1, 1), "the outer section replays as a whole");
 
-    // A key being recorded on one thread is refused on another, then works there.
+    // A key being recorded on one thread is recorded on another too; the first recording
+    // to end is cached.
+    let entries = macro_stats().entries;
     let mut out = [0];
-    ok(begin("shared", &[ah], &[], &mut out).0);
+    assert_eq!(begin("shared", &[ah], &[], &mut out), (SL_OK, SL_MACRO_RECORD));
     let handle = ah;
     let other = std::thread::spawn(move || {
         let mut o = [0];
-        let (st, _) = begin("shared", &[handle], &[], &mut o);
-        (st, last_error().1)
+        assert_eq!(begin("shared", &[handle], &[], &mut o), (SL_OK, SL_MACRO_RECORD), "{}", last_error().1);
+        ok(sl_neg(handle, &mut o[0]));
+        ok(sl_macro_end(o.as_ptr(), 1));
+        let got = download(o[0]);
+        release(&o);
+        got
     })
     .join()
     .unwrap();
-    assert_eq!(other.0, SL_ERR_INVALID_STATE, "{}", other.1);
-    assert!(other.1.contains("being recorded on another thread"), "{}", other.1);
+    let want = Arr::new(SL_F32, &[100], a.v.iter().map(|v| V::F32(-(v.f() as f32))).collect());
+    assert_close("recorded on another thread meanwhile", &other, &want, 0.0);
     ok(sl_neg(ah, &mut out[0]));
     ok(sl_macro_end(out.as_ptr(), 1));
+    assert_close("recorded on this thread", &download(out[0]), &want, 0.0);
+    assert_eq!(macro_stats().entries, entries + 1, "one of the two recordings is cached");
     let replayed = std::thread::spawn(move || {
         let mut o = [0];
         let (st, mode) = begin("shared", &[handle], &[], &mut o);
@@ -365,7 +431,6 @@ fn nested_sections_and_threads() {
     })
     .join()
     .unwrap();
-    let want = Arr::new(SL_F32, &[100], a.v.iter().map(|v| V::F32(-(v.f() as f32))).collect());
     assert_close("replayed on another thread", &replayed, &want, 0.0);
     release(&[out[0], ah]);
 }

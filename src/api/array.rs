@@ -217,7 +217,9 @@ pub extern "C" fn sl_scope_begin() -> sl_status {
     })
 }
 
-/// Closes the innermost scope, releasing its handles that are still live.
+/// Closes the innermost scope, releasing its handles that are still live. Inside a macro
+/// section being recorded, a scope begun before the section cannot be closed
+/// (`SL_ERR_INVALID_STATE`; the recording is unaffected).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_scope_end() -> sl_status {
     boundary!("sl_scope_end", |_site| {

@@ -20,7 +20,9 @@ use crate::sched::MacroStart;
 /// `SL_MACRO_RECORD`: run the section's calls and close it with `sl_macro_end`;
 /// `SL_MACRO_REPLAY`: skip them; `outputs` already holds new handles to the results.
 /// Inside a recording section, reads, writes, `sl_eval` and `sl_sync` are refused, and
-/// arrays it makes are released at `sl_macro_end` unless declared as outputs.
+/// arrays it makes are released at `sl_macro_end` unless declared as outputs. A thread
+/// that begins a section another thread is still recording records it too (it does not
+/// wait); the first recording to end is cached.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_macro_begin(
     name: *const c_char,
@@ -59,7 +61,7 @@ pub extern "C" fn sl_macro_begin(
             }
             MacroStart::Record => {
                 // The section's arrays live in a scope of their own.
-                scope::begin();
+                scope::begin_section();
                 write_out(mode, "mode", SL_MACRO_RECORD)?;
             }
         }
@@ -69,27 +71,34 @@ pub extern "C" fn sl_macro_begin(
 
 /// Closes the section being recorded on this thread, declaring its `n_out` outputs (as
 /// many as `sl_macro_begin` was given); they stay valid after the section, every other
-/// array it made is released. The section is compiled as one unit and cached.
+/// array it made is released. The section is compiled as one unit and cached. Scopes
+/// begun inside the section and not ended are an error (`SL_ERR_INVALID_STATE`): they
+/// are closed with the section, which is then not cached.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_macro_end(outputs: *const sl_array, n_out: i32) -> sl_status {
     boundary!("sl_macro_end", |_site| {
         let rt = runtime()?;
         let handles = slice(outputs, n_out, "outputs")?;
         let outs: Vec<Arc<Node>> = handles.iter().map(|&h| node(&rt, h)).collect::<Result<_>>()?;
-        if crate::sched::macros::recording_name().is_none() {
+        let Some(name) = crate::sched::macros::recording_name() else {
             bail!(InvalidState, "sl_macro_end without an open sl_macro_begin on this thread");
+        };
+        // Outputs made before the section (inputs passed through) are not in its scope.
+        let unended = close_scope(&rt, handles)?;
+        if unended > 0 {
+            rt.sched.macro_cancel()?;
+            bail!(
+                InvalidState,
+                "macro '{name}': {unended} scope(s) begun inside the section were not ended (sl_scope_end); they were closed with the section, which is not cached"
+            );
         }
-        for &h in handles {
-            // Outputs made before the section (inputs passed through) are not in its scope.
-            let _ = scope::keep(h);
-        }
-        close_scope(&rt)?;
         rt.sched.macro_end(&outs)
     })
 }
 
 /// Abandons the section being recorded on this thread (e.g. when its calls failed):
-/// nothing is cached, the arrays it made are released, everything else is kept.
+/// nothing is cached, the arrays it made are released (also those of scopes begun inside
+/// it and not ended), everything else is kept.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_macro_cancel() -> sl_status {
     boundary!("sl_macro_cancel", |_site| {
@@ -97,17 +106,19 @@ pub extern "C" fn sl_macro_cancel() -> sl_status {
         if crate::sched::macros::recording_name().is_none() {
             bail!(InvalidState, "sl_macro_cancel without an open sl_macro_begin on this thread");
         }
-        close_scope(&rt)?;
+        close_scope(&rt, &[])?;
         rt.sched.macro_cancel()
     })
 }
 
-/// Ends the section's scope, releasing what it still holds.
-fn close_scope(rt: &crate::front::runtime::Runtime) -> Result<()> {
-    for h in scope::end()? {
+/// Ends the section's scope (and scopes begun inside it), releasing what they still hold
+/// except `keep`; returns how many scopes begun inside were left open.
+fn close_scope(rt: &crate::front::runtime::Runtime, keep: &[sl_array]) -> Result<usize> {
+    let end = scope::end_section(keep)?;
+    for h in end.released {
         let _ = rt.handles.remove(h);
     }
-    Ok(())
+    Ok(end.unended)
 }
 
 /// `n` writable handles at `p`; NULL only when `n` is 0.

@@ -93,8 +93,11 @@ pub extern "C" fn sl_init(config: *const sl_config) -> sl_status {
     })
 }
 
-/// Waits for all work, releases every handle and stops the runtime's threads. Handles
-/// from before are invalid afterwards; the next call starts a new runtime.
+/// Waits for all work, releases every handle and stops the runtime's threads, returning
+/// once they have ended (so a loader may unload the library next). Handles from before
+/// are invalid afterwards (`SL_ERR_INVALID_HANDLE`); the next call starts a new runtime.
+/// Work that other threads submit to the stopping runtime fails with
+/// `SL_ERR_INVALID_STATE` (or `SL_ERR_POISONED` where it is read).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_shutdown() -> sl_status {
     boundary!("sl_shutdown", |_site| {

@@ -190,12 +190,14 @@ impl Engine {
         self.shared.wait();
     }
 
-    /// Finishes queued work and stops the thread.
+    /// Finishes queued work and stops the execution thread and the executor's threads,
+    /// waiting until they have ended. Sequences submitted later fail.
     pub fn shutdown(&self) {
         drop(self.queue.lock().take());
         if let Some(t) = self.thread.lock().take() {
             let _ = t.join();
         }
+        self.executor.stop_threads();
     }
 }
 

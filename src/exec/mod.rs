@@ -285,6 +285,10 @@ pub trait Executor: Send + Sync {
     fn reductions_fuse_costly_math(&self) -> bool {
         true
     }
+    /// Stops the executor's own threads and waits until they have ended (runtime
+    /// shutdown), so none outlives `sl_shutdown`. Anything run later runs on the calling
+    /// thread.
+    fn stop_threads(&self) {}
     /// Steps handed to the CPU because this executor's device cannot run them.
     fn steps_on_host(&self) -> u64 {
         0

@@ -3,10 +3,10 @@
 //! new one).
 
 use std::cell::RefCell;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 
 use super::handles::HandleTable;
 use super::rng::RngTable;
@@ -78,15 +78,22 @@ static RUNTIME: RwLock<Option<Arc<Runtime>>> = RwLock::new(None);
 /// Bumped whenever the runtime starts or stops, so threads know their cached one is stale.
 static GENERATION: AtomicU64 = AtomicU64::new(0);
 
+/// Held by `shutdown` throughout, so a second `sl_shutdown` returns only once the
+/// runtime's threads have ended.
+static SHUTDOWN: Mutex<()> = Mutex::new(());
+
 thread_local! {
-    /// Every call needs the runtime: each thread keeps it, saving the shared lock.
-    static CACHED: RefCell<Option<(u64, Arc<Runtime>)>> = const { RefCell::new(None) };
+    /// Every call needs the runtime: each thread keeps it, saving the shared lock. Weak,
+    /// so threads that made calls do not keep a shut-down runtime (its memory, device and
+    /// the device driver's threads) alive.
+    static CACHED: RefCell<Option<(u64, Weak<Runtime>)>> = const { RefCell::new(None) };
 }
 
 /// The running runtime, started from the environment's settings if none is.
 pub fn get() -> Result<Arc<Runtime>> {
     let generation = GENERATION.load(Ordering::Acquire);
-    let cached = CACHED.with(|c| c.borrow().as_ref().filter(|(g, _)| *g == generation).map(|(_, rt)| rt.clone()));
+    let cached =
+        CACHED.with(|c| c.borrow().as_ref().filter(|(g, _)| *g == generation).and_then(|(_, rt)| rt.upgrade()));
     if let Some(rt) = cached {
         return Ok(rt);
     }
@@ -103,7 +110,7 @@ pub fn get() -> Result<Arc<Runtime>> {
         }
     };
     let generation = GENERATION.load(Ordering::Acquire);
-    CACHED.with(|c| *c.borrow_mut() = Some((generation, rt.clone())));
+    CACHED.with(|c| *c.borrow_mut() = Some((generation, Arc::downgrade(&rt))));
     Ok(rt)
 }
 
@@ -123,8 +130,11 @@ pub fn init(config: Config) -> Result<()> {
     Ok(())
 }
 
-/// Finishes all work, releases every handle and stops the threads.
+/// Finishes all work, releases every handle and stops the threads, waiting until they
+/// have ended. Calls other threads make meanwhile get the runtime being stopped (their
+/// work fails with `SL_ERR_INVALID_STATE` once it has stopped) or start a new one.
 pub fn shutdown() {
+    let _one_at_a_time = SHUTDOWN.lock();
     let rt = {
         let mut slot = RUNTIME.write();
         GENERATION.fetch_add(1, Ordering::Release);

@@ -10,13 +10,13 @@ use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
-use hashbrown::{Equivalent, HashSet as LookupSet, HashTable};
+use hashbrown::{Equivalent, HashTable};
 use rustc_hash::FxBuildHasher;
 use smallvec::SmallVec;
 
 use super::CacheStats;
 use crate::r#gen::{Recipe, layout_of, leaf_layout};
-use crate::ir::{CallSite, DType, Layout, Node, Op, Result, Scalar, Shape, Value, bail};
+use crate::ir::{CallSite, DType, Layout, Node, Op, Scalar, Shape, Value};
 
 #[derive(Clone, PartialEq, Eq, Debug)]
 enum InputKind {
@@ -257,12 +257,12 @@ impl Section {
     }
 }
 
-/// Recorded sections, shared by all threads.
+/// Recorded sections, shared by all threads. Threads that begin a section no one has
+/// recorded yet each record it (none waits for another's recording, which could be
+/// waiting for it); the first recording to end is cached.
 pub struct MacroCache {
     capacity: usize,
     entries: HashTable<Arc<Section>>,
-    /// Keys being recorded (on any thread).
-    recording: LookupSet<MacroKey, FxBuildHasher>,
     /// Advanced once per hit and once per insertion, so hits are the clock less the
     /// insertions (hits through `Section::hit_again` count no other way).
     clock: Arc<AtomicU64>,
@@ -284,7 +284,6 @@ impl MacroCache {
         MacroCache {
             capacity,
             entries: HashTable::new(),
-            recording: LookupSet::default(),
             clock: Arc::new(AtomicU64::new(0)),
             insertions: 0,
             stats: CacheStats::default(),
@@ -300,33 +299,29 @@ impl MacroCache {
         CacheStats { entries: self.entries.len() as u64, hits, lookups: hits + self.stats.misses, ..self.stats }
     }
 
-    /// The entry for `key`, or a claim to record it (refused while another thread does).
-    pub fn lookup_or_claim(&mut self, key: &KeyOf) -> Result<Claim> {
-        if !self.recording.is_empty() && self.recording.contains(key) {
-            bail!(InvalidState, "macro '{}' with these inputs is being recorded on another thread", key.name);
-        }
+    /// The entry for `key`, or the key to record it under (and end with `finish`).
+    pub fn lookup_or_claim(&mut self, key: &KeyOf) -> Claim {
         let hash = FxBuildHasher.hash_one(key);
         if let Some(s) = self.entries.find(hash, |s| key.equivalent(&s.key)) {
             let s = s.clone();
             self.hit(&s);
-            return Ok(Claim::Replay(s));
+            return Claim::Replay(s);
         }
         self.stats.misses += 1;
-        let key = key.to_key();
-        self.recording.insert(key.clone());
-        Ok(Claim::Record(key))
+        Claim::Record(key.to_key())
     }
 
     fn hit(&mut self, s: &Section) {
         s.last_use.store(self.clock.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
     }
 
-    /// Ends the claim on `key`, storing what was recorded (if it succeeded); the least
+    /// Stores what was recorded under `key` (if it succeeded), unless another thread's
+    /// recording of the same key was stored first (replays may be running it); the least
     /// recently used entry goes when the cache is full.
     pub fn finish(&mut self, key: MacroKey, entry: Option<MacroEntry>) {
-        self.recording.remove(&key);
         let Some(entry) = entry else { return };
-        if self.capacity == 0 {
+        let hash = FxBuildHasher.hash_one(&key);
+        if self.capacity == 0 || self.entries.find(hash, |s| s.key == key).is_some() {
             return;
         }
         if self.entries.len() >= self.capacity
@@ -338,7 +333,6 @@ impl MacroCache {
         }
         self.insertions += 1;
         let now = self.clock.fetch_add(1, Ordering::Relaxed) + 1;
-        let hash = FxBuildHasher.hash_one(&key);
         let section = Section {
             key,
             hash,
@@ -360,6 +354,9 @@ pub struct Frame {
     pub made: Vec<Weak<Node>>,
     /// Opened while an enclosing section records: it runs as part of that recording.
     pub nested: bool,
+    /// The clock of the macro cache it was begun with: a section begun before
+    /// `sl_shutdown` is not planned by the next runtime (its arrays are the old one's).
+    pub cache: Arc<AtomicU64>,
 }
 
 thread_local! {

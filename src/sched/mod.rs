@@ -534,7 +534,7 @@ impl Scheduler {
             query.to_key()
         } else {
             // Looked up with the borrowed key (no allocation); the lock is not held while replaying.
-            let claim = self.core.macros.lock().lookup_or_claim(&query)?;
+            let claim = self.core.macros.lock().lookup_or_claim(&query);
             match claim {
                 Claim::Replay(section) => {
                     macros::remember_replayed(&section);
@@ -543,7 +543,8 @@ impl Scheduler {
                 Claim::Record(key) => key,
             }
         };
-        macros::push(Frame { key, outputs, inputs: inputs.to_vec(), made: Vec::new(), nested });
+        let cache = self.core.macro_clock.clone();
+        macros::push(Frame { key, outputs, inputs: inputs.to_vec(), made: Vec::new(), nested, cache });
         Ok(MacroStart::Record)
     }
 
@@ -674,6 +675,7 @@ impl Scheduler {
         let Some(frame) = macros::pop() else {
             bail!(InvalidState, "sl_macro_end without an open sl_macro_begin on this thread");
         };
+        self.begun_here(&frame)?;
         let recorded = self.record(&frame, outputs);
         self.close(frame, recorded)
     }
@@ -683,7 +685,21 @@ impl Scheduler {
         let Some(frame) = macros::pop() else {
             bail!(InvalidState, "sl_macro_cancel without an open sl_macro_begin on this thread");
         };
+        self.begun_here(&frame)?;
         self.close(frame, Ok(None))
+    }
+
+    /// Refuses (and drops) a section begun in an earlier runtime: its ops are not
+    /// this one's to plan.
+    fn begun_here(&self, frame: &Frame) -> Result<()> {
+        if !Arc::ptr_eq(&frame.cache, &self.core.macro_clock) {
+            bail!(
+                InvalidState,
+                "macro '{}' was begun before sl_shutdown; the section is closed without being recorded",
+                frame.key.name
+            );
+        }
+        Ok(())
     }
 
     /// Returns a closed section's ops to the work queue (or its enclosing recording) and

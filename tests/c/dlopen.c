@@ -1,10 +1,16 @@
 /* A legacy code that cannot be relinked: Sluice loaded at run time with dlopen/dlsym only
- * (this program does not link against the library). Usage: dlopen_test <libsluice.so> */
+ * (this program does not link against the library), used, shut down and unloaded, ten
+ * times over. Usage: dlopen_test <libsluice.so> */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "sluice.h" /* types and constants only: no function is called directly */
 
@@ -27,32 +33,36 @@ static void *need(void *lib, const char *name) {
     return f;
 }
 
-int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s <path to libsluice.so>\n", argv[0]);
-        return 2;
-    }
-    void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        fprintf(stderr, "dlopen: %s\n", dlerror());
-        return 1;
-    }
-    version_fn version = (version_fn)need(lib, "sl_version");
-    create_fn create = (create_fn)need(lib, "sl_create");
-    unary_fn unary = (unary_fn)need(lib, "sl_unary");
-    binary_scalar_fn binary_scalar = (binary_scalar_fn)need(lib, "sl_binary_scalar");
-    reduce_fn reduce = (reduce_fn)need(lib, "sl_reduce");
-    read_fn read = (read_fn)need(lib, "sl_read");
-    release_fn release = (release_fn)need(lib, "sl_release");
-    last_error_fn last_error = (last_error_fn)need(lib, "sl_last_error");
-    shutdown_fn shutdown = (shutdown_fn)need(lib, "sl_shutdown");
+/* The functions of one load of the library. */
+struct api {
+    version_fn version;
+    create_fn create;
+    unary_fn unary;
+    binary_scalar_fn binary_scalar;
+    reduce_fn reduce;
+    read_fn read;
+    release_fn release;
+    last_error_fn last_error;
+    shutdown_fn shutdown;
+};
 
+/* Threads of this process (this one included). */
+static int threads(void) {
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) n += e->d_name[0] != '.';
+    if (d) closedir(d);
+    return n;
+}
+
+/* Runs a computation and shuts the runtime down; returns 0, or 1 for a failure. */
+static int compute(const struct api *f) {
     int32_t major = -1;
-    if (version(&major, NULL, NULL) != SL_OK || major != SL_VERSION_MAJOR) {
+    if (f->version(&major, NULL, NULL) != SL_OK || major != SL_VERSION_MAJOR) {
         fprintf(stderr, "library major version %d, header %d\n", major, SL_VERSION_MAJOR);
         return 1;
     }
-    /* sum over i of sin(i / 100)^2 ... computed as sum(sin(x) * sin(x)) with a scalar op */
+    /* sum over i of 3 sin(i / 100), with a scalar op */
     enum { N = 10000 };
     static double x[N];
     double want = 0;
@@ -63,31 +73,96 @@ int main(int argc, char **argv) {
     int64_t n = N;
     sl_array a, s, t, total;
     double got = 0;
-    if (create(SL_F64, 1, &n, SL_COL_MAJOR, x, sizeof x, &a) != SL_OK || unary(SL_SIN, a, &s) != SL_OK ||
-        binary_scalar(SL_MUL, s, 3.0, &t) != SL_OK || reduce(SL_SUM, t, SL_ALL_DIMS, &total) != SL_OK ||
-        read(total, SL_COL_MAJOR, &got, sizeof got) != SL_OK) {
+    if (f->create(SL_F64, 1, &n, SL_COL_MAJOR, x, sizeof x, &a) != SL_OK || f->unary(SL_SIN, a, &s) != SL_OK ||
+        f->binary_scalar(SL_MUL, s, 3.0, &t) != SL_OK || f->reduce(SL_SUM, t, SL_ALL_DIMS, &total) != SL_OK ||
+        f->read(total, SL_COL_MAJOR, &got, sizeof got) != SL_OK) {
         sl_error_info e;
-        last_error(&e);
+        f->last_error(&e);
         fprintf(stderr, "failed: %s\n", e.message);
         return 1;
     }
-    release(a);
-    release(s);
-    release(t);
-    release(total);
+    f->release(a);
+    f->release(s);
+    f->release(t);
+    f->release(total);
     /* an error through the loaded library: a released handle */
     sl_error_info e;
-    if (release(a) != SL_ERR_INVALID_HANDLE || last_error(&e) != SL_OK || !e.message) {
+    if (f->release(a) != SL_ERR_INVALID_HANDLE || f->last_error(&e) != SL_OK || !e.message) {
         fprintf(stderr, "releasing twice was not reported\n");
         return 1;
     }
-    shutdown();
-    dlclose(lib);
     double err = fabs(got - want);
     printf("dlopen: sum(3 sin(x)) = %.12f (plain loop %.12f, difference %.1e)\n", got, want, err);
-    if (err > 1e-9 * fabs(want)) {
-        printf("FAIL\n");
-        return 1;
+    if (err > 1e-9 * fabs(want)) return 1;
+    if (f->shutdown() != SL_OK) return 1;
+    /* Right after sl_shutdown: the main thread, waiting for this one, and this one. */
+    int left = threads() - 2;
+    if (left != 0) fprintf(stderr, "%d threads are left right after sl_shutdown\n", left);
+    return left != 0;
+}
+
+static void *compute_on_thread(void *f) {
+    return (void *)(intptr_t)compute(f);
+}
+
+/* Whether a file whose path contains `name` is mapped into this process. */
+static int mapped(const char *name) {
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[4096];
+    int found = 0;
+    while (maps && fgets(line, sizeof line, maps)) found |= strstr(line, name) != NULL;
+    if (maps) fclose(maps);
+    return found;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s <path to libsluice.so>\n", argv[0]);
+        return 2;
+    }
+    const char *base = strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1];
+    /* Load, compute and shut down (twice, on two threads one after the other), unload,
+     * ten times: after sl_shutdown no thread of the library may be left to run code that
+     * dlclose unmapped. */
+    for (int cycle = 0; cycle < 10; cycle++) {
+        void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+        if (!lib) {
+            fprintf(stderr, "dlopen: %s\n", dlerror());
+            return 1;
+        }
+        struct api f = {
+            (version_fn)need(lib, "sl_version"),
+            (create_fn)need(lib, "sl_create"),
+            (unary_fn)need(lib, "sl_unary"),
+            (binary_scalar_fn)need(lib, "sl_binary_scalar"),
+            (reduce_fn)need(lib, "sl_reduce"),
+            (read_fn)need(lib, "sl_read"),
+            (release_fn)need(lib, "sl_release"),
+            (last_error_fn)need(lib, "sl_last_error"),
+            (shutdown_fn)need(lib, "sl_shutdown"),
+        };
+        /* The library's calls are made on other threads, so that no thread that ran its
+         * code is left when it is closed and the loader really unmaps it. */
+        for (int k = 0; k < 2; k++) {
+            pthread_t t;
+            void *failed;
+            if (pthread_create(&t, NULL, compute_on_thread, &f) != 0 || pthread_join(t, &failed) != 0 || failed) {
+                printf("FAIL (cycle %d)\n", cycle);
+                return 1;
+            }
+        }
+        if (threads() != 1) {
+            printf("FAIL: %d threads are left after sl_shutdown (cycle %d)\n", threads() - 1, cycle);
+            return 1;
+        }
+        dlclose(lib);
+        if (mapped(base)) {
+            printf("FAIL: %s is still mapped after dlclose\n", base);
+            return 1;
+        }
+        /* A thread of the library still running now would crash the process. */
+        struct timespec pause = {0, 100 * 1000 * 1000};
+        nanosleep(&pause, NULL);
     }
     printf("OK\n");
     return 0;

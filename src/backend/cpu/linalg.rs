@@ -51,10 +51,11 @@ pub fn matmul(
         return Ok(());
     }
     let (sa, sb) = (a.layout.strides, b.layout.strides);
-    let parallelism = if m * n * k < 1 << 18 { Parallelism::None } else { Parallelism::Rayon(workers.threads()) };
+    let small = m * n * k < 1 << 18;
     macro_rules! call {
         ($t:ty) => {
-            workers.install(move || {
+            workers.install(move |threads| {
+                let parallelism = if small || threads == 1 { Parallelism::None } else { Parallelism::Rayon(threads) };
                 let (a, b, c) = ops.parts();
                 // SAFETY: operands span their layouts; `c` is a fresh m*n buffer.
                 unsafe {

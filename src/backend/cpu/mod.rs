@@ -84,4 +84,8 @@ impl Executor for CpuExecutor {
             ),
         }
     }
+
+    fn stop_threads(&self) {
+        self.workers.stop();
+    }
 }

@@ -1,45 +1,50 @@
 //! The worker threads of the CPU executor.
 
 use std::ops::Range;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::thread::JoinHandle;
+use std::time::Instant;
 
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Mutex, RwLock};
 
 use crate::ir::{Result, bail};
 
+/// The pool, and its threads so that stopping it can join them: rayon lets a worker run
+/// on (its exit handler included) after the pool is dropped, and a thread of the library
+/// still running after `sl_shutdown` would crash once a loader unmaps the library.
 pub struct Workers {
-    pool: Option<rayon::ThreadPool>,
-    /// Worker threads still running, so dropping the pool can wait for them.
-    running: Arc<(Mutex<usize>, Condvar)>,
+    /// None once stopped: work then runs on the calling thread.
+    pool: RwLock<Option<rayon::ThreadPool>>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl Workers {
     pub fn new(threads: usize) -> Result<Workers> {
-        let n = threads.max(1);
-        let running = Arc::new((Mutex::new(n), Condvar::new()));
-        let exited = running.clone();
-        match rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
+        let mut handles = Vec::new();
+        let built = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
             .thread_name(|i| format!("sluice-cpu-{i}"))
-            .exit_handler(move |_| {
-                *exited.0.lock() -= 1;
-                exited.1.notify_all();
+            .spawn_handler(|thread| {
+                let mut builder = std::thread::Builder::new();
+                if let Some(name) = thread.name() {
+                    builder = builder.name(name.to_owned());
+                }
+                if let Some(size) = thread.stack_size() {
+                    builder = builder.stack_size(size);
+                }
+                handles.push(builder.spawn(|| thread.run())?);
+                Ok(())
             })
-            .build()
-        {
-            Ok(pool) => Ok(Workers { pool: Some(pool), running }),
+            .build();
+        let workers = Workers { pool: RwLock::new(None), threads: Mutex::new(handles) };
+        match built {
+            Ok(pool) => {
+                *workers.pool.write() = Some(pool);
+                Ok(workers)
+            }
+            // Dropping `workers` joins the threads that did start.
             Err(e) => bail!(Internal, "cannot start the CPU worker threads: {e}"),
         }
-    }
-
-    fn pool(&self) -> &rayon::ThreadPool {
-        self.pool.as_ref().expect("the pool lives until drop")
-    }
-
-    pub fn threads(&self) -> usize {
-        self.pool().current_num_threads()
     }
 
     /// Runs `task` over ranges of task indices covering `0..n`: all on the calling thread
@@ -73,15 +78,17 @@ impl Workers {
     }
 
     fn spread(&self, n: usize, serial: bool, task: impl Fn(Range<usize>) + Sync) {
-        if serial || n <= 1 || self.threads() == 1 {
+        // Held while the workers run, so `stop` waits for the work in hand.
+        let pool = self.pool.read_recursive();
+        let Some(pool) = pool.as_ref().filter(|p| !serial && n > 1 && p.current_num_threads() > 1) else {
             task(0..n);
             return;
-        }
+        };
         // Workers claim runs of consecutive tasks: fewer contended claims, and each
         // worker streams through contiguous memory the prefetcher can follow.
-        let batch = (n / (self.threads() * 8)).clamp(1, 1 << 20);
+        let batch = (n / (pool.current_num_threads() * 8)).clamp(1, 1 << 20);
         let next = AtomicUsize::new(0);
-        self.pool().broadcast(|_| {
+        pool.broadcast(|_| {
             loop {
                 let first = next.fetch_add(batch, Ordering::Relaxed);
                 if first >= n {
@@ -92,9 +99,27 @@ impl Workers {
         });
     }
 
-    /// Runs `f` inside the pool, so libraries that use rayon (gemm) use these threads.
-    pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        self.pool().install(f)
+    /// Runs `f` inside the pool, so libraries that use rayon (gemm) use these threads;
+    /// `f` gets the number of threads it may use (1 once stopped: then it runs on the
+    /// calling thread, and must not start rayon's global pool).
+    pub fn install<R: Send>(&self, f: impl FnOnce(usize) -> R + Send) -> R {
+        match self.pool.read_recursive().as_ref() {
+            Some(pool) => pool.install(|| f(pool.current_num_threads())),
+            None => f(1),
+        }
+    }
+
+    /// Stops the pool and waits until its threads have ended. Later work runs on the
+    /// calling thread.
+    pub fn stop(&self) {
+        drop(self.pool.write().take());
+        let me = std::thread::current().id();
+        for t in std::mem::take(&mut *self.threads.lock()) {
+            // A worker never ends the runtime, but joining itself would hang.
+            if t.thread().id() != me {
+                let _ = t.join();
+            }
+        }
     }
 }
 
@@ -105,17 +130,8 @@ fn time(task: impl FnOnce()) -> u64 {
     start.elapsed().as_nanos() as u64
 }
 
-/// Rayon lets its threads exit after the pool is gone; the runtime's shutdown waits for
-/// them, so nothing of Sluice is still running when it returns (or when the process exits).
 impl Drop for Workers {
     fn drop(&mut self) {
-        drop(self.pool.take());
-        let (count, exited) = &*self.running;
-        let mut n = count.lock();
-        while *n > 0 {
-            if exited.wait_for(&mut n, Duration::from_secs(5)).timed_out() {
-                break;
-            }
-        }
+        self.stop();
     }
 }

@@ -374,6 +374,10 @@ impl Executor for VulkanExecutor {
         self.target.max_loop_iterations.is_none()
     }
 
+    fn stop_threads(&self) {
+        self.cpu.stop_threads();
+    }
+
     fn steps_on_host(&self) -> u64 {
         self.host_steps.load(Ordering::Relaxed)
     }
