@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::CallSite;
 use super::dtype::DType;
-use super::error::Error;
+use super::error::{Error, ErrorKind};
 use super::op::Op;
 use super::shape::{MAX_RANK, Shape};
 
@@ -78,6 +78,19 @@ impl Promise {
         let p = Promise::new();
         p.fulfil(Err(e));
         p
+    }
+
+    /// Drops the value of a fulfilled promise that nothing will read again (the engine
+    /// frees a flush's intermediates after their last use); a read after all fails
+    /// loudly instead of finding freed memory.
+    pub fn release(&self) {
+        let mut slot = self.slot.lock();
+        if matches!(*slot, Some(Ok(_))) {
+            let e = Error::new(ErrorKind::Internal, "a value freed after its last use in a flush was read");
+            let value = slot.replace(Err(Arc::new(e)));
+            drop(slot);
+            drop(value);
+        }
     }
 
     pub fn try_get(&self) -> Option<Result<Value, Arc<Error>>> {

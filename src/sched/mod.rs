@@ -22,26 +22,11 @@ use trace::TraceCache;
 
 use crate::check;
 use crate::exec::engine::Engine;
+pub use crate::exec::CacheStats;
 use crate::exec::{Lent, ProgramSequence, StepCall, StepValues};
 use crate::r#gen::{self, GenOptions, Plan, Recipe, SlotValues, Subgraph, TraceKey, leaf_binding};
 use crate::ir::{CallSite, Error, Inputs, Node, Op, Promise, Result, Scalar, Value, bail};
 use crate::profile::{self, TraceOutcome};
-
-/// Counters of a cache since the runtime started.
-#[derive(Copy, Clone, Default, Debug)]
-pub struct CacheStats {
-    pub lookups: u64,
-    pub hits: u64,
-    pub misses: u64,
-    pub evictions: u64,
-    pub entries: u64,
-    /// Planning and compiling time the hits skipped: for each hit, what building its
-    /// entry took when it missed (trace cache only).
-    pub saved_ns: u64,
-    /// Time the hits took instead: keying the flush, finding and instantiating its entry
-    /// (trace cache only).
-    pub hit_ns: u64,
-}
 
 /// A replayed section's outputs (inline: sections have few).
 pub type Outputs = SmallVec<[Arc<Node>; 4]>;
@@ -124,7 +109,7 @@ impl Core {
                 // Dispatched under the planning lock: sequences reach the engine in the
                 // order they were planned, as the execution thread waits on the promises
                 // of earlier ones.
-                let seq = self.schedule(plan, sub, if for_read { &roots } else { &[] });
+                let seq = self.schedule(plan, sub, &roots, if for_read { &roots } else { &[] });
                 self.dispatch(seq, for_read);
                 drop(cache);
                 profile.end(None);
@@ -169,7 +154,8 @@ impl Core {
     /// Moves the planned nodes to their promises, marking the outputs of `read` (nodes a
     /// blocking read waits for) to be copied back with the work. Done while the planning
     /// lock is held, so a concurrent flush cannot plan the same (still pending) nodes again.
-    fn schedule(&self, mut plan: Plan, sub: Subgraph, read: &[Arc<Node>]) -> ProgramSequence {
+    fn schedule(&self, mut plan: Plan, sub: Subgraph, roots: &[Arc<Node>], read: &[Arc<Node>]) -> ProgramSequence {
+        plan.release_dead_values(&sub, roots);
         if check::mode() == check::Mode::Compute {
             let node_of: HashMap<*const Promise, &Arc<Node>> =
                 plan.scheduled.iter().map(|(n, p)| (Arc::as_ptr(p), n)).collect();
@@ -223,7 +209,7 @@ impl Core {
         let made = check(&sub, &recipe)?;
         let plan = recipe.instantiate(&sub);
         profile.planned();
-        let seq = self.schedule(plan, sub, &[]);
+        let seq = self.schedule(plan, sub, roots, &[]);
         self.dispatch(seq, false);
         drop(cache);
         profile.end(Some(TraceOutcome::MacroRecord));

@@ -122,7 +122,8 @@ impl Arrays {
         loop {
             match self.mem.buffer(bytes, Use::Array) {
                 Err(e) if e.kind == ErrorKind::OutOfMemory => {
-                    if !self.drop_an_upload(pinned) && !self.spill_one(pinned, queue)? {
+                    // Moving arrays out cannot make room for what the device cannot hold.
+                    if !self.mem.could_fit(bytes) || (!self.drop_an_upload(pinned) && !self.spill_one(pinned, queue)?) {
                         return Err(e);
                     }
                 }
