@@ -21,8 +21,8 @@ use macros::{Claim, Frame, KeyOf, MacroCache, MacroEntry, OutputRef, ParamSource
 use trace::TraceCache;
 
 use crate::check;
-use crate::exec::engine::Engine;
 pub use crate::exec::CacheStats;
+use crate::exec::engine::Engine;
 use crate::exec::{Lent, ProgramSequence, StepCall, StepValues};
 use crate::r#gen::{self, GenOptions, Plan, Recipe, SlotValues, Subgraph, TraceKey, leaf_binding};
 use crate::ir::{CallSite, Error, Inputs, Node, Op, Promise, Result, Scalar, Value, bail};
