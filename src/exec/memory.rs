@@ -103,6 +103,8 @@ struct PoolState {
     live: usize,
     /// Bytes held in the free lists.
     cached: usize,
+    /// Bytes of `live` that are reservations.
+    reserved: usize,
     limit: usize,
     source: LimitSource,
     cache_limit: usize,
@@ -145,6 +147,7 @@ impl HostPool {
                 free: HashMap::default(),
                 live: 0,
                 cached: 0,
+                reserved: 0,
                 limit,
                 source,
                 cache_limit: (limit / 4).min(4 << 30),
@@ -186,6 +189,34 @@ impl HostPool {
         let ptr = NonNull::new(unsafe { alloc(layout) }).ok_or_else(|| st.oom(bytes))?;
         st.note_alloc(class);
         Ok(HostBuffer { ptr, len: bytes, class, pool: self.clone() })
+    }
+
+    /// Counts `bytes` as in use until the reservation is dropped, for memory allocated
+    /// elsewhere that the limit covers too (result comparison's reference values).
+    /// Reservations together stay within half the limit, so the arrays keep the rest.
+    pub fn reserve(self: &Arc<Self>, bytes: usize) -> Result<Reservation> {
+        let mut st = self.state.lock();
+        if st.reserved.saturating_add(bytes) > st.limit / 2 {
+            return Err(Error::new(
+                ErrorKind::OutOfMemory,
+                format!(
+                    "{bytes} bytes more would take reference values beyond half the memory limit ({} of {} bytes: {})",
+                    st.reserved,
+                    st.limit,
+                    st.source.name()
+                ),
+            ));
+        }
+        if st.live.saturating_add(bytes) > st.limit {
+            return Err(st.oom(bytes));
+        }
+        if st.live + st.cached + bytes > st.limit {
+            Self::release_cached(&mut st);
+        }
+        st.live += bytes;
+        st.reserved += bytes;
+        st.peak = st.peak.max(st.live);
+        Ok(Reservation { bytes, pool: self.clone() })
     }
 
     fn give_back(&self, ptr: NonNull<u8>, class: usize) {
@@ -231,19 +262,40 @@ impl Drop for HostPool {
     }
 }
 
-impl PoolState {
-    fn oom(&self, bytes: usize) -> Error {
-        let source = match self.source {
+impl LimitSource {
+    fn name(self) -> &'static str {
+        match self {
             LimitSource::Set => "SLUICE_MEMORY_LIMIT",
             LimitSource::System => "the system's memory, as SLUICE_MEMORY_LIMIT is not set",
-        };
+        }
+    }
+}
+
+impl PoolState {
+    fn oom(&self, bytes: usize) -> Error {
         Error::new(
             ErrorKind::OutOfMemory,
             format!(
-                "out of memory allocating {bytes} bytes ({} bytes in use, limit {} bytes: {source})",
-                self.live, self.limit
+                "out of memory allocating {bytes} bytes ({} bytes in use, limit {} bytes: {})",
+                self.live,
+                self.limit,
+                self.source.name()
             ),
         )
+    }
+}
+
+/// Bytes counted as in use (`HostPool::reserve`) until dropped.
+pub struct Reservation {
+    bytes: usize,
+    pool: Arc<HostPool>,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let mut st = self.pool.state.lock();
+        st.live -= self.bytes;
+        st.reserved -= self.bytes;
     }
 }
 
@@ -318,6 +370,13 @@ mod tests {
         drop(b);
         assert_eq!(pool.live_bytes(), 0);
         assert!(size_class(usize::MAX - 5).is_none(), "a class beyond usize");
+        let held = pool.reserve(400_000).unwrap();
+        assert_eq!(pool.live_bytes(), 400_000);
+        assert_eq!(pool.reserve(200_000).err().unwrap().kind, ErrorKind::OutOfMemory, "beyond half the limit");
+        let a = pool.alloc(600_000).unwrap();
+        assert_eq!(pool.reserve(100_000).err().unwrap().kind, ErrorKind::OutOfMemory, "beyond the limit");
+        drop((held, a));
+        assert_eq!(pool.live_bytes(), 0);
         let err = pool.alloc(usize::MAX - 5).err().unwrap();
         assert_eq!(err.kind, ErrorKind::OutOfMemory);
     }

@@ -252,24 +252,17 @@ impl Plan {
     /// scheduled (while the planning lock keeps the subgraph pending), with the flush's
     /// `roots`.
     ///
-    /// A node is read later if the application holds it or it is a root, or if anything
-    /// outside the flush holds it: then it has more references than the flush's own (its
-    /// place in `sub.order`, two per input occurrence: `sub.inputs` and the reading
-    /// node's input list; one in `scheduled` if stored). Without a handle, no reference
-    /// can be made to it later but through those. An unstored node read later stays
-    /// pending and reads its inputs again, so they are read later too.
+    /// A node is read later if it is a root, the application holds it, or anything
+    /// outside the flush does (`Subgraph::held_elsewhere`, counting the reference
+    /// `scheduled` holds to a stored node). An unstored node read later stays pending and
+    /// reads its inputs again, so they are read later too.
     pub fn release_dead_values(&mut self, sub: &Subgraph, roots: &[Arc<Node>]) {
         // The usual flush stores only what the application holds: nothing to release.
         if self.scheduled.iter().all(|(n, _)| n.has_handles()) {
             return;
         }
         let n = sub.order.len();
-        let mut uses = vec![0usize; n];
-        for i in 0..n {
-            for j in sub.inputs_at(i).iter().filter_map(|x| sub.index_of(x)) {
-                uses[j] += 1;
-            }
-        }
+        let uses = sub.uses();
         let mut stored = vec![false; n];
         for (node, _) in &self.scheduled {
             if let Some(i) = sub.index_of(node) {
@@ -282,9 +275,7 @@ impl Plan {
         }
         // Readers come after what they read: each node's verdict is final when reached.
         for i in (0..n).rev() {
-            let node = &sub.order[i];
-            let own = 1 + 2 * uses[i] + stored[i] as usize;
-            later[i] |= node.has_handles() || Arc::strong_count(node) != own;
+            later[i] |= sub.order[i].has_handles() || sub.held_elsewhere(i, &uses, stored[i] as usize);
             if later[i] && !stored[i] {
                 for j in sub.inputs_at(i).iter().filter_map(|x| sub.index_of(x)) {
                     later[j] = true;

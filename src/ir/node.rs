@@ -1,8 +1,8 @@
 //! Graph nodes and their evaluation state.
 
 use std::any::Any;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use rustc_hash::FxHashMap as HashMap;
@@ -139,9 +139,10 @@ pub struct Node {
     /// without the lock (`computed`).
     ready: AtomicBool,
     state: Mutex<NodeState>,
-    /// Result-comparison mode's reference value (a `check::Reference`), attached when a
-    /// flush plans the node with the mode on; it lives as long as the node.
-    pub reference: OnceLock<Arc<dyn Any + Send + Sync>>,
+    /// Result-comparison mode's reference value (a `check::Reference`, or why it has
+    /// none), attached when a flush plans the node with the mode on; kept while the node
+    /// lives, unless the reference run drops it after its last use there.
+    pub reference: Mutex<Option<Arc<dyn Any + Send + Sync>>>,
 }
 
 static NEXT_NODE_ID: AtomicU64 = AtomicU64::new(1);
@@ -195,7 +196,7 @@ impl Node {
             plan: AtomicU64::new(0),
             ready: AtomicBool::new(matches!(state, NodeState::Ready(_))),
             state: Mutex::new(state),
-            reference: OnceLock::new(),
+            reference: Mutex::new(None),
         })
     }
 

@@ -99,7 +99,7 @@ impl Core {
             return;
         }
         let sub = self.subgraph(&roots);
-        self.attach_references(&sub);
+        self.attach_references(&sub, &roots);
         let mut profile = profile::FlushTimer::begin(sub.order.len());
         // Counted when planning starts: compiling (a shader, for a GPU) may take a while.
         self.flushes.fetch_add(1, Ordering::Relaxed);
@@ -131,14 +131,25 @@ impl Core {
         sub
     }
 
-    /// In result-comparison mode, the reference run of the subgraph's ops.
-    fn attach_references(&self, sub: &Subgraph) {
-        if check::mode() == check::Mode::Off {
+    /// In result-comparison mode, the reference run of the subgraph's ops. Comparing on
+    /// read (copyout) needs no reference of a node nothing reads after the flush (not a
+    /// root, without handles, held by nothing outside): those go after their last use.
+    fn attach_references(&self, sub: &Subgraph, roots: &[Arc<Node>]) {
+        let mode = check::mode();
+        if mode == check::Mode::Off {
             return;
         }
         let exec = &**self.engine.executor();
-        let nodes = sub.order.iter().enumerate().map(|(i, n)| (n, sub.inputs_at(i)));
-        check::attach_references(nodes, &|v| exec.host_value(v));
+        let nodes: Vec<_> = sub.order.iter().enumerate().map(|(i, n)| (n, sub.inputs_at(i))).collect();
+        let uses = sub.uses();
+        let transient = |i: usize| {
+            let n = &sub.order[i];
+            mode == check::Mode::Copyout
+                && !n.has_handles()
+                && !roots.iter().any(|r| Arc::ptr_eq(r, n))
+                && !sub.held_elsewhere(i, &uses, 0)
+        };
+        check::attach_references(&nodes, transient, &|v| exec.host_value(v));
     }
 
     /// How flushes are planned now: checking every op's value (compute comparison)
@@ -203,7 +214,7 @@ impl Core {
     ) -> Result<(Arc<Recipe>, R)> {
         let cache = self.planning.lock();
         let sub = self.subgraph(roots);
-        self.attach_references(&sub);
+        self.attach_references(&sub, roots);
         let mut profile = profile::FlushTimer::begin(sub.order.len());
         let recipe = Arc::new(r#gen::compile(&sub, roots, &**self.engine.executor(), &self.gen_options())?);
         let made = check(&sub, &recipe)?;

@@ -102,7 +102,7 @@ impl Memory {
         let oom = |live: u64, limit: u64| {
             Error::new(
                 ErrorKind::OutOfMemory,
-                format!("out of device memory allocating {bytes} bytes ({live} bytes in use, limit {limit})"),
+                format!("out of memory allocating {bytes} bytes of device memory ({live} bytes in use, limit {limit})"),
             )
         };
         let Some(class) = size_class(bytes.max(16)).map(|c| c as u64) else {
