@@ -248,8 +248,9 @@ impl Recipe {
 
 impl Plan {
     /// Lists, in `seq.release_after`, the stored values nothing can read once the flush
-    /// is over, each with the step that reads it last. Called before the nodes are
-    /// scheduled (while the planning lock keeps the subgraph pending), with the flush's
+    /// is over, each with the step that reads it last. Called under the planning lock
+    /// once the stored nodes are scheduled (so nothing reaches their inputs through them
+    /// any more: the graph's folds look into pending nodes only), with the flush's
     /// `roots`.
     ///
     /// A node is read later if it is a root, the application holds it, or anything

@@ -166,7 +166,6 @@ impl Core {
     /// blocking read waits for) to be copied back with the work. Done while the planning
     /// lock is held, so a concurrent flush cannot plan the same (still pending) nodes again.
     fn schedule(&self, mut plan: Plan, sub: Subgraph, roots: &[Arc<Node>], read: &[Arc<Node>]) -> ProgramSequence {
-        plan.release_dead_values(&sub, roots);
         if check::mode() == check::Mode::Compute {
             let node_of: HashMap<*const Promise, &Arc<Node>> =
                 plan.scheduled.iter().map(|(n, p)| (Arc::as_ptr(p), n)).collect();
@@ -181,9 +180,10 @@ impl Core {
                 out.read_back = true;
             }
         }
-        for (node, promise) in plan.scheduled {
-            plan.seq.retired.push(node.schedule(promise));
+        for (node, promise) in &plan.scheduled {
+            plan.seq.retired.push(node.schedule(promise.clone()));
         }
+        plan.release_dead_values(&sub, roots);
         // The subgraph may hold the last references to nodes: freed on the
         // execution thread with the rest.
         plan.seq.retired.extend([sub.order, sub.inputs].map(Inputs::from_vec));
