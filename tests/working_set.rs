@@ -48,5 +48,21 @@ fn a_chain_computes_within_its_working_set() {
     assert_near("a_0 m^10", &got, &want, 1e-4 * magnitude, 1e-4);
     let s = stats();
     assert!(s.peak_live_bytes as usize <= limit, "peak {} within the limit {limit}", s.peak_live_bytes);
-    release(&[hm, ha0, a]);
+    release(&[a]);
+
+    // A stored value that a pending array outside the flush reads is kept: b1 is released
+    // by the application, stored by the flush that reads b2, and read again for d.
+    let (mut b1, mut b2, mut d) = (0, 0, 0);
+    ok(sl_matmul(ha0, hm, &mut b1));
+    ok(sl_mul_scalar(b1, 2.0, &mut d));
+    ok(sl_matmul(b1, hm, &mut b2));
+    release(&[b1]);
+    let want_b1 = r::matmul(&a0, &m);
+    let want_b2 = r::matmul(&want_b1, &m);
+    let magnitude = |w: &Arr| w.v.iter().map(|v| v.f().abs()).fold(0.0, f64::max);
+    assert_near("b2", &download(b2), &want_b2, 1e-4 * magnitude(&want_b2), 1e-4);
+    release(&[b2]);
+    let want_d = r::map1(&want_b1, |v| V::F32(v.f() as f32 * 2.0));
+    assert_near("d = 2 b1", &download(d), &want_d, 1e-4 * magnitude(&want_d), 1e-4);
+    release(&[hm, ha0, d]);
 }
