@@ -447,7 +447,7 @@ inline sl_device_info device_info() {
     detail::check(sl_get_device_info(&d));
     return d;
 }
-enum class Cache : sl_cache { trace = SL_CACHE_TRACE, macro = SL_CACHE_MACRO };
+enum class Cache : sl_cache { trace = SL_CACHE_TRACE, macro = SL_CACHE_MACRO, program = SL_CACHE_PROGRAM };
 inline sl_cache_stats cache_stats(Cache which) {
     sl_cache_stats s{};
     detail::check(sl_get_cache_stats(static_cast<sl_cache>(which), &s));

@@ -66,7 +66,7 @@ module sluice
   integer(c_int32_t), parameter, public :: SL_SCATTER_REPLACE = 0, SL_SCATTER_ADD = 1, SL_SCATTER_MIN = 2, &
     SL_SCATTER_MAX = 3
   ! Caches (sl_cache), what sl_macro_begin says to do (sl_macro_mode), bit generators (sl_rng_kind).
-  integer(c_int32_t), parameter, public :: SL_CACHE_TRACE = 0, SL_CACHE_MACRO = 1
+  integer(c_int32_t), parameter, public :: SL_CACHE_TRACE = 0, SL_CACHE_MACRO = 1, SL_CACHE_PROGRAM = 2
   integer(c_int32_t), parameter, public :: SL_MACRO_RECORD = 0, SL_MACRO_REPLAY = 1
   integer(c_int32_t), parameter, public :: SL_RNG_PHILOX = 0, SL_RNG_FAST = 1
   ! Result comparison: modes (sl_compare_mode) and what a difference does (sl_compare_action).

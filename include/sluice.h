@@ -473,6 +473,11 @@ typedef struct {
 // Recorded macro sections (`sl_macro_begin`).
 #define SL_CACHE_MACRO 1
 
+// Compiled device programs kept in memory (Vulkan pipelines; least recently used evicted
+// beyond `SLUICE_PIPELINE_CACHE_ENTRIES`, and made again from the disk cache when next
+// needed). Every launch counts a lookup. All counters are 0 on the CPU executor.
+#define SL_CACHE_PROGRAM 2
+
 // First time for this key: run the section's calls; `sl_macro_end` records them.
 #define SL_MACRO_RECORD 0
 
@@ -1036,7 +1041,8 @@ sl_status sl_get_stats(sl_stats *out);
 // it was chosen.
 sl_status sl_get_device_info(sl_device_info *out);
 
-// Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`) since the runtime started.
+// Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`, `SL_CACHE_PROGRAM`)
+// since the runtime started.
 sl_status sl_get_cache_stats(sl_cache which, sl_cache_stats *out);
 
 // Starts profiling: API calls, flushes, compiles, kernel runs and transfers are timed,

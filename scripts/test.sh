@@ -12,7 +12,7 @@ cargo test --locked
 # The suites whose work runs on an executor, again on Vulkan (backend, program_cache and spill choose their own).
 vulkan_suites=()
 for f in tests/*.rs; do
-  case "$(basename "$f" .rs)" in header | dlopen | backend | program_cache | spill) ;; *) vulkan_suites+=(--test "$(basename "$f" .rs)") ;; esac
+  case "$(basename "$f" .rs)" in header | dlopen | backend | program_cache | pipeline_cache | spill) ;; *) vulkan_suites+=(--test "$(basename "$f" .rs)") ;; esac
 done
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on cargo test --locked "${vulkan_suites[@]}"
 # Kernels with more inputs than a shader may bind (packed into one buffer per type), with the limit lowered.

@@ -68,3 +68,43 @@ fn arrays_beyond_one_buffer_range() {
     }
     release(&[hx, t, y, rev, z, s, head, m, cols]);
 }
+
+/// A result of 2^40 elements (4 TiB) with no `SLUICE_MEMORY_LIMIT`: its allocation is
+/// refused (the default limit is the machine's memory) rather than overcommitted, the
+/// read reports out of memory, and arrays computed before stay readable.
+#[test]
+fn a_result_beyond_the_machine_is_refused() {
+    let mut rng = rng("a_result_beyond_the_machine_is_refused");
+    assert!(std::env::var("SLUICE_MEMORY_LIMIT").is_err(), "this test is about running without a limit");
+    let x: Vec<f32> = (0..1024).map(|_| rng.random_range(-4.0f32..4.0)).collect();
+    let hx = create(&x);
+    let mut before = 0;
+    ok(sl_mul_scalar(hx, 2.0, &mut before));
+    ok(sl_eval(&before, 1));
+
+    let (mut c, mut big, mut head) = (0, 0, 0);
+    // x broadcast along a second dimension of 2^30.
+    let dims = [1024i64, 1 << 30];
+    ok(sl_constant(SL_F32, 2, dims.as_ptr(), 1.5, &mut c));
+    ok(sl_add(c, hx, &mut big));
+    ok(sl_eval(&big, 1));
+    let (start, count, stride) = ([0i64, 0], [4i64, 1], [1i64, 1]);
+    ok(sl_section(big, start.as_ptr(), count.as_ptr(), stride.as_ptr(), &mut head));
+    let mut out = [0f32; 4];
+    let st = sl_read(head, SL_COL_MAJOR, out.as_mut_ptr() as *mut _, 16);
+    fails(st, SL_ERR_POISONED, "out of memory");
+    fails(st, SL_ERR_POISONED, "sl_add");
+
+    // What was computed before is still there, and the runtime still computes.
+    let got = read(before, x.len());
+    for (i, (&g, &v)) in got.iter().zip(&x).enumerate() {
+        assert_eq!(g, v * 2.0, "element {i} computed before the failure");
+    }
+    let mut after = 0;
+    ok(sl_sub_scalar(hx, 1.0, &mut after));
+    let got = read(after, x.len());
+    for (i, (&g, &v)) in got.iter().zip(&x).enumerate() {
+        assert_eq!(g, v - 1.0, "element {i} computed after the failure");
+    }
+    release(&[hx, before, c, big, head, after]);
+}

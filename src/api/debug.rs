@@ -103,19 +103,21 @@ pub extern "C" fn sl_reference(a: sl_array, out: *mut sl_array) -> sl_status {
         // The reference run happens when the array's flush is planned; whether the
         // optimised run then succeeds does not matter here.
         let _ = rt.sched.value(&n);
-        let reference = match check::attached(&n) {
-            Some(r) => r,
+        let (dtype, bytes) = match check::attached(&n) {
+            Some(r) => r.to_bytes(),
             None if matches!(n.op, Op::Source) && n.wait().is_ok() => {
                 let v = rt.sched.engine().executor().host_value(&n.wait().expect("checked"))?;
-                std::sync::Arc::new(check::Reference::of_value(n.dtype, n.shape, &v))
+                check::Reference::of_value(n.dtype, n.shape, &v).to_bytes()
             }
-            None => bail!(
-                InvalidState,
-                "the array made by {} has no reference: it was computed while result comparison was off (SLUICE_COMPARE, sl_set_compare)",
-                n.site
-            ),
+            None => match check::refusal(&n) {
+                Some(why) => bail!(OutOfMemory, "the array made by {} has no reference: {why}", n.site),
+                None => bail!(
+                    InvalidState,
+                    "the array made by {} has no reference: it was computed while result comparison was off (SLUICE_COMPARE, sl_set_compare)",
+                    n.site
+                ),
+            },
         };
-        let (dtype, bytes) = reference.to_bytes();
         let r = graph(&rt, site).from_host(dtype, n.shape, &bytes, HostOrder::ColumnMajor)?;
         put(&rt, out, r)
     })

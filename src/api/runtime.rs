@@ -222,7 +222,8 @@ pub extern "C" fn sl_get_device_info(out: *mut sl_device_info) -> sl_status {
     })
 }
 
-/// Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`) since the runtime started.
+/// Counters of cache `which` (`SL_CACHE_TRACE`, `SL_CACHE_MACRO`, `SL_CACHE_PROGRAM`)
+/// since the runtime started.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_get_cache_stats(which: sl_cache, out: *mut sl_cache_stats) -> sl_status {
     boundary!("sl_get_cache_stats", |_site| {
@@ -232,7 +233,10 @@ pub extern "C" fn sl_get_cache_stats(which: sl_cache, out: *mut sl_cache_stats) 
         let s = match which {
             SL_CACHE_TRACE => runtime::get()?.sched.trace_stats(),
             SL_CACHE_MACRO => runtime::get()?.sched.macro_stats(),
-            other => bail!(InvalidArgument, "{other} is not a cache (SL_CACHE_TRACE, SL_CACHE_MACRO)"),
+            SL_CACHE_PROGRAM => runtime::get()?.sched.engine().executor().program_cache().unwrap_or_default(),
+            other => {
+                bail!(InvalidArgument, "{other} is not a cache (SL_CACHE_TRACE, SL_CACHE_MACRO, SL_CACHE_PROGRAM)")
+            }
         };
         let stats = sl_cache_stats {
             lookups: s.lookups,

@@ -304,6 +304,10 @@ pub type sl_cache = i32;
 pub const SL_CACHE_TRACE: sl_cache = 0;
 /// Recorded macro sections (`sl_macro_begin`).
 pub const SL_CACHE_MACRO: sl_cache = 1;
+/// Compiled device programs kept in memory (Vulkan pipelines; least recently used evicted
+/// beyond `SLUICE_PIPELINE_CACHE_ENTRIES`, and made again from the disk cache when next
+/// needed). Every launch counts a lookup. All counters are 0 on the CPU executor.
+pub const SL_CACHE_PROGRAM: sl_cache = 2;
 
 /// How `sl_macro_begin` starts a section.
 pub type sl_macro_mode = i32;

@@ -11,11 +11,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use parking_lot::Mutex;
+use rustc_hash::FxHashMap as HashMap;
 
 use compare::compare;
 pub use compare::{Mismatch, Tolerance};
 pub use reference::Reference;
 
+use crate::exec::memory::{HostPool, Reservation};
 use crate::exec::{Executor, OutputCheck};
 use crate::ir::{DType, Error, ErrorKind, Node, Op, Result, Value};
 
@@ -140,43 +142,134 @@ fn tolerance(precision: DType, s: &Settings) -> Tolerance {
     Tolerance { abs: s.abs_tol.unwrap_or(d.abs), rel: s.rel_tol.unwrap_or(d.rel) }
 }
 
+/// A reference value, with the memory it is counted for against the limit.
+pub struct Counted {
+    reference: Reference,
+    _memory: Option<Reservation>,
+}
+
+impl std::ops::Deref for Counted {
+    type Target = Reference;
+    fn deref(&self) -> &Reference {
+        &self.reference
+    }
+}
+
+/// Why a node has no reference although comparison was on when it was planned.
+struct Refused(String);
+
+/// The memory whose limit references count against (the runtime's host pool).
+static MEMORY: Mutex<Option<Arc<HostPool>>> = Mutex::new(None);
+
+/// Counts references against `pool` (host memory, `SLUICE_MEMORY_LIMIT`) from now on.
+pub fn use_memory(pool: Arc<HostPool>) {
+    *MEMORY.lock() = Some(pool);
+}
+
+/// The reference `make` builds for `n`, counted against the memory limit first; why not
+/// when it does not fit.
+fn counted(n: &Node, make: impl FnOnce() -> Reference) -> std::result::Result<Arc<Counted>, String> {
+    // f64 or i64 per element.
+    let bytes = n.shape.checked_numel().and_then(|e| e.checked_mul(8)).unwrap_or(usize::MAX);
+    let pool = MEMORY.lock().clone();
+    let memory = match pool.map(|p| p.reserve(bytes)).transpose() {
+        Ok(m) => m,
+        Err(e) => {
+            return Err(format!(
+                "result comparison: no reference for {} made by {} ({} {}): its reference run does not fit in memory: {}",
+                n.op.name(),
+                n.site,
+                n.dtype,
+                n.shape,
+                e.message
+            ));
+        }
+    };
+    Ok(Arc::new(Counted { reference: make(), _memory: memory }))
+}
+
 /// The reference attached to `n`, if a flush made one.
-pub fn attached(n: &Node) -> Option<Arc<Reference>> {
-    n.reference.get().and_then(|r| r.clone().downcast::<Reference>().ok())
+pub fn attached(n: &Node) -> Option<Arc<Counted>> {
+    n.reference.lock().clone().and_then(|r| r.downcast::<Counted>().ok())
+}
+
+/// Why `n` has no reference although its flush ran the reference (it did not fit in
+/// memory, or an input's did not).
+pub fn refusal(n: &Node) -> Option<String> {
+    n.reference.lock().as_ref().and_then(|r| r.downcast_ref::<Refused>()).map(|r| r.0.clone())
 }
 
 /// The reference of an input of a flush: attached, or (for arrays the application
 /// created, or computed while the mode was off) its value, which the reference run takes
-/// as given. `None` when it (or, for a node of this flush, one of its inputs) failed.
-fn input_reference(n: &Node, host: &dyn Fn(&Value) -> Result<Value>) -> Option<Arc<Reference>> {
+/// as given. Why not when it (or, for a node of this flush, one of its inputs) failed
+/// (`None`) or did not fit in memory.
+fn input_reference(
+    n: &Node,
+    host: &dyn Fn(&Value) -> Result<Value>,
+) -> std::result::Result<Arc<Counted>, Option<String>> {
     if let Some(r) = attached(n) {
-        return Some(r);
+        return Ok(r);
+    }
+    if let Some(why) = refusal(n) {
+        return Err(Some(why));
     }
     if n.is_pending() {
-        return None; // in the flush, without a reference: one of its inputs failed
+        return Err(None); // in the flush, without a reference: one of its inputs failed
     }
-    let value = host(&n.wait().ok()?).ok()?;
-    let r = Arc::new(Reference::of_value(n.dtype, n.shape, &value));
-    let _ = n.reference.set(r.clone());
-    Some(r)
+    let value = n.wait().ok().and_then(|v| host(&v).ok()).ok_or(None)?;
+    let r = counted(n, || Reference::of_value(n.dtype, n.shape, &value)).map_err(Some)?;
+    *n.reference.lock() = Some(r.clone());
+    Ok(r)
 }
 
 /// Runs the reference of every node a flush plans (`nodes` in dependency order, each with
 /// its inputs); `host` brings computed values into host memory. A node whose inputs have
-/// no reference (they failed) gets none.
-pub fn attach_references<'a>(
-    nodes: impl Iterator<Item = (&'a Arc<Node>, &'a [Arc<Node>])>,
+/// no reference (they failed) gets none. References count against the memory limit: one
+/// that does not fit is not made (nor those depending on it), and the first such is
+/// reported on stderr. `transient(i)`: nothing reads node `i`'s reference once the run is
+/// over, so it is dropped after its last use in the run.
+pub fn attach_references(
+    nodes: &[(&Arc<Node>, &[Arc<Node>])],
+    transient: impl Fn(usize) -> bool,
     host: &dyn Fn(&Value) -> Result<Value>,
 ) {
-    for (n, inputs) in nodes {
-        if n.reference.get().is_some() {
-            continue; // planned by an earlier flush that computed it without storing it
+    let index: HashMap<*const Node, usize> = nodes.iter().enumerate().map(|(i, (n, _))| (Arc::as_ptr(n), i)).collect();
+    let mut last_use: Vec<Option<usize>> = vec![None; nodes.len()];
+    for (i, (_, inputs)) in nodes.iter().enumerate() {
+        for j in inputs.iter().filter_map(|x| index.get(&Arc::as_ptr(x))) {
+            last_use[*j] = Some(i);
         }
-        let Some(ins) = inputs.iter().map(|i| input_reference(i, host)).collect::<Option<Vec<_>>>() else {
-            continue;
-        };
-        let ins: Vec<&Reference> = ins.iter().map(|r| &**r).collect();
-        let _ = n.reference.set(Arc::new(reference::evaluate(n, &ins)));
+    }
+    let mut reported = false;
+    for (i, &(n, inputs)) in nodes.iter().enumerate() {
+        if n.reference.lock().is_none() {
+            let made = inputs
+                .iter()
+                .map(|x| input_reference(x, host))
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(|why| why.map(|w| format!("{w} (an input of {} made by {})", n.op.name(), n.site)))
+                .and_then(|ins| {
+                    let ins: Vec<&Reference> = ins.iter().map(|r| &***r).collect();
+                    counted(n, || reference::evaluate(n, &ins)).map_err(Some)
+                });
+            match made {
+                Ok(r) => *n.reference.lock() = Some(r),
+                Err(Some(why)) => {
+                    if !reported {
+                        eprintln!("sluice: {why}; values depending on it are not compared");
+                        reported = true;
+                    }
+                    *n.reference.lock() = Some(Arc::new(Refused(why)));
+                }
+                Err(None) => {}
+            }
+        }
+        // Inputs this node read last (and a transient node nobody reads) are done with.
+        for j in inputs.iter().filter_map(|x| index.get(&Arc::as_ptr(x))).copied().chain([i]) {
+            if transient(j) && last_use[j].is_none_or(|l| l <= i) {
+                nodes[j].0.reference.lock().take();
+            }
+        }
     }
 }
 

@@ -152,10 +152,16 @@ fn linear(shape: &Shape, c: &[i64; MAX_RANK]) -> usize {
 
 impl Reference {
     fn new(dtype: DType, shape: Shape, elems: impl Iterator<Item = Elem>) -> Reference {
+        // Allocated at its size at once: growing it would take up to half as much again
+        // (references count against the memory limit, see `check::counted`).
         let data = if dtype.is_float() {
-            Data::Float(elems.map(Elem::f).collect())
+            let mut v = Vec::with_capacity(shape.numel());
+            v.extend(elems.map(Elem::f));
+            Data::Float(v)
         } else {
-            Data::Int(elems.map(|e| wrap(dtype, e.i())).collect())
+            let mut v = Vec::with_capacity(shape.numel());
+            v.extend(elems.map(|e| wrap(dtype, e.i())));
+            Data::Int(v)
         };
         Reference { dtype, shape, data, precision: dtype }
     }

@@ -4,7 +4,7 @@
 //! | variable | meaning | default |
 //! |---|---|---|
 //! | `SLUICE_THREADS` | CPU worker threads | all cores |
-//! | `SLUICE_MEMORY_LIMIT` | most bytes of array memory in use (suffixes K, M, G) | none |
+//! | `SLUICE_MEMORY_LIMIT` | most bytes of array memory in use (suffixes K, M, G) | the machine's memory, or the cgroup's limit if lower |
 //! | `SLUICE_FUSION` | `0`/`off` evaluates op by op, storing every value | on |
 //! | `SLUICE_QUEUE_LIMIT` | queued ops before the queue flushes itself | 1024 |
 //! | `SLUICE_MAX_KERNEL_OPS` | largest fused expression before a value is stored | 4096 |
@@ -22,6 +22,7 @@
 //! | `SLUICE_VULKAN_LOADER` | path of the Vulkan loader to load | `libvulkan.so.1` |
 //! | `SLUICE_DEVICE_MEMORY` | most bytes of arrays in Vulkan device memory; beyond it the least recently used move to host memory | none |
 //! | `SLUICE_CACHE_DIR` | where compiled GPU programs are kept between runs | `$XDG_CACHE_HOME/sluice` |
+//! | `SLUICE_PIPELINE_CACHE_ENTRIES` | compiled Vulkan pipelines kept in memory (least recently used evicted; the disk cache keeps all) | 128 |
 //! | `SLUICE_TRACE_CACHE_ENTRIES` | flush recipes the trace cache keeps (0: off) | 256 |
 //! | `SLUICE_EXPLAIN_MISSES` | `1`/`on` logs why each trace cache lookup missed | off |
 //! | `SLUICE_MACRO_CACHE_ENTRIES` | recorded macro sections kept (0: none, always record) | 64 |
@@ -39,6 +40,8 @@ use crate::ir::{Result, bail};
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     pub threads: usize,
+    /// Most bytes of array memory in use (`usize::MAX`: not set; host memory is then
+    /// limited to what the system can hold, see `exec::memory::system_memory`).
     pub memory_limit: usize,
     pub fusion: bool,
     pub queue_limit: usize,
@@ -73,6 +76,8 @@ pub struct Config {
     pub cache_dir: Option<String>,
     /// Most bytes of arrays in Vulkan device memory (`usize::MAX`: what the device has).
     pub device_memory: usize,
+    /// Most compiled Vulkan pipelines kept in memory.
+    pub pipeline_cache_entries: usize,
     /// Result comparison at start.
     pub compare: check::Settings,
     /// Every call computes its result before returning.
@@ -145,6 +150,7 @@ impl Default for Config {
             vulkan_loader: None,
             cache_dir: None,
             device_memory: usize::MAX,
+            pipeline_cache_entries: 128,
             trace_cache_entries: 256,
             explain_misses: false,
             macro_cache_entries: 64,
@@ -216,6 +222,9 @@ impl Config {
         }
         if let Some(n) = setting("SLUICE_DEVICE_MEMORY", parse_bytes, bytes)? {
             c.device_memory = n;
+        }
+        if let Some(n) = setting("SLUICE_PIPELINE_CACHE_ENTRIES", positive, positive_int)? {
+            c.pipeline_cache_entries = n;
         }
         if let Some(b) = setting("SLUICE_FUSION", parse_switch, switch)? {
             c.fusion = b;

@@ -208,8 +208,9 @@ impl Drop for Engine {
 }
 
 fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counters) {
-    let ProgramSequence { steps, retired } = seq;
+    let ProgramSequence { steps, retired, release_after } = seq;
     let mut finished = 0;
+    let mut releases = release_after.iter().peekable();
     let ran = catch_unwind(AssertUnwindSafe(|| {
         let mut laps = crate::profile::StepLaps::begin();
         executor.run_steps(&steps, &mut |i, outcome| {
@@ -218,6 +219,11 @@ fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counte
             }
             finish(executor, &steps[i], outcome, counters);
             finished = i + 1;
+            // Steps are reported in order once they have run (on a device, once their
+            // submission has): values whose last reader this was are free to go.
+            while let Some((_, p)) = releases.next_if(|(last, _)| *last <= i) {
+                p.release();
+            }
         })
     }));
     // Steps the executor did not get to (it panicked) fail rather than leave readers waiting.

@@ -157,6 +157,22 @@ impl<'a> Lent<'a> {
     }
 }
 
+/// Counters of a cache since the runtime started.
+#[derive(Copy, Clone, Default, Debug)]
+pub struct CacheStats {
+    pub lookups: u64,
+    pub hits: u64,
+    pub misses: u64,
+    pub evictions: u64,
+    pub entries: u64,
+    /// Planning and compiling time the hits skipped: for each hit, what building its
+    /// entry took when it missed (trace cache only).
+    pub saved_ns: u64,
+    /// Time the hits took instead: keying the flush, finding and instantiating its entry
+    /// (trace cache only).
+    pub hit_ns: u64,
+}
+
 /// A step's output values (inline: steps have few).
 pub type StepValues = SmallVec<[Value; 2]>;
 
@@ -242,6 +258,10 @@ pub struct ProgramSequence {
     /// Graph nodes the flush made unreachable: released by the execution thread after the
     /// steps ran, so the application does not pay for freeing them.
     pub retired: Vec<Inputs>,
+    /// Stored values nothing outside the sequence reads, each with the step that reads it
+    /// last (in step order): released once that step is done, so a flush's working set
+    /// is what its steps use at a time, not everything it stores.
+    pub release_after: Vec<(usize, Arc<Promise>)>,
 }
 
 impl ProgramSequence {
@@ -292,6 +312,11 @@ pub trait Executor: Send + Sync {
     /// Steps handed to the CPU because this executor's device cannot run them.
     fn steps_on_host(&self) -> u64 {
         0
+    }
+    /// Counters of the executor's in-memory cache of compiled device programs, if it has
+    /// one (the CPU executor only lowers kernels).
+    fn program_cache(&self) -> Option<CacheStats> {
+        None
     }
     /// Counters of the array buffers in the executor's own memory (a device's), if it
     /// has any.
@@ -371,6 +396,7 @@ pub fn start(config: &Config, memory: Arc<memory::HostPool>) -> Result<(Arc<dyn 
             loader: config.vulkan_loader.clone(),
             cache_dir: vulkan::cache_root(config.cache_dir.as_deref()),
             device_memory: config.device_memory,
+            pipeline_cache_entries: config.pipeline_cache_entries,
         };
         vulkan::VulkanExecutor::open(&opts, cpu.clone(), memory.clone(), config.memory_limit)
     };

@@ -44,6 +44,7 @@ impl Runtime {
         let memory = HostPool::new(config.memory_limit);
         let (executor, device) = crate::exec::start(&config, memory.clone())?;
         crate::check::configure(config.compare);
+        crate::check::use_memory(memory.clone());
         let opts = SchedOptions {
             r#gen: GenOptions {
                 fuse: config.fusion,

@@ -50,6 +50,25 @@ impl Subgraph {
         &self.inputs[start as usize..(start + len) as usize]
     }
 
+    /// How many times each node is an input of a node of the subgraph.
+    pub fn uses(&self) -> Vec<usize> {
+        let mut uses = vec![0; self.order.len()];
+        for i in 0..self.order.len() {
+            for j in self.inputs_at(i).iter().filter_map(|x| self.index_of(x)) {
+                uses[j] += 1;
+            }
+        }
+        uses
+    }
+
+    /// Whether something outside the flush holds node `i` (`uses` from `uses`): it has
+    /// more references than the subgraph's own (its place in `order`, and two per input
+    /// occurrence: in `inputs` and in the reading node's input list) and `extra` more.
+    /// A node without handles cannot be reached later but through such holders.
+    pub fn held_elsewhere(&self, i: usize, uses: &[usize], extra: usize) -> bool {
+        Arc::strong_count(&self.order[i]) != 1 + 2 * uses[i] + extra
+    }
+
     /// Inputs of a node in the subgraph (nodes outside it are leaves: none needed).
     pub fn inputs(&self, n: &Node) -> &[Arc<Node>] {
         self.index_of(n).map_or(&[], |i| self.inputs_at(i))

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 
 use super::build::Subgraph;
@@ -139,7 +140,7 @@ impl Recipe {
                 shares: r.bound_shares(&site),
             })
             .collect();
-        (ProgramSequence { steps, retired: Vec::new() }, promises)
+        (ProgramSequence { steps, retired: Vec::new(), release_after: Vec::new() }, promises)
     }
 
     /// Runs the steps now, one after another, with each leaf position bound to the value
@@ -242,6 +243,62 @@ impl Recipe {
             scheduled: self.stored.iter().zip(promises).map(|(&i, p)| (order[i as usize].clone(), p)).collect(),
             unstored: unstored.map(|(n, _)| n.clone()).collect(),
         }
+    }
+}
+
+impl Plan {
+    /// Lists, in `seq.release_after`, the stored values nothing can read once the flush
+    /// is over, each with the step that reads it last. Called under the planning lock
+    /// once the stored nodes are scheduled (so nothing reaches their inputs through them
+    /// any more: the graph's folds look into pending nodes only), with the flush's
+    /// `roots`.
+    ///
+    /// A node is read later if it is a root, the application holds it, or anything
+    /// outside the flush does (`Subgraph::held_elsewhere`, counting the reference
+    /// `scheduled` holds to a stored node). An unstored node read later stays pending and
+    /// reads its inputs again, so they are read later too.
+    pub fn release_dead_values(&mut self, sub: &Subgraph, roots: &[Arc<Node>]) {
+        // The usual flush stores only what the application holds: nothing to release.
+        if self.scheduled.iter().all(|(n, _)| n.has_handles()) {
+            return;
+        }
+        let n = sub.order.len();
+        let uses = sub.uses();
+        let mut stored = vec![false; n];
+        for (node, _) in &self.scheduled {
+            if let Some(i) = sub.index_of(node) {
+                stored[i] = true;
+            }
+        }
+        let mut later = vec![false; n];
+        for r in roots.iter().filter_map(|r| sub.index_of(r)) {
+            later[r] = true;
+        }
+        // Readers come after what they read: each node's verdict is final when reached.
+        for i in (0..n).rev() {
+            later[i] |= sub.order[i].has_handles() || sub.held_elsewhere(i, &uses, stored[i] as usize);
+            if later[i] && !stored[i] {
+                for j in sub.inputs_at(i).iter().filter_map(|x| sub.index_of(x)) {
+                    later[j] = true;
+                }
+            }
+        }
+        let mut last_read: HashMap<*const Promise, usize> = HashMap::default();
+        for (s, step) in self.seq.steps.iter().enumerate() {
+            for b in &step.inputs {
+                if let Binding::Promise(p) = b {
+                    last_read.insert(Arc::as_ptr(p), s);
+                }
+            }
+            for out in &step.outputs {
+                last_read.entry(Arc::as_ptr(&out.promise)).or_insert(s);
+            }
+        }
+        let dead = self.scheduled.iter().filter(|(node, _)| sub.index_of(node).is_some_and(|i| !later[i]));
+        let mut release: Vec<(usize, Arc<Promise>)> =
+            dead.map(|(_, p)| (last_read[&Arc::as_ptr(p)], p.clone())).collect();
+        release.sort_by_key(|(s, _)| *s);
+        self.seq.release_after = release;
     }
 }
 

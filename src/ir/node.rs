@@ -1,15 +1,15 @@
 //! Graph nodes and their evaluation state.
 
 use std::any::Any;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use rustc_hash::FxHashMap as HashMap;
 
 use super::CallSite;
 use super::dtype::DType;
-use super::error::Error;
+use super::error::{Error, ErrorKind};
 use super::op::Op;
 use super::shape::{MAX_RANK, Shape};
 
@@ -80,6 +80,19 @@ impl Promise {
         p
     }
 
+    /// Drops the value of a fulfilled promise that nothing will read again (the engine
+    /// frees a flush's intermediates after their last use); a read after all fails
+    /// loudly instead of finding freed memory.
+    pub fn release(&self) {
+        let mut slot = self.slot.lock();
+        if matches!(*slot, Some(Ok(_))) {
+            let e = Error::new(ErrorKind::Internal, "a value freed after its last use in a flush was read");
+            let value = slot.replace(Err(Arc::new(e)));
+            drop(slot);
+            drop(value);
+        }
+    }
+
     pub fn try_get(&self) -> Option<Result<Value, Arc<Error>>> {
         self.slot.lock().clone()
     }
@@ -126,9 +139,10 @@ pub struct Node {
     /// without the lock (`computed`).
     ready: AtomicBool,
     state: Mutex<NodeState>,
-    /// Result-comparison mode's reference value (a `check::Reference`), attached when a
-    /// flush plans the node with the mode on; it lives as long as the node.
-    pub reference: OnceLock<Arc<dyn Any + Send + Sync>>,
+    /// Result-comparison mode's reference value (a `check::Reference`, or why it has
+    /// none), attached when a flush plans the node with the mode on; kept while the node
+    /// lives, unless the reference run drops it after its last use there.
+    pub reference: Mutex<Option<Arc<dyn Any + Send + Sync>>>,
 }
 
 static NEXT_NODE_ID: AtomicU64 = AtomicU64::new(1);
@@ -182,7 +196,7 @@ impl Node {
             plan: AtomicU64::new(0),
             ready: AtomicBool::new(matches!(state, NodeState::Ready(_))),
             state: Mutex::new(state),
-            reference: OnceLock::new(),
+            reference: Mutex::new(None),
         })
     }
 

@@ -21,27 +21,12 @@ use macros::{Claim, Frame, KeyOf, MacroCache, MacroEntry, OutputRef, ParamSource
 use trace::TraceCache;
 
 use crate::check;
+pub use crate::exec::CacheStats;
 use crate::exec::engine::Engine;
 use crate::exec::{Lent, ProgramSequence, StepCall, StepValues};
 use crate::r#gen::{self, GenOptions, Plan, Recipe, SlotValues, Subgraph, TraceKey, leaf_binding};
 use crate::ir::{CallSite, Error, Inputs, Node, Op, Promise, Result, Scalar, Value, bail};
 use crate::profile::{self, TraceOutcome};
-
-/// Counters of a cache since the runtime started.
-#[derive(Copy, Clone, Default, Debug)]
-pub struct CacheStats {
-    pub lookups: u64,
-    pub hits: u64,
-    pub misses: u64,
-    pub evictions: u64,
-    pub entries: u64,
-    /// Planning and compiling time the hits skipped: for each hit, what building its
-    /// entry took when it missed (trace cache only).
-    pub saved_ns: u64,
-    /// Time the hits took instead: keying the flush, finding and instantiating its entry
-    /// (trace cache only).
-    pub hit_ns: u64,
-}
 
 /// A replayed section's outputs (inline: sections have few).
 pub type Outputs = SmallVec<[Arc<Node>; 4]>;
@@ -114,7 +99,7 @@ impl Core {
             return;
         }
         let sub = self.subgraph(&roots);
-        self.attach_references(&sub);
+        self.attach_references(&sub, &roots);
         let mut profile = profile::FlushTimer::begin(sub.order.len());
         // Counted when planning starts: compiling (a shader, for a GPU) may take a while.
         self.flushes.fetch_add(1, Ordering::Relaxed);
@@ -124,7 +109,7 @@ impl Core {
                 // Dispatched under the planning lock: sequences reach the engine in the
                 // order they were planned, as the execution thread waits on the promises
                 // of earlier ones.
-                let seq = self.schedule(plan, sub, if for_read { &roots } else { &[] });
+                let seq = self.schedule(plan, sub, &roots, if for_read { &roots } else { &[] });
                 self.dispatch(seq, for_read);
                 drop(cache);
                 profile.end(None);
@@ -146,14 +131,25 @@ impl Core {
         sub
     }
 
-    /// In result-comparison mode, the reference run of the subgraph's ops.
-    fn attach_references(&self, sub: &Subgraph) {
-        if check::mode() == check::Mode::Off {
+    /// In result-comparison mode, the reference run of the subgraph's ops. Comparing on
+    /// read (copyout) needs no reference of a node nothing reads after the flush (not a
+    /// root, without handles, held by nothing outside): those go after their last use.
+    fn attach_references(&self, sub: &Subgraph, roots: &[Arc<Node>]) {
+        let mode = check::mode();
+        if mode == check::Mode::Off {
             return;
         }
         let exec = &**self.engine.executor();
-        let nodes = sub.order.iter().enumerate().map(|(i, n)| (n, sub.inputs_at(i)));
-        check::attach_references(nodes, &|v| exec.host_value(v));
+        let nodes: Vec<_> = sub.order.iter().enumerate().map(|(i, n)| (n, sub.inputs_at(i))).collect();
+        let uses = sub.uses();
+        let transient = |i: usize| {
+            let n = &sub.order[i];
+            mode == check::Mode::Copyout
+                && !n.has_handles()
+                && !roots.iter().any(|r| Arc::ptr_eq(r, n))
+                && !sub.held_elsewhere(i, &uses, 0)
+        };
+        check::attach_references(&nodes, transient, &|v| exec.host_value(v));
     }
 
     /// How flushes are planned now: checking every op's value (compute comparison)
@@ -169,7 +165,7 @@ impl Core {
     /// Moves the planned nodes to their promises, marking the outputs of `read` (nodes a
     /// blocking read waits for) to be copied back with the work. Done while the planning
     /// lock is held, so a concurrent flush cannot plan the same (still pending) nodes again.
-    fn schedule(&self, mut plan: Plan, sub: Subgraph, read: &[Arc<Node>]) -> ProgramSequence {
+    fn schedule(&self, mut plan: Plan, sub: Subgraph, roots: &[Arc<Node>], read: &[Arc<Node>]) -> ProgramSequence {
         if check::mode() == check::Mode::Compute {
             let node_of: HashMap<*const Promise, &Arc<Node>> =
                 plan.scheduled.iter().map(|(n, p)| (Arc::as_ptr(p), n)).collect();
@@ -184,9 +180,10 @@ impl Core {
                 out.read_back = true;
             }
         }
-        for (node, promise) in plan.scheduled {
-            plan.seq.retired.push(node.schedule(promise));
+        for (node, promise) in &plan.scheduled {
+            plan.seq.retired.push(node.schedule(promise.clone()));
         }
+        plan.release_dead_values(&sub, roots);
         // The subgraph may hold the last references to nodes: freed on the
         // execution thread with the rest.
         plan.seq.retired.extend([sub.order, sub.inputs].map(Inputs::from_vec));
@@ -217,13 +214,13 @@ impl Core {
     ) -> Result<(Arc<Recipe>, R)> {
         let cache = self.planning.lock();
         let sub = self.subgraph(roots);
-        self.attach_references(&sub);
+        self.attach_references(&sub, roots);
         let mut profile = profile::FlushTimer::begin(sub.order.len());
         let recipe = Arc::new(r#gen::compile(&sub, roots, &**self.engine.executor(), &self.gen_options())?);
         let made = check(&sub, &recipe)?;
         let plan = recipe.instantiate(&sub);
         profile.planned();
-        let seq = self.schedule(plan, sub, &[]);
+        let seq = self.schedule(plan, sub, roots, &[]);
         self.dispatch(seq, false);
         drop(cache);
         profile.end(Some(TraceOutcome::MacroRecord));

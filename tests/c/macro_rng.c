@@ -59,6 +59,12 @@ int main(void) {
     OK(sl_get_cache_stats(SL_CACHE_MACRO, &st));
     EXPECT(st.hits == STEPS - 1 && st.misses == 1, "hits %llu misses %llu", (unsigned long long)st.hits,
            (unsigned long long)st.misses);
+    /* Compiled programs (Vulkan pipelines; none on the CPU): every one kept or evicted was a miss. */
+    OK(sl_get_cache_stats(SL_CACHE_PROGRAM, &st));
+    EXPECT(st.lookups == st.hits + st.misses && st.entries + st.evictions <= st.misses,
+           "program cache: lookups %llu hits %llu misses %llu entries %llu evictions %llu",
+           (unsigned long long)st.lookups, (unsigned long long)st.hits, (unsigned long long)st.misses,
+           (unsigned long long)st.entries, (unsigned long long)st.evictions);
     uint64_t s, draw;
     OK(sl_rng_get_state(rng, &s, &draw));
     EXPECT(s == seed && draw == STEPS, "state (%llu, %llu)", (unsigned long long)s, (unsigned long long)draw);

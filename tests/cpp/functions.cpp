@@ -455,6 +455,9 @@ void random_numbers() {
     EXPECT(moved.state()[1] == 2, "a moved generator keeps its state");
     const sl_cache_stats trace = sluice::cache_stats(sluice::Cache::trace);
     EXPECT(trace.lookups >= trace.hits, "trace cache counters");
+    const sl_cache_stats programs = sluice::cache_stats(sluice::Cache::program);
+    EXPECT(programs.lookups == programs.hits + programs.misses && programs.entries + programs.evictions <= programs.misses,
+           "program cache counters");
 }
 
 }  // namespace

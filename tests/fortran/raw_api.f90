@@ -55,7 +55,7 @@ contains
     integer(c_int64_t) :: a, twice, plus, s, live, dims(2)
     integer(c_int32_t) :: rank, dtype
     type(sl_stats) :: stats
-    type(sl_cache_stats) :: traces
+    type(sl_cache_stats) :: traces, programs
     x = reshape(uniform(size(x), -1d0, 1d0), shape(x))
     call expect(sl_create(SL_F64, 2, [5_c_int64_t, 3_c_int64_t], SL_COL_MAJOR, c_loc(x), c_sizeof(x), a) == SL_OK, &
       'sl_create')
@@ -78,6 +78,10 @@ contains
     call expect(sl_get_cache_stats(SL_CACHE_TRACE, traces) == SL_OK, 'sl_get_cache_stats')
     call expect(traces%lookups == traces%hits + traces%misses .and. traces%lookups > 0, &
       'sl_cache_stats fields where C has them')
+    ! Programs: compiled pipelines on Vulkan, none on the CPU executor.
+    call expect(sl_get_cache_stats(SL_CACHE_PROGRAM, programs) == SL_OK, 'sl_get_cache_stats of programs')
+    call expect(programs%lookups == programs%hits + programs%misses .and. &
+      programs%entries <= programs%misses - programs%evictions, 'sl_cache_stats of the program cache')
     call expect(sl_release(s) == SL_OK, 'sl_release')
     call expect(sl_release(plus) == SL_OK, 'sl_release')
     call expect(sl_release(twice) == SL_OK, 'sl_release')

@@ -22,6 +22,7 @@ use ash::vk;
 use parking_lot::MutexGuard;
 
 use super::memory::{PoolBuffer, Use};
+use super::programs::Pipeline;
 use super::residency::{self, Prepared};
 use super::submit::{Binding, Commands};
 use super::{Launch, Plan, VulkanExecutor};
@@ -42,6 +43,8 @@ struct Held {
     inputs: Vec<Prepared>,
     /// Outputs copied back for a waiting read, with the host-visible copies.
     read_backs: Vec<(Value, PoolBuffer)>,
+    /// Pipelines the dispatches bind: the cache may evict them meanwhile.
+    pipelines: Vec<Arc<Pipeline>>,
 }
 
 pub struct Batch<'a> {
@@ -228,6 +231,7 @@ impl<'a> Batch<'a> {
             self.cmds.copy_between(&pack_copies)?;
         }
         for (pipeline, groups) in &launch.dispatches {
+            self.held.pipelines.push(pipeline.clone());
             self.cmds.dispatch(pipeline, &bindings, *groups)?;
         }
         for (buffer, bytes, v, stage) in copies_back {

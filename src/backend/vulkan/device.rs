@@ -52,6 +52,8 @@ pub struct Options {
     pub cache_dir: Option<std::path::PathBuf>,
     /// Most bytes of arrays kept in device memory.
     pub device_memory: usize,
+    /// Most compute pipelines kept in memory (`SLUICE_PIPELINE_CACHE_ENTRIES`).
+    pub pipeline_cache_entries: usize,
 }
 
 /// What the chosen device can do that kernels depend on.

@@ -11,11 +11,10 @@
 //! would loop longer than the driver allows take the generated gather.
 
 use std::fmt::Write;
-use std::sync::Arc;
 
 use super::codegen::{HEADER_WORDS, LOCAL, Mode};
 use super::grid::spread;
-use super::programs::Pipeline;
+use super::programs::ProgramRef;
 use super::{DeviceKernel, Handwritten, Launch, VulkanExecutor};
 use crate::exec::CompiledKernel;
 use crate::ir::kernel::{Inst, Kernel};
@@ -36,7 +35,7 @@ pub struct GatherKernel {
     /// Parameters of the offsets kernel after the step's own.
     offset_params: Vec<Scalar>,
     offsets: DeviceKernel,
-    copy: Arc<Pipeline>,
+    copy: ProgramRef,
     /// The copy's meta words (see `gather.comp`).
     words: [u32; 5],
     groups: [u32; 2],
@@ -109,25 +108,25 @@ impl VulkanExecutor {
         // The output is bound after the offsets pass's own bindings, in one range.
         let offsets = self.device_kernel(shader, &[1])?;
         let base = HEADER_WORDS + offsets.numbers.len() + 2 * g.offsets.params.len();
-        let copy = self.programs.pipeline(&source(dtype, base, 1 + g.source, k.inputs.len()), &offsets.bindings)?;
+        let copy = self.programs.program(&source(dtype, base, 1 + g.source, k.inputs.len()), &offsets.bindings)?;
         let words = [g.slices, g.slice_len, lanes.trailing_zeros() as usize, parts, blocks].map(|w| w as u32);
         let (offsets_kernel, offset_params, groups) = (g.offsets, g.offset_params, [x as u32, y as u32]);
         Ok(Some(GatherKernel { offsets_kernel, offset_params, offsets, copy, words, groups }))
     }
 
     /// The offsets pass, then the copy.
-    pub(super) fn gather_launch(&self, g: &GatherKernel, params: &[Scalar]) -> Launch {
+    pub(super) fn gather_launch(&self, g: &GatherKernel, params: &[Scalar]) -> Result<Launch> {
         let params: Vec<Scalar> = params.iter().chain(&g.offset_params).copied().collect();
-        let mut launch = self.kernel_launch(&g.offsets_kernel, &g.offsets, &params);
+        let mut launch = self.kernel_launch(&g.offsets_kernel, &g.offsets, &params)?;
         if launch.dispatches.is_empty() {
             // No slices: nothing to copy.
-            return launch;
+            return Ok(launch);
         }
         launch.words.extend_from_slice(&g.words);
         launch.scratch = Some(g.offsets_kernel.domain.numel() * DType::I64.size());
         launch.scratch_first = true;
-        launch.dispatches.push((g.copy.clone(), [g.groups[0], g.groups[1], 1]));
+        launch.dispatches.push((self.programs.get(&g.copy)?, [g.groups[0], g.groups[1], 1]));
         Handwritten::Gather.count();
-        launch
+        Ok(launch)
     }
 }

@@ -73,8 +73,14 @@ pub struct Memory {
 const CACHE_LIMIT: u64 = 512 << 20;
 
 impl Memory {
-    /// `limit`: most bytes of array buffers in use at once.
+    /// `limit`: most bytes of array buffers in use at once (no more than the device's
+    /// largest device-local heap holds).
     pub fn new(ctx: Arc<Context>, limit: u64) -> Result<Arc<Memory>> {
+        // SAFETY: a physical device of this instance.
+        let props = unsafe { ctx.instance.get_physical_device_memory_properties(ctx.physical) };
+        let heaps = &props.memory_heaps[..props.memory_heap_count as usize];
+        let device_local = heaps.iter().filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL)).map(|h| h.size);
+        let limit = device_local.max().map_or(limit, |heap| limit.min(heap));
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: ctx.instance.clone(),
             device: ctx.device.clone(),
@@ -93,17 +99,21 @@ impl Memory {
 
     /// A buffer of at least `bytes` bytes for `usage`.
     pub fn buffer(self: &Arc<Self>, bytes: usize, usage: Use) -> Result<PoolBuffer> {
-        let class = size_class(bytes.max(16)) as u64;
+        let oom = |live: u64, limit: u64| {
+            Error::new(
+                ErrorKind::OutOfMemory,
+                format!("out of memory allocating {bytes} bytes of device memory ({live} bytes in use, limit {limit})"),
+            )
+        };
+        let Some(class) = size_class(bytes.max(16)).map(|c| c as u64) else {
+            let p = self.pool.lock();
+            return Err(oom(p.live, p.limit));
+        };
         if let Some(raw) = {
             let mut p = self.pool.lock();
             if usage == Use::Array {
                 if p.live.saturating_add(class) > p.limit {
-                    let limit = p.limit;
-                    let live = p.live;
-                    return Err(Error::new(
-                        ErrorKind::OutOfMemory,
-                        format!("out of memory allocating {bytes} bytes ({live} bytes in use, limit {limit})"),
-                    ));
+                    return Err(oom(p.live, p.limit));
                 }
                 p.live += class;
             }
@@ -132,6 +142,12 @@ impl Memory {
         };
         self.pool.lock().handed_out(usage);
         Ok(PoolBuffer { raw: Some(raw), size: class, usage, mem: self.clone() })
+    }
+
+    /// Whether an array buffer of `bytes` could be had by freeing others: not when it
+    /// alone is beyond the limit.
+    pub fn could_fit(&self, bytes: usize) -> bool {
+        size_class(bytes.max(16)).is_some_and(|c| c as u64 <= self.pool.lock().limit)
     }
 
     /// Counters of the array buffers (device memory).

@@ -31,22 +31,22 @@ pub use codegen::{AXIS_TREE_MAX_ROWS, AXIS_TREE_MIN_EXTENT};
 pub use device::{Options, Want};
 pub use disk::default_root as cache_root;
 use memory::{DeviceArray, Memory, Place};
-use programs::{Pipeline, Programs};
+use programs::{Pipeline, ProgramRef, Programs};
 use residency::Arrays;
 pub use residency::reads_copied_back;
 use submit::{Commands, Submitter};
 
 use crate::exec::memory::{HostPool, PoolStats};
-use crate::exec::{CompiledKernel, DeviceInfo, DeviceKind, Executor, Step, StepOutcome, Work};
+use crate::exec::{CacheStats, CompiledKernel, DeviceInfo, DeviceKind, Executor, Step, StepOutcome, Work};
 use crate::ir::kernel::{Kernel, OutputKind};
 use crate::ir::{DType, Layout, Result, Scalar, Shape, Value, bail};
 
 /// A kernel lowered for the device.
 struct DeviceKernel {
     mode: codegen::Mode,
-    main: Arc<Pipeline>,
+    main: ProgramRef,
     /// The partial-folding pass of a tree reduction (see `codegen::Mode::is_tree`).
-    finish: Option<Arc<Pipeline>>,
+    finish: Option<ProgramRef>,
     /// Whether `finish` is hand-written (`kernels/reduce.comp`).
     handwritten: bool,
     /// How the first pass is launched.
@@ -120,6 +120,7 @@ struct Launch {
     /// written as the output of its generated first pass: see `gather.rs`).
     scratch_first: bool,
     ranges: Vec<u32>,
+    /// Held until the submission recording them has run (see `programs.rs`).
     dispatches: Vec<(Arc<Pipeline>, [u32; 3])>,
     /// Buffers to copy the inputs into and bind instead of them (see `codegen::Pack`).
     packs: Vec<codegen::Pack>,
@@ -172,6 +173,7 @@ impl VulkanExecutor {
             programs: Programs::new(
                 ctx.clone(),
                 opts.cache_dir.as_deref().and_then(|root| disk::DiskCache::open(root, &caps.cache_key)),
+                opts.pipeline_cache_entries,
             )?,
             queue: Mutex::new(Submitter::new(ctx.clone())?),
             batch: Mutex::new(Commands::new(ctx.clone())?),
@@ -239,13 +241,13 @@ impl VulkanExecutor {
         match work {
             Work::Kernel { kernel, compiled } => {
                 if let Some(dk) = compiled.as_any().downcast_ref::<DeviceKernel>() {
-                    return Ok(Plan::Device(self.kernel_launch(kernel, dk, params)));
+                    return Ok(Plan::Device(self.kernel_launch(kernel, dk, params)?));
                 }
                 if let Some(t) = compiled.as_any().downcast_ref::<transpose::TransposeKernel>() {
-                    return Ok(Plan::Device(t.launch(self.ctx.caps.max_groups_x)));
+                    return Ok(Plan::Device(t.launch(&self.programs, self.ctx.caps.max_groups_x)?));
                 }
                 if let Some(g) = compiled.as_any().downcast_ref::<gather::GatherKernel>() {
-                    return Ok(Plan::Device(self.gather_launch(g, params)));
+                    return Ok(Plan::Device(self.gather_launch(g, params)?));
                 }
                 let Some(routed) = compiled.as_any().downcast_ref::<Routed>() else {
                     bail!(Internal, "kernel was compiled for another executor");
@@ -261,9 +263,9 @@ impl VulkanExecutor {
     fn device_kernel(&self, shader: codegen::Shader, extra: &[u32]) -> Result<DeviceKernel> {
         let mut bindings = shader.bindings;
         bindings.extend_from_slice(extra);
-        let main = self.programs.pipeline(&shader.main, &bindings)?;
+        let main = self.programs.program(&shader.main, &bindings)?;
         let finish = match &shader.finish {
-            Some(src) => Some(self.programs.pipeline(src, &bindings)?),
+            Some(src) => Some(self.programs.program(src, &bindings)?),
             None => None,
         };
         let (mode, numbers, packs, handwritten, grid) =
@@ -271,7 +273,7 @@ impl VulkanExecutor {
         Ok(DeviceKernel { mode, main, finish, handwritten, grid, numbers, bindings, packs })
     }
 
-    fn kernel_launch(&self, k: &Kernel, dk: &DeviceKernel, params: &[Scalar]) -> Launch {
+    fn kernel_launch(&self, k: &Kernel, dk: &DeviceKernel, params: &[Scalar]) -> Result<Launch> {
         let grid::Grid { count, groups: [groups_x, groups_y], rows, parts, .. } = dk.grid;
         let mut words = Vec::with_capacity(codegen::HEADER_WORDS + dk.numbers.len() + 2 * params.len());
         words.extend([count, groups_x * groups_y, rows, parts].map(|w| w as u32));
@@ -284,7 +286,7 @@ impl VulkanExecutor {
         // A reduction over nothing still writes its identity; other empty domains only
         // need their (empty) outputs.
         if count == 0 && dk.mode != codegen::Mode::ReduceAll {
-            return launch;
+            return Ok(launch);
         }
         if dk.mode.is_tree() {
             launch.scratch = Some(rows * parts * k.outputs.len() * 16);
@@ -295,18 +297,20 @@ impl VulkanExecutor {
             launch.scratch = Some(rows * parts * scans * 8);
             Handwritten::Scan.count();
         }
-        launch.dispatches.push((dk.main.clone(), [groups_x as u32, groups_y as u32, 1]));
+        launch.dispatches.push((self.programs.get(&dk.main)?, [groups_x as u32, groups_y as u32, 1]));
         // The blocked scan's second pass has the first's workgroups; a tree's, one per row.
         let final_groups = if matches!(dk.mode, codegen::Mode::ScanBlocks(_)) {
             groups_x as u32
         } else {
             rows.clamp(1, self.ctx.caps.max_groups_x as usize) as u32
         };
-        launch.dispatches.extend(dk.finish.clone().map(|f| (f, [final_groups, 1, 1])));
+        if let Some(finish) = &dk.finish {
+            launch.dispatches.push((self.programs.get(finish)?, [final_groups, 1, 1]));
+        }
         if dk.handwritten {
             Handwritten::Reduce.count();
         }
-        launch
+        Ok(launch)
     }
 
     /// `c = a b` with the tiled kernel (`kernels/matmul.comp`). Operands beyond one
@@ -384,6 +388,10 @@ impl Executor for VulkanExecutor {
 
     fn device_memory(&self) -> Option<PoolStats> {
         Some(self.mem.stats())
+    }
+
+    fn program_cache(&self) -> Option<CacheStats> {
+        Some(self.programs.stats())
     }
 
     fn alloc(&self, dtype: DType, shape: &Shape) -> Result<Value> {

@@ -90,12 +90,29 @@ impl Prepared {
 /// An array with a device buffer, and when it was last used.
 type Resident = (Weak<dyn Storage>, u64);
 
+/// Arrays holding a device buffer, by storage key. Entries of arrays since freed are
+/// dropped whenever the map has doubled since the last sweep: each holds the freed
+/// array's allocation (through the weak reference), so keeping them leaked memory with
+/// every array a program made.
+#[derive(Default)]
+struct Residents {
+    map: HashMap<usize, Resident>,
+    sweep_at: usize,
+}
+
+impl Residents {
+    fn sweep(&mut self) {
+        self.map.retain(|_, (w, _)| w.strong_count() > 0);
+        self.sweep_at = (2 * self.map.len()).max(64);
+    }
+}
+
 pub struct Arrays {
     mem: Arc<Memory>,
     pub host: Arc<HostPool>,
     clock: AtomicU64,
     /// Arrays holding a device buffer, with their last use.
-    resident: Mutex<HashMap<usize, Resident>>,
+    resident: Mutex<Residents>,
     uploads: Mutex<HashMap<usize, Upload>>,
 }
 
@@ -105,14 +122,18 @@ impl Arrays {
             mem,
             host,
             clock: AtomicU64::new(0),
-            resident: Mutex::new(HashMap::new()),
+            resident: Mutex::new(Residents::default()),
             uploads: Mutex::new(HashMap::new()),
         }
     }
 
     fn touch(&self, s: &Arc<dyn Storage>) {
         let now = self.clock.fetch_add(1, Ordering::Relaxed);
-        self.resident.lock().insert(key(s), (Arc::downgrade(s), now));
+        let mut resident = self.resident.lock();
+        resident.map.insert(key(s), (Arc::downgrade(s), now));
+        if resident.map.len() >= resident.sweep_at {
+            resident.sweep();
+        }
     }
 
     /// A device buffer for array elements, making room if device memory is short: first
@@ -122,7 +143,8 @@ impl Arrays {
         loop {
             match self.mem.buffer(bytes, Use::Array) {
                 Err(e) if e.kind == ErrorKind::OutOfMemory => {
-                    if !self.drop_an_upload(pinned) && !self.spill_one(pinned, queue)? {
+                    // Moving arrays out cannot make room for what the device cannot hold.
+                    if !self.mem.could_fit(bytes) || (!self.drop_an_upload(pinned) && !self.spill_one(pinned, queue)?) {
                         return Err(e);
                     }
                 }
@@ -142,8 +164,8 @@ impl Arrays {
     fn spill_one(&self, pinned: &[usize], queue: &Mutex<Submitter>) -> Result<bool> {
         let mut candidates: Vec<(u64, usize, Weak<dyn Storage>)> = {
             let mut resident = self.resident.lock();
-            resident.retain(|_, (w, _)| w.strong_count() > 0);
-            resident.iter().filter(|(k, _)| !pinned.contains(k)).map(|(&k, (w, t))| (*t, k, w.clone())).collect()
+            resident.sweep();
+            resident.map.iter().filter(|(k, _)| !pinned.contains(k)).map(|(&k, (w, t))| (*t, k, w.clone())).collect()
         };
         candidates.sort_by_key(|c| c.0);
         for (_, k, weak) in candidates {
@@ -152,12 +174,12 @@ impl Arrays {
             // An array being read right now is not the one to move.
             let Some(mut place) = arr.place.try_lock() else { continue };
             let Place::Device(b) = &*place else {
-                self.resident.lock().remove(&k);
+                self.resident.lock().map.remove(&k);
                 continue;
             };
             let stage = self.download(queue, b.handle(), arr.bytes)?;
             *place = Place::Host(Arc::new(self.host_copy(&stage, arr.bytes)?));
-            self.resident.lock().remove(&k);
+            self.resident.lock().map.remove(&k);
             return Ok(true);
         }
         Ok(false)

@@ -7,10 +7,9 @@
 //! element-wise kernel.
 
 use std::fmt::Write;
-use std::sync::Arc;
 
 use super::codegen::{self, Target};
-use super::programs::{Pipeline, Programs};
+use super::programs::{ProgramRef, Programs};
 use super::{Handwritten, Launch};
 use crate::exec::CompiledKernel;
 use crate::ir::kernel::{Inst, Kernel, OutputKind};
@@ -21,7 +20,7 @@ const TILE: usize = 32;
 
 /// A copy-through-permute kernel, compiled.
 pub struct TransposeKernel {
-    pipeline: Arc<Pipeline>,
+    pipeline: ProgramRef,
     /// The meta words (see `transpose.comp`).
     words: Vec<u32>,
     blocks: usize,
@@ -75,7 +74,7 @@ pub fn compile(k: &Kernel, target: &Target, programs: &Programs) -> Result<Optio
     let Some(words) = numbers.iter().map(|&v| i32::try_from(v).ok().map(|v| v as u32)).collect() else {
         return Ok(None);
     };
-    let pipeline = programs.pipeline(&source(k.inputs[0].dtype), &RANGES)?;
+    let pipeline = programs.program(&source(k.inputs[0].dtype), &RANGES)?;
     Ok(Some(TransposeKernel { pipeline, words, blocks }))
 }
 
@@ -100,13 +99,13 @@ fn source(t: DType) -> String {
 
 impl TransposeKernel {
     /// The step's launch: the blocks spread over as many workgroups as the device allows.
-    pub fn launch(&self, max_groups: u32) -> Launch {
+    pub fn launch(&self, programs: &Programs, max_groups: u32) -> Result<Launch> {
         let mut launch = Launch { words: self.words.clone(), ranges: RANGES.to_vec(), ..Launch::default() };
         if self.blocks > 0 {
             let groups = self.blocks.min(max_groups as usize) as u32;
-            launch.dispatches.push((self.pipeline.clone(), [groups, 1, 1]));
+            launch.dispatches.push((programs.get(&self.pipeline)?, [groups, 1, 1]));
             Handwritten::Transpose.count();
         }
-        launch
+        Ok(launch)
     }
 }
