@@ -8,12 +8,12 @@
 //! interned in a global table and carried as tagged ids in place of an address, so a
 //! `CallSite` stays two words, `Copy` and cheap to hash.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::fmt;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
 
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 use rustc_hash::FxHashMap as HashMap;
 
 /// Where an API call came from: the application's return address (0 if unknown), or the
@@ -59,9 +59,64 @@ static ANY_EXPLICIT: AtomicBool = AtomicBool::new(false);
 thread_local! {
     /// This thread's explicit site (a tagged pc), 0 when none is set.
     static CURRENT: Cell<usize> = const { Cell::new(0) };
-    /// The tagged pcs of the stacks this thread has interned, so that a call from a known
-    /// place takes no lock.
-    static STACK_IDS: RefCell<HashMap<Box<[usize]>, usize>> = RefCell::new(HashMap::default());
+}
+
+/// The most return addresses of a stack kept in `RECENT`.
+const RECENT_DEPTH: usize = 4;
+const RECENT_SLOTS: usize = 1024;
+
+/// A slot of the table of recently interned stacks: the stack's return addresses (0 past
+/// its end) and tagged pc. Written only under the lock of `RECENT_WRITER`, between two
+/// increments of `seq`; read without a lock, `seq` before and after, so that a read
+/// racing with a write is seen to.
+struct RecentStack {
+    seq: AtomicUsize,
+    frames: [AtomicUsize; RECENT_DEPTH],
+    pc: AtomicUsize,
+}
+
+/// Stacks of up to `RECENT_DEPTH` return addresses, each in a slot chosen by a hash of
+/// them, so that a call from a known place through a layer takes no lock.
+static RECENT: [RecentStack; RECENT_SLOTS] = [const {
+    RecentStack {
+        seq: AtomicUsize::new(0),
+        frames: [const { AtomicUsize::new(0) }; RECENT_DEPTH],
+        pc: AtomicUsize::new(0),
+    }
+}; RECENT_SLOTS];
+static RECENT_WRITER: Mutex<()> = Mutex::new(());
+
+fn recent_slot(frames: &[usize]) -> &'static RecentStack {
+    let hash = frames.iter().fold(0usize, |h, &pc| (h.rotate_left(5) ^ pc).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    &RECENT[hash >> (usize::BITS - RECENT_SLOTS.ilog2())]
+}
+
+/// The tagged pc of stack `frames` if its slot holds it.
+fn recent_stack(frames: &[usize]) -> Option<usize> {
+    if frames.len() > RECENT_DEPTH {
+        return None;
+    }
+    let slot = recent_slot(frames);
+    let seq = slot.seq.load(Ordering::Acquire);
+    let same = (0..RECENT_DEPTH).all(|i| slot.frames[i].load(Ordering::Relaxed) == frames.get(i).copied().unwrap_or(0));
+    let pc = slot.pc.load(Ordering::Relaxed);
+    fence(Ordering::Acquire);
+    (same && seq % 2 == 0 && slot.seq.load(Ordering::Relaxed) == seq).then_some(pc)
+}
+
+fn remember_stack(frames: &[usize], pc: usize) {
+    if frames.len() > RECENT_DEPTH {
+        return;
+    }
+    let slot = recent_slot(frames);
+    let _writer = RECENT_WRITER.lock();
+    slot.seq.fetch_add(1, Ordering::Relaxed);
+    fence(Ordering::Release);
+    for i in 0..RECENT_DEPTH {
+        slot.frames[i].store(frames.get(i).copied().unwrap_or(0), Ordering::Relaxed);
+    }
+    slot.pc.store(pc, Ordering::Relaxed);
+    slot.seq.fetch_add(1, Ordering::Release);
 }
 
 /// The tagged pc of explicit site `file:line`, interned on first use.
@@ -89,24 +144,24 @@ pub fn stack(frames: &[usize]) -> usize {
     if let [pc] = frames {
         return *pc;
     }
-    if let Some(pc) = STACK_IDS.with_borrow(|ids| ids.get(frames).copied()) {
+    if let Some(pc) = recent_stack(frames) {
         return pc;
     }
-    let pc = {
+    let known = TABLE.read().as_ref().and_then(|t| t.stack_ids.get(frames).copied());
+    let id = known.unwrap_or_else(|| {
         let mut guard = TABLE.write();
         let t = guard.get_or_insert_with(Table::default);
-        let id = match t.stack_ids.get(frames) {
+        match t.stack_ids.get(frames) {
             Some(&id) => id,
             None => {
                 t.stacks.push(frames.into());
                 t.stack_ids.insert(frames.into(), t.stacks.len() - 1);
                 t.stacks.len() - 1
             }
-        };
-        id | STACK_TAG
-    };
-    STACK_IDS.with_borrow_mut(|ids| ids.insert(frames.into(), pc));
-    pc
+        }
+    });
+    remember_stack(frames, id | STACK_TAG);
+    id | STACK_TAG
 }
 
 /// Makes `file:line` the call site of this thread's following API calls; `None` clears
