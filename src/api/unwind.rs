@@ -8,8 +8,8 @@
 //! the object's symbol table, read once per object): cheap and conservative, as a layer's
 //! function may have the application's code inlined; locating the site tells exactly, from
 //! debug information (`ir::site`). What unwinding past a return address takes (a `Rule`)
-//! and whose its function is are found once per thread and kept, so a call from a known
-//! place costs a hash lookup per frame.
+//! and whose its function is are found once per process and kept in a lock-free table, so
+//! a call from a known place costs a few loads per frame.
 
 use std::ffi::{CStr, c_int, c_void};
 use std::ops::Range;
@@ -321,5 +321,64 @@ impl Rule {
             ra_offset: i8::try_from(ra_offset).ok()?,
             fp_offset,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    use super::*;
+
+    #[test]
+    fn frames_pack_into_one_word() {
+        let seed = rand::random::<u64>();
+        eprintln!("frames_pack_into_one_word: seed {seed}");
+        let mut rng = StdRng::seed_from_u64(seed);
+        for _ in 0..1000 {
+            let rule = Rule {
+                cfa_from_fp: rng.random(),
+                cfa_offset: rng.random(),
+                ra_offset: rng.random(),
+                fp_offset: rng.random::<bool>().then(|| rng.random()),
+            };
+            for frame in
+                [Frame { library: rng.random(), rule: Some(rule) }, Frame { library: rng.random(), rule: None }]
+            {
+                assert_eq!(Frame::unpack(frame.pack()), frame);
+            }
+        }
+    }
+
+    /// Unwinds from its own frame to `outer`'s caller with the call-frame information,
+    /// and returns that with what the frame pointers (on in this crate) say.
+    #[inline(never)]
+    fn inner() -> (Option<usize>, usize, Option<usize>) {
+        let fp: usize;
+        // SAFETY: reads a register.
+        unsafe { std::arch::asm!("mov {}, rbp", out(reg) fp, options(nomem, nostack, preserves_flags)) };
+        // SAFETY: with frame pointers, each frame record is the saved frame pointer and
+        // the return address; `outer`'s is live while this runs.
+        let (regs, want) = unsafe {
+            let regs = Regs { pc: *((fp + 8) as *const usize), sp: fp + 16, fp: *(fp as *const usize) };
+            (regs, *((regs.fp + 8) as *const usize))
+        };
+        let found = find(regs.pc);
+        let unwound = found.as_ref().and_then(|f| f.rule).and_then(|rule| caller(rule, &regs)).map(|r| r.pc);
+        (unwound, want, found.map(|f| f.function))
+    }
+
+    #[inline(never)]
+    fn outer() -> (Option<usize>, usize, Option<usize>) {
+        std::hint::black_box(inner())
+    }
+
+    #[test]
+    fn call_frame_information_finds_the_callers_return_address() {
+        let (unwound, want, function) = outer();
+        assert_ne!(want, 0);
+        assert_eq!(unwound, Some(want));
+        assert_eq!(function, Some(outer as fn() -> _ as usize), "the start of the function holding the return address");
     }
 }

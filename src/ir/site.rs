@@ -313,6 +313,8 @@ impl fmt::Display for CallSite {
 
 #[cfg(test)]
 mod tests {
+    use rand::SeedableRng;
+
     use super::*;
 
     #[test]
@@ -331,5 +333,60 @@ mod tests {
         assert_eq!(a.location(), Some(("model.c".to_string(), 41)));
         assert_eq!(b.location(), Some(("model.c".to_string(), 42)));
         assert_eq!(b.to_string(), "sl_add at model.c:42");
+    }
+
+    #[test]
+    fn stacks_are_interned_by_their_addresses() {
+        let seed = rand::random::<u64>();
+        eprintln!("stacks_are_interned_by_their_addresses: seed {seed}");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        // Addresses without symbols: located at the innermost, without a line.
+        let mut address = || rand::Rng::random_range(&mut rng, 0x1000..1usize << 40);
+        let (pc, caller, far) = (address(), address(), address());
+        assert_eq!(stack(&[pc]), pc, "a single return address is its own site");
+        let short = stack(&[pc, caller]);
+        let long: Vec<usize> = (0..MAX_FRAMES).map(|i| if i == 0 { pc } else { address() }).collect();
+        let long_id = stack(&long);
+        for _ in 0..2 {
+            assert_eq!(stack(&[pc, caller]), short);
+            assert_eq!(stack(&long), long_id);
+        }
+        assert_ne!(stack(&[pc, far]), short);
+        assert_eq!(stack_frames(short).as_deref(), Some(&[pc, caller][..]));
+        assert_eq!(stack_frames(long_id).as_deref(), Some(&long[..]));
+        let site = CallSite { pc: short, api: "sl_add" };
+        assert!(!site.is_explicit());
+        assert_eq!(site.locate(), (pc, None));
+    }
+
+    #[test]
+    fn library_functions_are_told_by_their_symbols() {
+        let library = [
+            "_ZN6sluice6detail4makeIPFiljPmEJljEEENS_5ArrayET_DpT0_", // sluice::detail::make<...>
+            "_ZNK6sluice5Array5dtypeEv",                              // a const member function
+            "_ZN6sluiceplERKNS_5ArrayES2_",                           // sluice::operator+
+            "_ZZN6sluice5macroIZ4mainEUlvE_EENS_5ArrayEPKcT_ENKUlvE_clEv", // a lambda in sluice::macro
+            "_ZSt8_DestroyIPN6sluice5ArrayEEvT_S3_",                  // std::_Destroy<sluice::Array*>
+            "_ZNSt6vectorIN6sluice5ArrayESaIS1_EED2Ev",               // std::vector<sluice::Array>::~vector
+            "_ZNSaIN6sluice5ArrayEEC2Ev",                             // std::allocator<sluice::Array>
+            "_ZN9__gnu_cxx13new_allocatorIN6sluice5ArrayEE8allocateEmPKv",
+            "__sluice_MOD_binary_any", // the Fortran module
+        ];
+        let application = [
+            "main",
+            "MAIN__",
+            "_Z4stepRKN6sluice5ArrayE", // step(sluice::Array const&)
+            "_ZN4heat6sluiceEv",        // heat::sluice()
+            "_ZN7sluicex3runEv",        // sluicex::run()
+            "_ZZ4mainENKUlvE_clEv",     // a lambda in main
+            "__solver_MOD_step",        // another Fortran module
+            "_ZN12_GLOBAL__N_14stepERKN6sluice5ArrayE",
+        ];
+        for name in library {
+            assert!(library_symbol(name.as_bytes()), "{name} is a library function");
+        }
+        for name in application {
+            assert!(!library_symbol(name.as_bytes()), "{name} is the application's");
+        }
     }
 }
