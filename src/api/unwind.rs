@@ -361,8 +361,8 @@ mod tests {
         // SAFETY: with frame pointers, each frame record is the saved frame pointer and
         // the return address; `outer`'s is live while this runs.
         let (regs, want) = unsafe {
-            let regs = Regs { pc: *((fp + 8) as *const usize), sp: fp + 16, fp: *(fp as *const usize) };
-            (regs, *((regs.fp + 8) as *const usize))
+            let outer_fp = *(fp as *const usize);
+            (Regs { pc: *((fp + 8) as *const usize), sp: fp + 16, fp: outer_fp }, *((outer_fp + 8) as *const usize))
         };
         let found = find(regs.pc);
         let unwound = found.as_ref().and_then(|f| f.rule).and_then(|rule| caller(rule, &regs)).map(|r| r.pc);

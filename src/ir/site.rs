@@ -101,7 +101,7 @@ fn recent_stack(frames: &[usize]) -> Option<usize> {
     let same = (0..RECENT_DEPTH).all(|i| slot.frames[i].load(Ordering::Relaxed) == frames.get(i).copied().unwrap_or(0));
     let pc = slot.pc.load(Ordering::Relaxed);
     fence(Ordering::Acquire);
-    (same && seq % 2 == 0 && slot.seq.load(Ordering::Relaxed) == seq).then_some(pc)
+    (same && seq.is_multiple_of(2) && slot.seq.load(Ordering::Relaxed) == seq).then_some(pc)
 }
 
 fn remember_stack(frames: &[usize], pc: usize) {
