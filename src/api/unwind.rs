@@ -50,14 +50,13 @@ struct Regs {
 /// A frame larger than this is taken as a sign that the rules do not describe the stack.
 const MAX_FRAME: usize = 1 << 28;
 
-/// What capture knows of a return address: whether its function is a library's (the
-/// layers' or the standard library's, by its symbol), and how to unwind past it.
+/// What capture knows of a return address, packed into a word (so that a slot of `RECENT`
+/// is two): whether its function is a library's (the layers' or the standard library's,
+/// by its symbol), and how to unwind past it. Bits 0-3: library, has a rule, CFA from the
+/// frame pointer, frame pointer saved; then the CFA offset (32 bits), the return address's
+/// offset and the frame pointer's (8 each).
 #[derive(Copy, Clone, Debug, PartialEq)]
-struct Frame {
-    library: bool,
-    rule: Option<Rule>,
-}
-
+struct Frame(u64);
 /// A slot of the table of recent return addresses: an address and its `Frame`, packed.
 /// Written only under the lock of `KNOWN`, address last; read without a lock, the address
 /// before and after the frame, so that a read racing with a write is seen to.
@@ -80,24 +79,21 @@ pub fn call_site(fp: usize) -> usize {
     // SAFETY: `fp` is the frame pointer of the exported function running on this thread
     // (compiled with frame pointers): the return address follows the saved frame pointer.
     let pc = unsafe { *((fp + 8) as *const usize) };
-    match recent(pc) {
-        Some(bits) if !Frame::library_bits(bits) => pc,
-        _ => through_libraries(fp),
-    }
+    let frame = frame(pc);
+    if frame.library() { through_libraries(fp, frame) } else { pc }
 }
 
-/// The call site of a call from a library's function, or from a new place.
+/// The call site of a call from a library's function (whose `Frame` is `frame`).
 #[inline(never)]
-fn through_libraries(fp: usize) -> usize {
+fn through_libraries(fp: usize, mut frame: Frame) -> usize {
     // SAFETY: as in `call_site`; the caller's stack pointer is just past the return address.
     let mut regs = unsafe { Regs { pc: *((fp + 8) as *const usize), sp: fp + 16, fp: *(fp as *const usize) } };
     let mut frames = [0; MAX_FRAMES];
     frames[0] = regs.pc;
     let mut n = 1;
-    let mut frame = frame(regs.pc);
     while n < MAX_FRAMES
-        && frame.library
-        && let Some(next) = frame.rule.and_then(|r| caller(r, &regs))
+        && frame.library()
+        && let Some(next) = frame.rule().and_then(|r| caller(r, &regs))
     {
         frames[n] = next.pc;
         n += 1;
@@ -107,27 +103,15 @@ fn through_libraries(fp: usize) -> usize {
     crate::ir::site::stack(&frames[..n])
 }
 
-/// The slot of return address `pc` in `RECENT`.
-fn slot(pc: usize) -> &'static Slot {
-    // Fibonacci hashing: the top bits of the product.
-    &RECENT[pc.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (usize::BITS - SLOTS.ilog2())]
-}
-
-/// The packed `Frame` of `pc` if its slot holds it.
+/// What is known of return address `pc`: from its slot, else found (once) and kept.
 #[inline(always)]
-fn recent(pc: usize) -> Option<u64> {
-    let slot = slot(pc);
+fn frame(pc: usize) -> Frame {
+    // Fibonacci hashing: the top bits of the product.
+    let slot = &RECENT[pc.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (usize::BITS - SLOTS.ilog2())];
     let before = slot.pc.load(Ordering::Acquire);
     let bits = slot.frame.load(Ordering::Relaxed);
     fence(Ordering::Acquire);
-    (before == pc && slot.pc.load(Ordering::Relaxed) == pc).then_some(bits)
-}
-
-fn frame(pc: usize) -> Frame {
-    match recent(pc) {
-        Some(bits) => Frame::unpack(bits),
-        None => remember(slot(pc), pc),
-    }
+    if before == pc && slot.pc.load(Ordering::Relaxed) == pc { Frame(bits) } else { remember(slot, pc) }
 }
 
 #[cold]
@@ -137,71 +121,65 @@ fn remember(slot: &Slot, pc: usize) -> Frame {
     let frame = *known.entry(pc).or_insert_with(|| describe(pc));
     slot.pc.store(0, Ordering::Relaxed);
     fence(Ordering::Release);
-    slot.frame.store(frame.pack(), Ordering::Relaxed);
+    slot.frame.store(frame.0, Ordering::Relaxed);
     slot.pc.store(pc, Ordering::Release);
     frame
 }
 
 impl Frame {
-    /// Bits 0-3: library, has a rule, CFA from the frame pointer, frame pointer saved;
-    /// then the CFA offset (32 bits), the return address's offset and the frame
-    /// pointer's (8 each).
-    fn pack(self) -> u64 {
-        let rule = self.rule.unwrap_or(Rule { cfa_from_fp: false, cfa_offset: 0, ra_offset: 0, fp_offset: None });
-        u64::from(self.library)
-            | u64::from(self.rule.is_some()) << 1
-            | u64::from(rule.cfa_from_fp) << 2
-            | u64::from(rule.fp_offset.is_some()) << 3
-            | u64::from(rule.cfa_offset as u32) << 16
-            | u64::from(rule.ra_offset as u8) << 48
-            | u64::from(rule.fp_offset.unwrap_or(0) as u8) << 56
+    fn new(library: bool, rule: Option<Rule>) -> Frame {
+        let r = rule.unwrap_or(Rule { cfa_from_fp: false, cfa_offset: 0, ra_offset: 0, fp_offset: None });
+        Frame(
+            u64::from(library)
+                | u64::from(rule.is_some()) << 1
+                | u64::from(r.cfa_from_fp) << 2
+                | u64::from(r.fp_offset.is_some()) << 3
+                | u64::from(r.cfa_offset as u32) << 16
+                | u64::from(r.ra_offset as u8) << 48
+                | u64::from(r.fp_offset.unwrap_or(0) as u8) << 56,
+        )
     }
 
-    fn library_bits(bits: u64) -> bool {
-        bits & 1 != 0
+    fn library(self) -> bool {
+        self.0 & 1 != 0
     }
 
-    fn unpack(bits: u64) -> Frame {
-        let rule = Rule {
+    fn rule(self) -> Option<Rule> {
+        let bits = self.0;
+        (bits & 2 != 0).then_some(Rule {
             cfa_from_fp: bits & 4 != 0,
             cfa_offset: (bits >> 16) as u32 as i32,
             ra_offset: (bits >> 48) as u8 as i8,
             fp_offset: (bits & 8 != 0).then_some((bits >> 56) as u8 as i8),
-        };
-        Frame { library: Frame::library_bits(bits), rule: (bits & 2 != 0).then_some(rule) }
+        })
     }
 }
 
 /// The registers of the caller of the frame `r`, whose function's rule is `rule`.
+#[inline(always)]
 fn caller(rule: Rule, r: &Regs) -> Option<Regs> {
     let base = if rule.cfa_from_fp { r.fp } else { r.sp };
-    let cfa = base.checked_add_signed(rule.cfa_offset as isize)?;
-    // Callers' frames lie above; anything else means the rules do not fit this stack.
-    if cfa <= r.sp || cfa - r.sp > MAX_FRAME || !cfa.is_multiple_of(8) {
+    let cfa = base.wrapping_add_signed(rule.cfa_offset as isize);
+    // The caller's frame lies above, past the saved registers (`Rule::of` allows only
+    // negative offsets of whole words); anything else means the rules do not fit this stack.
+    let deepest = -i64::from(rule.ra_offset.min(rule.fp_offset.unwrap_or(0))) as usize;
+    if !(deepest..=MAX_FRAME).contains(&cfa.wrapping_sub(r.sp)) || !cfa.is_multiple_of(8) {
         return None;
     }
-    let saved = |offset: i8| -> Option<usize> {
-        let at = cfa.checked_add_signed(offset as isize)?;
-        if at < r.sp || at + 8 > cfa {
-            return None;
-        }
-        // SAFETY: between the frame's stack pointer and its CFA is the frame itself, live
-        // on this thread's stack below the exported function running now.
-        Some(unsafe { *(at as *const usize) })
-    };
-    let pc = saved(rule.ra_offset)?;
-    let fp = match rule.fp_offset {
-        Some(offset) => saved(offset)?,
-        None => r.fp,
-    };
+    // SAFETY: between the frame's stack pointer and its CFA is the frame itself, live on
+    // this thread's stack below the exported function running now; the saved registers
+    // lie in it, whole words below the CFA.
+    let saved = |offset: i8| unsafe { *(cfa.wrapping_add_signed(offset as isize) as *const usize) };
+    let pc = saved(rule.ra_offset);
+    let fp = rule.fp_offset.map_or(r.fp, saved);
     (pc != 0).then_some(Regs { pc, sp: cfa, fp })
 }
 
 /// What capture needs to know of return address `pc`, from the loaded object holding it.
 fn describe(pc: usize) -> Frame {
-    let Some(found) = find(pc) else { return Frame { library: false, rule: None } };
+    let Some(found) = find(pc) else { return Frame::new(false, None) };
     let library = library_functions(&found.object, found.bias).contains(&found.function);
-    Frame { library, rule: found.rule }
+    Frame::new(library, found.rule)
 }
 
 /// The loaded object holding a return address (its file, "" for the program, and load
@@ -309,18 +287,15 @@ impl Rule {
             X86_64::RBP => true,
             _ => return None,
         };
+        // Saved registers: whole words below the CFA.
+        let saved_at = |offset: i64| (offset < 0 && offset % 8 == 0).then(|| i8::try_from(offset).ok()).flatten();
         let Some(RegisterRule::Offset(ra_offset)) = row.register(X86_64::RA) else { return None };
         let fp_offset = match row.register(X86_64::RBP) {
             None | Some(RegisterRule::SameValue) => None,
-            Some(RegisterRule::Offset(offset)) => Some(i8::try_from(offset).ok()?),
+            Some(RegisterRule::Offset(offset)) => Some(saved_at(offset)?),
             Some(_) => return None,
         };
-        Some(Rule {
-            cfa_from_fp,
-            cfa_offset: i32::try_from(offset).ok()?,
-            ra_offset: i8::try_from(ra_offset).ok()?,
-            fp_offset,
-        })
+        Some(Rule { cfa_from_fp, cfa_offset: i32::try_from(offset).ok()?, ra_offset: saved_at(ra_offset)?, fp_offset })
     }
 }
 
@@ -343,10 +318,10 @@ mod tests {
                 ra_offset: rng.random(),
                 fp_offset: rng.random::<bool>().then(|| rng.random()),
             };
-            for frame in
-                [Frame { library: rng.random(), rule: Some(rule) }, Frame { library: rng.random(), rule: None }]
-            {
-                assert_eq!(Frame::unpack(frame.pack()), frame);
+            for rule in [Some(rule), None] {
+                let library = rng.random();
+                let frame = Frame::new(library, rule);
+                assert_eq!((frame.library(), frame.rule()), (library, rule));
             }
         }
     }

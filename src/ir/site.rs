@@ -86,34 +86,39 @@ static RECENT: [RecentStack; RECENT_SLOTS] = [const {
 }; RECENT_SLOTS];
 static RECENT_WRITER: Mutex<()> = Mutex::new(());
 
-fn recent_slot(frames: &[usize]) -> &'static RecentStack {
+fn recent_slot(frames: &[usize; RECENT_DEPTH]) -> &'static RecentStack {
     let hash = frames.iter().fold(0usize, |h, &pc| (h.rotate_left(5) ^ pc).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     &RECENT[hash >> (usize::BITS - RECENT_SLOTS.ilog2())]
 }
 
+/// `frames` padded with zeros to `RECENT_DEPTH`, if no longer.
+#[inline(always)]
+fn padded(frames: &[usize]) -> Option<[usize; RECENT_DEPTH]> {
+    let mut out = [0; RECENT_DEPTH];
+    out.get_mut(..frames.len())?.copy_from_slice(frames);
+    Some(out)
+}
+
 /// The tagged pc of stack `frames` if its slot holds it.
+#[inline(always)]
 fn recent_stack(frames: &[usize]) -> Option<usize> {
-    if frames.len() > RECENT_DEPTH {
-        return None;
-    }
-    let slot = recent_slot(frames);
+    let frames = padded(frames)?;
+    let slot = recent_slot(&frames);
     let seq = slot.seq.load(Ordering::Acquire);
-    let same = (0..RECENT_DEPTH).all(|i| slot.frames[i].load(Ordering::Relaxed) == frames.get(i).copied().unwrap_or(0));
+    let same = (0..RECENT_DEPTH).all(|i| slot.frames[i].load(Ordering::Relaxed) == frames[i]);
     let pc = slot.pc.load(Ordering::Relaxed);
     fence(Ordering::Acquire);
     (same && seq.is_multiple_of(2) && slot.seq.load(Ordering::Relaxed) == seq).then_some(pc)
 }
 
 fn remember_stack(frames: &[usize], pc: usize) {
-    if frames.len() > RECENT_DEPTH {
-        return;
-    }
-    let slot = recent_slot(frames);
+    let Some(frames) = padded(frames) else { return };
+    let slot = recent_slot(&frames);
     let _writer = RECENT_WRITER.lock();
     slot.seq.fetch_add(1, Ordering::Relaxed);
     fence(Ordering::Release);
-    for i in 0..RECENT_DEPTH {
-        slot.frames[i].store(frames.get(i).copied().unwrap_or(0), Ordering::Relaxed);
+    for (word, &frame) in slot.frames.iter().zip(&frames) {
+        word.store(frame, Ordering::Relaxed);
     }
     slot.pc.store(pc, Ordering::Relaxed);
     slot.seq.fetch_add(1, Ordering::Release);
@@ -140,13 +145,17 @@ fn intern(file: &str, line: u32) -> usize {
 /// The pc of a call site captured as return addresses `frames` (innermost first, at least
 /// one): the return address itself when it is the only one, else the stack's tagged id,
 /// interned on first use.
+#[inline]
 pub fn stack(frames: &[usize]) -> usize {
     if let [pc] = frames {
         return *pc;
     }
-    if let Some(pc) = recent_stack(frames) {
-        return pc;
-    }
+    recent_stack(frames).unwrap_or_else(|| intern_stack(frames))
+}
+
+#[cold]
+#[inline(never)]
+fn intern_stack(frames: &[usize]) -> usize {
     let known = TABLE.read().as_ref().and_then(|t| t.stack_ids.get(frames).copied());
     let id = known.unwrap_or_else(|| {
         let mut guard = TABLE.write();
