@@ -4,7 +4,7 @@
 # under result comparison, the API reference's freshness, then the C and C++ tests built
 # with CMake against the installed library (plain, and again under AddressSanitizer/UBSan),
 # the Fortran tests, the same program in C, C++ and Fortran, then the C++ and Fortran
-# examples.
+# examples, and their profiles' call sites with everything built at -O0, -O2 and -O3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -64,4 +64,7 @@ build/examples-cpp/heat
 cmake -S examples/fortran -B build/f-examples -DCMAKE_PREFIX_PATH="$PWD/build/install"
 cmake --build build/f-examples
 build/f-examples/cg_poisson
+cmake -S tests/sites -B build/sites -DCMAKE_PREFIX_PATH="$PWD/build/install"
+cmake --build build/sites
+ctest --test-dir build/sites --output-on-failure
 echo "all tests passed"

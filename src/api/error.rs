@@ -96,9 +96,9 @@ fn opt_ptr(s: &Option<CString>) -> *const std::os::raw::c_char {
 /// Records `e` as this thread's last error, tells the handlers, returns the status.
 fn report(site: CallSite, e: Error) -> sl_status {
     let status = status_of(e.kind);
-    let call = site.location_now();
+    let (call_pc, call) = site.locate();
     let origin = e.origin.filter(|o| o.api != site.api || o.pc != site.pc);
-    let origin_loc = origin.and_then(|o| o.location());
+    let (origin_pc, origin_loc) = origin.map_or((0, None), |o| o.locate());
     let at = |loc: &Option<(String, u32)>| loc.as_ref().map(|(f, l)| format!(" at {f}:{l}")).unwrap_or_default();
     let mut message = format!("{}: {}", site.api, e.message);
     if let Some(o) = origin {
@@ -111,11 +111,11 @@ fn report(site: CallSite, e: Error) -> sl_status {
             status,
             message: cstring(&message),
             function: cstring(site.api),
-            call_pc: site.pc,
+            call_pc,
             call_file: call.as_ref().map(|(f, _)| cstring(f)),
             call_line: call.as_ref().map_or(0, |(_, n)| *n as i32),
             origin_function: origin.map(|o| cstring(o.api)),
-            origin_pc: origin.map_or(0, |o| o.pc),
+            origin_pc,
             origin_file: origin_loc.as_ref().map(|(f, _)| cstring(f)),
             origin_line: origin_loc.as_ref().map_or(0, |(_, n)| *n as i32),
         };
@@ -166,12 +166,11 @@ pub fn run(site: CallSite, body: impl FnOnce(CallSite) -> Result<()>) -> sl_stat
 
 /// Wraps an exported function body: `boundary!("sl_name", |site| { ... })`. The call
 /// site is the one the application set on this thread (`sl_set_call_site`), else the
-/// caller's return address; with profiling on, the call is timed.
+/// return addresses of the call and its callers (`site::capture`); with profiling on, the
+/// call is timed.
 macro_rules! boundary {
     ($name:literal, |$site:ident| $body:expr) => {{
-        let explicit = $crate::ir::site::explicit_site();
-        let pc = if explicit != 0 { explicit } else { $crate::api::site::caller_pc() };
-        let site = $crate::ir::CallSite { pc, api: $name };
+        let site = $crate::ir::CallSite { pc: $crate::api::site::capture(), api: $name };
         let timer = $crate::profile::CallTimer::start();
         let status = $crate::api::error::run(site, |$site: $crate::ir::CallSite| -> $crate::ir::Result<()> { $body });
         timer.finish(site);

@@ -17,6 +17,8 @@ pub mod reduce;
 pub mod runtime;
 pub mod site;
 pub mod types;
+#[cfg(all(sluice_frame_pointers, target_arch = "x86_64"))]
+mod unwind;
 
 use std::sync::Arc;
 

@@ -324,10 +324,10 @@ pub struct SiteInfo {
 
 impl SiteInfo {
     pub fn of(s: CallSite) -> SiteInfo {
-        let loc = s.location();
+        let (pc, loc) = s.locate();
         SiteInfo {
             api: s.api,
-            pc: s.pc as u64,
+            pc: pc as u64,
             explicit: s.is_explicit(),
             file: loc.as_ref().map(|(f, _)| f.clone()),
             line: loc.map(|(_, l)| l),
