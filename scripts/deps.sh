@@ -5,7 +5,8 @@
 # Vulkan: the library loads the loader (libvulkan1) at run time, so no Vulkan headers or
 # link library are needed to build; mesa-vulkan-drivers brings lavapipe (a software
 # device the Vulkan tests run on), vulkan-validationlayers the layers they enable.
-# shaderc is linked statically from libshaderc-dev, glslang-dev and spirv-tools.
+# shaderc is linked statically from libshaderc-dev, glslang-dev and spirv-tools. The math
+# accuracy test (tests/math.rs) computes its reference with the system's MPFR and GMP.
 set -euo pipefail
 
 need=()
@@ -15,7 +16,7 @@ command -v c++ >/dev/null || need+=(g++)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v gfortran >/dev/null || need+=(gfortran)
 command -v python3 >/dev/null || need+=(python3)
-for pkg in libvulkan1 mesa-vulkan-drivers vulkan-validationlayers libshaderc-dev glslang-dev spirv-tools; do
+for pkg in libvulkan1 mesa-vulkan-drivers vulkan-validationlayers libshaderc-dev glslang-dev spirv-tools libgmp-dev libmpfr-dev; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 

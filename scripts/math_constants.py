@@ -53,3 +53,19 @@ print("const double PIO2_LO = %s;" % double(pi / 2 - hi))
 l1 = split(log(2), 32)
 print("const double LN2_HI = %s;" % double(l1))
 print("const double LN2_LO = %s;" % double(log(2) - l1))
+
+# log's table: for m in [sqrt(1/2), sqrt(2)), i = round(64 m) in 45..91, invc = 64 / i
+# rounded to a double, and -log(invc) (for that double) as a double-double; then
+# log m = -log(invc) + log1p(m invc - 1) with |m invc - 1| < 0.012.
+invc, hi, lo = [], [], []
+for i in range(45, 92):
+    c = float(mpf(64) / i)
+    l = -log(mpf(c))
+    invc.append(repr(c) + "lf")
+    hi.append(double(l))
+    lo.append(double(l - mpf(float(l))))
+for name, vals in [("M_LOG_INVC", invc), ("M_LOG_C_HI", hi), ("M_LOG_C_LO", lo)]:
+    print("const double %s[%d] = double[](" % (name, len(vals)))
+    for i in range(0, len(vals), 4):
+        print("    " + ", ".join(vals[i:i + 4]) + ("," if i + 4 < len(vals) else ""))
+    print(");")
