@@ -3,6 +3,7 @@
 //! min/max, saturating float-to-integer casts, C `fmod` and `round`). Operations GLSL
 //! has no exact builtin for are helper functions, emitted once per kernel when used.
 
+use crate::backend::cpu::math::TWO_OVER_PI;
 use crate::ir::kernel::{Inst, Kernel};
 use crate::ir::{BinaryOp, DType, RngKind, Scalar, UnaryOp};
 
@@ -80,7 +81,8 @@ pub struct Helpers {
     loops: usize,
 }
 
-/// The most loop iterations one call of a math.glsl function runs (m_erf: 200, plus m_exp's 16).
+/// The most loop iterations one call of a math.glsl function runs (m_erf's continued
+/// fraction: 200; sin/cos/tan's reduction of huge arguments: 28).
 const MATH_LOOPS: usize = 256;
 /// The random streams' rounds (random.glsl).
 const RANDOM_LOOPS: usize = 10;
@@ -296,6 +298,7 @@ impl Helpers {
     pub fn source(&self) -> String {
         let mut s = String::new();
         if self.math {
+            s += &two_over_pi();
             s += include_str!("math.glsl");
         }
         if self.random {
@@ -311,6 +314,12 @@ impl Helpers {
         }
         s
     }
+}
+
+/// The bits of 2/pi for math.glsl's large trigonometric arguments: the CPU executor's table.
+fn two_over_pi() -> String {
+    let words: Vec<String> = TWO_OVER_PI.iter().map(|w| format!("0x{w:08x}u")).collect();
+    format!("const uint M_TWO_OVER_PI[{}] = uint[]({});\n", words.len(), words.join(", "))
 }
 
 /// Helpers a helper calls.

@@ -13,7 +13,8 @@
 // rather than `fma`, which drivers may compute with two roundings. Locals are `precise`:
 // without it a compiler may reassociate float arithmetic (Mesa's NIR does), which breaks
 // exact sums and reductions. Constants that are not plain decimal values come from
-// scripts/math_constants.py.
+// scripts/math_constants.py; the table of 2/pi, M_TWO_OVER_PI, is the CPU executor's,
+// emitted before this file (glsl.rs).
 
 const double M_INF = 1.0lf / 0.0lf;
 const double LN2_HI = 0.6931471806019545lf;      // ln 2 to 32 bits: n * LN2_HI is exact
@@ -42,16 +43,6 @@ const double TAN_PI12 = 0.2679491924311227lf;
 const double TWO54 = 18014398509481984.0lf;
 const double MIN_NORMAL = 2.2250738585072014e-308lf;
 
-// 2/pi in 32-bit words after the binary point, behind two zero words.
-const uint M_TWO_OVER_PI[42] = uint[](
-    0x00000000u, 0x00000000u, 0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u,
-    0xdb629599u, 0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u,
-    0x06492eeau, 0x09d1921cu, 0xfe1deb1cu, 0xb129a73eu, 0xe88235f5u, 0x2ebb4484u,
-    0xe99c7026u, 0xb45f7e41u, 0x3991d639u, 0x835339f4u, 0x9c845f8bu, 0xbdf9283bu,
-    0x1ff897ffu, 0xde05980fu, 0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u,
-    0x4f463f66u, 0x9e5fea2du, 0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau,
-    0x6bfb5fb1u, 0x1f8d5d08u, 0x56033046u, 0xfc7b6babu, 0xf0cfbc20u, 0x9af4361du
-);
 
 // log's table: 1/c for c = i/64 near m, i = 45..91, and -log of it as a double-double.
 const double M_LOG_INVC[47] = double[](
