@@ -64,8 +64,14 @@ for i in range(45, 92):
     invc.append(repr(c) + "lf")
     hi.append(double(l))
     lo.append(double(l - mpf(float(l))))
-for name, vals in [("M_LOG_INVC", invc), ("M_LOG_C_HI", hi), ("M_LOG_C_LO", lo)]:
-    print("const double %s[%d] = double[](" % (name, len(vals)))
-    for i in range(0, len(vals), 4):
-        print("    " + ", ".join(vals[i:i + 4]) + ("," if i + 4 < len(vals) else ""))
-    print(");")
+# As functions picking entry i by binary search (a constant array indexed at run time is
+# slow on lavapipe).
+def pick(vals, lo, hi):
+    if hi - lo == 1:
+        return vals[lo]
+    mid = (lo + hi) // 2
+    return "(i < %d ? %s : %s)" % (mid, pick(vals, lo, mid), pick(vals, mid, hi))
+
+
+for name, vals in [("m_log_invc", invc), ("m_log_c_hi", hi), ("m_log_c_lo", lo)]:
+    print("double %s(int i) {\n    return %s;\n}" % (name, pick(vals, 0, len(vals))))

@@ -82,7 +82,7 @@ pub struct Helpers {
 }
 
 /// The most loop iterations one call of a math.glsl function runs (m_erf's continued
-/// fraction: 200; sin/cos/tan's reduction of huge arguments: 28).
+/// fraction: 200; sin/cos/tan's reduction of huge arguments: 1).
 const MATH_LOOPS: usize = 256;
 /// The random streams' rounds (random.glsl).
 const RANDOM_LOOPS: usize = 10;
@@ -316,10 +316,18 @@ impl Helpers {
     }
 }
 
-/// The bits of 2/pi for math.glsl's large trigonometric arguments: the CPU executor's table.
+/// The bits of 2/pi for math.glsl's large trigonometric arguments (the CPU executor's
+/// table), as a function that picks word `i` by binary search: a constant array indexed
+/// at run time made every sin/cos/tan on lavapipe about ten times slower, used or not.
 fn two_over_pi() -> String {
-    let words: Vec<String> = TWO_OVER_PI.iter().map(|w| format!("0x{w:08x}u")).collect();
-    format!("const uint M_TWO_OVER_PI[{}] = uint[]({});\n", words.len(), words.join(", "))
+    fn pick(lo: usize, hi: usize) -> String {
+        if hi - lo == 1 {
+            return format!("0x{:08x}u", TWO_OVER_PI[lo]);
+        }
+        let mid = (lo + hi) / 2;
+        format!("(i < {mid} ? {} : {})", pick(lo, mid), pick(mid, hi))
+    }
+    format!("uint m_two_over_pi(int i) {{ return {}; }}\n", pick(0, TWO_OVER_PI.len()))
 }
 
 /// Helpers a helper calls.

@@ -13,8 +13,8 @@
 // rather than `fma`, which drivers may compute with two roundings. Locals are `precise`:
 // without it a compiler may reassociate float arithmetic (Mesa's NIR does), which breaks
 // exact sums and reductions. Constants that are not plain decimal values come from
-// scripts/math_constants.py; the table of 2/pi, M_TWO_OVER_PI, is the CPU executor's,
-// emitted before this file (glsl.rs).
+// scripts/math_constants.py; the bits of 2/pi, m_two_over_pi, are the CPU executor's
+// table, emitted before this file (glsl.rs).
 
 const double M_INF = 1.0lf / 0.0lf;
 const double LN2_HI = 0.6931471806019545lf;      // ln 2 to 32 bits: n * LN2_HI is exact
@@ -44,49 +44,17 @@ const double TWO54 = 18014398509481984.0lf;
 const double MIN_NORMAL = 2.2250738585072014e-308lf;
 
 
-// log's table: 1/c for c = i/64 near m, i = 45..91, and -log of it as a double-double.
-const double M_LOG_INVC[47] = double[](
-    1.4222222222222223lf, 1.391304347826087lf, 1.3617021276595744lf, 1.3333333333333333lf,
-    1.3061224489795917lf, 1.28lf, 1.2549019607843137lf, 1.2307692307692308lf,
-    1.2075471698113207lf, 1.1851851851851851lf, 1.1636363636363636lf, 1.1428571428571428lf,
-    1.1228070175438596lf, 1.103448275862069lf, 1.0847457627118644lf, 1.0666666666666667lf,
-    1.0491803278688525lf, 1.032258064516129lf, 1.0158730158730158lf, 1.0lf,
-    0.9846153846153847lf, 0.9696969696969697lf, 0.9552238805970149lf, 0.9411764705882353lf,
-    0.927536231884058lf, 0.9142857142857143lf, 0.9014084507042254lf, 0.8888888888888888lf,
-    0.8767123287671232lf, 0.8648648648648649lf, 0.8533333333333334lf, 0.8421052631578947lf,
-    0.8311688311688312lf, 0.8205128205128205lf, 0.810126582278481lf, 0.8lf,
-    0.7901234567901234lf, 0.7804878048780488lf, 0.7710843373493976lf, 0.7619047619047619lf,
-    0.7529411764705882lf, 0.7441860465116279lf, 0.735632183908046lf, 0.7272727272727273lf,
-    0.7191011235955056lf, 0.7111111111111111lf, 0.7032967032967034lf
-);
-const double M_LOG_C_HI[47] = double[](
-    -0.35222059358935215lf, -0.3302416868705768lf, -0.30873548164961323lf, -0.28768207245178085lf,
-    -0.26706278524904514lf, -0.2468600779315258lf, -0.22705745063534608lf, -0.20763936477824455lf,
-    -0.18859116980754997lf, -0.16989903679539742lf, -0.15154989812720088lf, -0.13353139262452257lf,
-    -0.11583181552512165lf, -0.09844007281325251lf, -0.0813456394539524lf, -0.06453852113757116lf,
-    -0.04800921918636066lf, -0.03174869831458027lf, -0.015748356968139112lf, 0.0lf,
-    0.015504186535965199lf, 0.03077165866675366lf, 0.04580953603129422lf, 0.060624621816434854lf,
-    0.07522342123758752lf, 0.08961215868968717lf, 0.10379679368164355lf, 0.11778303565638351lf,
-    0.13157635778871932lf, 0.14518200984449783lf, 0.15860503017663852lf, 0.17185025692665928lf,
-    0.18492233849401193lf, 0.19782574332991992lf, 0.21056476910734964lf, 0.2231435513142097lf,
-    0.23556607131276697lf, 0.2478361639045812lf, 0.259957524436926lf, 0.2719337154836418lf,
-    0.2837681731306446lf, 0.2954642128938359lf, 0.3070250352949119lf, 0.3184537311185346lf,
-    0.32975328637246804lf, 0.3409265869705932lf, 0.3519764231571781lf
-);
-const double M_LOG_C_LO[47] = double[](
-    1.1623903064849822e-17lf, -1.6927253978145054e-17lf, -1.5025836482434425e-17lf, -2.6071606164425637e-17lf,
-    -2.3896107240262357e-17lf, -6.678539813576451e-18lf, 4.326372045075968e-18lf, -1.2053243216686127e-17lf,
-    -9.915070540571144e-18lf, 4.868008764439086e-19lf, -1.2105853272368787e-17lf, 3.664457663660086e-18lf,
-    -4.3384843698080944e-18lf, 4.439009633675136e-18lf, -1.6076294039775555e-18lf, 6.470486661692933e-18lf,
-    2.030356617224395e-18lf, -3.0382263084680854e-18lf, -1.0021578630528958e-18lf, 0.0lf,
-    -3.2783210228924137e-19lf, 1.0431732029005972e-18lf, 1.6823639049745016e-19lf, 2.6424025938726934e-18lf,
-    -4.195880720316434e-18lf, -1.9573659817110993e-18lf, -3.195893222617445e-18lf, -1.1971685747593662e-18lf,
-    1.112300087972959e-17lf, 8.242418783022477e-18lf, 2.583386492298558e-18lf, -6.022453821011369e-18lf,
-    -7.384679440503435e-18lf, -7.995487338741543e-18lf, 1.136310596906137e-17lf, -9.091270597324798e-18lf,
-    -2.394337149518734e-18lf, 8.384472133019162e-18lf, 2.4167516341742964e-17lf, 7.833196376974436e-19lf,
-    -6.448868003452105e-18lf, -7.768320796245443e-18lf, 1.5578716077124932e-18lf, -6.407962483026777e-19lf,
-    -2.5633554999431966e-17lf, -2.069678002794501e-17lf, 2.0005853013367377e-17lf
-);
+// log's table: 1/c for c = i/64 near m, i = 45..91 (i - 45 here), and -log of it as a
+// double-double.
+double m_log_invc(int i) {
+    return (i < 23 ? (i < 11 ? (i < 5 ? (i < 2 ? (i < 1 ? 1.4222222222222223lf : 1.391304347826087lf) : (i < 3 ? 1.3617021276595744lf : (i < 4 ? 1.3333333333333333lf : 1.3061224489795917lf))) : (i < 8 ? (i < 6 ? 1.28lf : (i < 7 ? 1.2549019607843137lf : 1.2307692307692308lf)) : (i < 9 ? 1.2075471698113207lf : (i < 10 ? 1.1851851851851851lf : 1.1636363636363636lf)))) : (i < 17 ? (i < 14 ? (i < 12 ? 1.1428571428571428lf : (i < 13 ? 1.1228070175438596lf : 1.103448275862069lf)) : (i < 15 ? 1.0847457627118644lf : (i < 16 ? 1.0666666666666667lf : 1.0491803278688525lf))) : (i < 20 ? (i < 18 ? 1.032258064516129lf : (i < 19 ? 1.0158730158730158lf : 1.0lf)) : (i < 21 ? 0.9846153846153847lf : (i < 22 ? 0.9696969696969697lf : 0.9552238805970149lf))))) : (i < 35 ? (i < 29 ? (i < 26 ? (i < 24 ? 0.9411764705882353lf : (i < 25 ? 0.927536231884058lf : 0.9142857142857143lf)) : (i < 27 ? 0.9014084507042254lf : (i < 28 ? 0.8888888888888888lf : 0.8767123287671232lf))) : (i < 32 ? (i < 30 ? 0.8648648648648649lf : (i < 31 ? 0.8533333333333334lf : 0.8421052631578947lf)) : (i < 33 ? 0.8311688311688312lf : (i < 34 ? 0.8205128205128205lf : 0.810126582278481lf)))) : (i < 41 ? (i < 38 ? (i < 36 ? 0.8lf : (i < 37 ? 0.7901234567901234lf : 0.7804878048780488lf)) : (i < 39 ? 0.7710843373493976lf : (i < 40 ? 0.7619047619047619lf : 0.7529411764705882lf))) : (i < 44 ? (i < 42 ? 0.7441860465116279lf : (i < 43 ? 0.735632183908046lf : 0.7272727272727273lf)) : (i < 45 ? 0.7191011235955056lf : (i < 46 ? 0.7111111111111111lf : 0.7032967032967034lf))))));
+}
+double m_log_c_hi(int i) {
+    return (i < 23 ? (i < 11 ? (i < 5 ? (i < 2 ? (i < 1 ? -0.35222059358935215lf : -0.3302416868705768lf) : (i < 3 ? -0.30873548164961323lf : (i < 4 ? -0.28768207245178085lf : -0.26706278524904514lf))) : (i < 8 ? (i < 6 ? -0.2468600779315258lf : (i < 7 ? -0.22705745063534608lf : -0.20763936477824455lf)) : (i < 9 ? -0.18859116980754997lf : (i < 10 ? -0.16989903679539742lf : -0.15154989812720088lf)))) : (i < 17 ? (i < 14 ? (i < 12 ? -0.13353139262452257lf : (i < 13 ? -0.11583181552512165lf : -0.09844007281325251lf)) : (i < 15 ? -0.0813456394539524lf : (i < 16 ? -0.06453852113757116lf : -0.04800921918636066lf))) : (i < 20 ? (i < 18 ? -0.03174869831458027lf : (i < 19 ? -0.015748356968139112lf : 0.0lf)) : (i < 21 ? 0.015504186535965199lf : (i < 22 ? 0.03077165866675366lf : 0.04580953603129422lf))))) : (i < 35 ? (i < 29 ? (i < 26 ? (i < 24 ? 0.060624621816434854lf : (i < 25 ? 0.07522342123758752lf : 0.08961215868968717lf)) : (i < 27 ? 0.10379679368164355lf : (i < 28 ? 0.11778303565638351lf : 0.13157635778871932lf))) : (i < 32 ? (i < 30 ? 0.14518200984449783lf : (i < 31 ? 0.15860503017663852lf : 0.17185025692665928lf)) : (i < 33 ? 0.18492233849401193lf : (i < 34 ? 0.19782574332991992lf : 0.21056476910734964lf)))) : (i < 41 ? (i < 38 ? (i < 36 ? 0.2231435513142097lf : (i < 37 ? 0.23556607131276697lf : 0.2478361639045812lf)) : (i < 39 ? 0.259957524436926lf : (i < 40 ? 0.2719337154836418lf : 0.2837681731306446lf))) : (i < 44 ? (i < 42 ? 0.2954642128938359lf : (i < 43 ? 0.3070250352949119lf : 0.3184537311185346lf)) : (i < 45 ? 0.32975328637246804lf : (i < 46 ? 0.3409265869705932lf : 0.3519764231571781lf))))));
+}
+double m_log_c_lo(int i) {
+    return (i < 23 ? (i < 11 ? (i < 5 ? (i < 2 ? (i < 1 ? 1.1623903064849822e-17lf : -1.6927253978145054e-17lf) : (i < 3 ? -1.5025836482434425e-17lf : (i < 4 ? -2.6071606164425637e-17lf : -2.3896107240262357e-17lf))) : (i < 8 ? (i < 6 ? -6.678539813576451e-18lf : (i < 7 ? 4.326372045075968e-18lf : -1.2053243216686127e-17lf)) : (i < 9 ? -9.915070540571144e-18lf : (i < 10 ? 4.868008764439086e-19lf : -1.2105853272368787e-17lf)))) : (i < 17 ? (i < 14 ? (i < 12 ? 3.664457663660086e-18lf : (i < 13 ? -4.3384843698080944e-18lf : 4.439009633675136e-18lf)) : (i < 15 ? -1.6076294039775555e-18lf : (i < 16 ? 6.470486661692933e-18lf : 2.030356617224395e-18lf))) : (i < 20 ? (i < 18 ? -3.0382263084680854e-18lf : (i < 19 ? -1.0021578630528958e-18lf : 0.0lf)) : (i < 21 ? -3.2783210228924137e-19lf : (i < 22 ? 1.0431732029005972e-18lf : 1.6823639049745016e-19lf))))) : (i < 35 ? (i < 29 ? (i < 26 ? (i < 24 ? 2.6424025938726934e-18lf : (i < 25 ? -4.195880720316434e-18lf : -1.9573659817110993e-18lf)) : (i < 27 ? -3.195893222617445e-18lf : (i < 28 ? -1.1971685747593662e-18lf : 1.112300087972959e-17lf))) : (i < 32 ? (i < 30 ? 8.242418783022477e-18lf : (i < 31 ? 2.583386492298558e-18lf : -6.022453821011369e-18lf)) : (i < 33 ? -7.384679440503435e-18lf : (i < 34 ? -7.995487338741543e-18lf : 1.136310596906137e-17lf)))) : (i < 41 ? (i < 38 ? (i < 36 ? -9.091270597324798e-18lf : (i < 37 ? -2.394337149518734e-18lf : 8.384472133019162e-18lf)) : (i < 39 ? 2.4167516341742964e-17lf : (i < 40 ? 7.833196376974436e-19lf : -6.448868003452105e-18lf))) : (i < 44 ? (i < 42 ? -7.768320796245443e-18lf : (i < 43 ? 1.5578716077124932e-18lf : -6.407962483026777e-19lf)) : (i < 45 ? -2.5633554999431966e-17lf : (i < 46 ? -2.069678002794501e-17lf : 2.0005853013367377e-17lf))))));
+}
 
 bool m_signbit(double x) {
     return unpackDouble2x32(x).y >= 0x80000000u;
@@ -319,7 +287,7 @@ void m_log_dd(double x, out double hi, out double lo) {
     precise double m = m_log_reduce(x, e) + 1.0lf;
     int i = int(m * 64.0lf + 0.5lf) - 45;
     precise double p, pe;
-    m_two_prod(m, M_LOG_INVC[i], p, pe);
+    m_two_prod(m, m_log_invc(i), p, pe);
     precise double rh, rl;
     m_fast_two_sum(p - 1.0lf, pe, rh, rl);         // p - 1 is exact
     precise double q = -0.08333333333333333lf;
@@ -342,9 +310,9 @@ void m_log_dd(double x, out double hi, out double lo) {
     precise double eh, el;
     m_two_prod(de, LN2, eh, el);
     precise double s1, t1, s2, t2;
-    m_two_sum(eh, M_LOG_C_HI[i], s1, t1);
+    m_two_sum(eh, m_log_c_hi(i), s1, t1);
     m_two_sum(s1, a, s2, t2);
-    m_fast_two_sum(s2, t2 + (t1 + (small + el + de * LN2_TAIL + M_LOG_C_LO[i])), hi, lo);
+    m_fast_two_sum(s2, t2 + (t1 + (small + el + de * LN2_TAIL + m_log_c_lo(i))), hi, lo);
 }
 
 double m_log(double x) {
@@ -425,9 +393,20 @@ int m_reduce_small(double x, out double rh, out double rl) {
     return int(k);
 }
 
+// Adds a * w (both below 2^32) to a column of a product in 32-bit words: the low half to
+// lo, the high half (the next column's) to hi.
+void m_mac(uint64_t a, uint64_t w, inout uint64_t lo, inout uint64_t hi) {
+    uint64_t p = a * w;
+    lo += p & 0xfffffffful;
+    hi += p >> 32;
+}
+
 // The same for finite |x| >= 2^20 pi/2: x times the bits of 2/pi from the word that
 // matters for x's exponent on (Payne-Hanek), in 32-bit words; the quadrant is bits
-// 222-223 of the product, the reduced argument the 128 bits below.
+// 222-223 of the product, the reduced argument the 126 bits below: columns 3 to 6 of the
+// product and the carry out of column 2, whose low halves and lower columns are left out
+// (below 2^-124 of the fraction in all, where the nearest double comes 2^-62 near a
+// multiple of pi/2).
 int m_reduce_large(double x, out double rh, out double rl) {
     uvec2 b = unpackDouble2x32(abs(x));
     int e = int(b.y >> 20) - 1075;               // |x| = m 2^e, m < 2^53
@@ -435,28 +414,43 @@ int m_reduce_large(double x, out double rh, out double rl) {
     int first = 2 + ((e - 2) >> 5);              // the table word where the product starts
     int d = e - 2 - 32 * (first - 2);            // 0..31: m << d has its point at bit 222
     uint64_t ms = m << d;
-    uint mw[3] = uint[](uint(ms), uint(ms >> 32), d == 0 ? 0u : uint(m >> (64 - d)));
-    // Words 0..6 of (m << d) * W, W = the 7 table words from `first` (the last least
-    // significant); words past 6 are multiples of 4 quadrants.
-    uint p[7];
-    uint64_t carry = 0ul;
-    for (int k = 0; k < 7; k++) {
-        uint64_t column = carry;
-        uint64_t high = 0ul;
-        for (int i = 0; i < 3; i++) {
-            int j = k - i;
-            if (j >= 0) {
-                uint64_t prod = uint64_t(mw[i]) * uint64_t(M_TWO_OVER_PI[first + 6 - j]);
-                column += prod & 0xfffffffful;
-                high += prod >> 32;
-            }
-        }
-        p[k] = uint(column);
-        carry = (column >> 32) + high;
-    }
-    int q = int(p[6] >> 30);
+    uint64_t m0 = ms & 0xfffffffful, m1 = ms >> 32, m2 = d == 0 ? 0ul : m >> (64 - d);
+    // The 7 table words from `first`, least significant first.
+    uint64_t w0 = m_two_over_pi(first + 6), w1 = m_two_over_pi(first + 5);
+    uint64_t w2 = m_two_over_pi(first + 4), w3 = m_two_over_pi(first + 3);
+    uint64_t w4 = m_two_over_pi(first + 2), w5 = m_two_over_pi(first + 1);
+    uint64_t w6 = m_two_over_pi(first);
+    uint64_t lo = 0ul, carry = 0ul;
+    m_mac(m0, w2, lo, carry);
+    m_mac(m1, w1, lo, carry);
+    m_mac(m2, w0, lo, carry);
+    lo = carry;
+    carry = 0ul;
+    m_mac(m0, w3, lo, carry);
+    m_mac(m1, w2, lo, carry);
+    m_mac(m2, w1, lo, carry);
+    uint p3 = uint(lo);
+    lo = (lo >> 32) + carry;
+    carry = 0ul;
+    m_mac(m0, w4, lo, carry);
+    m_mac(m1, w3, lo, carry);
+    m_mac(m2, w2, lo, carry);
+    uint p4 = uint(lo);
+    lo = (lo >> 32) + carry;
+    carry = 0ul;
+    m_mac(m0, w5, lo, carry);
+    m_mac(m1, w4, lo, carry);
+    m_mac(m2, w3, lo, carry);
+    uint p5 = uint(lo);
+    lo = (lo >> 32) + carry;
+    carry = 0ul;
+    m_mac(m0, w6, lo, carry);
+    m_mac(m1, w5, lo, carry);
+    m_mac(m2, w4, lo, carry);
+    uint p6 = uint(lo);
+    int q = int(p6 >> 30);
     // The fraction (bits 0..221 of the product), from its top word down.
-    uint f0 = p[6] & 0x3fffffffu, f1 = p[5], f2 = p[4], f3 = p[3];
+    uint f0 = p6 & 0x3fffffffu, f1 = p5, f2 = p4, f3 = p3;
     bool negative = (f0 & 0x20000000u) != 0u;
     if (negative) {
         // Past one half: take 1 - fraction, exactly, and the next quadrant.
@@ -486,12 +480,18 @@ int m_reduce_large(double x, out double rh, out double rl) {
 
 // x = n pi/2 + rh + rl; returns n mod 4. x is finite.
 int m_reduce_pio2(double x, out double rh, out double rl) {
-    if (abs(x) < 1647099.0lf) return m_reduce_small(x, rh, rl) & 3;
-    int q = m_reduce_large(x, rh, rl);
-    if (x < 0.0lf) {
-        rh = -rh;
-        rl = -rl;
-        q = (4 - q) & 3;
+    bool small = abs(x) < 1647099.0lf;
+    int q = m_reduce_small(small ? x : 0.0lf, rh, rl) & 3;
+    // A loop run once where the argument is large, not a branch: lavapipe runs both sides
+    // of a branch for every argument (under a mask) but skips a loop that no argument of
+    // the SIMD group enters, so small arguments do not pay for this.
+    for (int once = small ? 1 : 0; once < 1; once++) {
+        q = m_reduce_large(x, rh, rl);
+        if (x < 0.0lf) {
+            rh = -rh;
+            rl = -rl;
+            q = (4 - q) & 3;
+        }
     }
     return q;
 }
