@@ -7,7 +7,8 @@
 //! the hand-written kernels (`SLUICE_VULKAN_NO_HANDWRITTEN`, `SLUICE_VULKAN_AXIS_TREE`);
 //! cumsums in blocks and looping per row (`SLUICE_VULKAN_BLOCKED_SCAN`); results read at
 //! once, copied back by the submission computing them or downloaded
-//! (`SLUICE_VULKAN_NO_READ_BACK`); a gather of columns against a copy of as many.
+//! (`SLUICE_VULKAN_NO_READ_BACK`); a gather of columns against a copy of as many; sin, cos,
+//! exp and log of 2^22 f32 on both executors.
 //! On lavapipe (no GPU) these measure overheads, not a GPU.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -104,6 +105,30 @@ fn elementwise_and_reduction(c: &mut Criterion) {
                 check(sl_release(s));
             })
         });
+        check(sl_release(x));
+        check(sl_shutdown());
+    }
+    g.finish();
+}
+
+/// sin, cos, exp and log of 2^22 f32 (in [0.5, 10.5)) on the CPU executor and on Vulkan,
+/// whose f32 math is its double-precision library rounded.
+fn math_functions(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..N).map(|i| 0.5 + (i % 1000) as f32 * 0.01).collect();
+    let mut g = c.benchmark_group("math");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    for (name, backend) in [("cpu", SL_BACKEND_CPU), ("vulkan", SL_BACKEND_VULKAN)] {
+        start_on(backend);
+        let x = upload(&xs);
+        for (op, f) in [("sin", SL_SIN), ("cos", SL_COS), ("exp", SL_EXP), ("log", SL_LOG)] {
+            g.bench_function(format!("{op}_f32/{name}"), |b| {
+                b.iter(|| {
+                    let mut y = 0;
+                    check(sl_unary(f, x, &mut y));
+                    evaluate(y);
+                })
+            });
+        }
         check(sl_release(x));
         check(sl_shutdown());
     }
@@ -427,6 +452,7 @@ criterion_group!(
     benches,
     program_cache,
     elementwise_and_reduction,
+    math_functions,
     one_submission,
     read_back,
     gather_against_copy,

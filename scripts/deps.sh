@@ -9,12 +9,13 @@
 # Vulkan: the library loads the loader (libvulkan1) at run time, so no Vulkan headers or
 # link library are needed to build; mesa-vulkan-drivers brings lavapipe (a software
 # device the Vulkan tests run on), vulkan-validationlayers the layers they enable.
-# shaderc is linked statically from libshaderc-dev, glslang-dev and spirv-tools.
+# shaderc is linked statically from libshaderc-dev, glslang-dev and spirv-tools. The math
+# accuracy test (tests/math.rs) computes its reference with the system's MPFR and GMP.
 set -euo pipefail
 
 # Each command the build runs, and the package that brings it.
 commands=(cmake:cmake cc:build-essential c++:g++ pkg-config:pkg-config gfortran:gfortran python3:python3)
-libraries=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers libshaderc-dev glslang-dev spirv-tools)
+libraries=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers libshaderc-dev glslang-dev spirv-tools libgmp-dev libmpfr-dev)
 
 need=()
 for entry in "${commands[@]}"; do

@@ -2,9 +2,12 @@
 //! implementation of every op (element by element, independent of the library).
 #![allow(dead_code)]
 
+pub mod accuracy;
 pub mod reference;
 pub mod scatter;
 
+#[allow(unused_imports)]
+pub use accuracy::{Inexact, max_ulps};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use sluice::*;
@@ -370,54 +373,6 @@ pub fn assert_handwritten(what: &str, kernel: &str, ran: bool, picked: bool) {
 /// Whether kernels run on the Vulkan executor.
 pub fn on_vulkan() -> bool {
     device().backend == SL_BACKEND_VULKAN
-}
-
-/// An op whose results are not exact.
-#[derive(Copy, Clone, Debug)]
-pub enum Inexact {
-    Unary(sl_unary_op),
-    Binary(sl_binary_op),
-}
-
-/// The largest error, in ulps against the (f64, glibc) reference, that an inexact op of
-/// type `dt` may have on the executor in use. Every tolerance the tests allow for these
-/// functions is stated here.
-///
-/// - CPU: the math library's vector kernels (its own tests hold each function to its
-///   documented bound): 4 ulps.
-/// - Vulkan: f32 functions are computed by the kernels' double-precision library and
-///   rounded (measured: 0 ulps over 300k random arguments per function): 1 ulp. f64
-///   functions are that library itself; the bound is one more than the maximum measured
-///   over the same arguments, which was: cbrt, exp, exp2 1; expm1, log, log2, log10, sin, cos, atan, pow, hypot 2;
-///   log1p, tan, asin, acos, sinh, cosh, tanh, asinh, acosh, atan2 3; atanh 4; erf 6.
-/// - Vulkan devices without f64 (f64 work runs on the CPU): f32 functions are GLSL's
-///   builtins, whose accuracy the implementation defines. On lavapipe exp measured 57
-///   ulps on [-60, 60] (it scales x by log2(e) in f32), log hundreds of ulps near 1;
-///   only exp is tested there, at 64 ulps.
-pub fn max_ulps(op: Inexact, dt: sl_dtype) -> f64 {
-    let d = device();
-    if d.backend != SL_BACKEND_VULKAN {
-        return 4.0;
-    }
-    if dt == SL_F32 {
-        return if d.float64 == 1 { 1.0 } else { 64.0 };
-    }
-    let measured = match op {
-        Inexact::Unary(u) => match u {
-            SL_CBRT | SL_EXP | SL_EXP2 => 1.0,
-            SL_EXPM1 | SL_LOG | SL_LOG2 | SL_LOG10 | SL_SIN | SL_COS | SL_ATAN => 2.0,
-            SL_LOG1P | SL_TAN | SL_ASIN | SL_ACOS | SL_SINH | SL_COSH | SL_TANH | SL_ASINH | SL_ACOSH => 3.0,
-            SL_ATANH => 4.0,
-            SL_ERF => 6.0,
-            _ => 0.0,
-        },
-        Inexact::Binary(b) => match b {
-            SL_POW | SL_HYPOT => 2.0,
-            SL_ATAN2 => 3.0,
-            _ => 0.0,
-        },
-    };
-    measured + 1.0
 }
 
 /// Asserts same shape and type, and every element within `max_ulps` (0: exact).

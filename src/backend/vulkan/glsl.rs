@@ -3,6 +3,7 @@
 //! min/max, saturating float-to-integer casts, C `fmod` and `round`). Operations GLSL
 //! has no exact builtin for are helper functions, emitted once per kernel when used.
 
+use crate::backend::cpu::math::TWO_OVER_PI;
 use crate::ir::kernel::{Inst, Kernel};
 use crate::ir::{BinaryOp, DType, RngKind, Scalar, UnaryOp};
 
@@ -80,14 +81,16 @@ pub struct Helpers {
     loops: usize,
 }
 
-/// The most loop iterations one call of a math.glsl function runs (m_erf: 200, plus m_exp's 16).
+/// The most loop iterations one call of a math.glsl function runs (m_erf's continued
+/// fraction: 200; sin/cos/tan's reduction of huge arguments: 1).
 const MATH_LOOPS: usize = 256;
 /// The random streams' rounds (random.glsl).
 const RANDOM_LOOPS: usize = 10;
 
-/// The most subtractions `fmod` runs: one per binade between the operands' exponents.
+/// The most steps `fmod`'s loop runs: the exponent difference of the operands (at most
+/// 253 for f32, 2045 for f64) taken `FMOD_CHUNK` bits at a time.
 fn fmod_loops(t: DType) -> usize {
-    if t == DType::F32 { 128 + 150 } else { 1024 + 1075 }
+    if t == DType::F32 { 253usize.div_ceil(40) } else { 2045usize.div_ceil(11) }
 }
 
 impl Helpers {
@@ -218,11 +221,10 @@ impl Helpers {
                 }
                 B::Min => self.call("min", t, &[a, b]),
                 B::Max => self.call("max", t, &[a, b]),
-                B::Hypot => self.call("hypot", t, &[a, b]),
-                B::Pow | B::Atan2 if self.float64 => {
+                B::Pow | B::Atan2 | B::Hypot if self.float64 => {
                     self.math = true;
                     self.loops += MATH_LOOPS;
-                    let name = if op == B::Pow { "m_pow" } else { "m_atan2" };
+                    let name = format!("m_{}", op.name());
                     match t {
                         DType::F32 => format!("float({name}(double({a}), double({b})))"),
                         _ => format!("{name}({a}, {b})"),
@@ -230,6 +232,7 @@ impl Helpers {
                 }
                 B::Pow => self.call("pow", t, &[a, b]),
                 B::Atan2 => self.call("atan2", t, &[a, b]),
+                B::Hypot => self.call("hypot", t, &[a, b]),
                 _ => unreachable!("{} on floats", op.name()),
             },
             DType::Bool => match op {
@@ -299,6 +302,7 @@ impl Helpers {
     pub fn source(&self) -> String {
         let mut s = String::new();
         if self.math {
+            s += &two_over_pi();
             s += include_str!("math.glsl");
         }
         if self.random {
@@ -309,11 +313,25 @@ impl Helpers {
                 "to_i32" => float_to_int(*t, DType::I32),
                 "to_i64" => float_to_int(*t, DType::I64),
                 "to_u8" => float_to_int(*t, DType::U8),
-                _ => helper(name, *t, self.float64),
+                _ => helper(name, *t),
             };
         }
         s
     }
+}
+
+/// The bits of 2/pi for math.glsl's large trigonometric arguments (the CPU executor's
+/// table), as a function that picks word `i` by binary search: a constant array indexed
+/// at run time made every sin/cos/tan on lavapipe about ten times slower, used or not.
+fn two_over_pi() -> String {
+    fn pick(lo: usize, hi: usize) -> String {
+        if hi - lo == 1 {
+            return format!("0x{:08x}u", TWO_OVER_PI[lo]);
+        }
+        let mid = (lo + hi) / 2;
+        format!("(i < {mid} ? {} : {})", pick(lo, mid), pick(mid, hi))
+    }
+    format!("uint m_two_over_pi(int i) {{ return {}; }}\n", pick(0, TWO_OVER_PI.len()))
 }
 
 /// Helpers a helper calls.
@@ -356,7 +374,7 @@ fn float_to_int(from: DType, to: DType) -> String {
     }
 }
 
-fn helper(name: &str, t: DType, float64: bool) -> String {
+fn helper(name: &str, t: DType) -> String {
     let ty = reg_type(t);
     let sfx = suffix(t);
     let f = |body: &str, args: &str| format!("{ty} {name}_{sfx}({args}) {{\n{body}\n}}\n");
@@ -382,43 +400,61 @@ fn helper(name: &str, t: DType, float64: bool) -> String {
                 x,
             )
         }
-        // Exact remainder with the dividend's sign: subtract the divisor scaled to the
-        // remainder's binade until it is smaller (each subtraction is exact).
-        "fmod" => f(
-            &format!(
-                "if (isnan(x) || isnan(y) || isinf(x) || y == {ty}(0)) return {ty}(0) / {ty}(0) + x * y;\n\
-                 {ty} ax = abs(x), ay = abs(y);\n\
-                 if (isinf(y) || ax < ay) return x;\n\
-                 int ey; frexp(ay, ey);\n\
-                 precise {ty} r = ax;\n\
-                 while (r >= ay) {{\n\
-                   int er; frexp(r, er);\n\
-                   {ty} s = ldexp(ay, er - ey);\n\
-                   if (s > r) s = ldexp(ay, er - ey - 1);\n\
-                   r = r - s;\n\
-                 }}\n\
-                 return x < {ty}(0) ? -r : r;"
-            ),
-            xy,
-        ),
-        "hypot" => {
-            let core = if t == DType::F32 && float64 {
-                "double a = double(x), b = double(y); return float(sqrt(a * a + b * b));".to_string()
+        // Exact remainder with the dividend's sign, in integers: |x| = mx 2^ex, |y| = my 2^ey
+        // (ex >= ey), so |x| mod |y| = (mx 2^(ex - ey) mod my) 2^ey, the power of two taken
+        // a few bits at a time so that the shifted remainder fits 64 bits.
+        "fmod" => {
+            // (bits as uint64, explicit mantissa bits, exponent field mask, exponent bias of
+            // the integer mantissa, smallest normal exponent, chunk, 2^k)
+            let (bits, digits, field, bias, min_normal, chunk, pow2) = if t == DType::F32 {
+                ("uint64_t(floatBitsToUint(a))", 23, 0xff, 150, -126, 40, "uintBitsToFloat(uint(k + 127) << 23)")
             } else {
-                format!(
-                    "{ty} a = max(abs(x), abs(y)), b = min(abs(x), abs(y));\n\
-                     if (a == {ty}(0)) return {ty}(0);\n\
-                     precise {ty} r = b / a; precise {ty} s = a * sqrt({ty}(1) + r * r); return s;"
+                (
+                    "packUint2x32(unpackDouble2x32(a))",
+                    52,
+                    0x7ff,
+                    1075,
+                    -1022,
+                    11,
+                    "packDouble2x32(uvec2(0u, uint(k + 1023) << 20))",
                 )
             };
-            f(
+            let (mant, implicit) = ((1u64 << digits) - 1, 1u64 << digits);
+            let body = f(
                 &format!(
-                    "if (isinf(x) || isinf(y)) return {ty}(1) / {ty}(0);\n\
-                     if (isnan(x) || isnan(y)) return x + y;\n{core}"
+                    "if (isnan(x) || isnan(y) || isinf(x) || y == {ty}(0)) return {ty}(0) / {ty}(0) + x * y;\n\
+                     {ty} ax = abs(x), ay = abs(y);\n\
+                     if (isinf(y) || ax < ay) return x;\n\
+                     int ex, ey;\n\
+                     uint64_t mx = fmod_parts_{sfx}(ax, ex), my = fmod_parts_{sfx}(ay, ey);\n\
+                     uint64_t r = mx % my;\n\
+                     for (int d = ex - ey; d > 0; d -= {chunk}) r = (r << min(d, {chunk})) % my;\n\
+                     {ty} v = {ty}(r);\n\
+                     v = ey >= {min_normal} ? v * fmod_pow2_{sfx}(ey) : (v * fmod_pow2_{sfx}(ey + 64)) * fmod_pow2_{sfx}(-64);\n\
+                     return x < {ty}(0) ? -v : v;"
                 ),
                 xy,
+            );
+            format!(
+                "{ty} fmod_pow2_{sfx}(int k) {{ return {pow2}; }}\n\
+                 uint64_t fmod_parts_{sfx}({ty} a, out int e) {{\n\
+                   uint64_t b = {bits};\n\
+                   int field = int((b >> {digits}) & 0x{field:x}ul);\n\
+                   e = max(field, 1) - {bias};\n\
+                   return (b & 0x{mant:x}ul) | (field == 0 ? 0ul : 0x{implicit:x}ul);\n\
+                 }}\n{body}"
             )
         }
+        // sqrt(x^2 + y^2) in f32, scaled by the larger one (devices without f64; with it,
+        // math.glsl's m_hypot).
+        "hypot" => f(
+            "if (isinf(x) || isinf(y)) return 1.0 / 0.0;\n\
+             if (isnan(x) || isnan(y)) return x + y;\n\
+             float a = max(abs(x), abs(y)), b = min(abs(x), abs(y));\n\
+             if (a == 0.0) return 0.0;\n\
+             precise float r = b / a; precise float s = a * sqrt(1.0 + r * r); return s;",
+            xy,
+        ),
         // C pow: exact special cases, the builtin (defined for x > 0 only) otherwise.
         "pow" => f(
             "if (y == 0.0 || x == 1.0) return 1.0;\n\

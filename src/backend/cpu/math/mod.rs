@@ -77,8 +77,8 @@
 //!   finds whether some lane is beyond that; if so, f32 lanes up to 2^22 use the reduction in f64
 //!   arithmetic (vectorised, chosen per 256-element block: a block with lanes on both sides of
 //!   2^17 runs both paths, about 1.1 ns/element instead of 0.35), and lanes beyond every vector
-//!   range are redone one at a time by glibc's f64 `sin`/`cos`/`tan` (exact Payne–Hanek
-//!   reduction; f32 rounds that result). Each result depends on its input alone, not on the
+//!   range are redone one at a time in f64 with an exact Payne–Hanek reduction (f32 rounds
+//!   that result). Each result depends on its input alone, not on the
 //!   other lanes of the slice.
 //! * `multiversion` only picks the AVX-512 clone on CPUs with the Ice-Lake-level AVX-512
 //!   extensions (it deliberately avoids Skylake-X's AVX-512); others use the AVX2 clone.
@@ -92,6 +92,8 @@ mod real;
 mod round;
 mod special;
 mod trig;
+
+pub(crate) use trig::TWO_OVER_PI;
 
 #[cfg(test)]
 mod tests;

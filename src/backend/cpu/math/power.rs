@@ -6,13 +6,13 @@
 //!   error-free (two-product), which lands within about half an ulp.
 //! * pow (f64): `exp(y log|x|)` in double-double: `log` carries ~100 bits (the `2/3 s^3` term
 //!   and `k ln2` are done error-free), `y log|x|` is an exact product, and the exp reduction
-//!   folds the low part in (the technique of SLEEF's `logk`/`expk`). pow (f32) evaluates
-//!   `exp(y log|x|)` with the f64 kernels, whose error is far below an f32 ulp.
+//!   folds the low part in (the technique of SLEEF's `logk`/`expk`). pow (f32) is the f64
+//!   pow rounded (so exact results such as 2^-150 round as ties should).
 //!   Special cases follow C99 F.10.4.4 and are applied with selects after the core.
 //! * hypot (f64): scale by a power of two when needed, `sqrt(a^2 + b^2)` with both squares
 //!   error-free and one Newton correction. hypot (f32): exact in f64, rounded once.
 
-use super::exp_log::{ExpLogConsts, exp_finish, exp_k, exp_reduce, ln_k, log_dd};
+use super::exp_log::{ExpLogConsts, exp_finish, exp_reduce, log_dd};
 use super::real::{Ops, fast_two_sum, poly, round_int, scale, sel};
 
 pub trait PowConsts: ExpLogConsts {
@@ -87,9 +87,10 @@ impl PowConsts for f32 {
 
     #[inline(always)]
     fn pow_abs<O: Ops>(ax: f32, y: f32) -> f32 {
-        // |y ln x| < ~104 where the result is finite in f32, so the f64 kernels' ~1 ulp errors
-        // stay ~2^-45 relative: far below an f32 ulp.
-        exp_k::<f64, O>(y as f64 * ln_k::<f64, O>(ax as f64)) as f32
+        // The f64 kernel (about half an f64 ulp), rounded: an exact power (2^-150) comes out
+        // exact in f64, so its f32 rounding breaks a tie as it should (to even: 0), which
+        // `exp(y ln x)` with plain f64 kernels, 1 f64 ulp off, did not always.
+        <f64 as PowConsts>::pow_abs::<O>(ax as f64, y as f64) as f32
     }
 
     #[inline(always)]

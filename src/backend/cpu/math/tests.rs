@@ -795,6 +795,10 @@ fn c99_special_cases() {
     assert!(same(p(-1.0, f64::INFINITY), 1.0));
     assert!(same(p(0.5, f64::NEG_INFINITY), f64::INFINITY));
     assert!(same(p(f64::NEG_INFINITY, -3.0), -0.0));
+    // 2^-150 is a tie between 0 and the smallest f32 subnormal: to even, 0.
+    let mut d32 = [0.0f32; 2];
+    pow_f32(&[2.0, 2.0], &[-150.0, -149.0], &mut d32);
+    assert_eq!(d32.map(f32::to_bits), [0, 1], "f32 pow(2, -150), pow(2, -149)");
     let a2 = |y: f64, x: f64| {
         let mut d = [0.0];
         atan2_f64(&[y], &[x], &mut d);

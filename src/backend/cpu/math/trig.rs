@@ -25,10 +25,12 @@
 //! fits (`fits.sollya`), f64 on `[0, pi/4]` (relative error 2^-57.9 / 2^-63.9 for sin / cos), f32
 //! on `[0, 0.797]` (2^-32.2 / 2^-32.6), which covers the f32 path's `|r|` (0.7968 at most).
 //!
-//! Lanes with finite `|x|` above every vector range are recomputed in a scalar pass by glibc's
-//! `sin`/`cos`/`tan` in f64 (Payne–Hanek reduction; for f32 the f64 result is rounded).
+//! Lanes with finite `|x|` above every vector range are recomputed in a scalar pass in f64
+//! ([`reduce_huge`]: Payne–Hanek reduction, exact in integers, then the f64 kernels; for f32
+//! the f64 result is rounded). glibc's own reduction was 8 ulps off at the double nearest a
+//! multiple of pi/2 (6381956970095103 * 2^797).
 
-use super::real::{Ops, Real, fast_two_sum, poly, round_int, sel, two_sum};
+use super::real::{NoFma, Ops, Real, fast_two_sum, poly, round_int, sel, two_sum};
 
 /// Which of the three functions a kernel computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,15 +40,64 @@ pub enum Kind {
     Tan,
 }
 
-impl Kind {
-    /// glibc's f64 function, for lanes beyond every vector path.
-    fn libm(self) -> fn(f64) -> f64 {
-        match self {
-            Kind::Sin => f64::sin,
-            Kind::Cos => f64::cos,
-            Kind::Tan => f64::tan,
+/// 2/pi in 32-bit words after the binary point, behind two zero words
+/// (scripts/math_constants.py). The Vulkan math library reads the same table.
+pub(crate) const TWO_OVER_PI: [u32; 42] = [
+    0x00000000, 0x00000000, 0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab,
+    0xdebbc561, 0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484,
+    0xe99c7026, 0xb45f7e41, 0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f, 0xef2f118b,
+    0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7, 0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b, 0x3d0739f7, 0x8a5292ea,
+    0x6bfb5fb1, 0x1f8d5d08, 0x56033046, 0xfc7b6bab, 0xf0cfbc20, 0x9af4361d,
+];
+
+/// `(r, rl, n)` with `ax = n pi/2 + r + rl` (`n` mod 4, `|r| <= pi/4`) for finite
+/// `ax >= 2^20`: `ax = m 2^e` times the 7 words of 2/pi from the one that matters for `e`
+/// on (earlier ones only add multiples of 4 quadrants), in integers, with `m` shifted so
+/// that the binary point falls at bit 222 of the product; `n` is bits 222-223, the
+/// fraction the 126 bits below (its truncation error is below 2^-138, against the 2^-62
+/// the nearest double comes to a multiple of pi/2).
+fn reduce_huge(ax: f64) -> (f64, f64, i32) {
+    let bits = ax.to_bits();
+    let e = (bits >> 52) as i32 - 1075;
+    let m = (bits & ((1 << 52) - 1)) | (1 << 52);
+    let first = 2 + ((e - 2) >> 5);
+    let ms = (m as u128) << (e - 2 - 32 * (first - 2));
+    let mw = [ms as u32, (ms >> 32) as u32, (ms >> 64) as u32];
+    let word = |j: usize| TWO_OVER_PI[first as usize + 6 - j] as u64;
+    let mut p = [0u32; 7];
+    let mut carry = 0u64;
+    for (k, out) in p.iter_mut().enumerate() {
+        let (mut column, mut high) = (carry, 0u64);
+        for (i, &mi) in mw.iter().enumerate().take(k + 1) {
+            let prod = mi as u64 * word(k - i);
+            column += prod & 0xffff_ffff;
+            high += prod >> 32;
         }
+        *out = column as u32;
+        carry = (column >> 32) + high;
     }
+    let mut n = (p[6] >> 30) as i32;
+    let mut f = ((p[6] & 0x3fff_ffff) as u128) << 96 | (p[5] as u128) << 64 | (p[4] as u128) << 32 | p[3] as u128;
+    let negative = f >> 125 != 0;
+    if negative {
+        // Past one half: 1 - fraction, and the next quadrant.
+        f = (1u128 << 126) - f;
+        n += 1;
+    }
+    let scale = f64::from_bits((1023 - 126) << 52);
+    let hi = f as f64;
+    let lo = (f as i128 - hi as i128) as f64;
+    let (hi, lo) = (hi * scale, lo * scale);
+    let (ph, pe) = NoFma::two_prod(hi, core::f64::consts::FRAC_PI_2);
+    let (r, rl) = fast_two_sum(ph, pe + (hi * 6.123233995736766e-17 + lo * core::f64::consts::FRAC_PI_2));
+    if negative { (-r, -rl, n & 3) } else { (r, rl, n & 3) }
+}
+
+/// The function `k` of a finite `x` beyond the vector paths, in f64.
+fn huge_value(k: Kind, x: f64) -> f64 {
+    let (r, rl, n) = reduce_huge(x.abs());
+    let (r, rl, n) = if x < 0.0 { (-r, -rl, -n) } else { (r, rl, n) };
+    finish::<f64, NoFma>(k, x, (r, rl, n as f64 + f64::MAGIC))
 }
 
 /// f32 pi/2 = `PIO2_F32[0] + PIO2_F32[1] + PIO2_F32[2]` + O(2^-73), each part the f32 rounding
@@ -262,7 +313,7 @@ fn any_above<T: Real>(xs: &[T], limit: T) -> bool {
 ///   f64 reduction if none is, and both (each lane takes its own range's result) if mixed, so
 ///   every result depends on its input alone, not on its neighbours.
 /// * f64: the main path (it has no second tier).
-/// * Then finite lanes beyond `WIDE_LIMIT` are redone one at a time with glibc's f64 function.
+/// * Then finite lanes beyond `WIDE_LIMIT` are redone one at a time in f64 (`huge_value`).
 #[inline(always)]
 pub fn run<T: TrigConsts, O: Ops>(k: Kind, src: &[T], dst: &mut [T]) {
     // (No closures around the kernels: one that LLVM declines to inline would be compiled
@@ -299,7 +350,7 @@ pub fn run<T: TrigConsts, O: Ops>(k: Kind, src: &[T], dst: &mut [T]) {
     }
     let huge = |x: T| x.abs() > T::WIDE_LIMIT && x.abs() < T::INF;
     if any(src, huge) {
-        fix_huge_cold(src, dst, k.libm(), huge);
+        fix_huge_cold(k, src, dst, huge);
     }
 }
 
@@ -315,10 +366,10 @@ fn wide_path<T: TrigConsts, O: Ops>(k: Kind, x: T) -> T {
 
 #[cold]
 #[inline(never)]
-fn fix_huge_cold<T: TrigConsts>(src: &[T], dst: &mut [T], f: fn(f64) -> f64, huge: impl Fn(T) -> bool) {
+fn fix_huge_cold<T: TrigConsts>(k: Kind, src: &[T], dst: &mut [T], huge: impl Fn(T) -> bool) {
     for (d, &x) in dst.iter_mut().zip(src) {
         if huge(x) {
-            *d = T::from_f64(f(x.to_f64()));
+            *d = T::from_f64(huge_value(k, x.to_f64()));
         }
     }
 }
