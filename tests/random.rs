@@ -9,7 +9,8 @@ mod common;
 use std::ffi::CString;
 
 use common::*;
-use sluice::ir::random::{RngKind, uniform_f32, uniform_f64, words};
+use sluice::ir::DType;
+use sluice::ir::random::{RngKind, Stream};
 use sluice::*;
 
 fn rng_new(kind: sl_rng_kind, seed: u64) -> sl_rng {
@@ -28,9 +29,9 @@ fn draw(rng: sl_rng, normal: bool, dt: sl_dtype, shape: &[usize]) -> sl_array {
 
 /// Element `i` of draw `d` as the stream defines it, in f64.
 fn expected(kind: RngKind, normal: bool, dt: sl_dtype, seed: u64, d: u64, i: usize) -> f64 {
-    let w = words(kind, seed, d, i as u64);
-    let u = |k| if dt == SL_F32 { uniform_f32(&w, k) as f64 } else { uniform_f64(&w, k) };
-    if normal { (-2.0 * (1.0 - u(0)).ln()).sqrt() * (std::f64::consts::TAU * u(1)).cos() } else { u(0) }
+    let s = Stream { kind, seed, draw: d };
+    let t = if dt == SL_F32 { DType::F32 } else { DType::F64 };
+    if normal { s.normal(t, i as u64) } else { s.uniform(t, i as u64) }
 }
 
 fn state(rng: sl_rng) -> (u64, u64) {

@@ -4,7 +4,7 @@
 //! has no exact builtin for are helper functions, emitted once per kernel when used.
 
 use crate::ir::kernel::{Inst, Kernel};
-use crate::ir::{BinaryOp, DType, RngKind, Scalar, UnaryOp};
+use crate::ir::{BinaryOp, DType, Distribution, RngKind, Scalar, UnaryOp};
 
 /// The type a value has in registers. u8 is held in a `uint` (kept in 0..=255).
 pub fn reg_type(t: DType) -> &'static str {
@@ -105,8 +105,8 @@ impl Helpers {
             match *inst {
                 Inst::Unary { op, a } => _ = dry.unary(op, t(a), "x"),
                 Inst::Binary { op, a, .. } => _ = dry.binary(op, t(a), "x", "y"),
-                Inst::Random { kind, word, .. } => {
-                    _ = dry.random(k.types[i], kind == RngKind::Philox, word, "", "", "")
+                Inst::Random { kind, dist, .. } => {
+                    _ = dry.random(k.types[i], kind == RngKind::Philox, dist, ["", "", ""], "", &mut String::new())
                 }
                 _ => {}
             }
@@ -264,12 +264,34 @@ impl Helpers {
         }
     }
 
-    /// A uniform value on [0, 1) of type `t` from word `word` of the random stream at
-    /// (seed, draw, index), the same bits as the CPU executor's.
-    pub fn random(&mut self, t: DType, philox: bool, word: u8, seed: &str, draw: &str, index: &str) -> String {
+    /// Element `index` (an `int64_t` expression) of a random array `dist` of type `t`
+    /// from the draw `draw` of seed `seed`, the same bits as the CPU executor's uniform
+    /// values. A normal value first declares its pair's uniforms, named `pair`, in `out`.
+    pub fn random(
+        &mut self,
+        t: DType,
+        philox: bool,
+        dist: Distribution,
+        [seed, draw, index]: [&str; 3],
+        pair: &str,
+        out: &mut String,
+    ) -> String {
         self.random = true;
         self.loops += RANDOM_LOOPS;
-        format!("r_uniform_{}(r_words({philox}, {seed}, {draw}, {index}), {word})", suffix(t))
+        let args = format!("{philox}, {seed}, {draw}, {index}");
+        match dist {
+            Distribution::Uniform => format!("r_uniform_{}({args})", suffix(t)),
+            Distribution::Normal => {
+                let ty = reg_type(t);
+                let vec = if t == DType::F32 { "vec2" } else { "dvec2" };
+                out.push_str(&format!("{vec} {pair} = r_pair_{}({args});\n", suffix(t)));
+                // sqrt(-2 ln(1 - u)) times cos(2 pi v) for an even element, sin for an odd one.
+                let ln = self.unary(UnaryOp::Log, t, &format!("({ty}(1) - {pair}.x)"));
+                let angle = format!("({} * {pair}.y)", literal(Scalar::F64(std::f64::consts::TAU).cast(t)));
+                let (cos, sin) = (self.unary(UnaryOp::Cos, t, &angle), self.unary(UnaryOp::Sin, t, &angle));
+                format!("(sqrt({ty}(-2) * {ln}) * ((r_low({index}) & 1u) == 0u ? {cos} : {sin}))")
+            }
+        }
     }
 
     /// `a` (of type `from`) converted with the cast op's rules.
