@@ -160,7 +160,9 @@ fn statistics() {
             // or more: by chance about once in 2^50 runs).
             let c = correlation(&u, &next);
             assert!(c.abs() < se(1.0, n), "{ctx}: correlation {c} of consecutive draws");
-            let runs = |a: &[f64]| a.windows(4).map(|w| w.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()).collect::<Vec<_>>();
+            let runs = |a: &[f64]| {
+                a.windows(4).map(|w| w.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()).collect::<Vec<_>>()
+            };
             let mut seen = std::collections::HashSet::new();
             for w in runs(&u).into_iter().chain(runs(&next)) {
                 assert!(seen.insert(w), "{ctx}: a run of four values repeats within or between draws");

@@ -8,9 +8,7 @@ use multiversion::multiversion;
 
 use super::access::Lin;
 use super::math;
-use crate::ir::random::{
-    PHILOX_M0, PHILOX_M1, PHILOX_W0, PHILOX_W1, Stream, f32_from_word, f64_from_words, fast_block,
-};
+use crate::ir::random::{Stream, f32_from_word, f64_from_words, fast_block};
 use crate::ir::{DType, Distribution, RngKind};
 
 /// Elements per batch, which bounds the scratch buffers.
@@ -38,6 +36,7 @@ struct Values {
 ///
 /// # Safety
 /// `dst` has room for `n` values of `dtype`.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
 pub unsafe fn fill(
     s: &mut Scratch,
     stream: &Stream,
@@ -80,6 +79,8 @@ trait Sample: Copy {
     const TAU: Self;
     /// The uniform value of the first `WORDS` words of `w`.
     fn uniform(w: &[u32]) -> Self;
+    /// `out[l]` from words `WORDS * l ..`.
+    fn uniforms(words: &[u32], out: &mut [Self]);
     /// Four scratch arrays of `BATCH` values.
     fn scratch(v: &mut Values) -> (&mut [Self], &mut [Self], &mut [Self], &mut [Self]);
     fn log(src: &[Self], dst: &mut [Self]);
@@ -106,6 +107,12 @@ macro_rules! sample {
             #[inline(always)]
             fn uniform($w: &[u32]) -> Self {
                 $from
+            }
+            #[inline(always)]
+            fn uniforms(words: &[u32], out: &mut [Self]) {
+                for (o, w) in out.iter_mut().zip(words.chunks_exact($words)) {
+                    *o = Self::uniform(w);
+                }
             }
             fn scratch(v: &mut Values) -> (&mut [Self], &mut [Self], &mut [Self], &mut [Self]) {
                 quarters(&mut v.$buf)
@@ -139,6 +146,7 @@ sample!(f32, 1, f32s, math::log_f32, math::cos_f32, math::sin_f32, |w| f32_from_
 sample!(f64, 2, f64s, math::log_f64, math::cos_f64, math::sin_f64, |w| f64_from_words(w[0], w[1]));
 
 /// The values of up to `BATCH` elements `run.base + run.step * l` into `out`.
+#[inline(always)]
 fn batch<T: Sample>(s: &mut Scratch, stream: &Stream, dist: Distribution, run: Lin, out: &mut [T]) {
     let n = out.len();
     let e0 = run.base as u64;
@@ -156,9 +164,7 @@ fn batch<T: Sample>(s: &mut Scratch, stream: &Stream, dist: Distribution, run: L
             } else {
                 words_per_lane(counters, blocks, stream, m, |l| lane(l).wrapping_mul(m as u64), n)
             };
-            for (o, w) in out.iter_mut().zip(words.chunks_exact(m)) {
-                *o = T::uniform(w);
-            }
+            T::uniforms(words, out);
         }
         Distribution::Normal => {
             // Along a run, pair p of the batch is the stream's pair `first_pair + p`; off
@@ -188,6 +194,7 @@ fn batch<T: Sample>(s: &mut Scratch, stream: &Stream, dist: Distribution, run: L
 
 /// Box-Muller: from uniforms `u` (radius) and `v` (angle), the radius into `r`, the
 /// cosine into `v` and the sine into `sin`. `u` is clobbered.
+#[inline(always)]
 fn box_muller<T: Sample>(u: &mut [T], v: &mut [T], r: &mut [T], sin: &mut [T]) {
     for x in u.iter_mut() {
         *x = T::one_minus(*x); // exact: 1 - u is a multiple of u's unit in (0, 1]
@@ -204,6 +211,7 @@ fn box_muller<T: Sample>(u: &mut [T], v: &mut [T], r: &mut [T], sin: &mut [T]) {
 }
 
 /// Words `first .. first + len` of the stream, computed from whole blocks.
+#[inline(always)]
 fn words_from<'b>(
     counters: &mut [u64],
     blocks: &'b mut [[u32; 4]],
@@ -223,6 +231,7 @@ fn words_from<'b>(
 
 /// For each of `n` lanes, the `m` words (1, 2 or 4, within one block) starting at word
 /// `start(l)`, lane after lane.
+#[inline(always)]
 fn words_per_lane<'b>(
     counters: &mut [u64],
     blocks: &'b mut [[u32; 4]],
@@ -245,60 +254,242 @@ fn words_per_lane<'b>(
     &flat[..m * n]
 }
 
-/// Lanes of one group of blocks computed together.
-const LANES: usize = 16;
-
 /// Block `counters[k]` of the stream into `out[k]`.
-#[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
 fn compute_blocks(stream: &Stream, counters: &[u64], out: &mut [[u32; 4]]) {
     match stream.kind {
         RngKind::Philox => {
-            let key = [stream.seed as u32, (stream.seed >> 32) as u32];
-            let mut cs = counters.chunks_exact(LANES);
-            let mut os = out.chunks_exact_mut(LANES);
-            for (c, o) in (&mut cs).zip(&mut os) {
-                philox_group(key, stream.draw, c.try_into().expect("a group"), o);
+            #[cfg(target_arch = "x86_64")]
+            if philox_x86::blocks(stream, counters, out) {
+                return;
             }
-            let (c, o) = (cs.remainder(), os.into_remainder());
-            if !c.is_empty() {
-                let mut padded = [0u64; LANES];
-                padded[..c.len()].copy_from_slice(c);
-                let mut words = [[0u32; 4]; LANES];
-                philox_group(key, stream.draw, &padded, &mut words);
-                o.copy_from_slice(&words[..c.len()]);
-            }
-        }
-        RngKind::Fast => {
-            let salt = stream.fast_salt();
             for (o, &c) in out.iter_mut().zip(counters) {
-                *o = fast_block(salt, c);
+                *o = stream.block(c);
             }
         }
+        RngKind::Fast => fast_blocks(stream.fast_salt(), counters, out),
     }
 }
 
-/// Philox4x32-10 (`ir::random::philox4x32_10`) of the counters `(c, draw)` under `key`,
-/// `LANES` at a time: written lane-wise so that each step is one vector instruction.
-#[inline(always)]
-fn philox_group(key: [u32; 2], draw: u64, counters: &[u64; LANES], out: &mut [[u32; 4]]) {
-    let (mut c0, mut c1) = ([0u32; LANES], [0u32; LANES]);
-    for l in 0..LANES {
-        c0[l] = counters[l] as u32;
-        c1[l] = (counters[l] >> 32) as u32;
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
+fn fast_blocks(salt: u32, counters: &[u64], out: &mut [[u32; 4]]) {
+    for (o, &c) in out.iter_mut().zip(counters) {
+        *o = fast_block(salt, c);
     }
-    let (mut c2, mut c3) = ([draw as u32; LANES], [(draw >> 32) as u32; LANES]);
-    let mut k = key;
-    for _ in 0..10 {
-        for l in 0..LANES {
-            let p0 = PHILOX_M0 as u64 * c0[l] as u64;
-            let p1 = PHILOX_M1 as u64 * c2[l] as u64;
-            let (n0, n2) = ((p1 >> 32) as u32 ^ c1[l] ^ k[0], (p0 >> 32) as u32 ^ c3[l] ^ k[1]);
-            (c0[l], c1[l], c2[l], c3[l]) = (n0, p1 as u32, n2, p0 as u32);
+}
+
+/// Philox4x32-10 (`ir::random::philox4x32_10`) on 16 (AVX-512) or 8 (AVX2) counters at
+/// once: each 32 x 32 -> 64-bit multiply is one `pmuludq` of the even lanes and one of
+/// the odd lanes, whose halves are put back in place by one shuffle or blend.
+#[cfg(target_arch = "x86_64")]
+mod philox_x86 {
+    use std::arch::x86_64::*;
+
+    use crate::ir::random::{PHILOX_M0, PHILOX_M1, PHILOX_W0, PHILOX_W1, Stream};
+
+    /// Vector groups computed together (see `philox16`).
+    const GROUPS: usize = 4;
+
+    /// The keys of the ten rounds.
+    fn round_keys(seed: u64) -> [[u32; 2]; 10] {
+        let mut k = [seed as u32, (seed >> 32) as u32];
+        std::array::from_fn(|_| {
+            let this = k;
+            k = [k[0].wrapping_add(PHILOX_W0), k[1].wrapping_add(PHILOX_W1)];
+            this
+        })
+    }
+
+    /// Blocks `counters[k]` into `out[k]` with the widest vectors this processor has;
+    /// false if it has neither AVX-512 nor AVX2.
+    pub fn blocks(stream: &Stream, counters: &[u64], out: &mut [[u32; 4]]) -> bool {
+        let keys = round_keys(stream.seed);
+        let draw = [stream.draw as u32, (stream.draw >> 32) as u32];
+        if is_x86_feature_detected!("avx512f") {
+            // SAFETY: the processor has AVX-512F.
+            each_group::<{ 16 * GROUPS }>(counters, out, |c, o| unsafe { philox16::<GROUPS>(&keys, draw, c, o) });
+        } else if is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2.
+            each_group::<{ 8 * GROUPS }>(counters, out, |c, o| unsafe { philox8::<GROUPS>(&keys, draw, c, o) });
+        } else {
+            return false;
         }
-        k = [k[0].wrapping_add(PHILOX_W0), k[1].wrapping_add(PHILOX_W1)];
+        true
     }
-    for (l, o) in out.iter_mut().enumerate() {
-        *o = [c0[l], c1[l], c2[l], c3[l]];
+
+    /// Runs `f` on groups of `N` counters and blocks; a last partial group is padded.
+    #[inline(always)]
+    fn each_group<const N: usize>(counters: &[u64], out: &mut [[u32; 4]], mut f: impl FnMut(&[u64], &mut [[u32; 4]])) {
+        let mut cs = counters.chunks_exact(N);
+        let mut os = out.chunks_exact_mut(N);
+        for (c, o) in (&mut cs).zip(&mut os) {
+            f(c, o);
+        }
+        let (c, o) = (cs.remainder(), os.into_remainder());
+        if !c.is_empty() {
+            let mut padded = [0u64; N];
+            padded[..c.len()].copy_from_slice(c);
+            let mut words = [[0u32; 4]; N];
+            f(&padded, &mut words);
+            o.copy_from_slice(&words[..c.len()]);
+        }
+    }
+
+    /// Each vector width this processor has (16, 8) against the definition, on random
+    /// counters of any size and a group's worth plus a partial group.
+    #[test]
+    fn widths_match_the_definition() {
+        let mut x = 0x2545_f491_4f6c_dd1du64 ^ std::process::id() as u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..50 {
+            let stream = Stream { kind: crate::ir::RngKind::Philox, seed: next(), draw: next() };
+            let (keys, draw) = (round_keys(stream.seed), [stream.draw as u32, (stream.draw >> 32) as u32]);
+            let counters: Vec<u64> = (0..150).map(|_| next() >> (next() % 64)).collect();
+            let want: Vec<[u32; 4]> = counters.iter().map(|&c| stream.block(c)).collect();
+            let mut got = vec![[0u32; 4]; counters.len()];
+            if is_x86_feature_detected!("avx512f") {
+                each_group::<{ 16 * GROUPS }>(&counters, &mut got, |c, o| unsafe {
+                    philox16::<GROUPS>(&keys, draw, c, o)
+                });
+                assert_eq!(got, want, "AVX-512, {stream:?}, counters {counters:x?}");
+            }
+            if is_x86_feature_detected!("avx2") {
+                each_group::<{ 8 * GROUPS }>(&counters, &mut got, |c, o| unsafe {
+                    philox8::<GROUPS>(&keys, draw, c, o)
+                });
+                assert_eq!(got, want, "AVX2, {stream:?}, counters {counters:x?}");
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f")]
+    fn mul_hi_lo16(a: __m512i, m: __m512i) -> (__m512i, __m512i) {
+        let even = _mm512_mul_epu32(a, m);
+        let odd = _mm512_mul_epu32(_mm512_srli_epi64::<32>(a), m);
+        // Each product's halves to the lanes of its factors: high words to even lanes
+        // from the even products, low words to odd lanes from the odd products.
+        let hi = _mm512_mask_shuffle_epi32::<_MM_PERM_CDAB>(odd, 0x5555, even);
+        let lo = _mm512_mask_shuffle_epi32::<_MM_PERM_CDAB>(even, 0xAAAA, odd);
+        (hi, lo)
+    }
+
+    /// Sixteen counters' words in vectors: the low words, the high words.
+    #[target_feature(enable = "avx512f")]
+    fn load16(counters: &[u64]) -> (__m512i, __m512i) {
+        // SAFETY: 16 u64 are read, unaligned.
+        let (a, b) = unsafe {
+            (_mm512_loadu_si512(counters.as_ptr().cast()), _mm512_loadu_si512(counters[8..].as_ptr().cast()))
+        };
+        let low =
+            |a, b| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(a)), _mm512_cvtepi64_epi32(b));
+        (low(a, b), low(_mm512_srli_epi64::<32>(a), _mm512_srli_epi64::<32>(b)))
+    }
+
+    /// Sixteen blocks from their words `c`.
+    #[target_feature(enable = "avx512f")]
+    fn store16([c0, c1, c2, c3]: [__m512i; 4], out: &mut [[u32; 4]]) {
+        // Transpose: after the unpacks, 128-bit lane i of uj is block 4i + j.
+        let (t0, t1) = (_mm512_unpacklo_epi32(c0, c1), _mm512_unpackhi_epi32(c0, c1));
+        let (t2, t3) = (_mm512_unpacklo_epi32(c2, c3), _mm512_unpackhi_epi32(c2, c3));
+        let (u0, u1) = (_mm512_unpacklo_epi64(t0, t2), _mm512_unpackhi_epi64(t0, t2));
+        let (u2, u3) = (_mm512_unpacklo_epi64(t1, t3), _mm512_unpackhi_epi64(t1, t3));
+        // Lanes 0, 1 (then 2, 3) of u0, u1 and of u2, u3, then every other lane of those.
+        let (p01, p23) = (_mm512_shuffle_i32x4::<0x44>(u0, u1), _mm512_shuffle_i32x4::<0x44>(u2, u3));
+        let (q01, q23) = (_mm512_shuffle_i32x4::<0xEE>(u0, u1), _mm512_shuffle_i32x4::<0xEE>(u2, u3));
+        let dst = out[..16].as_mut_ptr() as *mut __m512i;
+        // SAFETY: 16 blocks are written, unaligned.
+        unsafe {
+            _mm512_storeu_si512(dst, _mm512_shuffle_i32x4::<0x88>(p01, p23));
+            _mm512_storeu_si512(dst.add(1), _mm512_shuffle_i32x4::<0xDD>(p01, p23));
+            _mm512_storeu_si512(dst.add(2), _mm512_shuffle_i32x4::<0x88>(q01, q23));
+            _mm512_storeu_si512(dst.add(3), _mm512_shuffle_i32x4::<0xDD>(q01, q23));
+        }
+    }
+
+    /// `G` independent groups of 16 blocks, interleaved: one group's rounds are a chain
+    /// of dependent multiplies and shuffles, too short to fill the vector units alone.
+    #[target_feature(enable = "avx512f")]
+    fn philox16<const G: usize>(keys: &[[u32; 2]; 10], draw: [u32; 2], counters: &[u64], out: &mut [[u32; 4]]) {
+        let mut c = [[_mm512_setzero_si512(); 4]; G];
+        for (g, c) in c.iter_mut().enumerate() {
+            let (lo, hi) = load16(&counters[16 * g..]);
+            *c = [lo, hi, _mm512_set1_epi32(draw[0] as i32), _mm512_set1_epi32(draw[1] as i32)];
+        }
+        let (m0, m1) = (_mm512_set1_epi32(PHILOX_M0 as i32), _mm512_set1_epi32(PHILOX_M1 as i32));
+        for k in keys {
+            let (k0, k1) = (_mm512_set1_epi32(k[0] as i32), _mm512_set1_epi32(k[1] as i32));
+            for c in c.iter_mut() {
+                let (hi0, lo0) = mul_hi_lo16(c[0], m0);
+                let (hi1, lo1) = mul_hi_lo16(c[2], m1);
+                let x0 = _mm512_ternarylogic_epi32::<0x96>(hi1, c[1], k0);
+                let x2 = _mm512_ternarylogic_epi32::<0x96>(hi0, c[3], k1);
+                *c = [x0, lo1, x2, lo0];
+            }
+        }
+        for (g, c) in c.into_iter().enumerate() {
+            store16(c, &mut out[16 * g..]);
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn mul_hi_lo8(a: __m256i, m: __m256i) -> (__m256i, __m256i) {
+        let even = _mm256_mul_epu32(a, m);
+        let odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(a), m);
+        let hi = _mm256_blend_epi32::<0xAA>(_mm256_srli_epi64::<32>(even), odd);
+        let lo = _mm256_blend_epi32::<0xAA>(even, _mm256_slli_epi64::<32>(odd));
+        (hi, lo)
+    }
+
+    /// As `philox16`, with `G` groups of 8 blocks.
+    #[target_feature(enable = "avx2")]
+    fn philox8<const G: usize>(keys: &[[u32; 2]; 10], draw: [u32; 2], counters: &[u64], out: &mut [[u32; 4]]) {
+        let mut c = [[_mm256_setzero_si256(); 4]; G];
+        for (g, c) in c.iter_mut().enumerate() {
+            let counters = &counters[8 * g..8 * g + 8];
+            // SAFETY: 8 u64 are read, unaligned.
+            let (a, b) = unsafe {
+                (_mm256_loadu_si256(counters.as_ptr().cast()), _mm256_loadu_si256(counters[4..].as_ptr().cast()))
+            };
+            // Low and high words of the counters, in counter order.
+            let order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+            let (a, b) = (_mm256_permutevar8x32_epi32(a, order), _mm256_permutevar8x32_epi32(b, order));
+            *c = [
+                _mm256_permute2x128_si256::<0x20>(a, b),
+                _mm256_permute2x128_si256::<0x31>(a, b),
+                _mm256_set1_epi32(draw[0] as i32),
+                _mm256_set1_epi32(draw[1] as i32),
+            ];
+        }
+        let (m0, m1) = (_mm256_set1_epi32(PHILOX_M0 as i32), _mm256_set1_epi32(PHILOX_M1 as i32));
+        for k in keys {
+            let (k0, k1) = (_mm256_set1_epi32(k[0] as i32), _mm256_set1_epi32(k[1] as i32));
+            for c in c.iter_mut() {
+                let (hi0, lo0) = mul_hi_lo8(c[0], m0);
+                let (hi1, lo1) = mul_hi_lo8(c[2], m1);
+                let x0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c[1]), k0);
+                let x2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c[3]), k1);
+                *c = [x0, lo1, x2, lo0];
+            }
+        }
+        for (g, [c0, c1, c2, c3]) in c.into_iter().enumerate() {
+            // Transpose to blocks: after the unpacks, 128-bit lane i of uj is block 4i + j.
+            let (t0, t1) = (_mm256_unpacklo_epi32(c0, c1), _mm256_unpackhi_epi32(c0, c1));
+            let (t2, t3) = (_mm256_unpacklo_epi32(c2, c3), _mm256_unpackhi_epi32(c2, c3));
+            let (u0, u1) = (_mm256_unpacklo_epi64(t0, t2), _mm256_unpackhi_epi64(t0, t2));
+            let (u2, u3) = (_mm256_unpacklo_epi64(t1, t3), _mm256_unpackhi_epi64(t1, t3));
+            let dst = out[8 * g..8 * g + 8].as_mut_ptr() as *mut __m256i;
+            // SAFETY: 8 blocks are written, unaligned.
+            unsafe {
+                _mm256_storeu_si256(dst, _mm256_permute2x128_si256::<0x20>(u0, u1));
+                _mm256_storeu_si256(dst.add(1), _mm256_permute2x128_si256::<0x20>(u2, u3));
+                _mm256_storeu_si256(dst.add(2), _mm256_permute2x128_si256::<0x31>(u0, u1));
+                _mm256_storeu_si256(dst.add(3), _mm256_permute2x128_si256::<0x31>(u2, u3));
+            }
+        }
     }
 }
 
