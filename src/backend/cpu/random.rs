@@ -378,38 +378,6 @@ mod philox_x86 {
         }
     }
 
-    /// Each vector width this processor has (16, 8) against the definition, on random
-    /// counters of any size and a group's worth plus a partial group.
-    #[test]
-    fn widths_match_the_definition() {
-        let mut x = 0x2545_f491_4f6c_dd1du64 ^ std::process::id() as u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        for _ in 0..50 {
-            let stream = Stream { kind: crate::ir::RngKind::Philox, seed: next(), draw: next() };
-            let (keys, draw) = (round_keys(stream.seed), [stream.draw as u32, (stream.draw >> 32) as u32]);
-            let counters: Vec<u64> = (0..150).map(|_| next() >> (next() % 64)).collect();
-            let want: Vec<[u32; 4]> = counters.iter().map(|&c| stream.block(c)).collect();
-            let mut got = vec![[0u32; 4]; counters.len()];
-            if is_x86_feature_detected!("avx512f") {
-                each_group::<{ 16 * GROUPS }>(&counters, &mut got, |c, o| unsafe {
-                    philox16::<GROUPS>(&keys, draw, c, o)
-                });
-                assert_eq!(got, want, "AVX-512, {stream:?}, counters {counters:x?}");
-            }
-            if is_x86_feature_detected!("avx2") {
-                each_group::<{ 8 * GROUPS }>(&counters, &mut got, |c, o| unsafe {
-                    philox8::<GROUPS>(&keys, draw, c, o)
-                });
-                assert_eq!(got, want, "AVX2, {stream:?}, counters {counters:x?}");
-            }
-        }
-    }
-
     #[target_feature(enable = "avx512f")]
     fn mul_hi_lo16(a: __m512i, m: __m512i) -> (__m512i, __m512i) {
         let even = _mm512_mul_epu32(a, m);
@@ -532,6 +500,43 @@ mod philox_x86 {
                 _mm256_storeu_si256(dst.add(1), _mm256_permute2x128_si256::<0x20>(u2, u3));
                 _mm256_storeu_si256(dst.add(2), _mm256_permute2x128_si256::<0x31>(u0, u1));
                 _mm256_storeu_si256(dst.add(3), _mm256_permute2x128_si256::<0x31>(u2, u3));
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// Each vector width this processor has (16, 8) against the definition, on random
+        /// counters of any size and a group's worth plus a partial group.
+        #[test]
+        fn widths_match_the_definition() {
+            let mut x = 0x2545_f491_4f6c_dd1du64 ^ std::process::id() as u64;
+            let mut next = || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            for _ in 0..50 {
+                let stream = Stream { kind: crate::ir::RngKind::Philox, seed: next(), draw: next() };
+                let (keys, draw) = (round_keys(stream.seed), [stream.draw as u32, (stream.draw >> 32) as u32]);
+                let counters: Vec<u64> = (0..150).map(|_| next() >> (next() % 64)).collect();
+                let want: Vec<[u32; 4]> = counters.iter().map(|&c| stream.block(c)).collect();
+                let mut got = vec![[0u32; 4]; counters.len()];
+                if is_x86_feature_detected!("avx512f") {
+                    each_group::<{ 16 * GROUPS }>(&counters, &mut got, |c, o| unsafe {
+                        philox16::<GROUPS>(&keys, draw, c, o)
+                    });
+                    assert_eq!(got, want, "AVX-512, {stream:?}, counters {counters:x?}");
+                }
+                if is_x86_feature_detected!("avx2") {
+                    each_group::<{ 8 * GROUPS }>(&counters, &mut got, |c, o| unsafe {
+                        philox8::<GROUPS>(&keys, draw, c, o)
+                    });
+                    assert_eq!(got, want, "AVX2, {stream:?}, counters {counters:x?}");
+                }
             }
         }
     }
