@@ -285,11 +285,14 @@ impl Helpers {
                 let ty = reg_type(t);
                 let vec = if t == DType::F32 { "vec2" } else { "dvec2" };
                 out.push_str(&format!("{vec} {pair} = r_pair_{}({args});\n", suffix(t)));
-                // sqrt(-2 ln(1 - u)) times cos(2 pi v) for an even element, sin for an odd one.
+                // sqrt(-2 ln(1 - u)) times cos(2 pi v) for an even element, sin(2 pi v) =
+                // cos(2 pi (v - 1/4)) for an odd one: v - 1/4 is exact, and one cosine
+                // serves both without divergent branches.
                 let ln = self.unary(UnaryOp::Log, t, &format!("({ty}(1) - {pair}.x)"));
-                let angle = format!("({} * {pair}.y)", literal(Scalar::F64(std::f64::consts::TAU).cast(t)));
-                let (cos, sin) = (self.unary(UnaryOp::Cos, t, &angle), self.unary(UnaryOp::Sin, t, &angle));
-                format!("(sqrt({ty}(-2) * {ln}) * ((r_low({index}) & 1u) == 0u ? {cos} : {sin}))")
+                let c = |v: f64| literal(Scalar::F64(v).cast(t));
+                let turns = format!("({pair}.y - ((r_low({index}) & 1u) == 0u ? {} : {}))", c(0.0), c(0.25));
+                let cos = self.unary(UnaryOp::Cos, t, &format!("({} * {turns})", c(std::f64::consts::TAU)));
+                format!("(sqrt({ty}(-2) * {ln}) * {cos})")
             }
         }
     }
