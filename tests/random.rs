@@ -178,13 +178,7 @@ fn statistics() {
 /// its normal values within their tolerance.
 #[test]
 fn reference_run_agrees() {
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "reference_values", "--ignored", "--nocapture", "--test-threads=1"])
-        .env("SLUICE_COMPARE", "compute")
-        .output()
-        .expect("run the test binary");
-    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success() && log.contains("1 passed"), "reference_values: {log}");
+    child("reference_values", &[("SLUICE_COMPARE", "compute")]);
 }
 
 #[test]

@@ -130,7 +130,7 @@ impl Stream {
         let (u, v) = (self.uniform(t, first), self.uniform(t, first + 1));
         let r = (-2.0 * (1.0 - u).ln()).sqrt();
         let angle = std::f64::consts::TAU * v;
-        r * if i % 2 == 0 { angle.cos() } else { angle.sin() }
+        r * if i.is_multiple_of(2) { angle.cos() } else { angle.sin() }
     }
 }
 
