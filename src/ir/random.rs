@@ -71,7 +71,7 @@ pub fn philox4x32_10(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
 
 /// The murmur3 finaliser: a bijective 32-bit mix.
 #[inline(always)]
-pub fn fmix32(mut h: u32) -> u32 {
+fn fmix32(mut h: u32) -> u32 {
     h ^= h >> 16;
     h = h.wrapping_mul(0x85eb_ca6b);
     h ^= h >> 13;
@@ -80,7 +80,7 @@ pub fn fmix32(mut h: u32) -> u32 {
 }
 
 /// What the `Fast` hash mixes into a block's first word to make its other three.
-pub const FAST_WORD_SALTS: [u32; 3] = [0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372];
+const FAST_WORD_SALTS: [u32; 3] = [0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372];
 
 /// The words of one draw of one generator.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -1,5 +1,5 @@
 //! Random values for a chunk: the streams of `ir::random`. A run of consecutive elements
-//! computes each generator block once, 16 blocks at a time in vector registers, and takes
+//! computes each generator block once, many blocks at a time in vector registers, and takes
 //! all of its words (four f32 uniforms, two f64 uniforms, or one or two Box-Muller
 //! pairs); lanes whose elements are not consecutive (views such as transposes) compute
 //! the block of each lane. Both give the same bits.
@@ -348,12 +348,19 @@ mod philox_x86 {
     pub fn blocks(stream: &Stream, counters: &[u64], out: &mut [[u32; 4]]) -> bool {
         let keys = round_keys(stream.seed);
         let draw = [stream.draw as u32, (stream.draw >> 32) as u32];
+        // Whole interleaved groups, then single vectors (a run that starts or ends inside
+        // a block has a few blocks more than a multiple of the groups).
+        let whole = |n: usize| counters.len() - counters.len() % n;
         if is_x86_feature_detected!("avx512f") {
+            let (c, o) = (counters.split_at(whole(16 * GROUPS)), out.split_at_mut(whole(16 * GROUPS)));
             // SAFETY: the processor has AVX-512F.
-            each_group::<{ 16 * GROUPS }>(counters, out, |c, o| unsafe { philox16::<GROUPS>(&keys, draw, c, o) });
+            each_group::<{ 16 * GROUPS }>(c.0, o.0, |c, o| unsafe { philox16::<GROUPS>(&keys, draw, c, o) });
+            each_group::<16>(c.1, o.1, |c, o| unsafe { philox16::<1>(&keys, draw, c, o) });
         } else if is_x86_feature_detected!("avx2") {
+            let (c, o) = (counters.split_at(whole(8 * GROUPS)), out.split_at_mut(whole(8 * GROUPS)));
             // SAFETY: the processor has AVX2.
-            each_group::<{ 8 * GROUPS }>(counters, out, |c, o| unsafe { philox8::<GROUPS>(&keys, draw, c, o) });
+            each_group::<{ 8 * GROUPS }>(c.0, o.0, |c, o| unsafe { philox8::<GROUPS>(&keys, draw, c, o) });
+            each_group::<8>(c.1, o.1, |c, o| unsafe { philox8::<1>(&keys, draw, c, o) });
         } else {
             return false;
         }
@@ -525,17 +532,31 @@ mod philox_x86 {
                 let counters: Vec<u64> = (0..150).map(|_| next() >> (next() % 64)).collect();
                 let want: Vec<[u32; 4]> = counters.iter().map(|&c| stream.block(c)).collect();
                 let mut got = vec![[0u32; 4]; counters.len()];
+                let mut check = |what: &str, run: &dyn Fn(&mut [[u32; 4]])| {
+                    got.fill([0; 4]);
+                    run(&mut got);
+                    assert_eq!(got, want, "{what}, {stream:?}, counters {counters:x?}");
+                };
+                // SAFETY (each call): the processor has the instructions.
                 if is_x86_feature_detected!("avx512f") {
-                    each_group::<{ 16 * GROUPS }>(&counters, &mut got, |c, o| unsafe {
-                        philox16::<GROUPS>(&keys, draw, c, o)
+                    check("AVX-512, interleaved", &|o| {
+                        each_group::<{ 16 * GROUPS }>(&counters, o, |c, o| unsafe {
+                            philox16::<GROUPS>(&keys, draw, c, o)
+                        })
                     });
-                    assert_eq!(got, want, "AVX-512, {stream:?}, counters {counters:x?}");
+                    check("AVX-512", &|o| {
+                        each_group::<16>(&counters, o, |c, o| unsafe { philox16::<1>(&keys, draw, c, o) })
+                    });
                 }
                 if is_x86_feature_detected!("avx2") {
-                    each_group::<{ 8 * GROUPS }>(&counters, &mut got, |c, o| unsafe {
-                        philox8::<GROUPS>(&keys, draw, c, o)
+                    check("AVX2, interleaved", &|o| {
+                        each_group::<{ 8 * GROUPS }>(&counters, o, |c, o| unsafe {
+                            philox8::<GROUPS>(&keys, draw, c, o)
+                        })
                     });
-                    assert_eq!(got, want, "AVX2, {stream:?}, counters {counters:x?}");
+                    check("AVX2", &|o| {
+                        each_group::<8>(&counters, o, |c, o| unsafe { philox8::<1>(&keys, draw, c, o) })
+                    });
                 }
             }
         }
