@@ -311,7 +311,32 @@ fn views_of_random_shapes() {
                 assert_eq!(v.f(), 2.0 * stream.uniform(t, i as u64), "{ctx}");
             }
         }
-        release(&[va, vi, twice]);
+        // Summed along a random dimension of the view (the random values fused into the
+        // reduction), against sums of the definition's values.
+        let dim = r.random_range(0..cur.len());
+        let mut sums = 0;
+        ok(sl_sum(va, dim as i32, &mut sums));
+        let (got_sums, mut want, mut scale) =
+            (download(sums), vec![0.0; numel(&cur) / cur[dim]], vec![0.0; numel(&cur) / cur[dim]]);
+        let reduced: Vec<usize> = cur.iter().enumerate().map(|(e, &n)| if e == dim { 1 } else { n }).collect();
+        for (k, i) in at.v.iter().enumerate() {
+            let V::I64(i) = *i else { unreachable!() };
+            let x = if normal { stream.normal(t, i as u64) } else { stream.uniform(t, i as u64) };
+            let mut idx = unravel(&cur, k);
+            idx[dim] = 0;
+            want[ravel(&reduced, &idx)] += x;
+            scale[ravel(&reduced, &idx)] += x.abs() + 1.0;
+        }
+        for (k, g) in got_sums.v.iter().enumerate() {
+            let tol = if dt == SL_F32 { 1e-5 } else { 1e-12 } * scale[k];
+            assert!(
+                (g.f() - want[k]).abs() <= tol,
+                "case {case}: sum {k} along {dim} of view {cur:?}: {} vs {}",
+                g.f(),
+                want[k]
+            );
+        }
+        release(&[va, vi, twice, sums]);
         ok(sl_rng_destroy(g));
     }
 }
