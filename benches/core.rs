@@ -58,6 +58,10 @@ fn bandwidth(c: &mut Criterion) {
             })
         })
     });
+    g.bench_function("write_f32", |bench| {
+        let pa = SendPtr(a.as_mut_ptr());
+        bench.iter(|| parallel(N, |lo, hi| unsafe { stream_fill(pa.at(lo), hi - lo, lo as f32) }))
+    });
     g.bench_function("read_f32", |bench| {
         bench.iter(|| {
             let total = std::sync::Mutex::new(0f32);
@@ -75,6 +79,29 @@ fn bandwidth(c: &mut Criterion) {
     });
     g.finish();
     black_box(&a);
+}
+
+/// Writes `n` floats from `value` on with non-temporal stores where aligned (as the CPU
+/// executor writes large outputs): the floor of any computation that stores an array.
+unsafe fn stream_fill(dst: *mut f32, n: usize, value: f32) {
+    let mut i = 0;
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        use std::arch::x86_64::{_mm_set1_ps, _mm_sfence, _mm_stream_ps};
+        while i < n && !(dst.add(i) as usize).is_multiple_of(16) {
+            *dst.add(i) = value;
+            i += 1;
+        }
+        let v = _mm_set1_ps(value);
+        while i + 4 <= n {
+            _mm_stream_ps(dst.add(i), v);
+            i += 4;
+        }
+        _mm_sfence();
+    }
+    for j in i..n {
+        unsafe { *dst.add(j) = value };
+    }
 }
 
 fn upload(data: &[f32]) -> sl_array {
@@ -433,9 +460,127 @@ fn matmul(c: &mut Criterion) {
     check(sl_release(hb));
 }
 
+/// Starts a new runtime with `threads` CPU worker threads.
+fn restart_with_threads(threads: i32) {
+    check(sl_shutdown());
+    let mut cfg: sl_config = unsafe { std::mem::zeroed() };
+    check(sl_config_default(&mut cfg));
+    cfg.threads = threads;
+    check(sl_init(&cfg));
+}
+
+/// 2^24 random values (`normal` or uniform, of `dtype`) from `rng`.
+fn draw(rng: sl_rng, normal: bool, dtype: sl_dtype) -> sl_array {
+    let (n, mut a) = (N as i64, 0);
+    let f = if normal { sl_random_normal } else { sl_random_uniform };
+    check(f(rng, dtype, 1, &n, &mut a));
+    a
+}
+
+/// `sum(a)`, read back.
+fn sum_read(a: sl_array, dtype: sl_dtype) -> f64 {
+    let mut s = 0;
+    check(sl_sum(a, SL_ALL_DIMS, &mut s));
+    let v = if dtype == SL_F32 {
+        let mut v = 0f32;
+        check(sl_read(s, SL_COL_MAJOR, &mut v as *mut f32 as *mut _, 4));
+        v as f64
+    } else {
+        let mut v = 0f64;
+        check(sl_read(s, SL_COL_MAJOR, &mut v as *mut f64 as *mut _, 8));
+        v
+    };
+    check(sl_release(s));
+    v
+}
+
+/// Random arrays of 2^24 values stored and summed, and the Monte Carlo option example, on
+/// the CPU executor with 1 and 2 worker threads. `scripts/bench_numpy.py` times numpy on
+/// the same work for the ratios in BENCHMARKS.md.
+fn random(c: &mut Criterion) {
+    for threads in [1, 2] {
+        restart_with_threads(threads);
+        let mut g = c.benchmark_group(format!("random_t{threads}"));
+        g.sample_size(20).measurement_time(Duration::from_secs(4));
+        for (kind, gen_name) in [(SL_RNG_PHILOX, ""), (SL_RNG_FAST, "fast_")] {
+            let mut rng = 0;
+            check(sl_rng_create(kind, 20261122, &mut rng));
+            for (dist, normal) in [("uniform", false), ("normal", true)] {
+                for (dtype, tname) in [(SL_F32, "f32"), (SL_F64, "f64")] {
+                    g.bench_function(format!("{gen_name}{dist}_{tname}_store"), |bench| {
+                        bench.iter(|| {
+                            let a = draw(rng, normal, dtype);
+                            compute(a);
+                            check(sl_release(a));
+                        })
+                    });
+                    if kind == SL_RNG_PHILOX {
+                        g.bench_function(format!("{dist}_{tname}_sum"), |bench| {
+                            bench.iter(|| {
+                                let a = draw(rng, normal, dtype);
+                                let s = sum_read(a, dtype);
+                                check(sl_release(a));
+                                black_box(s)
+                            })
+                        });
+                    }
+                }
+            }
+            check(sl_rng_destroy(rng));
+        }
+        g.sample_size(10).measurement_time(Duration::from_secs(6));
+        // One generator for every run: the recorded section replays its draws.
+        let mut rng = 0;
+        check(sl_rng_create(SL_RNG_PHILOX, 20261122, &mut rng));
+        g.bench_function("monte_carlo_4m", |bench| bench.iter(|| black_box(monte_carlo(rng, 1 << 18, 16))));
+        check(sl_rng_destroy(rng));
+        g.finish();
+    }
+    check(sl_shutdown());
+}
+
+/// The computation of `examples/c/monte_carlo.c`: the discounted mean payoff of a European
+/// call over `batches` batches of `batch` paths, each batch a macro section drawing f64
+/// normals from `rng` (from its first draw on).
+fn monte_carlo(rng: sl_rng, batch: i64, batches: usize) -> f64 {
+    let (s0, strike, rate, sigma, years) = (100.0, 105.0, 0.05f64, 0.2f64, 1.0f64);
+    check(sl_rng_set_state(rng, 20261122, 0));
+    let name = std::ffi::CString::new("mc_batch").unwrap();
+    let (mut m, mut m2) = (0.0, 0.0);
+    for _ in 0..batches {
+        check(sl_scope_begin());
+        let (mut sums, mut mode) = ([0; 2], 0);
+        check(sl_macro_begin(name.as_ptr(), std::ptr::null(), 0, std::ptr::null(), 0, sums.as_mut_ptr(), 2, &mut mode));
+        if mode == SL_MACRO_RECORD {
+            let mut t = [0; 8];
+            check(sl_random_normal(rng, SL_F64, 1, &batch, &mut t[0]));
+            check(sl_mul_scalar(t[0], sigma * years.sqrt(), &mut t[1]));
+            check(sl_add_scalar(t[1], (rate - 0.5 * sigma * sigma) * years, &mut t[2]));
+            check(sl_exp(t[2], &mut t[3]));
+            check(sl_mul_scalar(t[3], s0, &mut t[4]));
+            check(sl_sub_scalar(t[4], strike, &mut t[5]));
+            check(sl_max_scalar(t[5], 0.0, &mut t[6]));
+            check(sl_mul(t[6], t[6], &mut t[7]));
+            check(sl_sum(t[6], SL_ALL_DIMS, &mut sums[0]));
+            check(sl_sum(t[7], SL_ALL_DIMS, &mut sums[1]));
+            check(sl_macro_end(sums.as_ptr(), 2));
+        }
+        let (mut s, mut sq) = (0f64, 0f64);
+        check(sl_read(sums[0], SL_COL_MAJOR, &mut s as *mut f64 as *mut _, 8));
+        check(sl_read(sums[1], SL_COL_MAJOR, &mut sq as *mut f64 as *mut _, 8));
+        check(sl_scope_end());
+        m += s;
+        m2 += sq;
+    }
+    let paths = (batch as usize * batches) as f64;
+    black_box(m2);
+    (-rate * years).exp() * m / paths
+}
+
 criterion_group!(
     benches,
     bandwidth,
+    random,
     fused,
     sums,
     overhead,

@@ -935,13 +935,18 @@ sl_status sl_rng_set_state(sl_rng rng, uint64_t seed, uint64_t draw);
 // An array of `dtype` (SL_F32 or SL_F64) and shape `dims[0..rank]` of independent
 // values uniform on [0, 1), taking the generator's next draw. Fused into its consumers
 // like any other op; the values depend only on the seed, the draw and the element.
+// Element i (column-major) is word i of the draw's stream for f32 (its top 24 bits
+// times 2^-24) and words 2i and 2i+1 for f64 (53 bits), where words 4b..4b+3 are the
+// generator's block b (README, "Random numbers").
 sl_status sl_random_uniform(sl_rng rng,
                             sl_dtype dtype,
                             int32_t rank,
                             const int64_t *dims,
                             sl_array *out);
 
-// Like `sl_random_uniform`, with standard normal values (Box-Muller).
+// Like `sl_random_uniform`, with standard normal values: elements 2j and 2j+1 are the
+// Box-Muller pair sqrt(-2 ln(1-u)) cos(2 pi v), sqrt(-2 ln(1-u)) sin(2 pi v) of the
+// uniform elements u = 2j and v = 2j+1 of the same type.
 sl_status sl_random_normal(sl_rng rng,
                            sl_dtype dtype,
                            int32_t rank,

@@ -1,5 +1,7 @@
 """Turns criterion's estimates from `cargo bench --bench core` into the ratios that
-BENCHMARKS.md records: every Sluice time against a reference measured in the same run."""
+BENCHMARKS.md records: every Sluice time against a reference measured in the same run.
+Prints the tables whose results are present (`--random` for the random-number table
+only: `cargo bench --bench core -- "bandwidth|random"` and scripts/bench_numpy.py)."""
 import json
 import os
 import sys
@@ -8,13 +10,45 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "target", "criterion")
 N = 1 << 24
 
 
-def mean_ns(group, name):
+def mean_ns(group, name, stat="mean"):
     path = os.path.join(ROOT, group, name, "new", "estimates.json")
     with open(path) as f:
-        return json.load(f)["mean"]["point_estimate"]
+        return json.load(f)[stat]["point_estimate"]
+
+
+def random_table():
+    """Random arrays of 2^24 values and the Monte Carlo example against the write floor
+    and numpy (medians, so a noisy neighbour's burst counts less)."""
+    try:
+        write = mean_ns("bandwidth", "write_f32", "median")
+        with open(os.path.join(ROOT, "numpy.json")) as f:
+            numpy = json.load(f)
+        runs = {t: {} for t in (1, 2)}
+        for t in runs:
+            for dist in ("uniform", "normal"):
+                for ty in ("f32", "f64"):
+                    for what in ("store", "sum"):
+                        runs[t][f"{dist}_{ty}_{what}"] = mean_ns(f"random_t{t}", f"{dist}_{ty}_{what}", "median")
+                    runs[t][f"fast_{dist}_{ty}_store"] = mean_ns(f"random_t{t}", f"fast_{dist}_{ty}_store", "median")
+            runs[t]["monte_carlo_4m"] = mean_ns(f"random_t{t}", "monte_carlo_4m", "median")
+    except FileNotFoundError as e:
+        sys.exit(f"missing benchmark result: {e.filename}")
+    print(f"write floor (2^24 f32, 2 threads, non-temporal stores): {write / 1e6:.2f} ms; numpy {numpy['numpy']}")
+    print()
+    print("| work (2^24 values) | 1 thread | 2 threads | 2 threads vs write floor | numpy (1 thread) | numpy / Sluice (2 threads) |")
+    print("|---|---|---|---|---|---|")
+    for name in runs[2]:
+        floor = write * (2 if "f64" in name and "store" in name else 1)
+        vs_floor = f"{runs[2][name] / floor:.2f} x" if name.endswith("store") else ""
+        np_time = numpy.get(name.removeprefix("fast_")) if not name.startswith("fast_") else None
+        np_cols = [f"{np_time / 1e6:.1f} ms", f"{np_time / runs[2][name]:.1f} x"] if np_time else ["", ""]
+        print(f"| {name} | {runs[1][name] / 1e6:.2f} ms | {runs[2][name] / 1e6:.2f} ms | {vs_floor} | " + " | ".join(np_cols) + " |")
 
 
 def main():
+    if "--random" in sys.argv:
+        random_table()
+        return
     try:
         triad = mean_ns("bandwidth", "triad_f32")
         read = mean_ns("bandwidth", "read_f32")
@@ -59,6 +93,8 @@ def main():
     print("|---|---|---|---|---|")
     for r in rows:
         print("| " + " | ".join(r) + " |")
+    print()
+    random_table()
 
 
 main()

@@ -35,18 +35,6 @@ fn binary(op: sl_binary_op, a: sl_array, b: sl_array) -> sl_array {
     out
 }
 
-/// Runs the ignored test `name` in a child process with `env`; returns its stderr.
-fn child(name: &str, env: &[(&str, &str)]) -> String {
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", name, "--ignored", "--nocapture", "--test-threads=1"])
-        .envs(env.iter().copied())
-        .output()
-        .expect("run the test binary");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{name}: {}{stderr}", String::from_utf8_lossy(&out.stdout));
-    stderr
-}
-
 /// The executor the tests run on, and the other one.
 fn executors() -> (&'static str, &'static str) {
     if on_vulkan() { ("vulkan", "cpu") } else { ("cpu", "vulkan") }

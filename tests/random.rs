@@ -8,8 +8,10 @@ mod common;
 
 use std::ffi::CString;
 
+use common::reference::erf;
 use common::*;
-use sluice::ir::random::{RngKind, uniform_f32, uniform_f64, words};
+use sluice::ir::DType;
+use sluice::ir::random::{RngKind, Stream};
 use sluice::*;
 
 fn rng_new(kind: sl_rng_kind, seed: u64) -> sl_rng {
@@ -28,9 +30,18 @@ fn draw(rng: sl_rng, normal: bool, dt: sl_dtype, shape: &[usize]) -> sl_array {
 
 /// Element `i` of draw `d` as the stream defines it, in f64.
 fn expected(kind: RngKind, normal: bool, dt: sl_dtype, seed: u64, d: u64, i: usize) -> f64 {
-    let w = words(kind, seed, d, i as u64);
-    let u = |k| if dt == SL_F32 { uniform_f32(&w, k) as f64 } else { uniform_f64(&w, k) };
-    if normal { (-2.0 * (1.0 - u(0)).ln()).sqrt() * (std::f64::consts::TAU * u(1)).cos() } else { u(0) }
+    let s = Stream { kind, seed, draw: d };
+    let t = if dt == SL_F32 { DType::F32 } else { DType::F64 };
+    if normal { s.normal(t, i as u64) } else { s.uniform(t, i as u64) }
+}
+
+/// How far an executor's normal element `i` may be from the definition's (computed in
+/// f64): the angle 2 pi v is rounded to the type (and 2 pi with it), which moves the value
+/// by up to about the radius times that rounding; log, sqrt, cos and sin add a few ulps.
+fn normal_tolerance(s: &Stream, t: DType, i: u64) -> f64 {
+    let radius = s.normal(t, i & !1).hypot(s.normal(t, i | 1));
+    let unit = if t == DType::F32 { 1e-6 } else { 1e-14 };
+    unit * (1.0 + radius)
 }
 
 fn state(rng: sl_rng) -> (u64, u64) {
@@ -57,8 +68,8 @@ fn streams_match_the_definition() {
                         let want = expected(kind, normal, dt, seed, d, i);
                         let v = v.f();
                         if normal {
-                            // log, sqrt and cos of the executor, within their error bounds.
-                            let tol = if dt == SL_F32 { 2e-6 } else { 1e-13 } * want.abs().max(1.0);
+                            let t = if dt == SL_F32 { DType::F32 } else { DType::F64 };
+                            let tol = normal_tolerance(&Stream { kind, seed, draw: d }, t, i as u64);
                             assert!((v - want).abs() <= tol, "{kind:?} {dt} normal element {i}: {v} vs {want}");
                         } else {
                             assert_eq!(v, want, "{kind:?} {dt} uniform element {i} is the stream's value");
@@ -72,33 +83,260 @@ fn streams_match_the_definition() {
     }
 }
 
+/// Kolmogorov-Smirnov statistic sqrt(n) D of `x` against the distribution function `cdf`.
+fn ks(x: &[f64], cdf: impl Fn(f64) -> f64) -> f64 {
+    let mut s = x.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len() as f64;
+    let d = s
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| (cdf(v) - i as f64 / n).max((i + 1) as f64 / n - cdf(v)))
+        .fold(0.0, f64::max);
+    d * n.sqrt()
+}
+
+/// Correlation of `a` and `b`.
+fn correlation(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len() as f64;
+    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
+/// Distribution, independence and repeats of 2^20 values of every generator, type and
+/// distribution. Each bound is six standard errors of its statistic (a correct generator
+/// fails one about once in 10^9 runs), except the chi-square and Kolmogorov-Smirnov
+/// bounds, passed by a correct source all but about once in 10^5 runs.
 #[test]
 fn statistics() {
     let mut r = rng("statistics");
     let n = 1 << 20;
+    let se = |sd: f64, n: usize| 6.0 * sd / (n as f64).sqrt();
     for sk in [SL_RNG_PHILOX, SL_RNG_FAST] {
-        let g = rng_new(sk, rand_val(&mut r, SL_I64, 0.0, 1e15, false).f() as u64);
-        let u = download(draw(g, false, SL_F64, &[n]));
-        let z = download(draw(g, true, SL_F64, &[n]));
-        let mean = |a: &Arr| a.v.iter().map(|v| v.f()).sum::<f64>() / n as f64;
-        let var = |a: &Arr, m: f64| a.v.iter().map(|v| (v.f() - m).powi(2)).sum::<f64>() / n as f64;
-        let (mu, mz) = (mean(&u), mean(&z));
-        // Six standard errors: a correct generator fails this about once in 10^9 runs.
-        let se = |sd: f64| 6.0 * sd / (n as f64).sqrt();
-        assert!((mu - 0.5).abs() < se((1.0f64 / 12.0).sqrt()), "uniform mean {mu}");
-        assert!((var(&u, mu) - 1.0 / 12.0).abs() < se((1.0f64 / 180.0).sqrt()), "uniform variance");
-        assert!(mz.abs() < se(1.0), "normal mean {mz}");
-        assert!((var(&z, mz) - 1.0).abs() < se(2f64.sqrt()), "normal variance {}", var(&z, mz));
-        assert!(u.v.iter().all(|v| (0.0..1.0).contains(&v.f())));
-        // Chi-square over 100 equal bins (99 degrees of freedom): above 170 happens for a
-        // uniform source about once in 10^5 runs.
-        let mut bins = [0u64; 100];
-        for v in &u.v {
-            bins[(v.f() * 100.0) as usize] += 1;
+        for dt in [SL_F32, SL_F64] {
+            let g = rng_new(sk, rand_val(&mut r, SL_I64, 0.0, 1e15, false).f() as u64);
+            let values =
+                |normal: bool| download(draw(g, normal, dt, &[n])).v.iter().map(|v| v.f()).collect::<Vec<f64>>();
+            let (u, next, z) = (values(false), values(false), values(true));
+            let ctx = format!("generator {sk}, {dt}");
+            let mean = |a: &[f64]| a.iter().sum::<f64>() / a.len() as f64;
+            let var = |a: &[f64], m: f64| a.iter().map(|v| (v - m).powi(2)).sum::<f64>() / a.len() as f64;
+            let (mu, mz) = (mean(&u), mean(&z));
+            assert!((mu - 0.5).abs() < se((1.0f64 / 12.0).sqrt(), n), "{ctx}: uniform mean {mu}");
+            assert!((var(&u, mu) - 1.0 / 12.0).abs() < se((1.0f64 / 180.0).sqrt(), n), "{ctx}: uniform variance");
+            assert!(mz.abs() < se(1.0, n), "{ctx}: normal mean {mz}");
+            assert!((var(&z, mz) - 1.0).abs() < se(2f64.sqrt(), n), "{ctx}: normal variance {}", var(&z, mz));
+            assert!(u.iter().all(|v| (0.0..1.0).contains(v)), "{ctx}: uniform values in [0, 1)");
+            // Chi-square over 100 equal bins (99 degrees of freedom): above 170 about once
+            // in 10^5 runs.
+            let mut bins = [0u64; 100];
+            for v in &u {
+                bins[(v * 100.0) as usize] += 1;
+            }
+            let e = n as f64 / 100.0;
+            let chi2: f64 = bins.iter().map(|&b| (b as f64 - e).powi(2) / e).sum();
+            assert!(chi2 < 170.0, "{ctx}: chi-square {chi2} over 100 bins");
+            // sqrt(n) D above 2.5: about once in 10^5 runs.
+            let ku = ks(&u, |x| x.clamp(0.0, 1.0));
+            let kz = ks(&z, |x| 0.5 * (1.0 + erf(x / 2f64.sqrt())));
+            assert!(ku < 2.5 && kz < 2.5, "{ctx}: Kolmogorov-Smirnov {ku} (uniform), {kz} (normal)");
+            // Neighbours: within a block (lags 1-3 for f32, 1 for f64) and across blocks.
+            for lag in 1..=8 {
+                let c = correlation(&u[..n - lag], &u[lag..]);
+                assert!(c.abs() < se(1.0, n), "{ctx}: correlation {c} of uniform values {lag} apart");
+                let c = correlation(&z[..n - lag], &z[lag..]);
+                assert!(c.abs() < se(1.0, n), "{ctx}: correlation {c} of normal values {lag} apart");
+            }
+            // The two values of a Box-Muller pair, and their squares, are independent.
+            let (even, odd): (Vec<f64>, Vec<f64>) = z.chunks_exact(2).map(|p| (p[0], p[1])).unzip();
+            let sq = |a: &[f64]| a.iter().map(|x| x * x).collect::<Vec<f64>>();
+            for (c, what) in [(correlation(&even, &odd), "values"), (correlation(&sq(&even), &sq(&odd)), "squares")] {
+                assert!(c.abs() < se(1.0, n / 2), "{ctx}: correlation {c} of the {what} of normal pairs");
+            }
+            // Consecutive draws are independent and share no run of four values (96 bits
+            // or more: by chance about once in 2^50 runs).
+            let c = correlation(&u, &next);
+            assert!(c.abs() < se(1.0, n), "{ctx}: correlation {c} of consecutive draws");
+            let runs = |a: &[f64]| {
+                a.windows(4).map(|w| w.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()).collect::<Vec<_>>()
+            };
+            let mut seen = std::collections::HashSet::new();
+            for w in runs(&u).into_iter().chain(runs(&next)) {
+                assert!(seen.insert(w), "{ctx}: a run of four values repeats within or between draws");
+            }
+            ok(sl_rng_destroy(g));
         }
-        let e = n as f64 / 100.0;
-        let chi2: f64 = bins.iter().map(|&b| (b as f64 - e).powi(2) / e).sum();
-        assert!(chi2 < 170.0, "chi-square {chi2} over 100 bins");
+    }
+}
+
+/// With result comparison on (process-wide, so in a process of its own), the reference
+/// run, which computes random values from the definition in f64, has the executor's
+/// uniform values bit for bit, read through a transpose and fused into arithmetic, and
+/// its normal values within their tolerance.
+#[test]
+fn reference_run_agrees() {
+    child("reference_values", &[("SLUICE_COMPARE", "compute")]);
+}
+
+#[test]
+#[ignore = "run by reference_run_agrees, with result comparison on"]
+fn reference_values() {
+    let mut r = rng("reference_values");
+    for dt in [SL_F32, SL_F64] {
+        for normal in [false, true] {
+            let seed = rand_val(&mut r, SL_I64, 0.0, 1e15, false).f() as u64;
+            let g = rng_new(SL_RNG_PHILOX, seed);
+            let a = draw(g, normal, dt, &[45, 23]);
+            let (mut t, mut y, mut reference) = (0, 0, 0);
+            ok(sl_transpose(a, &mut t));
+            ok(sl_mul_scalar(t, 2.0, &mut y));
+            let got = download(y);
+            ok(sl_reference(y, &mut reference));
+            let want = download(reference);
+            let (stream, ty) =
+                (Stream { kind: RngKind::Philox, seed, draw: 0 }, if dt == SL_F32 { DType::F32 } else { DType::F64 });
+            for (k, (g, w)) in got.v.iter().zip(&want.v).enumerate() {
+                let (g, w) = (g.f(), w.f());
+                // Value k of the transpose (23 x 45) is element (k / 23) + 45 (k % 23).
+                let tol =
+                    if normal { 2.0 * normal_tolerance(&stream, ty, (k / 23 + 45 * (k % 23)) as u64) } else { 0.0 };
+                assert!((g - w).abs() <= tol, "{dt} normal {normal} value {k}: {g} vs reference {w}");
+            }
+            release(&[a, t, y, reference]);
+            ok(sl_rng_destroy(g));
+        }
+    }
+}
+
+/// A random view of `a` (of `shape`): a permutation, a section (steps of either sign),
+/// a reshape, or a broadcast of a size-1 dimension; returns it and its shape.
+fn random_view(r: &mut rand::rngs::StdRng, a: sl_array, shape: &[usize]) -> (sl_array, Vec<usize>) {
+    use rand::Rng;
+    let rank = shape.len();
+    let mut out = 0;
+    let new_shape = match r.random_range(0..4) {
+        0 => {
+            let mut perm: Vec<i32> = (0..rank as i32).collect();
+            for i in (1..rank).rev() {
+                perm.swap(i, r.random_range(0..=i));
+            }
+            ok(sl_permute(a, perm.as_ptr(), rank as i32, &mut out));
+            perm.iter().map(|&p| shape[p as usize]).collect()
+        }
+        1 => {
+            let (mut start, mut count, mut stride) = (vec![], vec![], vec![]);
+            for &n in shape {
+                let step = [1i64, 2, 3, -1, -2][r.random_range(0..5)];
+                let first = r.random_range(0..n) as i64;
+                // Elements first, first + step, ... inside 0..n.
+                let room = if step > 0 { (n as i64 - 1 - first) / step } else { first / -step };
+                let c = r.random_range(0..=room) + 1;
+                start.push(first);
+                count.push(c);
+                stride.push(step);
+            }
+            ok(sl_section(a, start.as_ptr(), count.as_ptr(), stride.as_ptr(), &mut out));
+            count.iter().map(|&c| c as usize).collect()
+        }
+        2 => {
+            // Reversed dimensions, one more unit dimension: same elements, other shape.
+            let mut dims: Vec<usize> = shape.iter().rev().copied().collect();
+            dims.push(1);
+            let d: Vec<i64> = dims.iter().map(|&x| x as i64).collect();
+            ok(sl_reshape(a, d.len() as i32, d.as_ptr(), &mut out));
+            dims
+        }
+        _ => {
+            // A unit dimension in front, broadcast to a few copies.
+            let mut one = vec![1i64];
+            one.extend(shape.iter().map(|&x| x as i64));
+            let mut with_one = 0;
+            ok(sl_reshape(a, one.len() as i32, one.as_ptr(), &mut with_one));
+            one[0] = r.random_range(2..4);
+            ok(sl_broadcast_to(with_one, one.len() as i32, one.as_ptr(), &mut out));
+            release(&[with_one]);
+            one.iter().map(|&x| x as usize).collect()
+        }
+    };
+    (out, new_shape)
+}
+
+/// Random values of random shapes, seeds and draws, read through chains of random views
+/// and fused into arithmetic (times 2, exact), are the stream's elements: uniform values
+/// bit for bit, normal values within their functions' error bounds. Which element each
+/// value is comes from the same views applied to an array of element indices.
+#[test]
+fn views_of_random_shapes() {
+    use rand::Rng;
+    let mut r = rng("views_of_random_shapes");
+    for case in 0..60 {
+        let kind = if r.random_bool(0.5) { RngKind::Philox } else { RngKind::Fast };
+        let (dt, normal) = ([SL_F32, SL_F64][r.random_range(0..2)], r.random_bool(0.4));
+        let rank = r.random_range(1..=4);
+        // Sometimes one long dimension, so runs cross chunks and batches.
+        let shape: Vec<usize> = (0..rank)
+            .map(|d| if d == 0 && r.random_bool(0.3) { r.random_range(1..3000) } else { r.random_range(1..9) })
+            .collect();
+        let (seed, d) = (r.random::<u64>(), r.random_range(0..1u64 << 40));
+        let g = rng_new(if kind == RngKind::Philox { SL_RNG_PHILOX } else { SL_RNG_FAST }, seed);
+        ok(sl_rng_set_state(g, seed, d));
+        let a = draw(g, normal, dt, &shape);
+        let indices = Arr::new(SL_I64, &shape, (0..numel(&shape) as i64).map(V::I64).collect()).upload();
+        let (mut va, mut vi, mut cur) = (a, indices, shape.clone());
+        for _ in 0..r.random_range(1..=3) {
+            let mut step = r.clone();
+            let (na, s) = random_view(&mut step, va, &cur);
+            let (ni, _) = random_view(&mut r, vi, &cur);
+            release(&[va, vi]);
+            (va, vi, cur) = (na, ni, s);
+        }
+        let mut twice = 0;
+        ok(sl_mul_scalar(va, 2.0, &mut twice));
+        let (got, at) = (download(twice), download(vi));
+        let stream = Stream { kind, seed, draw: d };
+        let t = if dt == SL_F32 { DType::F32 } else { DType::F64 };
+        for (k, (v, i)) in got.v.iter().zip(&at.v).enumerate() {
+            let V::I64(i) = *i else { unreachable!() };
+            let ctx = format!(
+                "case {case}: {kind:?} {dt} normal {normal} shape {shape:?} view {cur:?} value {k} element {i}"
+            );
+            if normal {
+                let want = 2.0 * stream.normal(t, i as u64);
+                let tol = 2.0 * normal_tolerance(&stream, t, i as u64);
+                assert!((v.f() - want).abs() <= tol, "{ctx}: {} vs {want}", v.f());
+            } else {
+                assert_eq!(v.f(), 2.0 * stream.uniform(t, i as u64), "{ctx}");
+            }
+        }
+        // Summed along a random dimension of the view (the random values fused into the
+        // reduction), against sums of the definition's values.
+        let dim = r.random_range(0..cur.len());
+        let mut sums = 0;
+        ok(sl_sum(va, dim as i32, &mut sums));
+        let (got_sums, mut want, mut scale) =
+            (download(sums), vec![0.0; numel(&cur) / cur[dim]], vec![0.0; numel(&cur) / cur[dim]]);
+        let reduced: Vec<usize> = cur.iter().enumerate().map(|(e, &n)| if e == dim { 1 } else { n }).collect();
+        for (k, i) in at.v.iter().enumerate() {
+            let V::I64(i) = *i else { unreachable!() };
+            let x = if normal { stream.normal(t, i as u64) } else { stream.uniform(t, i as u64) };
+            let mut idx = unravel(&cur, k);
+            idx[dim] = 0;
+            want[ravel(&reduced, &idx)] += x;
+            scale[ravel(&reduced, &idx)] += x.abs() + 1.0;
+        }
+        for (k, g) in got_sums.v.iter().enumerate() {
+            let tol = if dt == SL_F32 { 1e-5 } else { 1e-12 } * scale[k];
+            assert!(
+                (g.f() - want[k]).abs() <= tol,
+                "case {case}: sum {k} along {dim} of view {cur:?}: {} vs {}",
+                g.f(),
+                want[k]
+            );
+        }
+        release(&[va, vi, twice, sums]);
         ok(sl_rng_destroy(g));
     }
 }

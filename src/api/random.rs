@@ -76,6 +76,9 @@ fn random(
 /// An array of `dtype` (SL_F32 or SL_F64) and shape `dims[0..rank]` of independent
 /// values uniform on [0, 1), taking the generator's next draw. Fused into its consumers
 /// like any other op; the values depend only on the seed, the draw and the element.
+/// Element i (column-major) is word i of the draw's stream for f32 (its top 24 bits
+/// times 2^-24) and words 2i and 2i+1 for f64 (53 bits), where words 4b..4b+3 are the
+/// generator's block b (README, "Random numbers").
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_random_uniform(
     rng: sl_rng,
@@ -87,7 +90,9 @@ pub extern "C" fn sl_random_uniform(
     boundary!("sl_random_uniform", |site| random(site, Distribution::Uniform, rng, dtype, rank, dims, out))
 }
 
-/// Like `sl_random_uniform`, with standard normal values (Box-Muller).
+/// Like `sl_random_uniform`, with standard normal values: elements 2j and 2j+1 are the
+/// Box-Muller pair sqrt(-2 ln(1-u)) cos(2 pi v), sqrt(-2 ln(1-u)) sin(2 pi v) of the
+/// uniform elements u = 2j and v = 2j+1 of the same type.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_random_normal(
     rng: sl_rng,

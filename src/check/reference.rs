@@ -3,9 +3,7 @@
 //! are not rounded back to f32 between ops), integers exactly with the wrapping of their
 //! type. Deliberately plain: it shares no arithmetic with the executors, so it checks them.
 
-use std::f64::consts::TAU;
-
-use crate::ir::random::{Distribution, uniform_f32, uniform_f64, words};
+use crate::ir::random::{Distribution, Stream};
 use crate::ir::{BinaryOp, DType, MAX_RANK, Node, Op, ReduceOp, Scalar, ScanOp, ScatterMode, Shape, UnaryOp, Value};
 
 unsafe extern "C" {
@@ -242,16 +240,11 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
             if t.is_float() { Elem::F((c[0] == c[1]) as i64 as f64) } else { Elem::I((c[0] == c[1]) as i64) }
         }),
         Op::Random { kind, dist, .. } => {
-            let (seed, draw) = (ins[0].at(0).i() as u64, ins[1].at(0).i() as u64);
-            let uniform = |w: &[u32; 4], word| match t {
-                DType::F32 => uniform_f32(w, word) as f64,
-                _ => uniform_f64(w, word),
-            };
+            let stream = Stream { kind: *kind, seed: ins[0].at(0).i() as u64, draw: ins[1].at(0).i() as u64 };
             each(&|i, _| {
-                let w = words(*kind, seed, draw, i as u64);
                 Elem::F(match dist {
-                    Distribution::Uniform => uniform(&w, 0),
-                    Distribution::Normal => (-2.0 * (1.0 - uniform(&w, 0)).ln()).sqrt() * (TAU * uniform(&w, 1)).cos(),
+                    Distribution::Uniform => stream.uniform(t, i as u64),
+                    Distribution::Normal => stream.normal(t, i as u64),
                 })
             })
         }

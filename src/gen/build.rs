@@ -10,8 +10,7 @@ use super::cost::{self, Shares, UNOWNED};
 use super::recipe::Source;
 use crate::ir::kernel::{Inst, Kernel, KernelInput, KernelOutput, KernelReduce, OutputKind};
 use crate::ir::{
-    BinaryOp, Boundary, DType, Distribution, Layout, MAX_RANK, Map, MapStep, Node, Op, ReduceOp, Scalar, Shape,
-    UnaryOp, ViewStep,
+    BinaryOp, Boundary, DType, Layout, MAX_RANK, Map, MapStep, Node, Op, ReduceOp, Scalar, Shape, ViewStep,
 };
 
 /// The pending nodes a flush computes, inputs before consumers, with each node's inputs.
@@ -240,25 +239,6 @@ impl<'a> KernelBuilder<'a> {
         }
     }
 
-    /// The column-major linear index (i64) of the point that map `m` reaches in an array
-    /// of `shape`.
-    fn linear_index(&mut self, shape: &Shape, m: u32) -> u32 {
-        if shape.rank() == 0 {
-            return self.push(Inst::Const(Scalar::I64(0)), DType::I64);
-        }
-        let map = self.kernel_map(m);
-        let mut index = self.push(Inst::Coord { map, dim: 0 }, DType::I64);
-        let mut stride = 1i64;
-        for d in 1..shape.rank() {
-            stride *= shape.dim(d - 1) as i64;
-            let c = self.push(Inst::Coord { map, dim: d as u8 }, DType::I64);
-            let s = self.push(Inst::Const(Scalar::I64(stride)), DType::I64);
-            let term = self.push(Inst::Binary { op: BinaryOp::Mul, a: c, b: s }, DType::I64);
-            index = self.push(Inst::Binary { op: BinaryOp::Add, a: index, b: term }, DType::I64);
-        }
-        index
-    }
-
     fn cast(&mut self, v: u32, to: DType) -> u32 {
         self.push(Inst::Cast { a: v }, to)
     }
@@ -454,25 +434,9 @@ impl<'a> KernelBuilder<'a> {
                 if t == DType::Bool { eq } else { self.cast(eq, t) }
             }
             Op::Random { kind, dist, .. } => {
-                let index = self.linear_index(&n.shape, m);
-                let (seed, draw) = (vals[0], vals[1]);
-                let uniform = |b: &mut Self, word| b.push(Inst::Random { kind: *kind, word, seed, draw, index }, t);
-                match dist {
-                    Distribution::Uniform => uniform(self, 0),
-                    // Box-Muller: sqrt(-2 log(1 - u1)) * cos(2 pi u2), 1 - u1 in (0, 1].
-                    Distribution::Normal => {
-                        let (u1, u2) = (uniform(self, 0), uniform(self, 1));
-                        let c = |b: &mut Self, v: f64| b.push(Inst::Const(Scalar::F64(v).cast(t)), t);
-                        let (one, minus_two, two_pi) = (c(self, 1.0), c(self, -2.0), c(self, std::f64::consts::TAU));
-                        let v1 = self.push(Inst::Binary { op: BinaryOp::Sub, a: one, b: u1 }, t);
-                        let log = self.push(Inst::Unary { op: UnaryOp::Log, a: v1 }, t);
-                        let m2 = self.push(Inst::Binary { op: BinaryOp::Mul, a: minus_two, b: log }, t);
-                        let r = self.push(Inst::Unary { op: UnaryOp::Sqrt, a: m2 }, t);
-                        let angle = self.push(Inst::Binary { op: BinaryOp::Mul, a: two_pi, b: u2 }, t);
-                        let cos = self.push(Inst::Unary { op: UnaryOp::Cos, a: angle }, t);
-                        self.push(Inst::Binary { op: BinaryOp::Mul, a: r, b: cos }, t)
-                    }
-                }
+                // A one-element array reads element 0 wherever it is broadcast to.
+                let map = (n.shape.rank() > 0).then(|| self.kernel_map(m));
+                self.push(Inst::Random { kind: *kind, dist: *dist, seed: vals[0], draw: vals[1], map }, t)
             }
             Op::Unary(op) => self.push(Inst::Unary { op: *op, a: vals[0] }, t),
             Op::Binary(op) => self.push(Inst::Binary { op: *op, a: vals[0], b: vals[1] }, t),

@@ -12,7 +12,8 @@
 //! | load | 1 |
 //! | divide, remainder, sqrt, rsqrt, reciprocal; gather | 4 |
 //! | hypot | 6 |
-//! | random draw | 10 |
+//! | uniform random value (a quarter or half of a generator block) | 4 |
+//! | normal random value (half a Box-Muller pair: log, sqrt, cos and sin per pair) | 40 |
 //! | exp, log, sin, cos, tan, their variants, hyperbolic and inverse functions, erf, cbrt | 20 |
 //! | atan2 | 25 |
 //! | pow | 40 |
@@ -20,7 +21,7 @@
 //! | reduce or scan accumulation | 2 |
 
 use crate::ir::kernel::{Inst, Kernel, OutputKind};
-use crate::ir::{BinaryOp, UnaryOp};
+use crate::ir::{BinaryOp, Distribution, UnaryOp};
 
 /// Subgraph indices of the nodes fused into a step, each with its share of the step's
 /// cost; the shares sum to 1.
@@ -57,7 +58,8 @@ pub fn inst_cost(inst: &Inst) -> f32 {
         Inst::Load { .. } | Inst::Coord { .. } | Inst::Valid { .. } | Inst::Select { .. } | Inst::Cast { .. } => 1.0,
         Inst::Unary { op, .. } => unary_cost(op),
         Inst::Binary { op, .. } => binary_cost(op),
-        Inst::Random { .. } => 10.0,
+        Inst::Random { dist: Distribution::Uniform, .. } => 4.0,
+        Inst::Random { dist: Distribution::Normal, .. } => 40.0,
         Inst::Gather { .. } => 4.0,
     }
 }

@@ -4,7 +4,7 @@
 use super::dtype::{DType, Scalar};
 use super::node::Layout;
 use super::op::{BinaryOp, ScanOp, UnaryOp};
-use super::random::RngKind;
+use super::random::{Distribution, RngKind};
 use super::shape::{MAX_RANK, Shape};
 use super::view::Map;
 
@@ -57,14 +57,16 @@ pub enum Inst {
     Cast {
         a: u32,
     },
-    /// A uniform value on [0, 1) of the instruction's type, from word `word` of the
-    /// random stream (see `ir::random`) at i64 values seed, draw and element index.
+    /// An element of a random array of the instruction's type (see `ir::random`), from
+    /// the draw at i64 values `seed` and `draw`. The element's index is its column-major
+    /// linear index in the space `maps[map]` reaches (`Kernel::space`), or 0 for a
+    /// one-element array (`map` None).
     Random {
         kind: RngKind,
-        word: u8,
+        dist: Distribution,
         seed: u32,
         draw: u32,
-        index: u32,
+        map: Option<u32>,
     },
     /// Element of input `input` at the coordinates given by the i64 values
     /// `indices[..rank]` (one per input dimension), each clamped into range.
@@ -88,7 +90,7 @@ impl Inst {
             Inst::Unary { a, .. } | Inst::Cast { a } => put(&[a]),
             Inst::Binary { a, b, .. } => put(&[a, b]),
             Inst::Select { cond, a, b } => put(&[cond, a, b]),
-            Inst::Random { seed, draw, index, .. } => put(&[seed, draw, index]),
+            Inst::Random { seed, draw, .. } => put(&[seed, draw]),
             Inst::Gather { indices, rank, .. } => put(&indices[..rank as usize]),
         }
         o
@@ -153,6 +155,11 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// The shape of the space map `m` reaches: the source of its last step, or the domain.
+    pub fn space(&self, m: u32) -> Shape {
+        self.maps[m as usize].steps.last().map_or(self.domain, |s| s.src)
+    }
+
     /// Per instruction, whether an output needs its value.
     pub fn live(&self) -> Vec<bool> {
         let mut live = vec![false; self.insts.len()];

@@ -22,6 +22,19 @@ pub fn rng(test: &str) -> StdRng {
     StdRng::seed_from_u64(seed)
 }
 
+/// Runs the ignored test `name` of this test binary in a child process with `env` (for
+/// settings that are process-wide); returns its stderr.
+pub fn child(name: &str, env: &[(&str, &str)]) -> String {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--ignored", "--nocapture", "--test-threads=1"])
+        .envs(env.iter().copied())
+        .output()
+        .expect("run the test binary");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr).into_owned());
+    assert!(out.status.success() && stdout.contains("1 passed"), "{name}: {stdout}{stderr}");
+    stderr
+}
+
 pub fn last_error() -> (sl_status, String) {
     let mut info: sl_error_info = unsafe { std::mem::zeroed() };
     sl_last_error(&mut info);

@@ -6,7 +6,7 @@ use super::*;
 
 // glibc's, which are accurate to about an ulp (Rust's own asinh/acosh/atanh are not).
 unsafe extern "C" {
-    fn erf(x: f64) -> f64;
+    pub safe fn erf(x: f64) -> f64;
     fn asinh(x: f64) -> f64;
     fn acosh(x: f64) -> f64;
     fn atanh(x: f64) -> f64;
@@ -77,7 +77,7 @@ fn float_fn(op: sl_unary_op) -> fn(f64) -> f64 {
         SL_ASINH => |x| unsafe { asinh(x) },
         SL_ACOSH => |x| unsafe { acosh(x) },
         SL_ATANH => |x| unsafe { atanh(x) },
-        SL_ERF => |x| unsafe { erf(x) },
+        SL_ERF => |x| erf(x),
         _ => unreachable!("not a transcendental op"),
     }
 }

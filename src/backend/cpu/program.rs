@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use super::access::{AffineForm, AffineMap};
 use crate::ir::kernel::{Inst, Kernel, KernelReduce, OutputKind};
-use crate::ir::{BinaryOp, DType, Map, MapStep, Result, RngKind, ScanOp, Shape, UnaryOp, ViewStep, bail};
+use crate::ir::{
+    BinaryOp, DType, Distribution, Layout, Map, MapStep, Result, RngKind, ScanOp, Shape, UnaryOp, ViewStep, bail,
+};
 
 /// Lanes per chunk: a register of f64 is 8 KiB, so a program's working set stays in L1/L2.
 pub const CHUNK: usize = 1024;
@@ -75,15 +77,25 @@ pub enum VInst {
         input: u16,
         indices: Vec<Arg>,
     },
+    /// Random values of type `dtype`; `seed` and `draw` are launch values.
     Random {
         kind: RngKind,
-        word: u8,
+        dist: Distribution,
         dtype: DType,
         dst: u16,
-        seed: Arg,
-        draw: Arg,
-        index: Arg,
+        seed: u16,
+        draw: u16,
+        index: RandomIndex,
     },
+}
+
+/// The element index of each lane of a random instruction: an address in a dense array
+/// of the random array's shape.
+#[derive(Clone, Debug)]
+pub struct RandomIndex {
+    pub access: Access,
+    pub dense: Layout,
+    pub rank: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -179,16 +191,23 @@ fn collapsible(k: &Kernel, affine: &[Option<AffineMap>]) -> bool {
     }
     let dense = k.domain.dense_strides();
     let rank = k.domain.rank();
+    // Whether an array of `shape` in `layout`, reached through `map`, is read at the
+    // domain's linear index (or at one address).
+    let linear = |map: u32, layout: &Layout, shape: &Shape| match &affine[map as usize] {
+        Some(a) => {
+            let f = a.address(layout, shape.rank());
+            f.is_constant() || (0..rank).all(|d| k.domain.dim(d) == 1 || f.coef[d] == dense[d])
+        }
+        None => linear_preserving(&k.maps[map as usize]) && layout.is_dense(shape),
+    };
     k.insts.iter().all(|inst| match inst {
         Inst::Load { input, map } => {
             let inp = &k.inputs[*input as usize];
-            match &affine[*map as usize] {
-                Some(a) => {
-                    let f = a.address(&inp.layout, inp.shape.rank());
-                    f.is_constant() || (0..rank).all(|d| k.domain.dim(d) == 1 || f.coef[d] == dense[d])
-                }
-                None => linear_preserving(&k.maps[*map as usize]) && inp.layout.is_dense(&inp.shape),
-            }
+            linear(*map, &inp.layout, &inp.shape)
+        }
+        Inst::Random { map: Some(map), .. } => {
+            let space = k.space(*map);
+            linear(*map, &Layout::dense(&space), &space)
         }
         Inst::Coord { .. } => false,
         Inst::Valid { map } => affine[*map as usize].is_some(),
@@ -205,13 +224,14 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
     let collapse = collapsible(k, &affine);
     let domain = if collapse { Shape::new(&[k.domain.numel()]) } else { k.domain };
 
-    // In a collapsed domain the linear index is the only coordinate.
-    let address = |input: u32, map: u32| -> Option<AffineForm> {
-        let inp = &k.inputs[input as usize];
+    // The storage offset of an array in `layout` reached through `map`, when affine in
+    // the domain coordinates. In a collapsed domain the linear index is the only
+    // coordinate.
+    let offset = |layout: &Layout, rank: usize, map: u32| -> Option<AffineForm> {
         let full = match &affine[map as usize] {
-            Some(a) => a.address(&inp.layout, inp.shape.rank()),
+            Some(a) => a.address(layout, rank),
             None if collapse => {
-                let mut f = AffineForm { offset: inp.layout.offset, coef: [0; crate::ir::MAX_RANK] };
+                let mut f = AffineForm { offset: layout.offset, coef: [0; crate::ir::MAX_RANK] };
                 f.coef[0] = 1;
                 return Some(f);
             }
@@ -224,6 +244,14 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
         } else {
             Some(full)
         }
+    };
+    let address = |input: u32, map: u32| {
+        let inp = &k.inputs[input as usize];
+        offset(&inp.layout, inp.shape.rank(), map)
+    };
+    let access = |form: Option<AffineForm>, map: u32| match form {
+        Some(f) => Access::Affine(f),
+        None => Access::Walk(map),
     };
 
     let n = k.insts.len();
@@ -296,14 +324,9 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
             (n_regs - 1) as u16
         });
         let vi = match inst {
-            Inst::Load { input, map } => VInst::Load {
-                dst,
-                input: *input as u16,
-                access: match address(*input, *map) {
-                    Some(f) => Access::Affine(f),
-                    None => Access::Walk(*map),
-                },
-            },
+            Inst::Load { input, map } => {
+                VInst::Load { dst, input: *input as u16, access: access(address(*input, *map), *map) }
+            }
             Inst::Coord { map, dim } => VInst::Coord {
                 dst,
                 access: match &affine[*map as usize] {
@@ -324,15 +347,23 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
                 let indices = indices[..*rank as usize].iter().map(|&v| arg(&slots, v)).collect();
                 VInst::Gather { dst, input: *input as u16, indices }
             }
-            Inst::Random { kind, word, seed, draw, index } => VInst::Random {
-                kind: *kind,
-                word: *word,
-                dtype: ty,
-                dst,
-                seed: arg(&slots, *seed),
-                draw: arg(&slots, *draw),
-                index: arg(&slots, *index),
-            },
+            Inst::Random { kind, dist, seed, draw, map } => {
+                let index = match *map {
+                    Some(m) => {
+                        let space = k.space(m);
+                        let dense = Layout::dense(&space);
+                        RandomIndex { access: access(offset(&dense, space.rank(), m), m), dense, rank: space.rank() }
+                    }
+                    // Element 0 at every lane.
+                    None => RandomIndex {
+                        access: Access::Affine(AffineForm { offset: 0, coef: [0; crate::ir::MAX_RANK] }),
+                        dense: Layout::dense(&Shape::SCALAR),
+                        rank: 0,
+                    },
+                };
+                let (seed, draw) = (uni(&slots, *seed), uni(&slots, *draw));
+                VInst::Random { kind: *kind, dist: *dist, dtype: ty, dst, seed, draw, index }
+            }
             Inst::Param { .. } | Inst::Const(_) => unreachable!(),
         };
         code.push(vi);

@@ -1,44 +1,644 @@
-//! Random values for a chunk: the streams of `ir::random`, one element per lane.
+//! Random values for a chunk: the streams of `ir::random`. A run of consecutive elements
+//! computes each generator block once, many blocks at a time in vector registers, and takes
+//! all of its words (four f32 uniforms, two f64 uniforms, or one or two Box-Muller
+//! pairs); lanes whose elements are not consecutive (views such as transposes) compute
+//! the block of each lane. Both give the same bits.
 
-use super::ops::Opnd;
-use crate::ir::DType;
-use crate::ir::random::{RngKind, uniform_f32, uniform_f64, words};
+use multiversion::multiversion;
 
-/// Where in the random streams the lanes read: each is one value or `n` lanes of i64.
-pub struct StreamAt {
-    pub seed: Opnd,
-    pub draw: Opnd,
-    pub index: Opnd,
+use super::access::Lin;
+use super::math;
+use crate::ir::random::{Stream, f32_from_word, f64_from_words, fast_block};
+use crate::ir::{DType, Distribution, RngKind};
+
+/// Elements per batch, which bounds the scratch buffers.
+const BATCH: usize = 256;
+/// Blocks a batch needs at most: one per lane off a run, about half a batch along one.
+const BATCH_BLOCKS: usize = BATCH + 2;
+
+/// Per-thread buffers, kept from chunk to chunk.
+#[derive(Default)]
+pub struct Scratch {
+    counters: Vec<u64>,
+    blocks: Vec<[u32; 4]>,
+    values: Values,
 }
 
-/// Writes `n` uniform values of `dtype` (f32 or f64) from word `word` of the stream at
-/// `at` to `dst`.
+/// Four arrays of `BATCH` values of each type.
+#[derive(Default)]
+struct Values {
+    f32s: Vec<f32>,
+    f64s: Vec<f64>,
+}
+
+/// Writes the values of type `dtype` of elements `run.base + run.step * l` (`l` in
+/// `0..n`) of the random array `dist` of `stream` to `dst`.
 ///
 /// # Safety
-/// Vector operands point at `n` i64 lanes; `dst` has room for `n` values of `dtype`.
-pub unsafe fn uniform(kind: RngKind, word: u8, dtype: DType, at: StreamAt, dst: *mut u8, n: usize) {
-    let StreamAt { seed, draw, index } = at;
-    let lane = |o: &Opnd, i: usize| match *o {
-        Opnd::Scalar(bits) => bits,
-        // SAFETY: the caller passes `n` lanes.
-        Opnd::Vec(p) => unsafe { *(p as *const u64).add(i) },
+/// `dst` has room for `n` values of `dtype`.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
+pub unsafe fn fill(
+    s: &mut Scratch,
+    stream: &Stream,
+    dist: Distribution,
+    dtype: DType,
+    run: Lin,
+    dst: *mut u8,
+    n: usize,
+) {
+    if s.counters.is_empty() {
+        s.counters.resize(BATCH_BLOCKS, 0);
+        s.blocks.resize(BATCH_BLOCKS, [0; 4]);
+        s.values.f32s.resize(4 * BATCH, 0.0);
+        s.values.f64s.resize(4 * BATCH, 0.0);
+    }
+    let mut done = 0;
+    while done < n {
+        let len = BATCH.min(n - done);
+        let sub = Lin { base: run.base.wrapping_add(run.step.wrapping_mul(done as i64)), step: run.step };
+        // SAFETY: room for `n` values (caller).
+        unsafe {
+            match dtype {
+                DType::F32 => {
+                    batch(s, stream, dist, sub, std::slice::from_raw_parts_mut((dst as *mut f32).add(done), len))
+                }
+                DType::F64 => {
+                    batch(s, stream, dist, sub, std::slice::from_raw_parts_mut((dst as *mut f64).add(done), len))
+                }
+                other => unreachable!("random values of type {other}"),
+            }
+        }
+        done += len;
+    }
+}
+
+/// f32 and f64 as random values.
+trait Sample: Copy {
+    /// Words per uniform value.
+    const WORDS: u64;
+    /// The uniform value of the first `WORDS` words of `w`.
+    fn uniform(w: &[u32]) -> Self;
+    /// `out[l]` from words `WORDS * l ..`.
+    fn uniforms(words: &[u32], out: &mut [Self]);
+    /// Four scratch arrays of `BATCH` values.
+    fn scratch(v: &mut Values) -> (&mut [Self], &mut [Self], &mut [Self], &mut [Self]);
+    fn log(src: &[Self], dst: &mut [Self]);
+    /// cos(2 pi v) and sin(2 pi v) for v in [0, 1).
+    fn cos_sin_turns(v: Self) -> (Self, Self);
+    /// `sqrt(-2 ln)`, the radius of a Box-Muller pair.
+    fn radius(ln: Self) -> Self;
+    fn one_minus(u: Self) -> Self;
+    fn mul(a: Self, b: Self) -> Self;
+}
+
+fn quarters<T>(v: &mut [T]) -> (&mut [T], &mut [T], &mut [T], &mut [T]) {
+    let (a, rest) = v.split_at_mut(BATCH);
+    let (b, rest) = rest.split_at_mut(BATCH);
+    let (c, d) = rest.split_at_mut(BATCH);
+    (a, b, c, d)
+}
+
+macro_rules! sample {
+    ($t:ty, $words:expr, $buf:ident, $log:path, $terms:expr, |$w:ident| $from:expr) => {
+        impl Sample for $t {
+            const WORDS: u64 = $words;
+            #[inline(always)]
+            fn uniform($w: &[u32]) -> Self {
+                $from
+            }
+            #[inline(always)]
+            fn uniforms(words: &[u32], out: &mut [Self]) {
+                for (o, w) in out.iter_mut().zip(words.chunks_exact($words)) {
+                    *o = Self::uniform(w);
+                }
+            }
+            fn scratch(v: &mut Values) -> (&mut [Self], &mut [Self], &mut [Self], &mut [Self]) {
+                quarters(&mut v.$buf)
+            }
+            fn log(src: &[Self], dst: &mut [Self]) {
+                $log(src, dst)
+            }
+            /// v is cut exactly into quarter turns q / 4 and f in [-1/8, 1/8], whose
+            /// cosine and sine are Taylor series in f: 2 pi v is never rounded.
+            #[inline(always)]
+            fn cos_sin_turns(v: Self) -> (Self, Self) {
+                const COS: [f64; $terms + 1] = turn_series(false);
+                const SIN: [f64; $terms] = turn_series(true);
+                let q = (4.0 * v).round_ties_even();
+                let f = v - 0.25 * q;
+                let g = f * f;
+                let (mut c, mut s) = (COS[$terms] as $t, SIN[$terms - 1] as $t);
+                for k in (0..$terms).rev() {
+                    c = c * g + COS[k] as $t;
+                }
+                for k in (0..$terms - 1).rev() {
+                    s = s * g + SIN[k] as $t;
+                }
+                s *= f;
+                // The quarter turns rotate (c, s) q times.
+                // SAFETY: q is a whole number in 0..=4 (`as` would add a per-lane NaN and
+                // range check, which does not vectorise).
+                let q: i32 = unsafe { q.to_int_unchecked() };
+                let (c, s) = if q & 1 != 0 { (s, c) } else { (c, s) };
+                (if (q + 1) & 2 != 0 { -c } else { c }, if q & 2 != 0 { -s } else { s })
+            }
+            #[inline(always)]
+            fn radius(ln: Self) -> Self {
+                (-2.0 * ln).sqrt()
+            }
+            #[inline(always)]
+            fn one_minus(u: Self) -> Self {
+                1.0 - u
+            }
+            #[inline(always)]
+            fn mul(a: Self, b: Self) -> Self {
+                a * b
+            }
+        }
     };
-    let w = word as usize;
-    match dtype {
-        DType::F32 => {
-            // SAFETY: room for `n` f32 values.
-            let out = unsafe { std::slice::from_raw_parts_mut(dst as *mut f32, n) };
-            for (i, o) in out.iter_mut().enumerate() {
-                *o = uniform_f32(&words(kind, lane(&seed, i), lane(&draw, i), lane(&index, i)), w);
+}
+
+/// Taylor coefficients in f of cos(2 pi f) (`odd` false: powers 0, 2, 4, ...) or of
+/// sin(2 pi f) (powers 1, 3, 5, ...). With |2 pi f| <= pi / 4, 5 sine and 6 cosine terms
+/// leave an error below 2e-9 (f32), 9 and 10 below 1e-19 (f64).
+const fn turn_series<const N: usize>(odd: bool) -> [f64; N] {
+    let tau = std::f64::consts::TAU;
+    let mut c = [0.0; N];
+    let (mut term, mut power) = if odd { (tau, 1) } else { (1.0, 0) };
+    let mut k = 0;
+    while k < N {
+        c[k] = term;
+        term = -term * tau * tau / ((power + 1) * (power + 2)) as f64;
+        power += 2;
+        k += 1;
+    }
+    c
+}
+
+sample!(f32, 1, f32s, math::log_f32, 5, |w| f32_from_word(w[0]));
+sample!(f64, 2, f64s, math::log_f64, 9, |w| f64_from_words(w[0], w[1]));
+
+/// The values of up to `BATCH` elements `run.base + run.step * l` into `out`.
+#[inline(always)]
+fn batch<T: Sample>(s: &mut Scratch, stream: &Stream, dist: Distribution, run: Lin, out: &mut [T]) {
+    let n = out.len();
+    let e0 = run.base as u64;
+    // Consecutive elements whose indices do not wrap: their words are consecutive too.
+    let consecutive = run.step == 1 && run.base >= 0 && run.base.checked_add(n as i64).is_some();
+    let lane = |l: usize| run.base.wrapping_add(run.step.wrapping_mul(l as i64)) as u64;
+    // Words of a uniform value, and of a normal value's pair.
+    let m = T::WORDS as usize;
+    let pair = 2 * m;
+    let (counters, blocks) = (&mut s.counters[..], &mut s.blocks[..]);
+    match dist {
+        Distribution::Uniform => {
+            let words = if consecutive {
+                words_from(counters, blocks, stream, e0 * m as u64, n * m)
+            } else {
+                words_per_lane(counters, blocks, stream, m, |l| lane(l).wrapping_mul(m as u64), n)
+            };
+            T::uniforms(words, out);
+        }
+        Distribution::Normal => {
+            // Along a run, pair p of the batch is the stream's pair `first_pair + p`; off
+            // a run, lane l has its own pair.
+            let first_pair = e0 / 2;
+            let (words, pairs) = if consecutive {
+                let pairs = ((e0 + n as u64 - 1) / 2 - first_pair + 1) as usize;
+                (words_from(counters, blocks, stream, first_pair * pair as u64, pairs * pair), pairs)
+            } else {
+                (words_per_lane(counters, blocks, stream, pair, |l| (lane(l) / 2).wrapping_mul(pair as u64), n), n)
+            };
+            let (u, v, r, sin) = T::scratch(&mut s.values);
+            let (u, v, r, sin) = (&mut u[..pairs], &mut v[..pairs], &mut r[..pairs], &mut sin[..pairs]);
+            for ((w, u), v) in words.chunks_exact(pair).zip(u.iter_mut()).zip(v.iter_mut()) {
+                (*u, *v) = (T::uniform(w), T::uniform(&w[m..]));
+            }
+            box_muller(u, v, r, sin);
+            let (even, odd) = (&v[..], &sin[..]);
+            if consecutive {
+                // Element e0 + l is value (e0 + l) % 2 of pair (e0 + l) / 2 - first_pair.
+                let skip = (e0 % 2) as usize;
+                if skip == 1 {
+                    out[0] = odd[0];
+                }
+                let whole = (n - skip) / 2;
+                let pairs_out = out[skip..skip + 2 * whole].chunks_exact_mut(2);
+                for (o, (&a, &b)) in pairs_out.zip(even[skip..].iter().zip(&odd[skip..])) {
+                    (o[0], o[1]) = (a, b);
+                }
+                if skip + 2 * whole < n {
+                    out[n - 1] = even[skip + whole];
+                }
+            } else {
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = if lane(l) % 2 == 0 { even[l] } else { odd[l] };
+                }
             }
         }
-        DType::F64 => {
-            // SAFETY: room for `n` f64 values.
-            let out = unsafe { std::slice::from_raw_parts_mut(dst as *mut f64, n) };
-            for (i, o) in out.iter_mut().enumerate() {
-                *o = uniform_f64(&words(kind, lane(&seed, i), lane(&draw, i), lane(&index, i)), w);
+    }
+}
+
+/// Box-Muller: from uniforms `u` (radius) and `v` (angle), the pair's first normal
+/// value (`r cos`) into `v` and its second (`r sin`) into `sin`. `u` and `r` are
+/// clobbered.
+#[inline(always)]
+fn box_muller<T: Sample>(u: &mut [T], v: &mut [T], r: &mut [T], sin: &mut [T]) {
+    for x in u.iter_mut() {
+        *x = T::one_minus(*x); // exact: 1 - u is a multiple of u's unit in (0, 1]
+    }
+    T::log(u, r);
+    for ((r, v), s) in r.iter().zip(v.iter_mut()).zip(sin.iter_mut()) {
+        let (radius, (c, sn)) = (T::radius(*r), T::cos_sin_turns(*v));
+        (*v, *s) = (T::mul(radius, c), T::mul(radius, sn));
+    }
+}
+
+/// Words `first .. first + len` of the stream, computed from whole blocks.
+#[inline(always)]
+fn words_from<'b>(
+    counters: &mut [u64],
+    blocks: &'b mut [[u32; 4]],
+    stream: &Stream,
+    first: u64,
+    len: usize,
+) -> &'b [u32] {
+    let (b0, b1) = (first / 4, (first + len as u64 - 1) / 4);
+    let nb = (b1 - b0 + 1) as usize;
+    for (k, c) in counters[..nb].iter_mut().enumerate() {
+        *c = b0 + k as u64;
+    }
+    compute_blocks(stream, &counters[..nb], &mut blocks[..nb]);
+    let skip = (first - 4 * b0) as usize;
+    &blocks[..nb].as_flattened()[skip..skip + len]
+}
+
+/// For each of `n` lanes, the `m` words (1, 2 or 4, within one block) starting at word
+/// `start(l)`, lane after lane.
+#[inline(always)]
+fn words_per_lane<'b>(
+    counters: &mut [u64],
+    blocks: &'b mut [[u32; 4]],
+    stream: &Stream,
+    m: usize,
+    start: impl Fn(usize) -> u64,
+    n: usize,
+) -> &'b [u32] {
+    for (l, c) in counters[..n].iter_mut().enumerate() {
+        *c = start(l) / 4;
+    }
+    compute_blocks(stream, &counters[..n], &mut blocks[..n]);
+    // Each lane's words move to its own slot, in place: slot l (m <= 4 words) ends
+    // where block l + 1 starts, and block l is read before slot l is written.
+    let flat = blocks[..n].as_flattened_mut();
+    for l in 0..n {
+        let at = 4 * l + (start(l) % 4) as usize;
+        flat.copy_within(at..at + m, m * l);
+    }
+    &flat[..m * n]
+}
+
+/// Block `counters[k]` of the stream into `out[k]`.
+fn compute_blocks(stream: &Stream, counters: &[u64], out: &mut [[u32; 4]]) {
+    match stream.kind {
+        RngKind::Philox => {
+            #[cfg(target_arch = "x86_64")]
+            if philox_x86::blocks(stream, counters, out) {
+                return;
+            }
+            for (o, &c) in out.iter_mut().zip(counters) {
+                *o = stream.block(c);
             }
         }
-        other => unreachable!("random values of type {other}"),
+        RngKind::Fast => fast_blocks(stream.fast_salt(), counters, out),
+    }
+}
+
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
+fn fast_blocks(salt: u32, counters: &[u64], out: &mut [[u32; 4]]) {
+    for (o, &c) in out.iter_mut().zip(counters) {
+        *o = fast_block(salt, c);
+    }
+}
+
+/// Philox4x32-10 (`ir::random::philox4x32_10`) on 16 (AVX-512) or 8 (AVX2) counters at
+/// once: each 32 x 32 -> 64-bit multiply is one `pmuludq` of the even lanes and one of
+/// the odd lanes, whose halves are put back in place by one shuffle or blend.
+#[cfg(target_arch = "x86_64")]
+mod philox_x86 {
+    use std::arch::x86_64::*;
+
+    use crate::ir::random::{PHILOX_M0, PHILOX_M1, PHILOX_W0, PHILOX_W1, Stream};
+
+    /// Vector groups computed together (see `philox16`).
+    const GROUPS: usize = 4;
+
+    /// The keys of the ten rounds.
+    fn round_keys(seed: u64) -> [[u32; 2]; 10] {
+        let mut k = [seed as u32, (seed >> 32) as u32];
+        std::array::from_fn(|_| {
+            let this = k;
+            k = [k[0].wrapping_add(PHILOX_W0), k[1].wrapping_add(PHILOX_W1)];
+            this
+        })
+    }
+
+    /// Blocks `counters[k]` into `out[k]` with the widest vectors this processor has;
+    /// false if it has neither AVX-512 nor AVX2.
+    pub fn blocks(stream: &Stream, counters: &[u64], out: &mut [[u32; 4]]) -> bool {
+        let keys = round_keys(stream.seed);
+        let draw = [stream.draw as u32, (stream.draw >> 32) as u32];
+        // Whole interleaved groups, then single vectors (a run that starts or ends inside
+        // a block has a few blocks more than a multiple of the groups).
+        let whole = |n: usize| counters.len() - counters.len() % n;
+        if is_x86_feature_detected!("avx512f") {
+            let (c, o) = (counters.split_at(whole(16 * GROUPS)), out.split_at_mut(whole(16 * GROUPS)));
+            // SAFETY: the processor has AVX-512F.
+            each_group::<{ 16 * GROUPS }>(c.0, o.0, |c, o| unsafe { philox16::<GROUPS>(&keys, draw, c, o) });
+            each_group::<16>(c.1, o.1, |c, o| unsafe { philox16::<1>(&keys, draw, c, o) });
+        } else if is_x86_feature_detected!("avx2") {
+            let (c, o) = (counters.split_at(whole(8 * GROUPS)), out.split_at_mut(whole(8 * GROUPS)));
+            // SAFETY: the processor has AVX2.
+            each_group::<{ 8 * GROUPS }>(c.0, o.0, |c, o| unsafe { philox8::<GROUPS>(&keys, draw, c, o) });
+            each_group::<8>(c.1, o.1, |c, o| unsafe { philox8::<1>(&keys, draw, c, o) });
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// Runs `f` on groups of `N` counters and blocks; a last partial group is padded.
+    #[inline(always)]
+    fn each_group<const N: usize>(counters: &[u64], out: &mut [[u32; 4]], mut f: impl FnMut(&[u64], &mut [[u32; 4]])) {
+        let mut cs = counters.chunks_exact(N);
+        let mut os = out.chunks_exact_mut(N);
+        for (c, o) in (&mut cs).zip(&mut os) {
+            f(c, o);
+        }
+        let (c, o) = (cs.remainder(), os.into_remainder());
+        if !c.is_empty() {
+            let mut padded = [0u64; N];
+            padded[..c.len()].copy_from_slice(c);
+            let mut words = [[0u32; 4]; N];
+            f(&padded, &mut words);
+            o.copy_from_slice(&words[..c.len()]);
+        }
+    }
+
+    #[target_feature(enable = "avx512f")]
+    fn mul_hi_lo16(a: __m512i, m: __m512i) -> (__m512i, __m512i) {
+        let even = _mm512_mul_epu32(a, m);
+        let odd = _mm512_mul_epu32(_mm512_srli_epi64::<32>(a), m);
+        // Each product's halves to the lanes of its factors: high words to even lanes
+        // from the even products, low words to odd lanes from the odd products.
+        let hi = _mm512_mask_shuffle_epi32::<_MM_PERM_CDAB>(odd, 0x5555, even);
+        let lo = _mm512_mask_shuffle_epi32::<_MM_PERM_CDAB>(even, 0xAAAA, odd);
+        (hi, lo)
+    }
+
+    /// Sixteen counters' words in vectors: the low words, the high words.
+    #[target_feature(enable = "avx512f")]
+    fn load16(counters: &[u64]) -> (__m512i, __m512i) {
+        // SAFETY: 16 u64 are read, unaligned.
+        let (a, b) = unsafe {
+            (_mm512_loadu_si512(counters.as_ptr().cast()), _mm512_loadu_si512(counters[8..].as_ptr().cast()))
+        };
+        let low =
+            |a, b| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(a)), _mm512_cvtepi64_epi32(b));
+        (low(a, b), low(_mm512_srli_epi64::<32>(a), _mm512_srli_epi64::<32>(b)))
+    }
+
+    /// Sixteen blocks from their words `c`.
+    #[target_feature(enable = "avx512f")]
+    fn store16([c0, c1, c2, c3]: [__m512i; 4], out: &mut [[u32; 4]]) {
+        // Transpose: after the unpacks, 128-bit lane i of uj is block 4i + j.
+        let (t0, t1) = (_mm512_unpacklo_epi32(c0, c1), _mm512_unpackhi_epi32(c0, c1));
+        let (t2, t3) = (_mm512_unpacklo_epi32(c2, c3), _mm512_unpackhi_epi32(c2, c3));
+        let (u0, u1) = (_mm512_unpacklo_epi64(t0, t2), _mm512_unpackhi_epi64(t0, t2));
+        let (u2, u3) = (_mm512_unpacklo_epi64(t1, t3), _mm512_unpackhi_epi64(t1, t3));
+        // Lanes 0, 1 (then 2, 3) of u0, u1 and of u2, u3, then every other lane of those.
+        let (p01, p23) = (_mm512_shuffle_i32x4::<0x44>(u0, u1), _mm512_shuffle_i32x4::<0x44>(u2, u3));
+        let (q01, q23) = (_mm512_shuffle_i32x4::<0xEE>(u0, u1), _mm512_shuffle_i32x4::<0xEE>(u2, u3));
+        let dst = out[..16].as_mut_ptr() as *mut __m512i;
+        // SAFETY: 16 blocks are written, unaligned.
+        unsafe {
+            _mm512_storeu_si512(dst, _mm512_shuffle_i32x4::<0x88>(p01, p23));
+            _mm512_storeu_si512(dst.add(1), _mm512_shuffle_i32x4::<0xDD>(p01, p23));
+            _mm512_storeu_si512(dst.add(2), _mm512_shuffle_i32x4::<0x88>(q01, q23));
+            _mm512_storeu_si512(dst.add(3), _mm512_shuffle_i32x4::<0xDD>(q01, q23));
+        }
+    }
+
+    /// `G` independent groups of 16 blocks, interleaved: one group's rounds are a chain
+    /// of dependent multiplies and shuffles, too short to fill the vector units alone.
+    #[target_feature(enable = "avx512f")]
+    fn philox16<const G: usize>(keys: &[[u32; 2]; 10], draw: [u32; 2], counters: &[u64], out: &mut [[u32; 4]]) {
+        let mut c = [[_mm512_setzero_si512(); 4]; G];
+        for (g, c) in c.iter_mut().enumerate() {
+            let (lo, hi) = load16(&counters[16 * g..]);
+            *c = [lo, hi, _mm512_set1_epi32(draw[0] as i32), _mm512_set1_epi32(draw[1] as i32)];
+        }
+        let (m0, m1) = (_mm512_set1_epi32(PHILOX_M0 as i32), _mm512_set1_epi32(PHILOX_M1 as i32));
+        for k in keys {
+            let (k0, k1) = (_mm512_set1_epi32(k[0] as i32), _mm512_set1_epi32(k[1] as i32));
+            for c in c.iter_mut() {
+                let (hi0, lo0) = mul_hi_lo16(c[0], m0);
+                let (hi1, lo1) = mul_hi_lo16(c[2], m1);
+                let x0 = _mm512_ternarylogic_epi32::<0x96>(hi1, c[1], k0);
+                let x2 = _mm512_ternarylogic_epi32::<0x96>(hi0, c[3], k1);
+                *c = [x0, lo1, x2, lo0];
+            }
+        }
+        for (g, c) in c.into_iter().enumerate() {
+            store16(c, &mut out[16 * g..]);
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn mul_hi_lo8(a: __m256i, m: __m256i) -> (__m256i, __m256i) {
+        let even = _mm256_mul_epu32(a, m);
+        let odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(a), m);
+        let hi = _mm256_blend_epi32::<0xAA>(_mm256_srli_epi64::<32>(even), odd);
+        let lo = _mm256_blend_epi32::<0xAA>(even, _mm256_slli_epi64::<32>(odd));
+        (hi, lo)
+    }
+
+    /// As `philox16`, with `G` groups of 8 blocks.
+    #[target_feature(enable = "avx2")]
+    fn philox8<const G: usize>(keys: &[[u32; 2]; 10], draw: [u32; 2], counters: &[u64], out: &mut [[u32; 4]]) {
+        let mut c = [[_mm256_setzero_si256(); 4]; G];
+        for (g, c) in c.iter_mut().enumerate() {
+            let counters = &counters[8 * g..8 * g + 8];
+            // SAFETY: 8 u64 are read, unaligned.
+            let (a, b) = unsafe {
+                (_mm256_loadu_si256(counters.as_ptr().cast()), _mm256_loadu_si256(counters[4..].as_ptr().cast()))
+            };
+            // Low and high words of the counters, in counter order.
+            let order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+            let (a, b) = (_mm256_permutevar8x32_epi32(a, order), _mm256_permutevar8x32_epi32(b, order));
+            *c = [
+                _mm256_permute2x128_si256::<0x20>(a, b),
+                _mm256_permute2x128_si256::<0x31>(a, b),
+                _mm256_set1_epi32(draw[0] as i32),
+                _mm256_set1_epi32(draw[1] as i32),
+            ];
+        }
+        let (m0, m1) = (_mm256_set1_epi32(PHILOX_M0 as i32), _mm256_set1_epi32(PHILOX_M1 as i32));
+        for k in keys {
+            let (k0, k1) = (_mm256_set1_epi32(k[0] as i32), _mm256_set1_epi32(k[1] as i32));
+            for c in c.iter_mut() {
+                let (hi0, lo0) = mul_hi_lo8(c[0], m0);
+                let (hi1, lo1) = mul_hi_lo8(c[2], m1);
+                let x0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c[1]), k0);
+                let x2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c[3]), k1);
+                *c = [x0, lo1, x2, lo0];
+            }
+        }
+        for (g, [c0, c1, c2, c3]) in c.into_iter().enumerate() {
+            // Transpose to blocks: after the unpacks, 128-bit lane i of uj is block 4i + j.
+            let (t0, t1) = (_mm256_unpacklo_epi32(c0, c1), _mm256_unpackhi_epi32(c0, c1));
+            let (t2, t3) = (_mm256_unpacklo_epi32(c2, c3), _mm256_unpackhi_epi32(c2, c3));
+            let (u0, u1) = (_mm256_unpacklo_epi64(t0, t2), _mm256_unpackhi_epi64(t0, t2));
+            let (u2, u3) = (_mm256_unpacklo_epi64(t1, t3), _mm256_unpackhi_epi64(t1, t3));
+            let dst = out[8 * g..8 * g + 8].as_mut_ptr() as *mut __m256i;
+            // SAFETY: 8 blocks are written, unaligned.
+            unsafe {
+                _mm256_storeu_si256(dst, _mm256_permute2x128_si256::<0x20>(u0, u1));
+                _mm256_storeu_si256(dst.add(1), _mm256_permute2x128_si256::<0x20>(u2, u3));
+                _mm256_storeu_si256(dst.add(2), _mm256_permute2x128_si256::<0x31>(u0, u1));
+                _mm256_storeu_si256(dst.add(3), _mm256_permute2x128_si256::<0x31>(u2, u3));
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// Each vector width this processor has (16, 8) against the definition, on random
+        /// counters of any size and a group's worth plus a partial group.
+        #[test]
+        fn widths_match_the_definition() {
+            let mut x = 0x2545_f491_4f6c_dd1du64 ^ std::process::id() as u64;
+            let mut next = || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            for _ in 0..50 {
+                let stream = Stream { kind: crate::ir::RngKind::Philox, seed: next(), draw: next() };
+                let (keys, draw) = (round_keys(stream.seed), [stream.draw as u32, (stream.draw >> 32) as u32]);
+                let counters: Vec<u64> = (0..150).map(|_| next() >> (next() % 64)).collect();
+                let want: Vec<[u32; 4]> = counters.iter().map(|&c| stream.block(c)).collect();
+                let mut got = vec![[0u32; 4]; counters.len()];
+                let mut check = |what: &str, run: &dyn Fn(&mut [[u32; 4]])| {
+                    got.fill([0; 4]);
+                    run(&mut got);
+                    assert_eq!(got, want, "{what}, {stream:?}, counters {counters:x?}");
+                };
+                // SAFETY (each call): the processor has the instructions.
+                if is_x86_feature_detected!("avx512f") {
+                    check("AVX-512, interleaved", &|o| {
+                        each_group::<{ 16 * GROUPS }>(&counters, o, |c, o| unsafe {
+                            philox16::<GROUPS>(&keys, draw, c, o)
+                        })
+                    });
+                    check("AVX-512", &|o| {
+                        each_group::<16>(&counters, o, |c, o| unsafe { philox16::<1>(&keys, draw, c, o) })
+                    });
+                }
+                if is_x86_feature_detected!("avx2") {
+                    check("AVX2, interleaved", &|o| {
+                        each_group::<{ 8 * GROUPS }>(&counters, o, |c, o| unsafe {
+                            philox8::<GROUPS>(&keys, draw, c, o)
+                        })
+                    });
+                    check("AVX2", &|o| {
+                        each_group::<8>(&counters, o, |c, o| unsafe { philox8::<1>(&keys, draw, c, o) })
+                    });
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// cos and sin of 2 pi v against libm's in f64, over every quarter turn and its edges.
+    #[test]
+    fn turns() {
+        let tau = std::f64::consts::TAU;
+        for i in 0..=(1 << 16) {
+            for v in [i as f64 / (1 << 16) as f64, (i as f64 + 0.37) / (1 << 16) as f64] {
+                if v >= 1.0 {
+                    continue;
+                }
+                let (v32, v64) = (v as f32, v);
+                let (c, s) = f32::cos_sin_turns(v32);
+                let (wc, ws) = ((tau * v32 as f64).cos(), (tau * v32 as f64).sin());
+                assert!((c as f64 - wc).abs() <= 1.2e-7 && (s as f64 - ws).abs() <= 1.2e-7, "f32 {v32}: {c} {s}");
+                // f64's own 2 pi v is rounded, by up to 4.4e-16.
+                let (c, s) = f64::cos_sin_turns(v64);
+                let (wc, ws) = ((tau * v64).cos(), (tau * v64).sin());
+                assert!((c - wc).abs() <= 1e-15 && (s - ws).abs() <= 1e-15, "f64 {v64}: {c} {s} vs {wc} {ws}");
+            }
+        }
+    }
+
+    /// Runs, views (strided, backwards, repeated) and wrapped indices against the
+    /// definition, element by element.
+    #[test]
+    fn matches_the_definition() {
+        let mut s = Scratch::default();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ std::process::id() as u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..200 {
+            let kind = if next() % 2 == 0 { RngKind::Philox } else { RngKind::Fast };
+            let stream = Stream { kind, seed: next(), draw: next() % 1000 };
+            let dist = if next() % 2 == 0 { Distribution::Uniform } else { Distribution::Normal };
+            let n = (next() % 700) as usize;
+            let step = [1, 1, 0, 2, -1, 3, 1000][(next() % 7) as usize];
+            let base = match next() % 4 {
+                0 => (next() % 10) as i64,
+                1 => (next() >> 2) as i64,
+                2 => -((next() % 10) as i64),
+                _ => (next() % 100_000) as i64,
+            };
+            let run = Lin { base, step };
+            let at = |l: usize| base.wrapping_add(step.wrapping_mul(l as i64)) as u64;
+            let mut f = vec![0f32; n];
+            let mut d = vec![0f64; n];
+            unsafe {
+                fill(&mut s, &stream, dist, DType::F32, run, f.as_mut_ptr() as *mut u8, n);
+                fill(&mut s, &stream, dist, DType::F64, run, d.as_mut_ptr() as *mut u8, n);
+            }
+            for l in 0..n {
+                let e = at(l);
+                let ctx = format!("{kind:?} {dist:?} run {run:?} lane {l} element {e}");
+                match dist {
+                    Distribution::Uniform => {
+                        assert_eq!(f[l] as f64, stream.uniform(DType::F32, e), "{ctx}");
+                        assert_eq!(d[l], stream.uniform(DType::F64, e), "{ctx}");
+                    }
+                    Distribution::Normal => {
+                        // The rounding of the angle 2 pi v moves a value by up to about
+                        // its pair's radius times that rounding.
+                        for (got, t, unit) in [(f[l] as f64, DType::F32, 1e-6), (d[l], DType::F64, 1e-14)] {
+                            let want = stream.normal(t, e);
+                            let radius = stream.normal(t, e & !1).hypot(stream.normal(t, e | 1));
+                            assert!((got - want).abs() <= unit * (1.0 + radius), "{ctx} {t}: {got} vs {want}");
+                        }
+                    }
+                }
+            }
+        }
     }
 }

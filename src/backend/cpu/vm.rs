@@ -19,6 +19,7 @@ use super::program::{Access, Arg, CHUNK, CoordAccess, OutKind, Program, UInst, V
 use super::random;
 use super::reduce::{self, Acc, ScanCarry};
 use super::threads::Workers;
+use crate::ir::random::Stream;
 use crate::ir::{DType, Layout, MAX_RANK, Result, Scalar, Shape, Value, bail};
 
 #[repr(C, align(64))]
@@ -40,6 +41,7 @@ pub struct Frame {
     segs: Vec<Segment>,
     /// Per output: where this chunk's lanes go when they are contiguous there (else null).
     direct: Vec<*mut u8>,
+    random: random::Scratch,
 }
 
 impl Frame {
@@ -474,14 +476,26 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                     );
                     f.set_ptr(*dst as usize, d);
                 }
-                VInst::Random { kind, word, dtype, dst, seed, draw, index } => {
+                VInst::Random { kind, dist, dtype, dst, seed, draw, index } => {
                     let d = f.reg(*dst as usize);
-                    let at = random::StreamAt {
-                        seed: opnd(f, l.uni, *seed),
-                        draw: opnd(f, l.uni, *draw),
-                        index: opnd(f, l.uni, *index),
-                    };
-                    random::uniform(*kind, *word, *dtype, at, d, n);
+                    let stream = Stream { kind: *kind, seed: l.uni[*seed as usize], draw: l.uni[*draw as usize] };
+                    let size = dtype.size();
+                    for s in segs {
+                        match &index.access {
+                            Access::Affine(form) => {
+                                let run = form.along_row(&s.start);
+                                random::fill(&mut f.random, &stream, *dist, *dtype, run, d.add(s.lane * size), s.len)
+                            }
+                            Access::Walk(map) => {
+                                walk(&prog.maps()[*map as usize], &s.start, s.len, &mut f.pieces, &mut f.scratch);
+                                for p in &f.pieces {
+                                    let run = p.address(&index.dense, index.rank);
+                                    let at = d.add((s.lane + p.lane) * size);
+                                    random::fill(&mut f.random, &stream, *dist, *dtype, run, at, p.len);
+                                }
+                            }
+                        }
+                    }
                     f.set_ptr(*dst as usize, d);
                 }
             }

@@ -367,6 +367,19 @@ impl<'k> Gen<'k> {
         format!("{} = {};", self.elem(&format!("out{o}"), self.out_binding(o), t, index), glsl::to_mem(t, v))
     }
 
+    /// The column-major linear index (an `int64_t` expression) of the point map `m`
+    /// reaches in its space, emitting the coordinates' computation.
+    fn linear_index(&mut self, m: u32, out: &mut String) -> Result<String, Unsupported> {
+        let (coords, _) = self.map(m, out)?;
+        let space = self.k.space(m);
+        let mut index = format!("int64_t({})", coords[space.rank() - 1]);
+        for d in (0..space.rank() - 1).rev() {
+            let n = self.num(space.dim(d) as i64)?;
+            index = format!("int64_t({}) + int64_t({n}) * ({index})", coords[d]);
+        }
+        Ok(index)
+    }
+
     /// A meta slot holding `v` (an index quantity, which must fit in an `int`).
     fn num(&mut self, v: i64) -> Result<String, Unsupported> {
         let w = i32::try_from(v).map_err(|_| format!("index value {v} does not fit 32 bits"))?;
@@ -511,9 +524,14 @@ impl<'k> Gen<'k> {
                 Inst::Binary { op, a, b } => self.helpers.binary(op, k.types[a as usize], &v(a), &v(b)),
                 Inst::Select { cond, a, b } => format!("({} ? {} : {})", v(cond), v(a), v(b)),
                 Inst::Cast { a } => self.helpers.cast(k.types[a as usize], t, &v(a)),
-                Inst::Random { kind, word, seed, draw, index } => {
+                Inst::Random { kind, dist, seed, draw, map } => {
+                    let index = match map {
+                        Some(m) => self.linear_index(m, &mut out)?,
+                        None => "int64_t(0)".to_string(),
+                    };
                     let philox = kind == crate::ir::RngKind::Philox;
-                    self.helpers.random(t, philox, word, &v(seed), &v(draw), &v(index))
+                    let at = [v(seed), v(draw), index];
+                    self.helpers.random(t, philox, dist, [&at[0], &at[1], &at[2]], &format!("r{i}"), &mut out)
                 }
                 Inst::Gather { input, indices, rank } => {
                     let shape = k.inputs[input as usize].shape;

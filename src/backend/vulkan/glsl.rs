@@ -5,7 +5,7 @@
 
 use crate::backend::cpu::math::TWO_OVER_PI;
 use crate::ir::kernel::{Inst, Kernel};
-use crate::ir::{BinaryOp, DType, RngKind, Scalar, UnaryOp};
+use crate::ir::{BinaryOp, DType, Distribution, RngKind, Scalar, UnaryOp};
 
 /// The type a value has in registers. u8 is held in a `uint` (kept in 0..=255).
 pub fn reg_type(t: DType) -> &'static str {
@@ -108,8 +108,8 @@ impl Helpers {
             match *inst {
                 Inst::Unary { op, a } => _ = dry.unary(op, t(a), "x"),
                 Inst::Binary { op, a, .. } => _ = dry.binary(op, t(a), "x", "y"),
-                Inst::Random { kind, word, .. } => {
-                    _ = dry.random(k.types[i], kind == RngKind::Philox, word, "", "", "")
+                Inst::Random { kind, dist, .. } => {
+                    _ = dry.random(k.types[i], kind == RngKind::Philox, dist, ["", "", ""], "", &mut String::new())
                 }
                 _ => {}
             }
@@ -267,12 +267,37 @@ impl Helpers {
         }
     }
 
-    /// A uniform value on [0, 1) of type `t` from word `word` of the random stream at
-    /// (seed, draw, index), the same bits as the CPU executor's.
-    pub fn random(&mut self, t: DType, philox: bool, word: u8, seed: &str, draw: &str, index: &str) -> String {
+    /// Element `index` (an `int64_t` expression) of a random array `dist` of type `t`
+    /// from the draw `draw` of seed `seed`, the same bits as the CPU executor's uniform
+    /// values. A normal value first declares its pair's uniforms, named `pair`, in `out`.
+    pub fn random(
+        &mut self,
+        t: DType,
+        philox: bool,
+        dist: Distribution,
+        [seed, draw, index]: [&str; 3],
+        pair: &str,
+        out: &mut String,
+    ) -> String {
         self.random = true;
         self.loops += RANDOM_LOOPS;
-        format!("r_uniform_{}(r_words({philox}, {seed}, {draw}, {index}), {word})", suffix(t))
+        let args = format!("{philox}, {seed}, {draw}, {index}");
+        match dist {
+            Distribution::Uniform => format!("r_uniform_{}({args})", suffix(t)),
+            Distribution::Normal => {
+                let ty = reg_type(t);
+                let vec = if t == DType::F32 { "vec2" } else { "dvec2" };
+                out.push_str(&format!("{vec} {pair} = r_pair_{}({args});\n", suffix(t)));
+                // sqrt(-2 ln(1 - u)) times cos(2 pi v) for an even element, sin(2 pi v) =
+                // cos(2 pi (v - 1/4)) for an odd one: v - 1/4 is exact, and one cosine
+                // serves both without divergent branches.
+                let ln = self.unary(UnaryOp::Log, t, &format!("({ty}(1) - {pair}.x)"));
+                let c = |v: f64| literal(Scalar::F64(v).cast(t));
+                let turns = format!("({pair}.y - ((r_low({index}) & 1u) == 0u ? {} : {}))", c(0.0), c(0.25));
+                let cos = self.unary(UnaryOp::Cos, t, &format!("({} * {turns})", c(std::f64::consts::TAU)));
+                format!("(sqrt({ty}(-2) * {ln}) * {cos})")
+            }
+        }
     }
 
     /// `a` (of type `from`) converted with the cast op's rules.

@@ -1,5 +1,6 @@
 // The random streams of src/ir/random.rs, bit for bit: Philox4x32-10 and the fast
-// 32-bit hash, and their uniform values on [0, 1).
+// 32-bit hash make a draw's words four at a time (a block), and elements take the words
+// in order (see the layout there). One invocation computes the block of its element.
 
 uvec4 r_philox(uvec4 c, uvec2 k) {
     for (int round = 0; round < 10; round++) {
@@ -21,24 +22,54 @@ uint r_fmix(uint h) {
     return h ^ (h >> 16);
 }
 
-// Four words for element `index` of draw `position` from seed `seed`.
-uvec4 r_words(bool philox, int64_t seed, int64_t position, int64_t index) {
+// Block `b` (words 4b .. 4b + 4) of draw `draw` from seed `seed`.
+uvec4 r_block(bool philox, int64_t seed, int64_t draw, uint64_t b) {
     uvec2 s = unpackUint2x32(uint64_t(seed));
-    uvec2 p = unpackUint2x32(uint64_t(position));
-    uvec2 i = unpackUint2x32(uint64_t(index));
-    if (philox) return r_philox(uvec4(i.x, i.y, p.x, p.y), s);
-    uint stream = r_fmix(s.x ^ r_fmix(s.y ^ r_fmix(p.x)));
-    uint base = r_fmix(i.x ^ stream);
+    uvec2 d = unpackUint2x32(uint64_t(draw));
+    uvec2 c = unpackUint2x32(b);
+    if (philox) return r_philox(uvec4(c.x, c.y, d.x, d.y), s);
+    uint salt = r_fmix(s.x ^ r_fmix(s.y ^ r_fmix(d.x)));
+    uint base = r_fmix(c.x ^ salt);
     return uvec4(base, r_fmix(base ^ 0x6A09E667u), r_fmix(base ^ 0xBB67AE85u), r_fmix(base ^ 0x3C6EF372u));
 }
 
-// The top 24 bits of word `word`.
-float r_uniform_f32(uvec4 w, int word) {
-    return float(w[word] >> 8) * (1.0 / 16777216.0);
+// The low 32 bits of an element index.
+uint r_low(int64_t i) {
+    return unpackUint2x32(uint64_t(i)).x;
 }
 
-// 53 bits from words 2 word and 2 word + 1.
-double r_uniform_f64(uvec4 w, int word) {
-    uint64_t bits = (uint64_t(w[2 * word]) << 21) ^ uint64_t(w[2 * word + 1] >> 11);
+// A uniform f32 from one word: its top 24 bits.
+float r_f32(uint w) {
+    return float(w >> 8) * (1.0 / 16777216.0);
+}
+
+// A uniform f64 from two words: 53 bits.
+double r_f64(uint hi, uint lo) {
+    uint64_t bits = (uint64_t(hi) << 21) ^ uint64_t(lo >> 11);
     return double(bits) * (1.0lf / 9007199254740992.0lf);
+}
+
+// Uniform f32 element i: word i.
+float r_uniform_f32(bool philox, int64_t seed, int64_t draw, int64_t i) {
+    uvec4 w = r_block(philox, seed, draw, uint64_t(i) >> 2);
+    return r_f32(w[r_low(i) & 3u]);
+}
+
+// Uniform f64 element i: words 2i and 2i + 1.
+double r_uniform_f64(bool philox, int64_t seed, int64_t draw, int64_t i) {
+    uvec4 w = r_block(philox, seed, draw, uint64_t(i) >> 1);
+    return (r_low(i) & 1u) == 0u ? r_f64(w.x, w.y) : r_f64(w.z, w.w);
+}
+
+// The uniforms (radius, angle) of the Box-Muller pair of f32 element i: words
+// 2 (i / 2) and 2 (i / 2) + 1.
+vec2 r_pair_f32(bool philox, int64_t seed, int64_t draw, int64_t i) {
+    uvec4 w = r_block(philox, seed, draw, uint64_t(i) >> 2);
+    return (r_low(i) & 2u) == 0u ? vec2(r_f32(w.x), r_f32(w.y)) : vec2(r_f32(w.z), r_f32(w.w));
+}
+
+// The same for f64 element i: words 4 (i / 2) .. 4 (i / 2) + 4, one block.
+dvec2 r_pair_f64(bool philox, int64_t seed, int64_t draw, int64_t i) {
+    uvec4 w = r_block(philox, seed, draw, uint64_t(i) >> 1);
+    return dvec2(r_f64(w.x, w.y), r_f64(w.z, w.w));
 }

@@ -1,0 +1,65 @@
+"""numpy's times for the work of the `random_t*` benchmarks of `benches/core.rs`, for the
+ratios in BENCHMARKS.md: 2^24 uniform and normal values (`Generator.random`,
+`Generator.standard_normal`, one thread as numpy runs them), stored and summed, and the
+Monte Carlo option pricing of `examples/c/monte_carlo.c` at 4M paths written the way a
+numpy user would. Writes the median of each to target/criterion/numpy.json (ns)."""
+import json
+import math
+import os
+import sys
+import time
+
+import numpy as np
+
+N = 1 << 24
+OUT = os.path.join(os.path.dirname(__file__), "..", "target", "criterion", "numpy.json")
+
+
+def median_ns(f, repeat):
+    f()  # warm up (page faults, first allocation)
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter_ns()
+        f()
+        times.append(time.perf_counter_ns() - t)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def monte_carlo(batch=1 << 18, batches=16):
+    s0, strike, rate, sigma, years = 100.0, 105.0, 0.05, 0.2, 1.0
+    g = np.random.default_rng(20261122)
+    m = m2 = 0.0
+    for _ in range(batches):
+        z = g.standard_normal(batch)
+        st = s0 * np.exp(z * (sigma * math.sqrt(years)) + (rate - 0.5 * sigma * sigma) * years)
+        payoff = np.maximum(st - strike, 0.0)
+        m += payoff.sum()
+        m2 += (payoff * payoff).sum()
+    return math.exp(-rate * years) * m / (batch * batches)
+
+
+def main():
+    repeat = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+    g = np.random.default_rng(20261122)
+    cases = {
+        "uniform_f32_store": lambda: g.random(N, dtype=np.float32),
+        "uniform_f64_store": lambda: g.random(N),
+        "normal_f32_store": lambda: g.standard_normal(N, dtype=np.float32),
+        "normal_f64_store": lambda: g.standard_normal(N),
+        "uniform_f32_sum": lambda: g.random(N, dtype=np.float32).sum(),
+        "uniform_f64_sum": lambda: g.random(N).sum(),
+        "normal_f32_sum": lambda: g.standard_normal(N, dtype=np.float32).sum(),
+        "normal_f64_sum": lambda: g.standard_normal(N).sum(),
+        "monte_carlo_4m": monte_carlo,
+    }
+    results = {"numpy": np.__version__}
+    for name, f in cases.items():
+        results[name] = median_ns(f, repeat)
+        print(f"numpy {name}: {results[name] / 1e6:.1f} ms", flush=True)
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, "w") as f:
+        json.dump(results, f)
+
+
+main()
