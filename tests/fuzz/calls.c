@@ -122,6 +122,8 @@ static int sized_result(Expect *e, int rank, const uint64_t *dims, int64_t *out)
     }
     if (!zero && n * 8 > (unsigned __int128)INT64_MAX) ok = 0;
     if (!ok) ex_bad(e, BAD_ARG);
+    /* A shape with no elements whose other sizes multiply past the limit may be refused. */
+    if (ok && zero && n * 8 > (unsigned __int128)INT64_MAX) e->maybe = 1;
     return ok;
 }
 
@@ -156,10 +158,16 @@ static int app_shape(Expect *e, int rank, const int64_t *dims) {
             return 0;
         }
     unsigned __int128 n = 1;
-    for (int d = 0; d < rank; d++) n = n > ((unsigned __int128)1 << 70) && dims[d] ? n : n * (uint64_t)dims[d];
+    int zero = 0;
+    for (int d = 0; d < rank; d++) {
+        if (dims[d] == 0) zero = 1;
+        else if (n <= ((unsigned __int128)1 << 64)) n *= (uint64_t)dims[d];
+    }
     if (n * 8 > (unsigned __int128)UINT64_MAX) {
-        ex_bad(e, BAD_ARG);
-        return 0;
+        /* With no elements, the sizes may still be refused (the count overflows on the way). */
+        if (zero) e->maybe = 1;
+        else ex_bad(e, BAD_ARG);
+        return zero;
     }
     return 1;
 }
@@ -333,6 +341,18 @@ static void c_identity(Fuzzer *f) {
     finish(f, "sl_identity", sl_identity(dt, dims[0], dims[1], op), &e, op, &pred, 0, 0);
 }
 
+/* How the log names a generator argument that is not live. */
+static const char *rng_label(Fuzzer *f, sl_rng id) {
+    static _Thread_local char b[64];
+    const char *kind = id == 0 ? "null" : pool_find(f, id) >= 0 ? "array handle" : "forged";
+    for (int i = 0; i < f->n_old_rngs; i++)
+        if (f->old_rngs[i] == id) kind = "generator of an earlier runtime";
+    for (int i = 0; i < f->n_dead_rngs; i++)
+        if (f->dead_rngs[i] == id) kind = "destroyed generator";
+    snprintf(b, sizeof b, "%#llx (%s)", (unsigned long long)id, kind);
+    return b;
+}
+
 /* A generator argument: mostly live, sometimes destroyed, forged, an array handle or one
  * of an earlier runtime. Returns the slot or -1. */
 static sl_rng pick_rng(Fuzzer *f, int *slot) {
@@ -381,8 +401,8 @@ int x_random(Fuzzer *f, int rs, sl_rng id, int normal, int dt, int rank, const i
         pred.hi = normal ? 9 : 1;
     }
     const char *fn = normal ? "sl_random_normal" : "sl_random_uniform";
-    log_begin(f, "%s(%s, %s, %s)", fn, rs >= 0 ? "rng" : "bad-rng", dt_name(dt), S(rank, dims, 0));
-    if (rs >= 0) log_more(f, " r%d", f->rngs[rs].label);
+    if (rs >= 0) log_begin(f, "%s(r%d, %s, %s)", fn, f->rngs[rs].label, dt_name(dt), S(rank, dims, 0));
+    else log_begin(f, "%s(%s, %s, %s)", fn, rng_label(f, id), dt_name(dt), S(rank, dims, 0));
     sl_status st = normal ? sl_random_normal(id, dt, rank, dims, op) : sl_random_uniform(id, dt, rank, dims, op);
     if (st == SL_OK && rs >= 0) f->rngs[rs].draw++;
     return finish(f, fn, st, &e, op, &pred, 0, 0);
@@ -419,6 +439,8 @@ static void c_rng(Fuzzer *f) {
                 if (f->rngs[i].id == id) broken(f, "sl_rng_create gave the id of a live generator, %#llx", (unsigned long long)id);
             for (int i = 0; i < f->n_dead_rngs; i++)
                 if (f->dead_rngs[i] == id) broken(f, "sl_rng_create gave the id of a destroyed generator, %#llx", (unsigned long long)id);
+            for (int i = 0; i < f->n_old_rngs && !(f->shared->tolerate & TOL_D); i++)
+                if (f->old_rngs[i] == id) broken(f, "sl_rng_create gave %#llx, the id of a generator of an earlier runtime", (unsigned long long)id);
             if (slot < 0) {
                 slot = (int)rand_below(&f->r, RNG_MAX);
                 sl_rng_destroy(f->rngs[slot].id);
@@ -440,7 +462,7 @@ static void c_rng(Fuzzer *f) {
     sl_rng id = pick_rng(f, &rs);
     if (rs < 0) ex_bad(&e, BAD_HANDLE);
     if (k < 40) {
-        log_begin(f, "sl_rng_destroy(%s)", rs >= 0 ? "rng" : "bad-rng");
+        log_begin(f, "sl_rng_destroy(%s)", rs >= 0 ? "live" : rng_label(f, id));
         if (check_call(f, "sl_rng_destroy", sl_rng_destroy(id), &e, NULL, 0) && rs >= 0) {
             if (f->n_dead_rngs < STALE_MAX) f->dead_rngs[f->n_dead_rngs++] = id;
             f->rngs[rs].id = 0;
@@ -448,7 +470,7 @@ static void c_rng(Fuzzer *f) {
     } else if (k < 75) {
         uint64_t seed = 0xFEED, draw = 0xFEED;
         int ns = rand_pct(&f->r, 10), nd = rand_pct(&f->r, 10);
-        log_begin(f, "sl_rng_get_state(%s%s%s)", rs >= 0 ? "rng" : "bad-rng", ns ? ", NULL seed" : "", nd ? ", NULL draw" : "");
+        log_begin(f, "sl_rng_get_state(%s%s%s)", rs >= 0 ? "live" : rng_label(f, id), ns ? ", NULL seed" : "", nd ? ", NULL draw" : "");
         if (check_call(f, "sl_rng_get_state", sl_rng_get_state(id, ns ? NULL : &seed, nd ? NULL : &draw), &e, NULL, 0) && rs >= 0) {
             RngSlot *r = &f->rngs[rs];
             if ((!ns && seed != r->seed) || (!nd && draw != r->draw))
@@ -457,7 +479,7 @@ static void c_rng(Fuzzer *f) {
         }
     } else {
         uint64_t seed = rand_below(&f->r, 100), draw = rand_pct(&f->r, 10) ? (uint64_t)gen_extreme(f) : rand_below(&f->r, 50);
-        log_begin(f, "sl_rng_set_state(%s, %llu, %llu)", rs >= 0 ? "rng" : "bad-rng", (unsigned long long)seed, (unsigned long long)draw);
+        log_begin(f, "sl_rng_set_state(%s, %llu, %llu)", rs >= 0 ? "live" : rng_label(f, id), (unsigned long long)seed, (unsigned long long)draw);
         if (check_call(f, "sl_rng_set_state", sl_rng_set_state(id, seed, draw), &e, NULL, 0) && rs >= 0) {
             f->rngs[rs].seed = seed;
             f->rngs[rs].draw = draw;
@@ -598,9 +620,8 @@ static void c_unary(Fuzzer *f) {
 
 /* Known defect (f): pow of a rank-0 base by a constant array of 2 or -1 (tolerated). */
 static int pow_shape_defect(Fuzzer *f, int op, int base_rank0, int exp_slot) {
-    if (!(f->shared->tolerate & TOL_F) || op != SL_POW || !base_rank0 || exp_slot < 0) return 0;
-    const Arr *x = &f->pool[exp_slot];
-    return x->fill && x->s.rank > 0 && (x->fill_value == 2 || x->fill_value == -1);
+    /* Constants fold through casts, views and element-wise ops: any exponent may be one. */
+    return (f->shared->tolerate & TOL_F) && op == SL_POW && base_rank0 && exp_slot >= 0 && f->pool[exp_slot].s.rank > 0;
 }
 
 int x_binary(Fuzzer *f, int op, int as, sl_array a, int bs, sl_array b, int form) {
@@ -685,7 +706,7 @@ int x_scalar_op(Fuzzer *f, int op, int as, sl_array a, double s, int first, int 
         }
     }
     sl_array out, *o = out_ptr(f, &out, &e);
-    if (k >= 0) log_begin(f, "%s(%s, %.17g)", fn, L(f, a, 0), s);
+    if (k >= 0) log_begin(f, "%s(%s %s, %.17g)", fn, as >= 0 ? dt_name(f->pool[as].s.dtype) : "", L(f, a, 0), s);
     else if (first) log_begin(f, "sl_scalar_binary(%d, %.17g, %s)", op, s, L(f, a, 0));
     else log_begin(f, "sl_binary_scalar(%d, %s, %.17g)", op, L(f, a, 0), s);
     sl_status st = k >= 0 ? scalar_fns[k].fn(a, s, o) : first ? sl_scalar_binary(op, s, a, o) : sl_binary_scalar(op, a, s, o);
@@ -782,6 +803,8 @@ int x_reduce(Fuzzer *f, int op, int as, sl_array a, int dim, int form) {
             int64_t dims[SL_MAX_RANK];
             memcpy(dims, sa->dims, sizeof dims);
             if (dim >= 0) dims[dim] = 1;
+            /* Reducing a zero-length dimension of an empty array may leave a huge one. */
+            if (!countable(&e, dim < 0 ? 0 : sa->rank, dims) && (f->shared->tolerate & TOL_A)) return -1;
             sh_init(&pred, rt, dim < 0 ? 0 : sa->rank, dims, sa->known);
             sv_reduce(op, sa, dim, &pred);
         }
@@ -908,7 +931,7 @@ static void c_reshape(Fuzzer *f) {
     if (as >= 0 && rand_pct(&f->r, 80)) { /* the same number of elements in other dimensions */
         int64_t n = f->pool[as].s.numel;
         rank = n == 0 ? 1 + (int)rand_below(&f->r, 3) : (int)rand_below(&f->r, 4);
-        for (int d = 0; d < rank; d++) dims[d] = 1;
+        for (int d = 0; d < SL_MAX_RANK; d++) dims[d] = 1;
         if (n == 0) dims[rand_below(&f->r, (uint64_t)rank)] = 0;
         else if (rank == 0 && n != 1) rank = 1;
         for (int64_t m = n, p = 2; rank > 0 && m > 1;) {
@@ -1373,6 +1396,9 @@ static void c_concat(Fuzzer *f) {
  * new ones made for the purpose (outside macro recordings). */
 static void index_arrays(Fuzzer *f, const Shadow *s, int n, int *slots, sl_array *hs, const Shadow *like) {
     int64_t dims[SL_MAX_RANK];
+    if (like && like->numel > 64) like = NULL; /* (a zero-element shape may still be huge) */
+    for (int d = 0; like && d < like->rank; d++)
+        if (like->dims[d] > 64) like = NULL;
     int rank = like ? like->rank : 1 + (int)rand_below(&f->r, 2);
     if (like) memcpy(dims, like->dims, sizeof dims);
     else gen_dims(f, rank, dims, 64);
@@ -1423,7 +1449,7 @@ static void c_gather(Fuzzer *f) {
     int64_t one[1] = {3};
     sh_init(&dummy, SL_F32, 1, one, 0);
     index_arrays(f, ss >= 0 ? &f->pool[ss].s : &dummy, n, islots, ih, NULL);
-    if (ss >= 0 && !f->pool[ss].h) ss = -1, src = 0; /* replaced while making the indices */
+    if (ss >= 0 && f->pool[ss].h != src) ss = -1, src = 0; /* replaced while making the indices */
     for (int d = 0; d < n; d++)
         if (islots[d] >= 0 && f->pool[islots[d]].h != ih[d]) islots[d] = -1;
     sh_free(&dummy);

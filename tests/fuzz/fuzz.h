@@ -123,7 +123,7 @@ int64_t sh_compare(const Shadow *s, const void *got, char *why, size_t n);
 
 #define POOL_MAX 40
 #define STALE_MAX 64
-#define FRAME_MAX 16
+#define FRAME_MAX 64
 
 typedef struct {
     sl_array h; /* 0: free slot */
@@ -160,6 +160,7 @@ enum {
     TOL_E = 1 << 4, /* a stray sl_scope_end inside a macro recording */
     TOL_F = 1 << 5, /* pow of a rank-0 base by a constant array of 2 or -1 */
     TOL_G = 1 << 6, /* shutdown while other threads work */
+    TOL_I = 1 << 8, /* (found by this fuzzer) the scalar 2^63 taken by i64 arrays as INT64_MAX */
 };
 
 typedef struct Shared Shared;

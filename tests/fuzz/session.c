@@ -39,7 +39,7 @@ static void s_scope(Fuzzer *f) {
     Expect e;
     no_problems(&e);
     uint64_t k = rand_below(&f->r, 100);
-    if (k < 40 && f->n_frames < FRAME_MAX) {
+    if (k < 40 && f->n_frames < 8) {
         log_begin(f, "sl_scope_begin()");
         if (check_call(f, "sl_scope_begin", sl_scope_begin(), &e, NULL, 0)) {
             memset(&f->frames[f->n_frames], 0, sizeof(Frame));
@@ -290,7 +290,9 @@ void macro_record_or_replay(Fuzzer *f) {
     int n_in = template_inputs[t], n_out = template_outputs[t], n_ctrl = t == T_AXPX || t == T_ADD_OR_SUB || t == T_ROTATE;
     double ctrl[1] = {(double)((int64_t)rand_below(&f->r, 7) - 3)};
     char name[32];
-    snprintf(name, sizeof name, "fz.t%d", t);
+    /* A recorded section draws from the generator it was recorded with: the name says which. */
+    if (t == T_RANDOM) snprintf(name, sizeof name, "fz.t%d.r%d", t, f->rngs[f->rec_rng].label);
+    else snprintf(name, sizeof name, "fz.t%d", t);
     sl_array hin[4] = {0, 0, 0, 0};
     for (int k = 0; k < n_in; k++) hin[k] = f->pool[in[k]].h;
     if (rand_pct(&f->r, 5)) {
@@ -601,7 +603,7 @@ static void s_profile(Fuzzer *f) {
         else if (k == 1) snprintf(path, sizeof path, "/nonexistent-dir/profile");
         else snprintf(path, sizeof path, "%s/profile-%d", sh->tmpdir, f->tid);
         if (k < 2) ex_bad(&e, SL_ERR_INVALID_ARGUMENT);
-        else if (sh->profiling) ex_bad(&e, SL_ERR_INVALID_STATE);
+        if (sh->profiling) ex_bad(&e, SL_ERR_INVALID_STATE);
         log_begin(f, "sl_profile_begin(%s)", p ? p : "NULL");
         if (check_call(f, "sl_profile_begin", sl_profile_begin(p), &e, NULL, 0)) sh->profiling = 1;
     } else {
@@ -646,11 +648,14 @@ static void forget_runtime(Fuzzer *f) {
         sh_free(&f->pool[i].s);
         memset(&f->pool[i], 0, sizeof f->pool[i]);
     }
-    for (int i = 0; i < RNG_MAX; i++) {
-        if (!f->rngs[i].id) continue;
-        if (f->n_old_rngs < STALE_MAX) f->old_rngs[f->n_old_rngs++] = f->rngs[i].id;
-        f->rngs[i].id = 0;
+    for (int i = 0; i < RNG_MAX + f->n_dead_rngs; i++) {
+        sl_rng id = i < RNG_MAX ? f->rngs[i].id : f->dead_rngs[i - RNG_MAX];
+        if (!id) continue;
+        if (f->n_old_rngs < STALE_MAX) f->old_rngs[f->n_old_rngs++] = id;
+        else f->old_rngs[rand_below(&f->r, STALE_MAX)] = id;
+        if (i < RNG_MAX) f->rngs[i].id = 0;
     }
+    f->n_dead_rngs = 0;
 }
 
 void runtime_cycle(Fuzzer *f) {
@@ -685,8 +690,8 @@ void runtime_cycle(Fuzzer *f) {
 
 /* Resets the model after a defect that it cannot follow (--keep-going). */
 void resync(Fuzzer *f) {
-    while (sl_macro_cancel() == SL_OK) {
-    }
+    /* A section whose scope was ended by the application cannot be cancelled without one. */
+    for (int k = 0; k < 8 && sl_macro_cancel() != SL_OK; k++) sl_scope_begin();
     while (sl_scope_end() == SL_OK) {
     }
     for (int i = 0; i < f->n_frames; i++) free(f->frames[i].h);

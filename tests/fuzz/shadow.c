@@ -99,8 +99,12 @@ void sh_init(Shadow *s, int dtype, int rank, const int64_t *dims, int known) {
     memset(s, 0, sizeof *s);
     s->dtype = dtype;
     s->rank = rank;
-    for (int d = 0; d < rank; d++) s->dims[d] = dims[d];
-    if (numel_of(rank, dims, &s->numel)) s->numel = INT64_MAX;
+    unsigned __int128 n = 1;
+    for (int d = 0; d < rank; d++) {
+        s->dims[d] = dims[d];
+        if (n <= (unsigned __int128)INT64_MAX || dims[d] == 0) n *= (uint64_t)dims[d];
+    }
+    s->numel = n > (unsigned __int128)INT64_MAX ? INT64_MAX : (int64_t)n;
     s->known = known && s->numel <= SHADOW_MAX_NUMEL;
     if (s->known && s->numel > 0) {
         s->vals = calloc((size_t)s->numel, dt_size(dtype));
@@ -231,7 +235,7 @@ static int is_subnormal(int dt, double x) { return x != 0 && fabs(x) < min_norma
 /* A computed float result `want` of type dt with tolerance e, made safe at the edges:
  * results near overflow may overflow or not; subnormal results may be flushed. */
 static Val fres(int dt, double exact, double e) {
-    Val v = {rnd(dt, exact), 0, e};
+    Val v = {rnd(dt, exact), 0, isnan(e) ? ANY_VALUE : e};
     double m = max_of(dt);
     if (isfinite(exact) && fabs(exact) + e >= m * (1 - 1e-6)) v.e = ANY_VALUE;
     if (isinf(v.f) && isfinite(exact)) v.e = ANY_VALUE; /* rounded up to infinity */
@@ -595,7 +599,7 @@ static Val binary_float(int op, int dt, Val a, Val b) {
     }
     case SL_MUL: {
         double r = x * y;
-        return fres(dt, r, fabs(y) * ex + fabs(x) * ey + ex * ey + 2 * ulp(dt, r));
+        return fres(dt, r, exact ? 2 * ulp(dt, r) : fabs(y) * ex + fabs(x) * ey + ex * ey + 2 * ulp(dt, r));
     }
     case SL_DIV: {
         double r = x / y;
@@ -774,8 +778,9 @@ static Val reduce_group(int op, const Shadow *a, const Group *g, int rt) {
             }
         }
         if (nan || (pinf && ninf)) return fres(rt, NAN, 0);
-        if (pinf || ninf) return fres(rt, pinf ? INFINITY : -INFINITY, 0);
+        /* Finite terms may overflow to either infinity, depending on the order. */
         if (mag > DBL_MAX / 4) return any_val();
+        if (pinf || ninf) return fres(rt, pinf ? INFINITY : -INFINITY, 0);
         double r = (double)s, t = (double)(e + mag * (n + 2) * U64 * 2);
         if (op == SL_MEAN) {
             if (n == 0) return fres(rt, NAN, 0);
@@ -900,7 +905,7 @@ void sv_scan(int prod, const Shadow *a, int dim, Shadow *out) {
             e += x.e;
             double r = (double)acc;
             Val v;
-            if (any || order || (!prod && isfinite(x.f) && mag > DBL_MAX / 4)) v = any_val();
+            if (any || order || (!prod && mag > DBL_MAX / 4)) v = any_val();
             else if (prod) v = fres(rt, r, fabs(r) * (k + 3) * U64 * 2 + 2 * ulp(rt, r));
             else if (!isfinite(r)) v = fres(rt, r, 0);
             else v = fres(rt, r, (double)(e + mag * (k + 3) * U64 * 2) + 2 * ulp(rt, r));
