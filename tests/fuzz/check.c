@@ -74,7 +74,7 @@ void broken(Fuzzer *f, const char *fmt, ...) {
     fflush(stderr);
     pthread_mutex_unlock(&report_lock);
     f->failures++;
-    if (!f->shared->keep_going || f->failures >= 50) exit(1);
+    if (!f->shared->keep_going || f->failures >= 1000) exit(1);
 }
 
 /* ---- expectations ---- */
