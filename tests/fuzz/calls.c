@@ -91,10 +91,14 @@ static sl_array *out_ptr(Fuzzer *f, sl_array *o, Expect *e) {
 static int tainted(Fuzzer *f, int slot) { return slot >= 0 && f->pool[slot].outside; }
 
 /* Checks a call with one array result and keeps the result. */
-static int finish(Fuzzer *f, const char *fn, sl_status st, const Expect *e, sl_array *op, Shadow *pred, int source, int taint) {
+static int finish(Fuzzer *f, const char *fn, sl_status st, const Expect *ex, sl_array *op, Shadow *pred, int source, int taint) {
     int slot = -1;
     sl_array out = op ? *op : 0;
-    if (check_call(f, fn, st, e, op ? op : &out, op ? 1 : 0)) {
+    Expect e = *ex;
+    /* A result beyond the memory limit may be refused at once (SLUICE_SYNC computes it). */
+    uint64_t limit = f->shared->memory_limit;
+    if (limit && st == SL_ERR_OUT_OF_MEMORY && pred->numel > 0 && (unsigned __int128)pred->numel * dt_size(pred->dtype) > limit) e.maybe = 1;
+    if (check_call(f, fn, st, &e, op ? op : &out, op ? 1 : 0)) {
         if (check_output(f, fn, out, pred)) {
             slot = pool_add(f, out, pred, source);
             if (slot >= 0) f->pool[slot].outside = taint;
@@ -1664,6 +1668,7 @@ static void c_huge_shapes(Fuzzer *f) {
         Expect e;
         ex_init(&e);
         sl_array h = OUT_SENTINEL;
+        e.maybe = 1; /* refused at once, or computed only where needed */
         log_begin(f, "sl_constant(f32, %s, 1) [huge]", S(rank, dims, 0));
         if (check_call(f, "sl_constant", sl_constant(SL_F32, rank, dims, 1, &h), &e, &h, 1)) {
             if (check_output(f, "sl_constant", h, &f->huge[k])) hs[k] = h;

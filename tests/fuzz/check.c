@@ -179,6 +179,20 @@ static int64_t row_major_index(const Shadow *s, int64_t col) {
     return k;
 }
 
+/* The first elements of bytes read, for reports. */
+static void describe_elems(const Shadow *s, const unsigned char *bytes, char *buf, size_t n) {
+    Shadow got;
+    sh_init(&got, s->dtype, s->rank, s->dims, 1);
+    sh_from_bytes(&got, bytes);
+    size_t k = (size_t)snprintf(buf, n, "[");
+    for (int64_t i = 0; i < got.numel && i < 12 && k < n; i++) {
+        Val v = sh_get(&got, i);
+        k += dt_float(s->dtype) ? (size_t)snprintf(buf + k, n - k, i ? ", %.9g" : "%.9g", v.f) : (size_t)snprintf(buf + k, n - k, i ? ", %lld" : "%lld", (long long)v.i);
+    }
+    if (k < n) snprintf(buf + k, n - k, got.numel > 12 ? ", ...]" : "]");
+    sh_free(&got);
+}
+
 void check_read(Fuzzer *f, int slot, int peek) {
     Arr *a = &f->pool[slot];
     Shadow *s = &a->s;
@@ -205,7 +219,9 @@ void check_read(Fuzzer *f, int slot, int peek) {
         if (sh_compare(s, col, why, sizeof why) >= 0) {
             char shape[160];
             shape_str(shape, sizeof shape, s->rank, s->dims);
-            broken(f, "%s of a%d (%s%s) differs from the model: %s", fn, a->label, dt_name(s->dtype), shape, why);
+            char got[400];
+            describe_elems(s, col, got, sizeof got);
+            broken(f, "%s of a%d (%s%s) differs from the model: %s; read %s", fn, a->label, dt_name(s->dtype), shape, why, got);
             sh_forget(s);
         } else if (!peek) {
             sh_from_bytes(s, col); /* what Sluice computed is what later ops start from */
