@@ -138,7 +138,7 @@ static int countable(Expect *e, int rank, const int64_t *dims) {
         if (dims[d] == 0) return 1;
         if (n <= ((unsigned __int128)1 << 64)) n *= (uint64_t)dims[d];
     }
-    if (n >= ((unsigned __int128)1 << 64)) {
+    if (n * 8 > (unsigned __int128)UINT64_MAX) { /* its bytes cannot be counted */
         ex_bad_any(e);
         return 0;
     }

@@ -270,7 +270,9 @@ void pool_forget(Fuzzer *f, int slot) {
 
 int pool_add(Fuzzer *f, sl_array h, Shadow *s, int source) {
     register_handle(f, h);
-    if (s->numel > SHADOW_MAX_NUMEL) {
+    int huge_empty = 0;
+    for (int d = 0; d < s->rank && (f->shared->tolerate & TOL_Z); d++) huge_empty |= s->numel == 0 && s->dims[d] > (1 << 16);
+    if (s->numel > SHADOW_MAX_NUMEL || huge_empty) {
         /* Never computed: released at once (reading it would take the memory limit). */
         if (sl_release(h) != SL_OK) broken(f, "sl_release of a fresh large result failed");
         stale_add(f, h);
