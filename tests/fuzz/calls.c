@@ -1400,7 +1400,7 @@ static void c_concat(Fuzzer *f) {
  * new ones made for the purpose (outside macro recordings). */
 static void index_arrays(Fuzzer *f, const Shadow *s, int n, int *slots, sl_array *hs, const Shadow *like) {
     int64_t dims[SL_MAX_RANK];
-    if (like && like->numel > 64) like = NULL; /* (a zero-element shape may still be huge) */
+    if (like && (like->numel > 64 || like->numel == 0)) like = NULL; /* (an empty shape may still be large) */
     for (int d = 0; like && d < like->rank; d++)
         if (like->dims[d] > 64) like = NULL;
     int rank = like ? like->rank : 1 + (int)rand_below(&f->r, 2);
@@ -1421,6 +1421,11 @@ static void index_arrays(Fuzzer *f, const Shadow *s, int n, int *slots, sl_array
             int rr = rank;
             if (rand_pct(&f->r, 20) && rr > 0) dd[rand_below(&f->r, (uint64_t)rr)] = 1; /* broadcasts */
             sh_init(&v, dt, rr, dd, 1);
+            if (!v.known) { /* too large to write out: make nothing */
+                sh_free(&v);
+                hs[d] = 0;
+                continue;
+            }
             for (int64_t i = 0; i < v.numel; i++) {
                 int64_t x = rand_pct(&f->r, 90) ? (int64_t)rand_below(&f->r, (uint64_t)size + 1) - (rand_pct(&f->r, 10) ? 1 : 0) : gen_extreme(f);
                 Val val = {(double)x, x, 0};

@@ -224,7 +224,9 @@ void check_read(Fuzzer *f, int slot, int peek) {
             broken(f, "%s of a%d (%s%s) differs from the model: %s; read %s", fn, a->label, dt_name(s->dtype), shape, why, got);
             sh_forget(s);
         } else if (!peek) {
-            sh_from_bytes(s, col); /* what Sluice computed is what later ops start from */
+            /* What Sluice computed is what later ops start from. */
+            if (a->source) sh_from_bytes(s, col);
+            else sh_observed(s, col);
         }
     }
     log_end(f);

@@ -73,6 +73,9 @@ Val sh_get(const Shadow *s, int64_t i);
 void sh_put(Shadow *s, int64_t i, Val v); /* rounds or wraps into the type */
 int sh_same_shape(const Shadow *a, const Shadow *b);
 void sh_from_bytes(Shadow *s, const void *bytes); /* observed values: exact */
+/* Observed values of a computed float array: a later fused kernel may recompute them
+ * without rounding to the type in between, so they carry one ulp. */
+void sh_observed(Shadow *s, const void *bytes);
 
 /* Shapes. `numel_of` gives 0 when the shape is addressable (count * 8 bytes fits in an
  * int64), 1 when it is too large; every dim must be >= 0. */

@@ -205,6 +205,16 @@ void sh_put(Shadow *s, int64_t i, Val v) {
     }
 }
 
+static double ulp(int dt, double x);
+
+void sh_observed(Shadow *s, const void *bytes) {
+    sh_from_bytes(s, bytes);
+    for (int64_t i = 0; s->known && dt_float(s->dtype) && i < s->numel; i++) {
+        double t = ulp(s->dtype, sh_get(s, i).f);
+        s->tol[i] = t;
+    }
+}
+
 void sh_from_bytes(Shadow *s, const void *bytes) {
     int known = s->numel <= SHADOW_MAX_NUMEL;
     int64_t dims[SL_MAX_RANK];
