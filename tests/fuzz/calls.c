@@ -590,6 +590,7 @@ static void c_release(Fuzzer *f) {
     ex_init(&e);
     int slot;
     sl_array h = pick_handle(f, &slot, 85);
+    if (slot >= 0 && f->pool[slot].shared) return; /* other threads hold it too */
     if (slot < 0) ex_bad(&e, BAD_HANDLE);
     log_begin(f, "sl_release(%s)", L(f, h, 0));
     if (check_call(f, "sl_release", sl_release(h), &e, NULL, 0) && slot >= 0) pool_forget(f, slot);
@@ -1714,6 +1715,24 @@ static void c_huge_shapes(Fuzzer *f) {
         if (hs[k]) sl_release(hs[k]);
         sh_free(&f->huge[k]);
     }
+}
+
+/* An array for the shared pool: made from data, so its values are known exactly. */
+int make_shared_array(Fuzzer *f) {
+    int64_t dims[SL_MAX_RANK];
+    int rank = 1 + (int)rand_below(&f->r, 2);
+    gen_dims(f, rank, dims, 64);
+    Shadow s;
+    sh_init(&s, rand_pct(&f->r, 60) ? SL_F64 : SL_I32, rank, dims, 1);
+    gen_values(f, &s);
+    sl_array h = OUT_SENTINEL;
+    Expect e;
+    ex_init(&e);
+    log_begin(f, "sl_create(%s, %s) [shared pool]", dt_name(s.dtype), S(rank, dims, 0));
+    sl_status st = sl_create(s.dtype, rank, dims, SL_COL_MAJOR, s.vals ? (void *)s.vals : (void *)&h, (size_t)s.numel * dt_size(s.dtype), &h);
+    int slot = finish(f, "sl_create", st, &e, &h, &s, 1, 0);
+    if (slot >= 0) f->pool[slot].shared = 1;
+    return slot;
 }
 
 /* ---- the mix ---- */

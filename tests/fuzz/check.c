@@ -5,6 +5,7 @@
  * nothing beyond the bytes they need. Also the call log and the pool of handles. */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ static _Thread_local uint64_t handler_mark;
 
 void log_begin(Fuzzer *f, const char *fmt, ...) {
     f->call++;
+    f->epoch_begin = atomic_load(&f->shared->epoch);
     handler_mark = handler_calls;
     f->line_len = snprintf(f->line, sizeof f->line, "t%d #%llu ", f->tid, (unsigned long long)f->call);
     va_list ap;
@@ -97,8 +99,23 @@ static const char *status_str(sl_status st) {
     return st >= 0 && st <= SL_ERR_MISMATCH ? names[st] : "UNKNOWN";
 }
 
+/* Whether the current call overlapped a runtime restart by another thread: then any
+ * clean outcome is right, and its results belong to no model. */
+static int overlapped_restart(Fuzzer *f) {
+    int now = atomic_load(&f->shared->epoch);
+    if (now == f->epoch_begin && !(now & 1) && now == f->epoch_seen) return 0;
+    f->restarted = 1;
+    return 1;
+}
+
 int check_call(Fuzzer *f, const char *fn, sl_status st, const Expect *e, const sl_array *outs, int n_outs) {
     log_more(f, " -> %s", status_str(st));
+    if (f->shared->threads > 1 && overlapped_restart(f)) {
+        log_more(f, " [a restart overlapped]");
+        for (int k = 0; k < n_outs && st == SL_OK; k++)
+            if (outs[k] && outs[k] != OUT_SENTINEL) sl_release(outs[k]);
+        return 0;
+    }
     uint64_t handled = handler_calls - handler_mark;
     int single = f->shared->threads == 1;
     if (st != SL_OK) {
@@ -151,6 +168,7 @@ int check_output(Fuzzer *f, const char *fn, sl_array h, const Shadow *s) {
     if (sl_rank(h, &rank) || sl_shape(h, dims, SL_MAX_RANK) || sl_numel(h, &numel) || sl_get_dtype(h, &dt)) {
         sl_error_info info;
         sl_last_error(&info);
+        if (f->shared->threads > 1 && overlapped_restart(f)) return 0;
         broken(f, "%s gave a handle the queries refuse: %s", fn, info.message);
         return 0;
     }
@@ -286,9 +304,13 @@ int pool_add(Fuzzer *f, sl_array h, Shadow *s, int source) {
         if (!f->pool[i].h) slot = i;
     if (slot < 0) {
         slot = (int)rand_below(&f->r, POOL_MAX);
-        /* Inside a recording, arrays the template still needs stay. */
-        for (int k = 0; k < f->rec_n_in && f->recording; k++)
-            if (f->rec_inputs[k] == slot) slot = (slot + 1) % POOL_MAX;
+        /* Inside a recording, arrays the template still needs stay; shared ones too. */
+        for (int tries = 0; tries < POOL_MAX; tries++) {
+            int keep = f->pool[slot].shared;
+            for (int k = 0; k < f->rec_n_in && f->recording; k++) keep |= f->rec_inputs[k] == slot;
+            if (!keep) break;
+            slot = (slot + 1) % POOL_MAX;
+        }
         sl_release(f->pool[slot].h);
         pool_forget(f, slot);
     }

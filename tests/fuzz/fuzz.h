@@ -136,6 +136,7 @@ typedef struct {
     int fill;   /* made by sl_constant or sl_scalar, with this value: */
     double fill_value;
     int outside; /* made before the macro section being recorded, and not one of its inputs */
+    int shared;  /* a handle every thread holds (the shared pool): never released by one */
 } Arr;
 
 typedef struct {
@@ -209,6 +210,10 @@ typedef struct {
     int line_len;
     int trace; /* print every call */
     int desync; /* a defect left the model unable to follow (--keep-going resyncs) */
+    int epoch_begin;  /* the runtime epoch when the current call began */
+    int epoch_seen;   /* the epoch this thread's pool belongs to */
+    int restarted;    /* the current call overlapped a restart by another thread */
+    volatile int done;
 } Fuzzer;
 
 /* Options and state shared by every thread. */
@@ -231,7 +236,11 @@ struct Shared {
     uint64_t trace_from;   /* print calls from this number on */
     char tmpdir[256];
     int log_size;
+    _Atomic int epoch; /* odd while thread 0 restarts the runtime under the others */
 };
+
+/* The shared pool, made by the main thread before the others start. */
+#define SHARED_ARRAYS 6
 
 /* ---- the call log ---- */
 void log_begin(Fuzzer *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -308,6 +317,7 @@ int x_cast(Fuzzer *f, int a_slot, sl_array a, int dtype);
 int x_random(Fuzzer *f, int rng_slot, sl_rng id, int normal, int dtype, int rank, const int64_t *dims);
 
 void fuzz_step(Fuzzer *f);             /* one random call (or a short sequence) */
+int make_shared_array(Fuzzer *f);      /* main thread, before the others start */
 void fuzz_recording_step(Fuzzer *f);   /* one call inside a macro recording */
 void session_step(Fuzzer *f);          /* scopes, macros, handlers, settings, runtime */
 void macro_record_or_replay(Fuzzer *f);
@@ -318,6 +328,8 @@ void check_live_handles(Fuzzer *f);
 void teardown(Fuzzer *f);              /* releases everything and checks for leftovers */
 void huge_probe(Fuzzer *f);
 void resync(Fuzzer *f);                /* starts over after a defect the model cannot follow */
+void restart_under_threads(Fuzzer *f); /* thread 0: sl_shutdown and sl_init while others call */
+void follow_restart(Fuzzer *f);        /* another thread restarted the runtime: forget handles */
 void frame_push(Frame *fr, sl_array h);
 
 /* Handler bookkeeping (thread-local counters the fuzzer's error handler bumps). */

@@ -51,20 +51,25 @@ static void dump_all(const char *why) {
 static void on_death(void) { dump_all("CRASH: the sanitizer stopped the fuzzer; the calls before it follow"); }
 #endif
 
-/* Reports a hang: no call finished for `hang_seconds`. */
+/* Reports a hang: a thread whose call has not returned for `hang_seconds`. */
 static void *watchdog(void *arg) {
     (void)arg;
-    unsigned long long last = 0;
-    double since = now();
+    uint64_t last[MAX_THREADS] = {0};
+    double since[MAX_THREADS];
+    for (int i = 0; i < MAX_THREADS; i++) since[i] = now();
     while (!atomic_load(&stop)) {
         sleep(1);
-        unsigned long long p = atomic_load(&progress);
-        if (p != last) {
-            last = p;
-            since = now();
-        } else if (now() - since > hang_seconds) {
-            dump_all("HANG: no call returned for a while");
-            _exit(3);
+        for (int i = 0; i < n_fuzzers; i++) {
+            uint64_t c = fuzzers[i]->call;
+            if (c != last[i] || fuzzers[i]->done) {
+                last[i] = c;
+                since[i] = now();
+            } else if (now() - since[i] > hang_seconds) {
+                char why[80];
+                snprintf(why, sizeof why, "HANG: a call of thread %d has not returned for %.0f s", i, hang_seconds);
+                dump_all(why);
+                _exit(3);
+            }
         }
     }
     return NULL;
@@ -107,12 +112,14 @@ static void run(Fuzzer *f, uint64_t calls, double deadline) {
     while (f->call < calls && !atomic_load(&stop)) {
         uint64_t before = f->call;
         if (f->desync) resync(f);
+        if (sh->threads > 1 && (f->restarted || f->epoch_seen != atomic_load(&sh->epoch))) follow_restart(f);
         uint64_t k = rand_below(&f->r, 10000);
+        int restarts = sh->shutdown_cycles && (sh->threads == 1 || (f->tid == 0 && !(sh->tolerate & TOL_G)));
         if (k < 9000) fuzz_step(f);
-        else if (k < 9990) session_step(f);
-        else if (k < 9993 && sh->threads == 1 && sh->shutdown_cycles) runtime_cycle(f);
-        else if (k < 9995 && sh->huge_probes) huge_probe(f);
-        else if (k < 10000) check_live_handles(f);
+        else if (k < 9985) session_step(f);
+        else if (k < 9990 && restarts) sh->threads == 1 ? runtime_cycle(f) : restart_under_threads(f);
+        else if (k < 9993 && sh->huge_probes) huge_probe(f);
+        else check_live_handles(f);
         atomic_fetch_add(&progress, f->call - before);
         if ((f->call >> 8) != (before >> 8)) {
             double t = now();
@@ -137,6 +144,7 @@ typedef struct {
 static void *thread_main(void *p) {
     ThreadArg *a = p;
     run(a->f, a->calls, a->deadline);
+    a->f->done = 1;
     return NULL;
 }
 
@@ -177,6 +185,10 @@ int main(int argc, char **argv) {
     if (sh.threads < 1 || sh.threads > MAX_THREADS || sh.log_size < 1) usage();
     /* Without a memory limit the huge probes would only measure the machine (defect b). */
     if (!sh.memory_limit && (sh.tolerate & TOL_B)) sh.huge_probes = 0;
+    /* A runtime started by any call (after a restart under other threads) has the limit too. */
+    char limit[32];
+    snprintf(limit, sizeof limit, "%llu", (unsigned long long)sh.memory_limit);
+    if (sh.memory_limit) setenv("SLUICE_MEMORY_LIMIT", limit, 1);
     const char *backend = getenv("SLUICE_BACKEND");
     sh.vulkan = backend && !strcmp(backend, "vulkan");
     model_flushes_subnormals = sh.vulkan;
@@ -199,6 +211,19 @@ int main(int argc, char **argv) {
         fuzzers[n_fuzzers++] = &fs[t];
     }
     runtime_start(&fs[0]);
+    /* The shared pool: the same handles in every thread's pool, released by none of them. */
+    sl_array shared[SHARED_ARRAYS];
+    int n_shared = 0;
+    for (int k = 0; k < SHARED_ARRAYS && sh.threads > 1; k++) {
+        int slot = make_shared_array(&fs[0]);
+        if (slot < 0) continue;
+        shared[n_shared++] = fs[0].pool[slot].h;
+        for (int t = 1; t < sh.threads; t++) {
+            Arr *a = &fs[t].pool[slot];
+            *a = fs[0].pool[slot];
+            sh_copy(&a->s, &fs[0].pool[slot].s);
+        }
+    }
     pthread_t dog;
     pthread_create(&dog, NULL, watchdog, NULL);
     double start = now(), deadline = start + sh.seconds;
@@ -215,7 +240,12 @@ int main(int argc, char **argv) {
         for (int t = 0; t < sh.threads; t++) pthread_join(th[t], NULL);
     }
     double elapsed = now() - start;
-    for (int t = 0; t < sh.threads; t++) teardown(&fs[t]);
+    for (int t = 0; t < sh.threads; t++) {
+        fs[t].done = 1;
+        teardown(&fs[t]);
+    }
+    if (atomic_load(&sh.epoch) == 0)
+        for (int k = 0; k < n_shared; k++) sl_release(shared[k]);
     Expect e;
     ex_init(&e);
     log_begin(&fs[0], "sl_shutdown() [end]");

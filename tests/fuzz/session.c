@@ -3,6 +3,7 @@
  * handlers, call sites, settings and statistics, profiling, shutting the runtime down and
  * starting a new one, the final teardown, and probes of results beyond the memory limit. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,8 +292,9 @@ void macro_record_or_replay(Fuzzer *f) {
     double ctrl[1] = {(double)((int64_t)rand_below(&f->r, 7) - 3)};
     char name[32];
     /* A recorded section draws from the generator it was recorded with: the name says which. */
-    if (t == T_RANDOM) snprintf(name, sizeof name, "fz.t%d.r%d", t, f->rngs[f->rec_rng].label);
-    else snprintf(name, sizeof name, "fz.t%d", t);
+    /* Each thread records its own sections (one key cannot be recorded on two at once). */
+    if (t == T_RANDOM) snprintf(name, sizeof name, "fz%d.t%d.r%d", f->tid, t, f->rngs[f->rec_rng].label);
+    else snprintf(name, sizeof name, "fz%d.t%d", f->tid, t);
     sl_array hin[4] = {0, 0, 0, 0};
     for (int k = 0; k < n_in; k++) hin[k] = f->pool[in[k]].h;
     /* Whether a section replays depends on whether its inputs' flush has finished (the
@@ -435,14 +437,19 @@ static void s_call_site(Fuzzer *f) {
     if (k < 4) {
         const char *file = k < 2 ? NULL : "";
         log_begin(f, "sl_set_call_site(%s, 0)", file ? "\"\"" : "NULL");
-        if (check_call(f, "sl_set_call_site", sl_set_call_site(file, 0), &e, NULL, 0)) f->site_set = 0;
+        /* The site is the thread's: a restart by another thread does not change it. */
+        sl_status st = sl_set_call_site(file, 0);
+        check_call(f, "sl_set_call_site", st, &e, NULL, 0);
+        if (st == SL_OK) f->site_set = 0;
     } else {
         int line = k < 9 ? (int)rand_below(&f->r, 5000) : -1 - (int)rand_below(&f->r, 10);
         if (line < 0) ex_bad(&e, SL_ERR_INVALID_ARGUMENT);
         char file[32];
         snprintf(file, sizeof file, "fuzz_site_%d.c", (int)rand_below(&f->r, 10));
         log_begin(f, "sl_set_call_site(\"%s\", %d)", file, line);
-        if (check_call(f, "sl_set_call_site", sl_set_call_site(file, line), &e, NULL, 0)) {
+        sl_status st = sl_set_call_site(file, line);
+        check_call(f, "sl_set_call_site", st, &e, NULL, 0);
+        if (st == SL_OK) {
             f->site_set = 1;
             snprintf(f->site_file, sizeof f->site_file, "%s", file);
             f->site_line = line;
@@ -710,9 +717,9 @@ void resync(Fuzzer *f) {
 }
 
 void teardown(Fuzzer *f) {
-    if (f->shared->profiling) sl_profile_end();
+    if (f->shared->profiling && f->tid == 0) sl_profile_end();
     for (int i = 0; i < POOL_MAX; i++)
-        if (f->pool[i].h) pool_release(f, i, 1);
+        if (f->pool[i].h && !f->pool[i].shared) pool_release(f, i, 1);
     for (int i = 0; i < RNG_MAX; i++)
         if (f->rngs[i].id) sl_rng_destroy(f->rngs[i].id), f->rngs[i].id = 0;
     Expect e;
@@ -720,9 +727,56 @@ void teardown(Fuzzer *f) {
     log_begin(f, "sl_sync() [teardown]");
     check_call(f, "sl_sync", sl_sync(), &e, NULL, 0);
     log_end(f);
-    check_live_handles(f);
+    if (f->shared->threads == 1) check_live_handles(f);
     for (int i = 0; i < f->n_frames; i++) free(f->frames[i].h);
     f->n_frames = 0;
+}
+
+/* ---- restarts under other threads (defect g) ---- */
+
+void restart_under_threads(Fuzzer *f) {
+    Shared *sh = f->shared;
+    Expect e;
+    no_problems(&e);
+    if (sh->profiling) {
+        log_begin(f, "sl_profile_end() [before a restart]");
+        if (check_call(f, "sl_profile_end", sl_profile_end(), &e, NULL, 0)) sh->profiling = 0;
+        log_end(f);
+    }
+    atomic_fetch_add(&sh->epoch, 1); /* odd: the others' calls may meet no runtime */
+    f->epoch_seen = atomic_load(&sh->epoch);
+    log_begin(f, "sl_shutdown() [while %d other threads call]", sh->threads - 1);
+    sl_status st = sl_shutdown();
+    log_more(f, " -> %d", st);
+    if (st != SL_OK) broken(f, "sl_shutdown failed (%d) while other threads called", st);
+    log_end(f);
+    /* Another thread's call may have started a runtime with the defaults already. */
+    sl_config c;
+    sl_config_default(&c);
+    c.memory_limit = sh->memory_limit;
+    log_begin(f, "sl_init() [after a restart under other threads]");
+    st = sl_init(&c);
+    log_more(f, " -> %d", st);
+    if (st != SL_OK && st != SL_ERR_INVALID_STATE) broken(f, "sl_init after a restart failed (%d)", st);
+    log_end(f);
+    sh->config_trace_entries = sh->config_macro_entries = -1;
+    atomic_fetch_add(&sh->epoch, 1);
+    follow_restart(f);
+}
+
+void follow_restart(Fuzzer *f) {
+    /* A section this thread was recording, and its scopes, outlive the runtime (they are
+     * the thread's): close them, unchecked. */
+    for (int k = 0; k < 8 && sl_macro_cancel() != SL_OK && f->recording; k++) sl_scope_begin();
+    while (sl_scope_end() == SL_OK) {
+    }
+    for (int i = 0; i < f->n_frames; i++) free(f->frames[i].h);
+    memset(f->frames, 0, sizeof f->frames);
+    f->n_frames = 0;
+    f->recording = 0;
+    forget_runtime(f);
+    f->restarted = 0;
+    f->epoch_seen = atomic_load(&f->shared->epoch);
 }
 
 /* ---- results beyond memory (defect b) ---- */
