@@ -418,6 +418,8 @@ int x_random(Fuzzer *f, int rs, sl_rng id, int normal, int dt, int rank, const i
     else log_begin(f, "%s(%s, %s, %s)", fn, rng_label(f, id), dt_name(dt), S(rank, dims, 0));
     sl_status st = normal ? sl_random_normal(id, dt, rank, dims, op) : sl_random_uniform(id, dt, rank, dims, op);
     if (st == SL_OK && rs >= 0) f->rngs[rs].draw++;
+    /* Computed at once (SLUICE_SYNC) and refused, the draw is taken all the same. */
+    if (st == SL_ERR_OUT_OF_MEMORY && rs >= 0) sl_rng_get_state(id, NULL, &f->rngs[rs].draw);
     return finish(f, fn, st, &e, op, &pred, 0, 0);
 }
 

@@ -781,22 +781,32 @@ void follow_restart(Fuzzer *f) {
 
 /* ---- results beyond memory (defect b) ---- */
 
+static const char *S(int rank, const int64_t *dims) {
+    static _Thread_local char b[80];
+    shape_str(b, sizeof b, rank, dims);
+    return b;
+}
+
 /* A result of 2^31..2^40 elements is evaluated on its own: with a memory limit it must be
  * refused cleanly (out of memory, or a poisoned read), or computed only where needed. */
 void huge_probe(Fuzzer *f) {
     int k = 31 + (int)rand_below(&f->r, 10);
     int64_t dims[2] = {(int64_t)1 << k, 1}, idx = (int64_t)rand_below(&f->r, (uint64_t)1 << k);
-    int rank = 1;
+    int rank = 1, dt = SL_F32;
     if (rand_pct(&f->r, 30)) {
         dims[0] = dims[1] = (int64_t)1 << (k / 2 + 1);
         rank = 2;
+    } else if (rand_pct(&f->r, 20) && !(f->shared->tolerate & TOL_B)) {
+        /* The most elements whose bytes still count in 64 bits (2^64 - 8 of them). */
+        dims[0] = ((int64_t)1 << 61) - 1;
+        dt = SL_F64;
     }
     sl_array x = 0, y = 0, s = 0;
     Expect e;
     no_problems(&e);
-    log_begin(f, "sl_iota(f32, %s, 0) [memory probe]", rank == 1 ? "[2^k]" : "[2^j, 2^j]");
+    log_begin(f, "sl_iota(%s, %s, 0) [memory probe]", dt_name(dt), S(rank, dims));
     e.maybe = 1; /* an eager refusal is fine too */
-    if (!check_call(f, "sl_iota", sl_iota(SL_F32, rank, dims, 0, &x), &e, &x, 1)) {
+    if (!check_call(f, "sl_iota", sl_iota(dt, rank, dims, 0, &x), &e, &x, 1)) {
         log_end(f);
         return;
     }
@@ -811,10 +821,12 @@ void huge_probe(Fuzzer *f) {
         log_begin(f, "sl_section(huge, one element)");
         if (check_call(f, "sl_section", sl_section(y, start, count, stride, &s), &e, &s, 1)) {
             log_end(f);
-            float v = -1, want = (float)start[0] + 1.0f;
+            double v = -1, want = dt == SL_F32 ? (double)((float)start[0] + 1.0f) : (double)start[0] + 1.0;
+            float v32 = -1;
             log_begin(f, "sl_read(one element of the huge result)");
-            sl_status st = sl_read(s, SL_COL_MAJOR, &v, sizeof v);
-            if (st == SL_OK && v != want) broken(f, "the huge result's element %lld reads %.9g, not %.9g", (long long)start[0], v, want);
+            sl_status st = dt == SL_F32 ? sl_read(s, SL_COL_MAJOR, &v32, sizeof v32) : sl_read(s, SL_COL_MAJOR, &v, sizeof v);
+            if (dt == SL_F32) v = v32;
+            if (st == SL_OK && v != want) broken(f, "the huge result's element %lld reads %.17g, not %.17g", (long long)start[0], v, want);
             if (st != SL_OK && st != SL_ERR_OUT_OF_MEMORY && st != SL_ERR_POISONED) {
                 Expect any;
                 ex_init(&any);
