@@ -265,7 +265,7 @@ static void c_create(Fuzzer *f) {
     }
     log_begin(f, "sl_create(%s, %s, %s, %zu bytes%s)", dt_name(dt), S(rank, dp, 0), layout == SL_ROW_MAJOR ? "row" : layout == SL_COL_MAJOR ? "col" : "bad-layout",
               bytes, data ? "" : ", NULL data");
-    if (small && numel > 0 && numel <= 8) { /* small data goes in the log, to rebuild a call sequence from it */
+    if (small && numel > 0 && numel <= 16) { /* small data goes in the log, to rebuild a call sequence from it */
         log_more(f, " {");
         for (int64_t i = 0; i < numel; i++) {
             Val v = sh_get(&pred, i);

@@ -148,7 +148,7 @@ int check_call(Fuzzer *f, const char *fn, sl_status st, const Expect *e, const s
     if (single && handled) broken(f, "%s succeeded but an error handler ran", fn);
     if (e->problems > 0) {
         broken(f, "%s accepted bad arguments (%d problem%s; %s was due)", fn, e->problems, e->problems > 1 ? "s" : "",
-               status_str(e->problems == 1 ? e->want : SL_ERR_INVALID_ARGUMENT));
+               e->problems == 1 && e->want >= 0 ? status_str(e->want) : "a refusal");
         for (int k = 0; k < n_outs; k++)
             if (outs[k] && outs[k] != OUT_SENTINEL) sl_release(outs[k]);
         return 0;

@@ -14,6 +14,9 @@
 
 /* Set by the driver: the Vulkan executor may flush subnormal numbers to zero. */
 int model_flushes_subnormals = 0;
+/* Set by the driver to tolerate a known defect: trigonometric functions of arguments
+ * beyond this are not predicted (0: all are). */
+double model_trig_limit = 0;
 
 size_t dt_size(int dt) {
     switch (dt) {
@@ -477,6 +480,7 @@ static Val unary_float(int op, int dt, Val x) {
         return ival(isinf(x.f));
     default:
         if (e > 0) return any_val();
+        if (model_trig_limit && (op == SL_SIN || op == SL_COS || op == SL_TAN) && !(fabs(x.f) <= model_trig_limit)) return any_val();
         return transcendental(dt, libm_unary(op, x.f));
     }
 }
