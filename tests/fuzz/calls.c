@@ -1168,6 +1168,7 @@ static int x_shift(Fuzzer *f, int as, sl_array a, int dim, int64_t offset, int r
         else if (b == SL_BOUNDARY_FILL && !scalar_fits(sa->dtype, fill)) ex_bad(&e, BAD_DTYPE);
         else if (b >= SL_BOUNDARY_FILL && b <= SL_BOUNDARY_WRAP) {
             if ((f->shared->tolerate & TOL_A) && offset_wraps(offset, sa->dims[dim])) return -1;
+            if ((f->shared->tolerate & TOL_O) && f->shared->vulkan && (offset >= INT32_MAX || offset <= INT32_MIN)) return -1;
             int64_t off[SL_MAX_RANK] = {0};
             off[dim] = offset;
             sh_init(&pred, sa->dtype, sa->rank, sa->dims, sa->known);

@@ -165,6 +165,7 @@ enum {
     TOL_F = 1 << 5, /* pow of a rank-0 base by a constant array of 2 or -1 */
     TOL_G = 1 << 6, /* shutdown while other threads work */
     TOL_I = 1 << 8, /* (found by this fuzzer) the scalar 2^63 taken by i64 arrays as INT64_MAX */
+    TOL_O = 1 << 14, /* (found by this fuzzer) Vulkan shifts and rotations by offsets beyond 32 bits */
     TOL_V = 1 << 21, /* (found by this fuzzer) Vulkan sin/cos/tan of large arguments */
     TOL_Z = 1 << 25, /* (found by this fuzzer) scans of empty arrays with huge dimensions hang */
 };
