@@ -727,7 +727,15 @@ void teardown(Fuzzer *f) {
     log_begin(f, "sl_sync() [teardown]");
     check_call(f, "sl_sync", sl_sync(), &e, NULL, 0);
     log_end(f);
-    if (f->shared->threads == 1) check_live_handles(f);
+    if (f->shared->threads == 1) {
+        check_live_handles(f);
+        /* Nothing holds array memory once every handle is gone and the work is done. */
+        sl_stats st;
+        log_begin(f, "sl_get_stats() [teardown]");
+        if (check_call(f, "sl_get_stats", sl_get_stats(&st), &e, NULL, 0) && st.live_bytes != 0)
+            broken(f, "%llu bytes of array memory are still in use after every handle was released", (unsigned long long)st.live_bytes);
+        log_end(f);
+    }
     for (int i = 0; i < f->n_frames; i++) free(f->frames[i].h);
     f->n_frames = 0;
 }
