@@ -17,6 +17,12 @@ static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static _Thread_local uint64_t handler_mark;
 
+static void log_append(Fuzzer *f, const char *fmt, va_list ap) {
+    int n = vsnprintf(f->line + f->line_len, sizeof f->line - (size_t)f->line_len, fmt, ap);
+    if (n > 0) f->line_len += n;
+    if (f->line_len >= (int)sizeof f->line) f->line_len = sizeof f->line - 1;
+}
+
 void log_begin(Fuzzer *f, const char *fmt, ...) {
     f->call++;
     f->epoch_begin = atomic_load(&f->shared->epoch);
@@ -24,19 +30,15 @@ void log_begin(Fuzzer *f, const char *fmt, ...) {
     f->line_len = snprintf(f->line, sizeof f->line, "t%d #%llu ", f->tid, (unsigned long long)f->call);
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(f->line + f->line_len, sizeof f->line - (size_t)f->line_len, fmt, ap);
+    log_append(f, fmt, ap);
     va_end(ap);
-    if (n > 0) f->line_len += n;
-    if (f->line_len >= (int)sizeof f->line) f->line_len = sizeof f->line - 1;
 }
 
 void log_more(Fuzzer *f, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(f->line + f->line_len, sizeof f->line - (size_t)f->line_len, fmt, ap);
+    log_append(f, fmt, ap);
     va_end(ap);
-    if (n > 0) f->line_len += n;
-    if (f->line_len >= (int)sizeof f->line) f->line_len = sizeof f->line - 1;
 }
 
 void log_end(Fuzzer *f) {
