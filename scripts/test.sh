@@ -3,8 +3,9 @@
 # executor with the validation layers on; lavapipe where there is no GPU), the op suite
 # under result comparison, the API reference's freshness, then the C and C++ tests built
 # with CMake against the installed library (plain, and again under AddressSanitizer/UBSan),
-# the Fortran tests, the same program in C, C++ and Fortran, then the C++ and Fortran
-# examples, and their profiles' call sites with everything built at -O0, -O2 and -O3.
+# the API fuzzer, the Fortran tests, the same program in C, C++ and Fortran, then the C++
+# and Fortran examples, and their profiles' call sites with everything built at -O0, -O2
+# and -O3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -52,6 +53,12 @@ for suite in c cpp; do
     ctest --test-dir "$dir" --output-on-failure
   done
 done
+# The API fuzzer under AddressSanitizer/UBSan, fresh seeds each run (printed): a million
+# calls (or two minutes) on the CPU executor, a minute with three threads (thread 0 restarts
+# the runtime under the others), and a minute on Vulkan.
+scripts/fuzz.sh --skip-install --calls 1000000 --seconds 120
+scripts/fuzz.sh --skip-install --threads 3 --calls 1000000 --seconds 60
+scripts/fuzz.sh --skip-install --backend vulkan --seconds 60
 cmake -S tests/fortran -B build/f-tests -DCMAKE_PREFIX_PATH="$PWD/build/install"
 cmake --build build/f-tests
 ctest --test-dir build/f-tests --output-on-failure
