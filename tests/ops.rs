@@ -151,6 +151,20 @@ fn binary_with_scalars() {
     let mut out = 0;
     fails(sl_add_scalar(h, 2.5, &mut out), SL_ERR_DTYPE_MISMATCH, "cannot be represented");
     assert_eq!(out, 0);
+    // At each end of the integer ranges: the first value beyond is refused (2^63 would
+    // saturate to i64::MAX, whose f64 is 2^63 again), the last one inside is exact.
+    let edges = [(SL_I32, -2f64.powi(31), 2f64.powi(31)), (SL_I64, -2f64.powi(63), 2f64.powi(63)), (SL_U8, 0.0, 256.0)];
+    for (dt, lowest, beyond) in edges {
+        let a = rand_arr(&mut rng, dt, &[4], 0.0, 9.0, false);
+        let h = a.upload();
+        for bad in [beyond, lowest - if dt == SL_I64 { 2048.0 } else { 1.0 }] {
+            fails(sl_sub_scalar(h, bad, &mut out), SL_ERR_DTYPE_MISMATCH, "cannot be represented");
+            assert_eq!(out, 0);
+        }
+        ok(sl_max_scalar(h, lowest, &mut out));
+        assert_close(&format!("max with {lowest} {dt}"), &download(out), &a, 0.0);
+        release(&[h, out]);
+    }
     release(&[h]);
 }
 

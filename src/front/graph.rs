@@ -14,6 +14,9 @@ use crate::ir::{
     ScanOp, ScatterMode, Shape, UnaryOp, Value, ViewStep, bail,
 };
 
+/// 2^63: the i64 range as f64 is [-2^63, 2^63).
+const I64_LIMIT: f64 = 9_223_372_036_854_775_808.0;
+
 /// Creates nodes for calls made at one call site.
 pub struct Graph<'a> {
     pub rt: &'a Runtime,
@@ -209,6 +212,8 @@ impl Graph<'_> {
         let exact = match dtype {
             DType::F32 | DType::F64 => true,
             DType::Bool => v == 0.0 || v == 1.0,
+            // 2^63 saturates to i64::MAX, which reads back as 2^63: compare before the cast.
+            DType::I64 => v.fract() == 0.0 && (-I64_LIMIT..I64_LIMIT).contains(&v),
             _ => s.as_f64() == v,
         };
         if !exact {
