@@ -559,3 +559,31 @@ fn sign_of_iotas() {
         }
     }
 }
+
+/// A reduction reshaped to rank 0 and combined with an array in the kernel that reads it
+/// (the CPU executor once read the one-element result at the domain's linear index:
+/// `y + reshape(sum(x, 0), [])` gave `[13, 10]` for `[13, 13]`), on both sides of each op.
+#[test]
+fn reductions_reshaped_to_rank0_broadcast_in_the_kernel() {
+    let mut rng = rng("reductions_reshaped_to_rank0_broadcast_in_the_kernel");
+    let cases = [(SL_F64, SL_SUM, [SL_ADD, SL_SUB]), (SL_BOOL, SL_ALL, [SL_AND, SL_XOR]), (SL_I64, SL_MAX, [SL_MUL, SL_MIN])];
+    for (dt, reduce, ops) in cases {
+        for op in ops {
+            let (n, rows, cols) = (rng.random_range(1..40), rng.random_range(2..40), rng.random_range(1..5));
+            let x = rand_arr(&mut rng, dt, &[n, 1], -9.0, 9.0, false);
+            let y = rand_arr(&mut rng, dt, &[rows, cols], -9.0, 9.0, false);
+            let (hx, hy) = (x.upload(), y.upload());
+            let (mut s, mut z, mut left, mut right) = (0, 0, 0, 0);
+            ok(sl_reduce(reduce, hx, 0, &mut s));
+            ok(sl_reshape(s, 0, std::ptr::null(), &mut z));
+            ok(sl_binary(op, z, hy, &mut left));
+            ok(sl_binary(op, hy, z, &mut right));
+            let (got_left, got_right) = (download(left), download(right));
+            let zv = download(z).v[0];
+            let what = format!("{op} of {reduce}({dt}) reshaped to rank 0");
+            assert_close(&what, &got_left, &common::reference::map1(&y, |v| common::reference::binary(op, zv, v)), 0.0);
+            assert_close(&what, &got_right, &common::reference::map1(&y, |v| common::reference::binary(op, v, zv)), 0.0);
+            release(&[hx, hy, s, z, left, right]);
+        }
+    }
+}

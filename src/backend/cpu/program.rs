@@ -177,10 +177,12 @@ impl Program {
     }
 }
 
-/// Whether a map reaches its target with the same column-major linear index it starts
-/// from (only reshapes, and broadcasts of single elements which read one address).
-fn linear_preserving(map: &Map) -> bool {
-    map.steps.iter().all(|s: &MapStep| matches!(s.step, ViewStep::Reshape))
+/// Whether a map reaches its target at the domain point's column-major linear index:
+/// only reshapes, the first from the domain's shape (a view of a rank-0 value starts
+/// from no coordinates, whatever the domain).
+fn linear_preserving(map: &Map, domain: &Shape) -> bool {
+    map.steps.first().is_none_or(|s| s.out == *domain)
+        && map.steps.iter().all(|s: &MapStep| matches!(s.step, ViewStep::Reshape))
 }
 
 /// Whether a multi-dimensional domain can run as one long dimension: every access
@@ -198,7 +200,7 @@ fn collapsible(k: &Kernel, affine: &[Option<AffineMap>]) -> bool {
             let f = a.address(layout, shape.rank());
             f.is_constant() || (0..rank).all(|d| k.domain.dim(d) == 1 || f.coef[d] == dense[d])
         }
-        None => linear_preserving(&k.maps[map as usize]) && layout.is_dense(shape),
+        None => linear_preserving(&k.maps[map as usize], &k.domain) && layout.is_dense(shape),
     };
     k.insts.iter().all(|inst| match inst {
         Inst::Load { input, map } => {
