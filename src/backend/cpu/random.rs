@@ -68,7 +68,7 @@ pub unsafe fn fill(
 /// `fill` for values of type `T`: whole groups of blocks straight from the vector
 /// registers where it can, the rest in batches.
 #[inline(always)]
-unsafe fn fill_typed<T: Sample>(
+unsafe fn fill_typed<T: Vectors>(
     s: &mut Scratch,
     stream: &Stream,
     dist: Distribution,
@@ -78,7 +78,7 @@ unsafe fn fill_typed<T: Sample>(
     stream_out: bool,
 ) {
     // SAFETY: room for `n` values (caller).
-    let (start, end) = unsafe { T::whole_groups(s, stream, dist, run, dst, n, stream_out) };
+    let (start, end) = unsafe { whole_groups(s, stream, dist, run, dst, n, stream_out) };
     for (from, to) in [(0, start), (end, n)] {
         let mut done = from;
         while done < to {
@@ -108,27 +108,27 @@ trait Sample: Copy {
     fn radius(ln: Self) -> Self;
     fn one_minus(u: Self) -> Self;
     fn mul(a: Self, b: Self) -> Self;
-    /// Writes the values of the whole groups of eight blocks in the lanes of `fill_typed`
-    /// that it can compute from vector registers (Philox along a run, with AVX-512), and
-    /// returns which lanes those are.
-    ///
-    /// # Safety
-    /// `dst` has room for `n` values.
-    unsafe fn whole_groups(
-        s: &mut Scratch,
-        stream: &Stream,
-        dist: Distribution,
-        run: Lin,
-        dst: *mut Self,
-        n: usize,
-        stream_out: bool,
-    ) -> (usize, usize);
 }
 
-/// `Sample::whole_groups` for types with a vector form.
+/// Value types with a vector form (`philox_x86::Lanes` where there is one).
+#[cfg(target_arch = "x86_64")]
+use philox_x86::Lanes as Vectors;
+#[cfg(not(target_arch = "x86_64"))]
+trait Vectors: Sample {}
+#[cfg(not(target_arch = "x86_64"))]
+impl Vectors for f32 {}
+#[cfg(not(target_arch = "x86_64"))]
+impl Vectors for f64 {}
+
+/// Writes the values of the whole groups of eight blocks in the lanes of `fill_typed`
+/// that it can compute from vector registers (Philox along a run, with AVX-512), and
+/// returns which lanes those are.
+///
+/// # Safety
+/// `dst` has room for `n` values.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn whole_groups<T: philox_x86::Lanes>(
+unsafe fn whole_groups<T: Vectors>(
     s: &mut Scratch,
     stream: &Stream,
     dist: Distribution,
@@ -158,6 +158,19 @@ unsafe fn whole_groups<T: philox_x86::Lanes>(
         )
     };
     (head, head + 8 * per_block * groups)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn whole_groups<T: Vectors>(
+    _: &mut Scratch,
+    _: &Stream,
+    _: Distribution,
+    _: Lin,
+    _: *mut T,
+    _: usize,
+    _: bool,
+) -> (usize, usize) {
+    (0, 0)
 }
 
 fn quarters<T>(v: &mut [T]) -> (&mut [T], &mut [T], &mut [T], &mut [T]) {
@@ -222,21 +235,6 @@ macro_rules! sample {
             #[inline(always)]
             fn mul(a: Self, b: Self) -> Self {
                 a * b
-            }
-            unsafe fn whole_groups(
-                s: &mut Scratch,
-                stream: &Stream,
-                dist: Distribution,
-                run: Lin,
-                dst: *mut Self,
-                n: usize,
-                stream_out: bool,
-            ) -> (usize, usize) {
-                #[cfg(target_arch = "x86_64")]
-                // SAFETY: as the caller's.
-                return unsafe { whole_groups(s, stream, dist, run, dst, n, stream_out) };
-                #[cfg(not(target_arch = "x86_64"))]
-                (0, 0)
             }
         }
     };
@@ -777,13 +775,7 @@ mod philox_x86 {
         /// counters of any size and a group's worth plus a partial group.
         #[test]
         fn widths_match_the_definition() {
-            let mut x = 0x2545_f491_4f6c_dd1du64 ^ std::process::id() as u64;
-            let mut next = || {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x
-            };
+            let mut next = crate::backend::cpu::random::tests::xorshift(0x2545_f491_4f6c_dd1d);
             for _ in 0..50 {
                 let stream = Stream { kind: crate::ir::RngKind::Philox, seed: next(), draw: next() };
                 let (keys, draw) = (round_keys(stream.seed), [stream.draw as u32, (stream.draw >> 32) as u32]);
@@ -846,19 +838,24 @@ mod tests {
         }
     }
 
+    /// A xorshift source of test cases, seeded afresh in each process.
+    pub(super) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+        let mut x = seed ^ std::process::id() as u64;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
     /// A run of elements (vector registers for whole groups of blocks where the processor
     /// has them) has the bits of the same elements computed one at a time, normal values
     /// included, whatever the run's first element and length.
     #[test]
     fn runs_match_single_elements() {
         let mut s = Scratch::default();
-        let mut seed = 0x6a09_e667_f3bc_c908u64 ^ std::process::id() as u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x6a09_e667_f3bc_c908);
         for _ in 0..100 {
             let stream = Stream { kind: RngKind::Philox, seed: next(), draw: next() };
             let dist = if next() % 2 == 0 { Distribution::Uniform } else { Distribution::Normal };
@@ -885,13 +882,7 @@ mod tests {
     #[test]
     fn matches_the_definition() {
         let mut s = Scratch::default();
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ std::process::id() as u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..200 {
             let kind = if next() % 2 == 0 { RngKind::Philox } else { RngKind::Fast };
             let stream = Stream { kind, seed: next(), draw: next() % 1000 };
