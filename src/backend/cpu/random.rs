@@ -858,15 +858,24 @@ mod tests {
         let mut next = xorshift(0x6a09_e667_f3bc_c908);
         for _ in 0..100 {
             let stream = Stream { kind: RngKind::Philox, seed: next(), draw: next() };
-            let dist = if next() % 2 == 0 { Distribution::Uniform } else { Distribution::Normal };
+            let dist = if next().is_multiple_of(2) { Distribution::Uniform } else { Distribution::Normal };
             let n = (next() % 1100) as usize;
-            let base = if next() % 4 == 0 { (next() >> 1) as i64 - n as i64 } else { (next() % 5000) as i64 };
+            let base = if next().is_multiple_of(4) { (next() >> 1) as i64 - n as i64 } else { (next() % 5000) as i64 };
             for dtype in [DType::F32, DType::F64] {
                 let (mut run, mut single) = (vec![0u64; n], vec![0u64; n]);
                 let bits = |v: &mut Vec<u64>| v.as_mut_ptr() as *mut u8;
                 let size = dtype.size();
                 unsafe {
-                    fill(&mut s, &stream, dist, dtype, Lin { base, step: 1 }, bits(&mut run), n, next() % 2 == 0);
+                    fill(
+                        &mut s,
+                        &stream,
+                        dist,
+                        dtype,
+                        Lin { base, step: 1 },
+                        bits(&mut run),
+                        n,
+                        next().is_multiple_of(2),
+                    );
                     for l in 0..n {
                         let at = bits(&mut single).add(l * size);
                         fill(&mut s, &stream, dist, dtype, Lin { base: base + l as i64, step: 1 }, at, 1, false);
@@ -884,9 +893,9 @@ mod tests {
         let mut s = Scratch::default();
         let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..200 {
-            let kind = if next() % 2 == 0 { RngKind::Philox } else { RngKind::Fast };
+            let kind = if next().is_multiple_of(2) { RngKind::Philox } else { RngKind::Fast };
             let stream = Stream { kind, seed: next(), draw: next() % 1000 };
-            let dist = if next() % 2 == 0 { Distribution::Uniform } else { Distribution::Normal };
+            let dist = if next().is_multiple_of(2) { Distribution::Uniform } else { Distribution::Normal };
             let n = (next() % 700) as usize;
             let step = [1, 1, 0, 2, -1, 3, 1000][(next() % 7) as usize];
             let base = match next() % 4 {
