@@ -532,14 +532,20 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
                     walk(map, &s.start, s.len, &mut f.pieces, &mut f.scratch);
                     if let ([p], [_]) = (&f.pieces[..], segs) {
                         let a = p.address(inp.layout, inp.rank);
-                        if a.step == 1 {
+                        if p.valid && a.step == 1 {
                             f.set_ptr(dst, inp.ptr.offset(a.base as isize * inp.size as isize));
                             return;
                         }
                     }
                     for p in &f.pieces {
-                        let a = p.address(inp.layout, inp.rank);
-                        copy_run(inp.ptr, inp.size, a, d.add((s.lane + p.lane) * inp.size), p.len);
+                        let lanes = d.add((s.lane + p.lane) * inp.size);
+                        if p.valid {
+                            copy_run(inp.ptr, inp.size, p.address(inp.layout, inp.rank), lanes, p.len);
+                        } else {
+                            // Outside a fill boundary (the value is not used), maybe of an empty
+                            // source with nothing to read.
+                            ptr::write_bytes(lanes, 0, p.len * inp.size);
+                        }
                     }
                 }
             }
