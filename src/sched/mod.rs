@@ -496,7 +496,7 @@ impl Scheduler {
     /// the execution thread). So what a fold makes, and the trace-cache keys of later
     /// flushes, do not depend on how far those threads have got.
     pub fn settle(&self, n: &Node) {
-        if n.has_handles() && self.planner.unplanned.load(Ordering::Acquire) > 0 && n.is_pending_unflushed() {
+        if n.has_handles() && self.planner.unplanned.load(Ordering::Acquire) > 0 && n.is_pending() {
             self.planner.wait_idle();
         }
         if !n.is_pending() {
