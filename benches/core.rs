@@ -4,7 +4,7 @@
 //! recorded in BENCHMARKS.md.
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use sluice::*;
@@ -396,6 +396,94 @@ fn overhead_no_trace_cache(c: &mut Criterion) {
     check(sl_shutdown());
 }
 
+/// Taps of the Kirchhoff-style function: five ops each, about 1,000 ops a call.
+const TAPS: usize = 199;
+
+/// One call of a Kirchhoff-style function on a `n` x `n` grid: a sum of `TAPS` shifted
+/// sections of the padded grid, weighted, read back.
+fn migrate_call(d: sl_array, w: sl_array, n: usize, out: &mut [f32]) {
+    check(sl_scope_begin());
+    let (lo, hi) = ([4i64, 3], [4i64, 3]);
+    let mut padded = 0;
+    check(sl_pad(d, lo.as_ptr(), hi.as_ptr(), SL_BOUNDARY_FILL, 0.0, &mut padded));
+    let mut acc = 0;
+    check(sl_mul_scalar(d, 0.5, &mut acc));
+    for k in 0..TAPS {
+        let start = [((k * 7) % 9) as i64, ((k * k) % 7) as i64];
+        let (count, stride) = ([n as i64; 2], [1i64; 2]);
+        let (mut sec, mut shifted, mut weighted, mut scaled, mut next) = (0, 0, 0, 0, 0);
+        check(sl_section(padded, start.as_ptr(), count.as_ptr(), stride.as_ptr(), &mut sec));
+        check(sl_shift(sec, 1, (k % 3) as i64 - 1, SL_BOUNDARY_CLAMP, 0.0, &mut shifted));
+        check(sl_mul(shifted, w, &mut weighted));
+        check(sl_mul_scalar(weighted, 1.0 / (k + 2) as f64, &mut scaled));
+        check(sl_add(acc, scaled, &mut next));
+        acc = next;
+    }
+    check(sl_read(acc, SL_COL_MAJOR, out.as_mut_ptr() as *mut _, out.len() * 4));
+    check(sl_scope_end());
+}
+
+/// Calls in one run of the repeated-call loop.
+const CALLS: u32 = 7;
+
+/// A program calling the Kirchhoff-style function `CALLS` times from a fresh runtime
+/// (started untimed), timed per call: with the queue limit cutting each call into flushes
+/// (230), at the default (1024, above one call), and so large that nothing is cut. The
+/// cut loop's time against the uncut one's is what cutting costs repeated work.
+fn repeated_calls(c: &mut Criterion) {
+    let n = 128;
+    let data: Vec<f32> = (0..n * n).map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0).collect();
+    let weights: Vec<f32> = (0..n * n).map(|i| 0.5 + (i * 13 % 17) as f32 / 17.0).collect();
+    let mut g = c.benchmark_group("repeated_calls");
+    g.sample_size(10).measurement_time(Duration::from_secs(8));
+    for (name, limit) in [("cut_230", 230), ("default_1024", 0), ("uncut", 1 << 20)] {
+        g.bench_function(name, |bench| {
+            bench.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    check(sl_shutdown());
+                    let mut cfg: sl_config = unsafe { std::mem::zeroed() };
+                    check(sl_config_default(&mut cfg));
+                    cfg.queue_limit = limit;
+                    check(sl_init(&cfg));
+                    let dims = [n as i64; 2];
+                    let (mut d, mut w) = (0, 0);
+                    check(sl_create(
+                        SL_F32,
+                        2,
+                        dims.as_ptr(),
+                        SL_COL_MAJOR,
+                        data.as_ptr() as *const _,
+                        n * n * 4,
+                        &mut d,
+                    ));
+                    check(sl_create(
+                        SL_F32,
+                        2,
+                        dims.as_ptr(),
+                        SL_COL_MAJOR,
+                        weights.as_ptr() as *const _,
+                        n * n * 4,
+                        &mut w,
+                    ));
+                    let mut out = vec![0f32; n * n];
+                    let start = Instant::now();
+                    for _ in 0..CALLS {
+                        migrate_call(d, w, n, &mut out);
+                    }
+                    total += start.elapsed() / CALLS;
+                    black_box(&out);
+                    check(sl_release(d));
+                    check(sl_release(w));
+                }
+                total
+            })
+        });
+    }
+    g.finish();
+    check(sl_shutdown());
+}
+
 #[link(name = "openblas")]
 unsafe extern "C" {
     fn cblas_sgemm(
@@ -588,6 +676,7 @@ criterion_group!(
     trace_cache,
     matmul,
     unfused,
-    overhead_no_trace_cache
+    overhead_no_trace_cache,
+    repeated_calls
 );
 criterion_main!(benches);

@@ -267,9 +267,12 @@ impl Node {
         }
     }
 
-    /// Pending and never part of a flush.
+    /// Pending and never part of a flush. A flush marks every node of its subgraph
+    /// (`set_plan_index`; epochs start at 1), also those it computed unstored that have
+    /// no handle and so are not marked `fused_unstored`.
     pub fn is_pending_unflushed(&self) -> bool {
-        matches!(*self.state.lock(), NodeState::Pending { fused_unstored: false, .. })
+        self.plan.load(Ordering::Relaxed) == 0
+            && matches!(*self.state.lock(), NodeState::Pending { fused_unstored: false, .. })
     }
 
     pub fn is_pending(&self) -> bool {
