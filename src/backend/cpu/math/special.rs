@@ -1,16 +1,18 @@
 //! erf.
 //!
 //! `|x| <= 0.75`: `erf x = (2/sqrt(pi)) x + x^3 P(x^2)` with the leading constant in two parts.
-//! `0.75 < |x| <= 1.5`: `erf x = erf(c) + t Q(t)`, `t = |x| - c`, `c = 1.125`, with `erf(c)` in
-//! two parts: the constant carries the result and the tail `t Q(t)` (at most 0.18 in size) only
-//! its low bits, so the alternating Horner sum's rounding errors stay small. (Above 0.75 the
-//! first form loses up to ~2 ulp to cancellation between `(2/sqrt(pi)) x` and the series.)
-//! Above 1.5: `erf x = 1 - exp(h(x))`, where `h` approximates `log(erfc x)` by a polynomial in
+//! `0.75 < |x| <= 1.75`: `erf x = erf(c) + t Q(t)`, `t = |x| - c`, `c = 1.25`, with `erf(c)` in
+//! two parts: the constant carries the result and the tail `t Q(t)` (at most 0.22 in size) only
+//! its low bits, so the alternating Horner sum's rounding errors stay small. (Used up to 1.5, the
+//! first form lost up to 2.5 ulp to cancellation between `(2/sqrt(pi)) x` and the series.)
+//! Above 1.75: `erf x = 1 - exp(h(x))`, where `h` approximates `log(erfc x)` by a polynomial in
 //! `x - 3.75`; its error only needs to be small relative to `1 / erfc x`, which the fit's
-//! weight `erfc(x)` encodes. Beyond 6 erf rounds to 1. Coefficients: our Sollya fits — `P`
-//! minimax relative on `[0, 0.75]` (2^-60.0); `Q` minimax absolute on `[0.75, 1.5]`
-//! (2^-58.9, the results lie in `[0.5, 1)` whose ulp is 2^-53); `h` weighted Remez, rounded
-//! (weighted absolute error 2^-55.0 on `[1.5, 6]`). f32 runs the f64 kernel and rounds.
+//! weight `erfc(x)` encodes. (Its Horner sum cancels too, by about 2^-49 absolute near 1.5,
+//! which `erfc x` scales to ~1 ulp there and to a fifth of that from 1.75.) Beyond 6 erf rounds
+//! to 1. Coefficients: our Sollya fits — `P` minimax relative on `[0, 0.75]` (2^-60.0); `Q`
+//! minimax absolute on `[0.75, 1.75]` (2^-61.1, the results lie in `[0.5, 1)` whose ulp is
+//! 2^-53); `h` weighted Remez, rounded (weighted absolute error 2^-55.0 on `[1.5, 6]`). f32
+//! runs the f64 kernel and rounds.
 
 use super::exp_log::{ExpLogConsts, exp_k};
 use super::real::{Ops, poly, sel};
@@ -35,21 +37,24 @@ const ERF_SMALL: &[f64] = &[
 ];
 /// `Q`, lowest degree first: `erf(MID_C + t) - erf(MID_C) ~ t Q(t)`.
 const ERF_MID: &[f64] = &[
-    0.3182739585007693,
-    -0.3580582033133661,
-    0.16245233298477837,
-    0.027973297133964792,
-    -0.06132368360683909,
-    0.015536835443167012,
-    0.00960689427961768,
-    -0.006031260691722753,
-    -0.0003601932653803559,
-    0.001153264392482157,
-    -0.0001769380975635731,
-    -0.00014153342784000147,
-    4.932719695846983e-05,
-    1.0612435194968232e-05,
-    -7.21371701804886e-06,
+    0.2365211224472908,
+    -0.2956514030591134,
+    0.16753579506683158,
+    -0.006159404230406734,
+    -0.04718103640491728,
+    0.021301272963851998,
+    0.003625982612021219,
+    -0.005697678066740767,
+    0.0008776361258038181,
+    0.000793511622606691,
+    -0.00032395617740899394,
+    -5.273904817104182e-05,
+    5.5824672794546176e-05,
+    -3.0096079044129356e-06,
+    -6.3965149405499345e-06,
+    1.3367598066336608e-06,
+    4.812301634476853e-07,
+    -1.8294129897365158e-07,
 ];
 const ERF_LARGE: &[f64] = &[
     -15.989462741384036,
@@ -72,11 +77,11 @@ const ERF_LARGE: &[f64] = &[
 const C_HI: f64 = core::f64::consts::FRAC_2_SQRT_PI;
 const C_LO: f64 = 1.533545961316588e-17;
 /// The middle range's centre, and erf there in two parts.
-const MID_C: f64 = 1.125;
-const MID_HI: f64 = 0.8883882317017078;
-const MID_LO: f64 = -1.158643993739769e-17;
+const MID_C: f64 = 1.25;
+const MID_HI: f64 = 0.9229001282564583;
+const MID_LO: f64 = -5.51775442986392e-17;
 const SMALL_SPLIT: f64 = 0.75;
-const SPLIT: f64 = 1.5;
+const SPLIT: f64 = 1.75;
 const CENTER: f64 = 3.75;
 const CLAMP: f64 = 6.0;
 
@@ -93,7 +98,7 @@ impl ErfConsts for f64 {
             let (p, e) = O::two_prod(ax, C_HI);
             p + O::mla(ax, rest, e)
         };
-        let t = ax - MID_C; // exact for ax in [0.75, 1.5]
+        let t = ax - MID_C; // exact for ax in [0.75, 1.75]
         let mid = MID_HI + O::mla(t, poly::<f64, O>(t, ERF_MID), MID_LO);
         let u = sel(ax > CLAMP, CLAMP, ax) - CENTER;
         let large = 1.0 - exp_k::<f64, O>(poly::<f64, O>(u, ERF_LARGE));
