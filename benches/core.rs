@@ -665,6 +665,105 @@ fn monte_carlo(rng: sl_rng, batch: i64, batches: usize) -> f64 {
     (-rate * years).exp() * m / paths
 }
 
+/// Order of the conjugate gradient benchmark's system.
+const CG_N: usize = 80;
+/// Iterations per measured CG solve (the system converges slowly enough that the residual
+/// stays positive, so every iteration does the same work).
+const CG_ITERS: usize = 50;
+
+/// A symmetric positive definite `CG_N` x `CG_N` system `B^T B + 0.01 I` (B uniform in
+/// [-1, 1), from a fixed LCG so numpy's run solves the same one) and a right-hand side.
+fn cg_system() -> (Vec<f64>, Vec<f64>) {
+    let n = CG_N;
+    let mut state = 20261124u64;
+    let mut uniform = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    let b: Vec<f64> = (0..n * n).map(|_| uniform()).collect();
+    let mut a = vec![0f64; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            a[i + j * n] = (0..n).map(|k| b[k + i * n] * b[k + j * n]).sum::<f64>() + if i == j { 0.01 } else { 0.0 };
+        }
+    }
+    let rhs = (0..n).map(|_| uniform()).collect();
+    (a, rhs)
+}
+
+fn upload_f64(data: &[f64], dims: &[i64]) -> sl_array {
+    let mut h = 0;
+    let (rank, bytes) = (dims.len() as i32, data.len() * 8);
+    check(sl_create(SL_F64, rank, dims.as_ptr(), SL_COL_MAJOR, data.as_ptr() as *const _, bytes, &mut h));
+    h
+}
+
+/// `f(a, b)` into a new handle.
+fn op2(f: extern "C" fn(sl_array, sl_array, *mut sl_array) -> sl_status, a: sl_array, b: sl_array) -> sl_array {
+    let mut out = 0;
+    check(f(a, b, &mut out));
+    out
+}
+
+fn release_all(hs: &[sl_array]) {
+    for &h in hs {
+        check(sl_release(h));
+    }
+}
+
+/// `CG_ITERS` iterations of conjugate gradient from x = 0 as a user writes it: a matvec,
+/// two dots and three vector updates per iteration, the step sizes kept as rank-0 arrays,
+/// and the residual's squared norm read back every iteration (to test convergence).
+/// Returns the last squared residual norm.
+fn cg_solve(a: sl_array, rhs: sl_array) -> f64 {
+    let (mut x, mut r, mut p, mut rs) = (0, 0, 0, 0);
+    check(sl_mul_scalar(rhs, 0.0, &mut x));
+    check(sl_retain(rhs, &mut r));
+    check(sl_retain(rhs, &mut p));
+    check(sl_dot(r, r, &mut rs));
+    let mut rs_host = 0f64;
+    for _ in 0..CG_ITERS {
+        let ap = op2(sl_matmul, a, p);
+        let pap = op2(sl_dot, p, ap);
+        let alpha = op2(sl_div, rs, pap);
+        let (step_x, step_r) = (op2(sl_mul, alpha, p), op2(sl_mul, alpha, ap));
+        let (x2, r2) = (op2(sl_add, x, step_x), op2(sl_sub, r, step_r));
+        let rs2 = op2(sl_dot, r2, r2);
+        check(sl_read(rs2, SL_COL_MAJOR, &mut rs_host as *mut f64 as *mut _, 8));
+        let beta = op2(sl_div, rs2, rs);
+        let step_p = op2(sl_mul, beta, p);
+        let p2 = op2(sl_add, r2, step_p);
+        release_all(&[ap, pap, alpha, step_x, step_r, beta, step_p, x, r, p, rs]);
+        (x, r, p, rs) = (x2, r2, p2, rs2);
+    }
+    release_all(&[x, r, p, rs]);
+    rs_host
+}
+
+/// A blocking read of a small result that depends on a cached flush: the round trip
+/// (`sl_dot` of two 80-element vectors, read, per iteration), and conjugate gradient on an
+/// 80 x 80 system, whose every iteration ends in such a read. `scripts/bench_numpy.py`
+/// times the same solve in numpy.
+fn roundtrip(c: &mut Criterion) {
+    let (a, rhs) = cg_system();
+    let n = CG_N as i64;
+    let (ha, hb) = (upload_f64(&a, &[n, n]), upload_f64(&rhs, &[n]));
+    let mut g = c.benchmark_group("roundtrip");
+    g.sample_size(20).measurement_time(Duration::from_secs(4));
+    g.bench_function("dot_read_80_f64", |bench| {
+        bench.iter(|| {
+            let d = op2(sl_dot, hb, hb);
+            let mut v = 0f64;
+            check(sl_read(d, SL_COL_MAJOR, &mut v as *mut f64 as *mut _, 8));
+            check(sl_release(d));
+            black_box(v)
+        })
+    });
+    g.bench_function("cg_80_f64_x50", |bench| bench.iter(|| black_box(cg_solve(ha, hb))));
+    g.finish();
+    release_all(&[ha, hb]);
+}
+
 criterion_group!(
     benches,
     bandwidth,
@@ -673,6 +772,7 @@ criterion_group!(
     sums,
     overhead,
     macro_replay,
+    roundtrip,
     trace_cache,
     matmul,
     unfused,

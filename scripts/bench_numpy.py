@@ -2,7 +2,8 @@
 ratios in BENCHMARKS.md: 2^24 uniform and normal values (`Generator.random`,
 `Generator.standard_normal`, one thread as numpy runs them), stored and summed, and the
 Monte Carlo option pricing of `examples/c/monte_carlo.c` at 4M paths written the way a
-numpy user would. Writes the median of each to target/criterion/numpy.json (ns)."""
+numpy user would; and the conjugate gradient solve of `roundtrip/cg_80_f64_x50` (the same
+80 x 80 system, 50 iterations, the residual read every iteration). Writes the median of each to target/criterion/numpy.json (ns)."""
 import json
 import math
 import os
@@ -39,9 +40,45 @@ def monte_carlo(batch=1 << 18, batches=16):
     return math.exp(-rate * years) * m / (batch * batches)
 
 
+CG_N, CG_ITERS = 80, 50
+
+
+def cg_system():
+    """The system of `cg_system` in benches/core.rs (same LCG, same order of draws)."""
+    state = 20261124
+    mask = (1 << 64) - 1
+
+    def uniform():
+        nonlocal state
+        state = (state * 6364136223846793005 + 1442695040888963407) & mask
+        return (state >> 11) / float(1 << 53) * 2.0 - 1.0
+
+    b = np.array([uniform() for _ in range(CG_N * CG_N)]).reshape(CG_N, CG_N).T
+    a = b.T @ b + 0.01 * np.eye(CG_N)
+    rhs = np.array([uniform() for _ in range(CG_N)])
+    return a, rhs
+
+
+def cg_solve(a, rhs):
+    x = rhs * 0.0
+    r = rhs.copy()
+    p = rhs.copy()
+    rs = r @ r
+    for _ in range(CG_ITERS):
+        ap = a @ p
+        alpha = rs / (p @ ap)
+        x = x + alpha * p
+        r = r - alpha * ap
+        rs2 = float(r @ r)
+        p = r + (rs2 / rs) * p
+        rs = rs2
+    return rs
+
+
 def main():
-    repeat = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+    repeat = int(sys.argv[1]) if len(sys.argv) > 1 else 15  # then an optional name filter
     g = np.random.default_rng(20261122)
+    system = cg_system()
     cases = {
         "uniform_f32_store": lambda: g.random(N, dtype=np.float32),
         "uniform_f64_store": lambda: g.random(N),
@@ -52,11 +89,20 @@ def main():
         "normal_f32_sum": lambda: g.standard_normal(N, dtype=np.float32).sum(),
         "normal_f64_sum": lambda: g.standard_normal(N).sum(),
         "monte_carlo_4m": monte_carlo,
+        "cg_80_f64_x50": lambda: cg_solve(*system),
     }
-    results = {"numpy": np.__version__}
+    # A filtered run keeps the other cases' times from an earlier run.
+    results = {}
+    if os.path.exists(OUT):
+        with open(OUT) as f:
+            results = json.load(f)
+    results["numpy"] = np.__version__
+    only = sys.argv[2] if len(sys.argv) > 2 else ""
     for name, f in cases.items():
+        if only not in name:
+            continue
         results[name] = median_ns(f, repeat)
-        print(f"numpy {name}: {results[name] / 1e6:.1f} ms", flush=True)
+        print(f"numpy {name}: {results[name] / 1e6:.3f} ms", flush=True)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         json.dump(results, f)
