@@ -162,18 +162,7 @@ fn fused(c: &mut Criterion) {
             check(sl_release(out));
         })
     });
-    g.bench_function("sumsq_f32", |bench| {
-        bench.iter(|| {
-            let (mut sq, mut s) = (0, 0);
-            check(sl_mul(x, x, &mut sq));
-            check(sl_sum(sq, SL_ALL_DIMS, &mut s));
-            let mut v = 0f32;
-            check(sl_read(s, SL_COL_MAJOR, &mut v as *mut f32 as *mut _, 4));
-            check(sl_release(sq));
-            check(sl_release(s));
-            black_box(v)
-        })
-    });
+    g.bench_function("sumsq_f32", |bench| bench.iter(|| black_box(sumsq_read(x))));
     g.finish();
     check(sl_release(x));
     check(sl_release(y));
@@ -460,6 +449,149 @@ fn matmul(c: &mut Criterion) {
     check(sl_release(hb));
 }
 
+const MID: usize = 1 << 20;
+
+/// `passes` passes of `pass(lo, hi)` over `n` indices split across the machine's threads,
+/// which meet at a spinning barrier after each pass (so a pass is the whole array, done by
+/// all cores, with the cheapest hand-off there is); the time from the first pass's start.
+fn timed_passes(n: usize, passes: u64, pass: impl Fn(usize, usize) + Sync) -> Duration {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let t = threads();
+    let arrived = AtomicUsize::new(0);
+    let barrier = |round: usize| {
+        arrived.fetch_add(1, Ordering::AcqRel);
+        while arrived.load(Ordering::Acquire) < round * t {
+            std::hint::spin_loop();
+        }
+    };
+    let start = std::sync::Mutex::new(None);
+    std::thread::scope(|s| {
+        for k in 0..t {
+            let (pass, barrier, start) = (&pass, &barrier, &start);
+            s.spawn(move || {
+                barrier(1);
+                if k == 0 {
+                    *start.lock().unwrap() = Some(std::time::Instant::now());
+                }
+                for p in 0..passes as usize {
+                    pass(n * k / t, n * (k + 1) / t);
+                    barrier(p + 2);
+                }
+            });
+        }
+    });
+    start.into_inner().unwrap().unwrap().elapsed()
+}
+
+#[link(name = "openblas")]
+unsafe extern "C" {
+    fn cblas_sdot(n: i32, x: *const f32, incx: i32, y: *const f32, incy: i32) -> f32;
+}
+
+/// `sum(x*x)` of `x`, read back.
+fn sumsq_read(x: sl_array) -> f32 {
+    let (mut sq, mut s) = (0, 0);
+    check(sl_mul(x, x, &mut sq));
+    check(sl_sum(sq, SL_ALL_DIMS, &mut s));
+    let mut v = 0f32;
+    check(sl_read(s, SL_COL_MAJOR, &mut v as *mut f32 as *mut _, 4));
+    check(sl_release(sq));
+    check(sl_release(s));
+    v
+}
+
+/// Mid-size arrays (2^20 f32, 4 MiB: they stay in this machine's L3 between runs), where a
+/// flush's fixed cost weighs: `a*x + b` and `sum(x*x)` against the floor of the same
+/// memory traffic measured here (hand-written loops on all cores, data in the same cache
+/// level), and OpenBLAS `sdot` on the same array.
+fn midsize(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..MID).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
+    let mut ys = vec![0f32; MID];
+    let x = upload(&xs);
+    let mut g = c.benchmark_group("midsize");
+    g.sample_size(50).measurement_time(Duration::from_secs(3));
+    g.bench_function("read_floor_f32", |bench| {
+        bench.iter_custom(|passes| {
+            timed_passes(MID, passes, |lo, hi| {
+                let mut acc = [0f32; 16];
+                for ch in xs[lo..hi].chunks_exact(16) {
+                    for l in 0..16 {
+                        acc[l] += ch[l] * ch[l];
+                    }
+                }
+                black_box(acc);
+            })
+        })
+    });
+    g.bench_function("axpb_floor_f32", |bench| {
+        let py = SendPtr(ys.as_mut_ptr());
+        bench.iter_custom(|passes| {
+            timed_passes(MID, passes, |lo, hi| {
+                let dst = unsafe { std::slice::from_raw_parts_mut(py.at(lo), hi - lo) };
+                for (d, v) in dst.iter_mut().zip(&xs[lo..hi]) {
+                    *d = 1.5 * v + 0.25;
+                }
+            })
+        })
+    });
+    g.bench_function("axpb_f32", |bench| {
+        bench.iter(|| {
+            let (mut ax, mut out) = (0, 0);
+            check(sl_mul_scalar(x, 1.5, &mut ax));
+            check(sl_add_scalar(ax, 0.25, &mut out));
+            compute(out);
+            check(sl_release(ax));
+            check(sl_release(out));
+        })
+    });
+    g.bench_function("sumsq_f32", |bench| bench.iter(|| black_box(sumsq_read(x))));
+    g.bench_function("openblas_sdot_f32", |bench| {
+        bench.iter(|| black_box(unsafe { cblas_sdot(MID as i32, xs.as_ptr(), 1, xs.as_ptr(), 1) }))
+    });
+    g.finish();
+    black_box(&ys);
+    check(sl_release(x));
+}
+
+/// A process spinning on one core for as long as it lives.
+struct Spinner(std::process::Child);
+
+impl Spinner {
+    fn on_core(core: usize) -> Spinner {
+        let child = std::process::Command::new("sh").args(["-c", "while :; do :; done"]).spawn().expect("start sh");
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(core, &mut set);
+            let st = libc::sched_setaffinity(child.id() as libc::pid_t, size_of::<libc::cpu_set_t>(), &set);
+            assert_eq!(st, 0, "pin the spinner to core {core}");
+        }
+        Spinner(child)
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `sum(x*x)` of 2^20 f32 on an otherwise idle machine, then with another process spinning
+/// on the last core (started here): a flush should slow by that core's share of the work,
+/// not wait for a worker the scheduler has descheduled.
+fn shared_core(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..MID).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
+    let x = upload(&xs);
+    let mut g = c.benchmark_group("shared_core");
+    g.sample_size(50).measurement_time(Duration::from_secs(3));
+    g.bench_function("sumsq_f32_idle", |bench| bench.iter(|| black_box(sumsq_read(x))));
+    let spinner = Spinner::on_core(threads() - 1);
+    g.bench_function("sumsq_f32_spinner", |bench| bench.iter(|| black_box(sumsq_read(x))));
+    drop(spinner);
+    g.finish();
+    check(sl_release(x));
+}
+
 /// Starts a new runtime with `threads` CPU worker threads.
 fn restart_with_threads(threads: i32) {
     check(sl_shutdown());
@@ -582,6 +714,8 @@ criterion_group!(
     bandwidth,
     random,
     fused,
+    midsize,
+    shared_core,
     sums,
     overhead,
     macro_replay,
