@@ -452,35 +452,26 @@ fn matmul(c: &mut Criterion) {
 const MID: usize = 1 << 20;
 
 /// `passes` passes of `pass(lo, hi)` over `n` indices split across the machine's threads,
-/// which meet at a spinning barrier after each pass (so a pass is the whole array, done by
-/// all cores, with the cheapest hand-off there is); the time from the first pass's start.
+/// started together; the time until every thread has done its passes. Each thread streams
+/// through its part of the array without waiting for the others between passes: the
+/// bandwidth of the data's cache level, with no hand-off cost.
 fn timed_passes(n: usize, passes: u64, pass: impl Fn(usize, usize) + Sync) -> Duration {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     let t = threads();
-    let arrived = AtomicUsize::new(0);
-    let barrier = |round: usize| {
-        arrived.fetch_add(1, Ordering::AcqRel);
-        while arrived.load(Ordering::Acquire) < round * t {
-            std::hint::spin_loop();
-        }
-    };
-    let start = std::sync::Mutex::new(None);
+    let go = std::sync::Barrier::new(t + 1);
     std::thread::scope(|s| {
         for k in 0..t {
-            let (pass, barrier, start) = (&pass, &barrier, &start);
+            let (pass, go) = (&pass, &go);
             s.spawn(move || {
-                barrier(1);
-                if k == 0 {
-                    *start.lock().unwrap() = Some(std::time::Instant::now());
-                }
-                for p in 0..passes as usize {
+                go.wait();
+                for _ in 0..passes {
                     pass(n * k / t, n * (k + 1) / t);
-                    barrier(p + 2);
                 }
             });
         }
-    });
-    start.into_inner().unwrap().unwrap().elapsed()
+        go.wait();
+        std::time::Instant::now()
+    })
+    .elapsed()
 }
 
 #[link(name = "openblas")]
@@ -545,6 +536,10 @@ fn midsize(c: &mut Criterion) {
         })
     });
     g.bench_function("sumsq_f32", |bench| bench.iter(|| black_box(sumsq_read(x))));
+    // The same read of 1024 elements: what a flush and read cost besides the arithmetic.
+    let small = upload(&xs[..1024]);
+    g.bench_function("sumsq_f32_1024", |bench| bench.iter(|| black_box(sumsq_read(small))));
+    check(sl_release(small));
     g.bench_function("openblas_sdot_f32", |bench| {
         bench.iter(|| black_box(unsafe { cblas_sdot(MID as i32, xs.as_ptr(), 1, xs.as_ptr(), 1) }))
     });

@@ -51,8 +51,8 @@ impl Workers {
     }
 
     /// Runs `task` over ranges of task indices covering `0..n`: all on the calling thread
-    /// when `serial`, otherwise on every worker, each taking the next range until none
-    /// are left.
+    /// when `serial`, otherwise in pieces taken in turn by the calling thread and the
+    /// workers that come to help, until none are left.
     /// With profiling on, the time spent in `task` is added to the step's CPU time.
     pub fn for_each(&self, n: usize, serial: bool, task: impl Fn(Range<usize>) + Sync) {
         let busy = AtomicU64::new(0);
@@ -85,10 +85,10 @@ impl Workers {
         let pool = self.pool.read_recursive();
         let threads = pool.as_ref().map_or(1, |p| p.current_num_threads());
         let batch = piece_len(n, threads);
-        if serial || threads < 2 || batch >= n {
+        let Some(pool) = pool.as_ref().filter(|_| !serial && threads > 1 && batch < n) else {
             task(0..n);
             return;
-        }
+        };
         let task: &(dyn Fn(Range<usize>) + Sync) = &task;
         // SAFETY: only the lifetime is erased. `Share::help` calls `task` only for a piece
         // it claimed, and this function returns only once every piece has finished, so no
@@ -106,11 +106,9 @@ impl Workers {
         // The calling thread takes part, so `threads` threads work in all. A helper that
         // is not scheduled in time costs nothing: the others take its pieces.
         let helpers = (threads - 1).min(n.div_ceil(batch) - 1);
-        if let Some(pool) = pool.as_ref() {
-            for _ in 0..helpers {
-                let share = share.clone();
-                pool.spawn(move || share.help());
-            }
+        for _ in 0..helpers {
+            let share = share.clone();
+            pool.spawn(move || share.help());
         }
         share.help();
         share.wait();
