@@ -2,7 +2,8 @@
 ratios in BENCHMARKS.md: 2^24 uniform and normal values (`Generator.random`,
 `Generator.standard_normal`, one thread as numpy runs them), stored and summed, and the
 Monte Carlo option pricing of `examples/c/monte_carlo.c` at 4M paths written the way a
-numpy user would. Writes the median of each to target/criterion/numpy.json (ns)."""
+numpy user would; and `a*x + b` and `dot(x, x)` of 2^20 f32 for the `midsize` benchmarks.
+Writes the median of each to target/criterion/numpy.json (ns)."""
 import json
 import math
 import os
@@ -12,6 +13,7 @@ import time
 import numpy as np
 
 N = 1 << 24
+MID = 1 << 20
 OUT = os.path.join(os.path.dirname(__file__), "..", "target", "criterion", "numpy.json")
 
 
@@ -42,6 +44,7 @@ def monte_carlo(batch=1 << 18, batches=16):
 def main():
     repeat = int(sys.argv[1]) if len(sys.argv) > 1 else 15
     g = np.random.default_rng(20261122)
+    x_mid = g.random(MID, dtype=np.float32) - np.float32(0.5)
     cases = {
         "uniform_f32_store": lambda: g.random(N, dtype=np.float32),
         "uniform_f64_store": lambda: g.random(N),
@@ -52,6 +55,9 @@ def main():
         "normal_f32_sum": lambda: g.standard_normal(N, dtype=np.float32).sum(),
         "normal_f64_sum": lambda: g.standard_normal(N).sum(),
         "monte_carlo_4m": monte_carlo,
+        # The `midsize` benchmarks: 2^20 f32 (np.dot of f32 calls OpenBLAS sdot).
+        "axpb_f32_2^20": lambda: x_mid * np.float32(1.5) + np.float32(0.25),
+        "dot_f32_2^20": lambda: np.dot(x_mid, x_mid),
     }
     results = {"numpy": np.__version__}
     for name, f in cases.items():
