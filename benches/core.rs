@@ -117,6 +117,16 @@ fn compute(out: sl_array) {
     check(sl_sync());
 }
 
+/// Computes `1.5*x + 0.25` (not read back) and releases it.
+fn axpb(x: sl_array) {
+    let (mut ax, mut out) = (0, 0);
+    check(sl_mul_scalar(x, 1.5, &mut ax));
+    check(sl_add_scalar(ax, 0.25, &mut out));
+    compute(out);
+    check(sl_release(ax));
+    check(sl_release(out));
+}
+
 fn chain8(x: sl_array, y: sl_array) -> sl_array {
     // sin(x)*cos(y) + sqrt(abs(x))*exp(-y*y) - 0.5*x
     let (mut s, mut c, mut p, mut a, mut q, mut yy, mut ny, mut e, mut r, mut h, mut t, mut out) =
@@ -145,16 +155,7 @@ fn fused(c: &mut Criterion) {
     let (x, y) = (upload(&xs), upload(&ys));
     let mut g = c.benchmark_group("fused");
     g.sample_size(20).measurement_time(Duration::from_secs(4));
-    g.bench_function("axpb_f32", |bench| {
-        bench.iter(|| {
-            let (mut ax, mut out) = (0, 0);
-            check(sl_mul_scalar(x, 1.5, &mut ax));
-            check(sl_add_scalar(ax, 0.25, &mut out));
-            compute(out);
-            check(sl_release(ax));
-            check(sl_release(out));
-        })
-    });
+    g.bench_function("axpb_f32", |bench| bench.iter(|| axpb(x)));
     g.bench_function("chain8_f32", |bench| {
         bench.iter(|| {
             let out = chain8(x, y);
@@ -525,16 +526,7 @@ fn midsize(c: &mut Criterion) {
             })
         })
     });
-    g.bench_function("axpb_f32", |bench| {
-        bench.iter(|| {
-            let (mut ax, mut out) = (0, 0);
-            check(sl_mul_scalar(x, 1.5, &mut ax));
-            check(sl_add_scalar(ax, 0.25, &mut out));
-            compute(out);
-            check(sl_release(ax));
-            check(sl_release(out));
-        })
-    });
+    g.bench_function("axpb_f32", |bench| bench.iter(|| axpb(x)));
     g.bench_function("sumsq_f32", |bench| bench.iter(|| black_box(sumsq_read(x))));
     // The same read of 1024 elements: what a flush and read cost besides the arithmetic.
     let small = upload(&xs[..1024]);
