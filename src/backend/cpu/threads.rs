@@ -6,7 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::thread::{JoinHandle, Thread};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use parking_lot::{Mutex, RwLock};
 
@@ -103,9 +103,9 @@ impl Workers {
             caller: std::thread::current(),
             panic: Mutex::new(None),
         });
-        // The calling thread takes part, so `threads` threads work in all. A helper that
-        // is not scheduled in time costs nothing: the others take its pieces.
-        let helpers = (threads - 1).min(n.div_ceil(batch) - 1);
+        // Every worker is asked, and the calling thread takes part too: a helper that is
+        // not scheduled in time (its core busy) costs nothing, the others take its pieces.
+        let helpers = threads.min(n.div_ceil(batch) - 1);
         for _ in 0..helpers {
             let share = share.clone();
             pool.spawn(move || share.help());
@@ -189,24 +189,15 @@ impl Share {
         }
     }
 
-    /// Waits on the calling thread until every piece has finished: spinning at first
-    /// (the last pieces are usually a few microseconds from done), then parked.
+    /// Waits on the calling thread until every piece has finished. It parks at once
+    /// rather than spin: a piece still running may belong to a thread waiting for this
+    /// core.
     fn wait(&self) {
-        let start = Instant::now();
         while self.done.load(Ordering::Acquire) < self.n {
-            if start.elapsed() < WAIT_SPIN {
-                for _ in 0..64 {
-                    std::hint::spin_loop();
-                }
-            } else {
-                std::thread::park();
-            }
+            std::thread::park();
         }
     }
 }
-
-/// How long the calling thread spins for the last pieces before it sleeps.
-const WAIT_SPIN: Duration = Duration::from_micros(50);
 
 /// Nanoseconds `task` took.
 fn time(task: impl FnOnce()) -> u64 {
