@@ -67,7 +67,7 @@ def midsize_table():
     except FileNotFoundError:
         pass
     read, axpb_floor, sdot = t["read_floor_f32"], t["axpb_floor_f32"], t["openblas_sdot_f32"]
-    print("| work (2^20 f32) | time | vs its floor | vs OpenBLAS sdot | numpy (1 thread) |")
+    print("| work (2^20 f32) | time | vs its floor | vs OpenBLAS sdot | numpy |")
     print("|---|---|---|---|---|")
     np_axpb, np_dot = numpy.get("axpb_f32_2^20"), numpy.get("dot_f32_2^20")
     rows = [
