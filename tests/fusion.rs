@@ -566,8 +566,7 @@ fn sign_of_iotas() {
 #[test]
 fn reductions_reshaped_to_rank0_broadcast_in_the_kernel() {
     let mut rng = rng("reductions_reshaped_to_rank0_broadcast_in_the_kernel");
-    let cases =
-        [(SL_F64, SL_SUM, [SL_ADD, SL_SUB]), (SL_BOOL, SL_ALL, [SL_AND, SL_XOR]), (SL_I64, SL_MAX, [SL_MUL, SL_MIN])];
+    let cases = [(SL_F64, SL_SUM, [SL_ADD, SL_SUB]), (SL_BOOL, SL_ALL, [SL_AND, SL_XOR]), (SL_I64, SL_MAX, [SL_MUL, SL_MIN])];
     for (dt, reduce, ops) in cases {
         for op in ops {
             let (n, rows, cols) = (rng.random_range(1..40), rng.random_range(2..40), rng.random_range(1..5));
@@ -583,12 +582,7 @@ fn reductions_reshaped_to_rank0_broadcast_in_the_kernel() {
             let zv = download(z).v[0];
             let what = format!("{op} of {reduce}({dt}) reshaped to rank 0");
             assert_close(&what, &got_left, &common::reference::map1(&y, |v| common::reference::binary(op, zv, v)), 0.0);
-            assert_close(
-                &what,
-                &got_right,
-                &common::reference::map1(&y, |v| common::reference::binary(op, v, zv)),
-                0.0,
-            );
+            assert_close(&what, &got_right, &common::reference::map1(&y, |v| common::reference::binary(op, v, zv)), 0.0);
             release(&[hx, hy, s, z, left, right]);
         }
     }
