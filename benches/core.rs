@@ -117,6 +117,16 @@ fn compute(out: sl_array) {
     check(sl_sync());
 }
 
+/// Computes `1.5*x + 0.25` (not read back) and releases it.
+fn axpb(x: sl_array) {
+    let (mut ax, mut out) = (0, 0);
+    check(sl_mul_scalar(x, 1.5, &mut ax));
+    check(sl_add_scalar(ax, 0.25, &mut out));
+    compute(out);
+    check(sl_release(ax));
+    check(sl_release(out));
+}
+
 fn chain8(x: sl_array, y: sl_array) -> sl_array {
     // sin(x)*cos(y) + sqrt(abs(x))*exp(-y*y) - 0.5*x
     let (mut s, mut c, mut p, mut a, mut q, mut yy, mut ny, mut e, mut r, mut h, mut t, mut out) =
@@ -145,16 +155,7 @@ fn fused(c: &mut Criterion) {
     let (x, y) = (upload(&xs), upload(&ys));
     let mut g = c.benchmark_group("fused");
     g.sample_size(20).measurement_time(Duration::from_secs(4));
-    g.bench_function("axpb_f32", |bench| {
-        bench.iter(|| {
-            let (mut ax, mut out) = (0, 0);
-            check(sl_mul_scalar(x, 1.5, &mut ax));
-            check(sl_add_scalar(ax, 0.25, &mut out));
-            compute(out);
-            check(sl_release(ax));
-            check(sl_release(out));
-        })
-    });
+    g.bench_function("axpb_f32", |bench| bench.iter(|| axpb(x)));
     g.bench_function("chain8_f32", |bench| {
         bench.iter(|| {
             let out = chain8(x, y);
@@ -162,18 +163,7 @@ fn fused(c: &mut Criterion) {
             check(sl_release(out));
         })
     });
-    g.bench_function("sumsq_f32", |bench| {
-        bench.iter(|| {
-            let (mut sq, mut s) = (0, 0);
-            check(sl_mul(x, x, &mut sq));
-            check(sl_sum(sq, SL_ALL_DIMS, &mut s));
-            let mut v = 0f32;
-            check(sl_read(s, SL_COL_MAJOR, &mut v as *mut f32 as *mut _, 4));
-            check(sl_release(sq));
-            check(sl_release(s));
-            black_box(v)
-        })
-    });
+    g.bench_function("sumsq_f32", |bench| bench.iter(|| black_box(sumsq_read(x))));
     g.finish();
     check(sl_release(x));
     check(sl_release(y));
@@ -548,6 +538,136 @@ fn matmul(c: &mut Criterion) {
     check(sl_release(hb));
 }
 
+const MID: usize = 1 << 20;
+
+/// `passes` passes of `pass(lo, hi)` over `n` indices split across the machine's threads,
+/// started together; the time until every thread has done its passes. Each thread streams
+/// through its part of the array without waiting for the others between passes: the
+/// bandwidth of the data's cache level, with no hand-off cost.
+fn timed_passes(n: usize, passes: u64, pass: impl Fn(usize, usize) + Sync) -> Duration {
+    let t = threads();
+    let go = std::sync::Barrier::new(t + 1);
+    std::thread::scope(|s| {
+        for k in 0..t {
+            let (pass, go) = (&pass, &go);
+            s.spawn(move || {
+                go.wait();
+                for _ in 0..passes {
+                    pass(n * k / t, n * (k + 1) / t);
+                }
+            });
+        }
+        go.wait();
+        std::time::Instant::now()
+    })
+    .elapsed()
+}
+
+#[link(name = "openblas")]
+unsafe extern "C" {
+    fn cblas_sdot(n: i32, x: *const f32, incx: i32, y: *const f32, incy: i32) -> f32;
+}
+
+/// `sum(x*x)` of `x`, read back.
+fn sumsq_read(x: sl_array) -> f32 {
+    let (mut sq, mut s) = (0, 0);
+    check(sl_mul(x, x, &mut sq));
+    check(sl_sum(sq, SL_ALL_DIMS, &mut s));
+    let mut v = 0f32;
+    check(sl_read(s, SL_COL_MAJOR, &mut v as *mut f32 as *mut _, 4));
+    check(sl_release(sq));
+    check(sl_release(s));
+    v
+}
+
+/// Mid-size arrays (2^20 f32, 4 MiB: they stay in this machine's L3 between runs), where a
+/// flush's fixed cost weighs: `a*x + b` and `sum(x*x)` against the floor of the same
+/// memory traffic measured here (hand-written loops on all cores, data in the same cache
+/// level), and OpenBLAS `sdot` on the same array.
+fn midsize(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..MID).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
+    let mut ys = vec![0f32; MID];
+    let x = upload(&xs);
+    let mut g = c.benchmark_group("midsize");
+    g.sample_size(50).measurement_time(Duration::from_secs(3));
+    g.bench_function("read_floor_f32", |bench| {
+        bench.iter_custom(|passes| {
+            timed_passes(MID, passes, |lo, hi| {
+                // Enough independent lanes that the adds' latency does not bound the loop.
+                let mut acc = [0f32; 64];
+                for ch in xs[lo..hi].chunks_exact(64) {
+                    for l in 0..64 {
+                        acc[l] += ch[l] * ch[l];
+                    }
+                }
+                black_box(acc);
+            })
+        })
+    });
+    g.bench_function("axpb_floor_f32", |bench| {
+        let py = SendPtr(ys.as_mut_ptr());
+        bench.iter_custom(|passes| {
+            timed_passes(MID, passes, |lo, hi| {
+                let dst = unsafe { std::slice::from_raw_parts_mut(py.at(lo), hi - lo) };
+                for (d, v) in dst.iter_mut().zip(&xs[lo..hi]) {
+                    *d = 1.5 * v + 0.25;
+                }
+            })
+        })
+    });
+    g.bench_function("axpb_f32", |bench| bench.iter(|| axpb(x)));
+    g.bench_function("sumsq_f32", |bench| bench.iter(|| black_box(sumsq_read(x))));
+    // The same read of 1024 elements: what a flush and read cost besides the arithmetic.
+    let small = upload(&xs[..1024]);
+    g.bench_function("sumsq_f32_1024", |bench| bench.iter(|| black_box(sumsq_read(small))));
+    check(sl_release(small));
+    g.bench_function("openblas_sdot_f32", |bench| {
+        bench.iter(|| black_box(unsafe { cblas_sdot(MID as i32, xs.as_ptr(), 1, xs.as_ptr(), 1) }))
+    });
+    g.finish();
+    black_box(&ys);
+    check(sl_release(x));
+}
+
+/// A process spinning on one core for as long as it lives.
+struct Spinner(std::process::Child);
+
+impl Spinner {
+    fn on_core(core: usize) -> Spinner {
+        let child = std::process::Command::new("sh").args(["-c", "while :; do :; done"]).spawn().expect("start sh");
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(core, &mut set);
+            let st = libc::sched_setaffinity(child.id() as libc::pid_t, size_of::<libc::cpu_set_t>(), &set);
+            assert_eq!(st, 0, "pin the spinner to core {core}");
+        }
+        Spinner(child)
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `sum(x*x)` of 2^20 f32 on an otherwise idle machine, then with another process spinning
+/// on the last core (started here): a flush should slow by that core's share of the work,
+/// not wait for a worker the scheduler has descheduled.
+fn shared_core(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..MID).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
+    let x = upload(&xs);
+    let mut g = c.benchmark_group("shared_core");
+    g.sample_size(50).measurement_time(Duration::from_secs(3));
+    g.bench_function("sumsq_f32_idle", |bench| bench.iter(|| black_box(sumsq_read(x))));
+    let spinner = Spinner::on_core(threads() - 1);
+    g.bench_function("sumsq_f32_spinner", |bench| bench.iter(|| black_box(sumsq_read(x))));
+    drop(spinner);
+    g.finish();
+    check(sl_release(x));
+}
+
 /// Starts a new runtime with `threads` CPU worker threads.
 fn restart_with_threads(threads: i32) {
     check(sl_shutdown());
@@ -769,6 +889,8 @@ criterion_group!(
     bandwidth,
     random,
     fused,
+    midsize,
+    shared_core,
     sums,
     overhead,
     macro_replay,

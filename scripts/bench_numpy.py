@@ -2,8 +2,10 @@
 ratios in BENCHMARKS.md: 2^24 uniform and normal values (`Generator.random`,
 `Generator.standard_normal`, one thread as numpy runs them), stored and summed, and the
 Monte Carlo option pricing of `examples/c/monte_carlo.c` at 4M paths written the way a
-numpy user would; and the conjugate gradient solve of `roundtrip/cg_80_f64_x50` (the same
-80 x 80 system, 50 iterations, the residual read every iteration). Writes the median of each to target/criterion/numpy.json (ns)."""
+numpy user would; the conjugate gradient solve of `roundtrip/cg_80_f64_x50` (the same
+80 x 80 system, 50 iterations, the residual read every iteration); and `a*x + b` and
+`dot(x, x)` of 2^20 f32 for the `midsize` benchmarks. Writes the median of each to
+target/criterion/numpy.json (ns)."""
 import json
 import math
 import os
@@ -13,6 +15,7 @@ import time
 import numpy as np
 
 N = 1 << 24
+MID = 1 << 20
 OUT = os.path.join(os.path.dirname(__file__), "..", "target", "criterion", "numpy.json")
 
 
@@ -79,6 +82,7 @@ def main():
     repeat = int(sys.argv[1]) if len(sys.argv) > 1 else 15  # then an optional name filter
     g = np.random.default_rng(20261122)
     system = cg_system()
+    x_mid = g.random(MID, dtype=np.float32) - np.float32(0.5)
     cases = {
         "uniform_f32_store": lambda: g.random(N, dtype=np.float32),
         "uniform_f64_store": lambda: g.random(N),
@@ -90,6 +94,9 @@ def main():
         "normal_f64_sum": lambda: g.standard_normal(N).sum(),
         "monte_carlo_4m": monte_carlo,
         "cg_80_f64_x50": lambda: cg_solve(*system),
+        # The `midsize` benchmarks: 2^20 f32 (np.dot of f32 calls OpenBLAS sdot).
+        "axpb_f32_2^20": lambda: x_mid * np.float32(1.5) + np.float32(0.25),
+        "dot_f32_2^20": lambda: np.dot(x_mid, x_mid),
     }
     # A filtered run keeps the other cases' times from an earlier run.
     results = {}
