@@ -4,7 +4,7 @@
 //! recorded in BENCHMARKS.md.
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use sluice::*;
@@ -141,6 +141,16 @@ fn compute(out: sl_array) {
     check(sl_sync());
 }
 
+/// Computes `1.5*x + 0.25` (not read back) and releases it.
+fn axpb(x: sl_array) {
+    let (mut ax, mut out) = (0, 0);
+    check(sl_mul_scalar(x, 1.5, &mut ax));
+    check(sl_add_scalar(ax, 0.25, &mut out));
+    compute(out);
+    check(sl_release(ax));
+    check(sl_release(out));
+}
+
 fn chain8(x: sl_array, y: sl_array) -> sl_array {
     // sin(x)*cos(y) + sqrt(abs(x))*exp(-y*y) - 0.5*x
     let (mut s, mut c, mut p, mut a, mut q, mut yy, mut ny, mut e, mut r, mut h, mut t, mut out) =
@@ -169,16 +179,7 @@ fn fused(c: &mut Criterion) {
     let (x, y) = (upload(&xs), upload(&ys));
     let mut g = c.benchmark_group("fused");
     g.sample_size(20).measurement_time(Duration::from_secs(4));
-    g.bench_function("axpb_f32", |bench| {
-        bench.iter(|| {
-            let (mut ax, mut out) = (0, 0);
-            check(sl_mul_scalar(x, 1.5, &mut ax));
-            check(sl_add_scalar(ax, 0.25, &mut out));
-            compute(out);
-            check(sl_release(ax));
-            check(sl_release(out));
-        })
-    });
+    g.bench_function("axpb_f32", |bench| bench.iter(|| axpb(x)));
     g.bench_function("chain8_f32", |bench| {
         bench.iter(|| {
             let out = chain8(x, y);
@@ -186,18 +187,7 @@ fn fused(c: &mut Criterion) {
             check(sl_release(out));
         })
     });
-    g.bench_function("sumsq_f32", |bench| {
-        bench.iter(|| {
-            let (mut sq, mut s) = (0, 0);
-            check(sl_mul(x, x, &mut sq));
-            check(sl_sum(sq, SL_ALL_DIMS, &mut s));
-            let mut v = 0f32;
-            check(sl_read(s, SL_COL_MAJOR, &mut v as *mut f32 as *mut _, 4));
-            check(sl_release(sq));
-            check(sl_release(s));
-            black_box(v)
-        })
-    });
+    g.bench_function("sumsq_f32", |bench| bench.iter(|| black_box(sumsq_read(x))));
     g.finish();
     check(sl_release(x));
     check(sl_release(y));
@@ -420,6 +410,94 @@ fn overhead_no_trace_cache(c: &mut Criterion) {
     check(sl_shutdown());
 }
 
+/// Taps of the Kirchhoff-style function: five ops each, about 1,000 ops a call.
+const TAPS: usize = 199;
+
+/// One call of a Kirchhoff-style function on a `n` x `n` grid: a sum of `TAPS` shifted
+/// sections of the padded grid, weighted, read back.
+fn migrate_call(d: sl_array, w: sl_array, n: usize, out: &mut [f32]) {
+    check(sl_scope_begin());
+    let (lo, hi) = ([4i64, 3], [4i64, 3]);
+    let mut padded = 0;
+    check(sl_pad(d, lo.as_ptr(), hi.as_ptr(), SL_BOUNDARY_FILL, 0.0, &mut padded));
+    let mut acc = 0;
+    check(sl_mul_scalar(d, 0.5, &mut acc));
+    for k in 0..TAPS {
+        let start = [((k * 7) % 9) as i64, ((k * k) % 7) as i64];
+        let (count, stride) = ([n as i64; 2], [1i64; 2]);
+        let (mut sec, mut shifted, mut weighted, mut scaled, mut next) = (0, 0, 0, 0, 0);
+        check(sl_section(padded, start.as_ptr(), count.as_ptr(), stride.as_ptr(), &mut sec));
+        check(sl_shift(sec, 1, (k % 3) as i64 - 1, SL_BOUNDARY_CLAMP, 0.0, &mut shifted));
+        check(sl_mul(shifted, w, &mut weighted));
+        check(sl_mul_scalar(weighted, 1.0 / (k + 2) as f64, &mut scaled));
+        check(sl_add(acc, scaled, &mut next));
+        acc = next;
+    }
+    check(sl_read(acc, SL_COL_MAJOR, out.as_mut_ptr() as *mut _, out.len() * 4));
+    check(sl_scope_end());
+}
+
+/// Calls in one run of the repeated-call loop.
+const CALLS: u32 = 7;
+
+/// A program calling the Kirchhoff-style function `CALLS` times from a fresh runtime
+/// (started untimed), timed per call: with the queue limit cutting each call into flushes
+/// (230), at the default (1024, above one call), and so large that nothing is cut. The
+/// cut loop's time against the uncut one's is what cutting costs repeated work.
+fn repeated_calls(c: &mut Criterion) {
+    let n = 128;
+    let data: Vec<f32> = (0..n * n).map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0).collect();
+    let weights: Vec<f32> = (0..n * n).map(|i| 0.5 + (i * 13 % 17) as f32 / 17.0).collect();
+    let mut g = c.benchmark_group("repeated_calls");
+    g.sample_size(10).measurement_time(Duration::from_secs(8));
+    for (name, limit) in [("cut_230", 230), ("default_1024", 0), ("uncut", 1 << 20)] {
+        g.bench_function(name, |bench| {
+            bench.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    check(sl_shutdown());
+                    let mut cfg: sl_config = unsafe { std::mem::zeroed() };
+                    check(sl_config_default(&mut cfg));
+                    cfg.queue_limit = limit;
+                    check(sl_init(&cfg));
+                    let dims = [n as i64; 2];
+                    let (mut d, mut w) = (0, 0);
+                    check(sl_create(
+                        SL_F32,
+                        2,
+                        dims.as_ptr(),
+                        SL_COL_MAJOR,
+                        data.as_ptr() as *const _,
+                        n * n * 4,
+                        &mut d,
+                    ));
+                    check(sl_create(
+                        SL_F32,
+                        2,
+                        dims.as_ptr(),
+                        SL_COL_MAJOR,
+                        weights.as_ptr() as *const _,
+                        n * n * 4,
+                        &mut w,
+                    ));
+                    let mut out = vec![0f32; n * n];
+                    let start = Instant::now();
+                    for _ in 0..CALLS {
+                        migrate_call(d, w, n, &mut out);
+                    }
+                    total += start.elapsed() / CALLS;
+                    black_box(&out);
+                    check(sl_release(d));
+                    check(sl_release(w));
+                }
+                total
+            })
+        });
+    }
+    g.finish();
+    check(sl_shutdown());
+}
+
 #[link(name = "openblas")]
 unsafe extern "C" {
     fn cblas_sgemm(
@@ -482,6 +560,136 @@ fn matmul(c: &mut Criterion) {
     g.finish();
     check(sl_release(ha));
     check(sl_release(hb));
+}
+
+const MID: usize = 1 << 20;
+
+/// `passes` passes of `pass(lo, hi)` over `n` indices split across the machine's threads,
+/// started together; the time until every thread has done its passes. Each thread streams
+/// through its part of the array without waiting for the others between passes: the
+/// bandwidth of the data's cache level, with no hand-off cost.
+fn timed_passes(n: usize, passes: u64, pass: impl Fn(usize, usize) + Sync) -> Duration {
+    let t = threads();
+    let go = std::sync::Barrier::new(t + 1);
+    std::thread::scope(|s| {
+        for k in 0..t {
+            let (pass, go) = (&pass, &go);
+            s.spawn(move || {
+                go.wait();
+                for _ in 0..passes {
+                    pass(n * k / t, n * (k + 1) / t);
+                }
+            });
+        }
+        go.wait();
+        std::time::Instant::now()
+    })
+    .elapsed()
+}
+
+#[link(name = "openblas")]
+unsafe extern "C" {
+    fn cblas_sdot(n: i32, x: *const f32, incx: i32, y: *const f32, incy: i32) -> f32;
+}
+
+/// `sum(x*x)` of `x`, read back.
+fn sumsq_read(x: sl_array) -> f32 {
+    let (mut sq, mut s) = (0, 0);
+    check(sl_mul(x, x, &mut sq));
+    check(sl_sum(sq, SL_ALL_DIMS, &mut s));
+    let mut v = 0f32;
+    check(sl_read(s, SL_COL_MAJOR, &mut v as *mut f32 as *mut _, 4));
+    check(sl_release(sq));
+    check(sl_release(s));
+    v
+}
+
+/// Mid-size arrays (2^20 f32, 4 MiB: they stay in this machine's L3 between runs), where a
+/// flush's fixed cost weighs: `a*x + b` and `sum(x*x)` against the floor of the same
+/// memory traffic measured here (hand-written loops on all cores, data in the same cache
+/// level), and OpenBLAS `sdot` on the same array.
+fn midsize(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..MID).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
+    let mut ys = vec![0f32; MID];
+    let x = upload(&xs);
+    let mut g = c.benchmark_group("midsize");
+    g.sample_size(50).measurement_time(Duration::from_secs(3));
+    g.bench_function("read_floor_f32", |bench| {
+        bench.iter_custom(|passes| {
+            timed_passes(MID, passes, |lo, hi| {
+                // Enough independent lanes that the adds' latency does not bound the loop.
+                let mut acc = [0f32; 64];
+                for ch in xs[lo..hi].chunks_exact(64) {
+                    for l in 0..64 {
+                        acc[l] += ch[l] * ch[l];
+                    }
+                }
+                black_box(acc);
+            })
+        })
+    });
+    g.bench_function("axpb_floor_f32", |bench| {
+        let py = SendPtr(ys.as_mut_ptr());
+        bench.iter_custom(|passes| {
+            timed_passes(MID, passes, |lo, hi| {
+                let dst = unsafe { std::slice::from_raw_parts_mut(py.at(lo), hi - lo) };
+                for (d, v) in dst.iter_mut().zip(&xs[lo..hi]) {
+                    *d = 1.5 * v + 0.25;
+                }
+            })
+        })
+    });
+    g.bench_function("axpb_f32", |bench| bench.iter(|| axpb(x)));
+    g.bench_function("sumsq_f32", |bench| bench.iter(|| black_box(sumsq_read(x))));
+    // The same read of 1024 elements: what a flush and read cost besides the arithmetic.
+    let small = upload(&xs[..1024]);
+    g.bench_function("sumsq_f32_1024", |bench| bench.iter(|| black_box(sumsq_read(small))));
+    check(sl_release(small));
+    g.bench_function("openblas_sdot_f32", |bench| {
+        bench.iter(|| black_box(unsafe { cblas_sdot(MID as i32, xs.as_ptr(), 1, xs.as_ptr(), 1) }))
+    });
+    g.finish();
+    black_box(&ys);
+    check(sl_release(x));
+}
+
+/// A process spinning on one core for as long as it lives.
+struct Spinner(std::process::Child);
+
+impl Spinner {
+    fn on_core(core: usize) -> Spinner {
+        let child = std::process::Command::new("sh").args(["-c", "while :; do :; done"]).spawn().expect("start sh");
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(core, &mut set);
+            let st = libc::sched_setaffinity(child.id() as libc::pid_t, size_of::<libc::cpu_set_t>(), &set);
+            assert_eq!(st, 0, "pin the spinner to core {core}");
+        }
+        Spinner(child)
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `sum(x*x)` of 2^20 f32 on an otherwise idle machine, then with another process spinning
+/// on the last core (started here): a flush should slow by that core's share of the work,
+/// not wait for a worker the scheduler has descheduled.
+fn shared_core(c: &mut Criterion) {
+    let xs: Vec<f32> = (0..MID).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
+    let x = upload(&xs);
+    let mut g = c.benchmark_group("shared_core");
+    g.sample_size(50).measurement_time(Duration::from_secs(3));
+    g.bench_function("sumsq_f32_idle", |bench| bench.iter(|| black_box(sumsq_read(x))));
+    let spinner = Spinner::on_core(threads() - 1);
+    g.bench_function("sumsq_f32_spinner", |bench| bench.iter(|| black_box(sumsq_read(x))));
+    drop(spinner);
+    g.finish();
+    check(sl_release(x));
 }
 
 /// Starts a new runtime with `threads` CPU worker threads.
@@ -601,17 +809,120 @@ fn monte_carlo(rng: sl_rng, batch: i64, batches: usize) -> f64 {
     (-rate * years).exp() * m / paths
 }
 
+/// Order of the conjugate gradient benchmark's system.
+const CG_N: usize = 80;
+/// Iterations per measured CG solve (the system converges slowly enough that the residual
+/// stays positive, so every iteration does the same work).
+const CG_ITERS: usize = 50;
+
+/// A symmetric positive definite `CG_N` x `CG_N` system `B^T B + 0.01 I` (B uniform in
+/// [-1, 1), from a fixed LCG so numpy's run solves the same one) and a right-hand side.
+fn cg_system() -> (Vec<f64>, Vec<f64>) {
+    let n = CG_N;
+    let mut state = 20261124u64;
+    let mut uniform = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    let b: Vec<f64> = (0..n * n).map(|_| uniform()).collect();
+    let mut a = vec![0f64; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            a[i + j * n] = (0..n).map(|k| b[k + i * n] * b[k + j * n]).sum::<f64>() + if i == j { 0.01 } else { 0.0 };
+        }
+    }
+    let rhs = (0..n).map(|_| uniform()).collect();
+    (a, rhs)
+}
+
+fn upload_f64(data: &[f64], dims: &[i64]) -> sl_array {
+    let mut h = 0;
+    let (rank, bytes) = (dims.len() as i32, data.len() * 8);
+    check(sl_create(SL_F64, rank, dims.as_ptr(), SL_COL_MAJOR, data.as_ptr() as *const _, bytes, &mut h));
+    h
+}
+
+/// `f(a, b)` into a new handle.
+fn op2(f: extern "C" fn(sl_array, sl_array, *mut sl_array) -> sl_status, a: sl_array, b: sl_array) -> sl_array {
+    let mut out = 0;
+    check(f(a, b, &mut out));
+    out
+}
+
+fn release_all(hs: &[sl_array]) {
+    for &h in hs {
+        check(sl_release(h));
+    }
+}
+
+/// `CG_ITERS` iterations of conjugate gradient from x = 0 as a user writes it: a matvec,
+/// two dots and three vector updates per iteration, the step sizes kept as rank-0 arrays,
+/// and the residual's squared norm read back every iteration (to test convergence).
+/// Returns the last squared residual norm.
+fn cg_solve(a: sl_array, rhs: sl_array) -> f64 {
+    let (mut x, mut r, mut p, mut rs) = (0, 0, 0, 0);
+    check(sl_mul_scalar(rhs, 0.0, &mut x));
+    check(sl_retain(rhs, &mut r));
+    check(sl_retain(rhs, &mut p));
+    check(sl_dot(r, r, &mut rs));
+    let mut rs_host = 0f64;
+    for _ in 0..CG_ITERS {
+        let ap = op2(sl_matmul, a, p);
+        let pap = op2(sl_dot, p, ap);
+        let alpha = op2(sl_div, rs, pap);
+        let (step_x, step_r) = (op2(sl_mul, alpha, p), op2(sl_mul, alpha, ap));
+        let (x2, r2) = (op2(sl_add, x, step_x), op2(sl_sub, r, step_r));
+        let rs2 = op2(sl_dot, r2, r2);
+        check(sl_read(rs2, SL_COL_MAJOR, &mut rs_host as *mut f64 as *mut _, 8));
+        let beta = op2(sl_div, rs2, rs);
+        let step_p = op2(sl_mul, beta, p);
+        let p2 = op2(sl_add, r2, step_p);
+        release_all(&[ap, pap, alpha, step_x, step_r, beta, step_p, x, r, p, rs]);
+        (x, r, p, rs) = (x2, r2, p2, rs2);
+    }
+    release_all(&[x, r, p, rs]);
+    rs_host
+}
+
+/// A blocking read of a small result that depends on a cached flush: the round trip
+/// (`sl_dot` of two 80-element vectors, read, per iteration), and conjugate gradient on an
+/// 80 x 80 system, whose every iteration ends in such a read. `scripts/bench_numpy.py`
+/// times the same solve in numpy.
+fn roundtrip(c: &mut Criterion) {
+    let (a, rhs) = cg_system();
+    let n = CG_N as i64;
+    let (ha, hb) = (upload_f64(&a, &[n, n]), upload_f64(&rhs, &[n]));
+    let mut g = c.benchmark_group("roundtrip");
+    g.sample_size(20).measurement_time(Duration::from_secs(4));
+    g.bench_function("dot_read_80_f64", |bench| {
+        bench.iter(|| {
+            let d = op2(sl_dot, hb, hb);
+            let mut v = 0f64;
+            check(sl_read(d, SL_COL_MAJOR, &mut v as *mut f64 as *mut _, 8));
+            check(sl_release(d));
+            black_box(v)
+        })
+    });
+    g.bench_function("cg_80_f64_x50", |bench| bench.iter(|| black_box(cg_solve(ha, hb))));
+    g.finish();
+    release_all(&[ha, hb]);
+}
+
 criterion_group!(
     benches,
     bandwidth,
     random,
     fused,
+    midsize,
+    shared_core,
     sums,
     overhead,
     macro_replay,
+    roundtrip,
     trace_cache,
     matmul,
     unfused,
-    overhead_no_trace_cache
+    overhead_no_trace_cache,
+    repeated_calls
 );
 criterion_main!(benches);

@@ -3,7 +3,10 @@
  * `overhead_calls REPS MODE` runs REPS x 10,000 iterations on 1024 f32 of
  *   MODE 0: y = y*0.99 + x (2 calls and a release per iteration),
  *   MODE 1: an 8-op step made call by call (16 calls per iteration),
- *   MODE 2: the same step as a macro, replayed.
+ *   MODE 2: the same step as a macro, replayed,
+ *   MODE 3: a blocking read of a small result: sl_dot of two stored 80-element f64
+ *           vectors, sl_read of the scalar, sl_release (the round trip of a solver's
+ *           convergence test).
  * Build against a libsluice and run under `valgrind --tool=callgrind` (see BENCHMARKS.md). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +32,14 @@ static sl_array step8_macro(sl_array y, sl_array x) {
     SL_MACRO("step8", in, 2, NULL, 0, out, 1) { out[0] = step8(in[0], in[1]); }
     return out[0];
 }
+static double dot_read(sl_array a) {
+    sl_array d;
+    double v;
+    CHECK(sl_dot(a, a, &d));
+    CHECK(sl_read(d, SL_COL_MAJOR, &v, sizeof v));
+    CHECK(sl_release(d));
+    return v;
+}
 int main(int argc, char **argv) {
     int reps = argc > 1 ? atoi(argv[1]) : 5, which = argc > 2 ? atoi(argv[2]) : 0;
     static float xs[1024], out[1024];
@@ -36,6 +47,18 @@ int main(int argc, char **argv) {
     int64_t n = 1024;
     sl_array x;
     CHECK(sl_create(SL_F32, 1, &n, SL_COL_MAJOR, xs, sizeof xs, &x));
+    if (which == 3) {
+        static double as[80];
+        for (int i = 0; i < 80; i++) as[i] = i * 0.01;
+        int64_t m = 80;
+        sl_array a;
+        CHECK(sl_create(SL_F64, 1, &m, SL_COL_MAJOR, as, sizeof as, &a));
+        double sum = 0;
+        for (int k = 0; k < reps * 10000; k++) sum += dot_read(a);
+        out[1] = (float)sum;
+        CHECK(sl_release(a));
+        reps = 0;
+    }
     for (int r = 0; r < reps; r++) {
         sl_array y;
         CHECK(sl_retain(x, &y));

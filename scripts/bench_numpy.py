@@ -2,7 +2,10 @@
 ratios in BENCHMARKS.md: 2^24 uniform and normal values (`Generator.random`,
 `Generator.standard_normal`, one thread as numpy runs them), stored and summed, and the
 Monte Carlo option pricing of `examples/c/monte_carlo.c` at 4M paths written the way a
-numpy user would. Writes the median of each to target/criterion/numpy.json (ns)."""
+numpy user would; the conjugate gradient solve of `roundtrip/cg_80_f64_x50` (the same
+80 x 80 system, 50 iterations, the residual read every iteration); and `a*x + b` and
+`dot(x, x)` of 2^20 f32 for the `midsize` benchmarks. Writes the median of each to
+target/criterion/numpy.json (ns)."""
 import json
 import math
 import os
@@ -12,6 +15,7 @@ import time
 import numpy as np
 
 N = 1 << 24
+MID = 1 << 20
 OUT = os.path.join(os.path.dirname(__file__), "..", "target", "criterion", "numpy.json")
 
 
@@ -39,9 +43,46 @@ def monte_carlo(batch=1 << 18, batches=16):
     return math.exp(-rate * years) * m / (batch * batches)
 
 
+CG_N, CG_ITERS = 80, 50
+
+
+def cg_system():
+    """The system of `cg_system` in benches/core.rs (same LCG, same order of draws)."""
+    state = 20261124
+    mask = (1 << 64) - 1
+
+    def uniform():
+        nonlocal state
+        state = (state * 6364136223846793005 + 1442695040888963407) & mask
+        return (state >> 11) / float(1 << 53) * 2.0 - 1.0
+
+    b = np.array([uniform() for _ in range(CG_N * CG_N)]).reshape(CG_N, CG_N).T
+    a = b.T @ b + 0.01 * np.eye(CG_N)
+    rhs = np.array([uniform() for _ in range(CG_N)])
+    return a, rhs
+
+
+def cg_solve(a, rhs):
+    x = rhs * 0.0
+    r = rhs.copy()
+    p = rhs.copy()
+    rs = r @ r
+    for _ in range(CG_ITERS):
+        ap = a @ p
+        alpha = rs / (p @ ap)
+        x = x + alpha * p
+        r = r - alpha * ap
+        rs2 = float(r @ r)
+        p = r + (rs2 / rs) * p
+        rs = rs2
+    return rs
+
+
 def main():
-    repeat = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+    repeat = int(sys.argv[1]) if len(sys.argv) > 1 else 15  # then an optional name filter
     g = np.random.default_rng(20261122)
+    system = cg_system()
+    x_mid = g.random(MID, dtype=np.float32) - np.float32(0.5)
     cases = {
         "uniform_f32_store": lambda: g.random(N, dtype=np.float32),
         "uniform_f64_store": lambda: g.random(N),
@@ -52,11 +93,23 @@ def main():
         "normal_f32_sum": lambda: g.standard_normal(N, dtype=np.float32).sum(),
         "normal_f64_sum": lambda: g.standard_normal(N).sum(),
         "monte_carlo_4m": monte_carlo,
+        "cg_80_f64_x50": lambda: cg_solve(*system),
+        # The `midsize` benchmarks: 2^20 f32 (np.dot of f32 calls OpenBLAS sdot).
+        "axpb_f32_2^20": lambda: x_mid * np.float32(1.5) + np.float32(0.25),
+        "dot_f32_2^20": lambda: np.dot(x_mid, x_mid),
     }
-    results = {"numpy": np.__version__}
+    # A filtered run keeps the other cases' times from an earlier run.
+    results = {}
+    if os.path.exists(OUT):
+        with open(OUT) as f:
+            results = json.load(f)
+    results["numpy"] = np.__version__
+    only = sys.argv[2] if len(sys.argv) > 2 else ""
     for name, f in cases.items():
+        if only not in name:
+            continue
         results[name] = median_ns(f, repeat)
-        print(f"numpy {name}: {results[name] / 1e6:.1f} ms", flush=True)
+        print(f"numpy {name}: {results[name] / 1e6:.3f} ms", flush=True)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         json.dump(results, f)

@@ -1,7 +1,8 @@
 """Turns criterion's estimates from `cargo bench --bench core` into the ratios that
 BENCHMARKS.md records: every Sluice time against a reference measured in the same run.
 Prints the tables whose results are present (`--random` for the random-number table
-only: `cargo bench --bench core -- "bandwidth|random"` and scripts/bench_numpy.py)."""
+only: `cargo bench --bench core -- "bandwidth|random"` and scripts/bench_numpy.py;
+`--midsize` for the 2^20 table: `cargo bench --bench core -- "midsize|shared_core"`)."""
 import json
 import os
 import sys
@@ -49,9 +50,54 @@ def random_table():
         print(f"| {name} | {runs[1][name] / 1e6:.2f} ms | {runs[2][name] / 1e6:.2f} ms | {vs_floor} | " + " | ".join(np_cols) + " |")
 
 
+def midsize_table():
+    """2^20 f32 against the floors measured in the same run, OpenBLAS sdot and numpy
+    (medians); and sum(x*x) with a process spinning on one core against the same read on
+    the idle machine (`cargo bench --bench core -- "midsize|shared_core"`, then
+    scripts/bench_numpy.py)."""
+    try:
+        t = {name: mean_ns("midsize", name, "median") for name in (
+            "read_floor_f32", "axpb_floor_f32", "axpb_f32", "sumsq_f32", "sumsq_f32_1024", "openblas_sdot_f32")}
+        idle = mean_ns("shared_core", "sumsq_f32_idle", "median")
+        spin = mean_ns("shared_core", "sumsq_f32_spinner", "median")
+        spin_mean = mean_ns("shared_core", "sumsq_f32_spinner")
+        idle_mean = mean_ns("shared_core", "sumsq_f32_idle")
+    except FileNotFoundError as e:
+        sys.exit(f"missing benchmark result: {e.filename}")
+    numpy = {}
+    try:
+        with open(os.path.join(ROOT, "numpy.json")) as f:
+            numpy = json.load(f)
+    except FileNotFoundError:
+        pass
+    read, axpb_floor, sdot = t["read_floor_f32"], t["axpb_floor_f32"], t["openblas_sdot_f32"]
+    print("| work (2^20 f32) | time | vs its floor | vs OpenBLAS sdot | numpy |")
+    print("|---|---|---|---|---|")
+    np_axpb, np_dot = numpy.get("axpb_f32_2^20"), numpy.get("dot_f32_2^20")
+    rows = [
+        ("read floor: sum of squares, hand-written, all cores", read, read, "", None),
+        ("write floor: a*x + b, hand-written, all cores", axpb_floor, axpb_floor, "", None),
+        ("y = a*x + b (Sluice, computed, not read)", t["axpb_f32"], axpb_floor, "", np_axpb),
+        ("sum(x*x) (Sluice, read back)", t["sumsq_f32"], read, f"{t['sumsq_f32'] / sdot:.2f} x", np_dot),
+        ("OpenBLAS sdot(x, x)", sdot, read, "1 x", np_dot),
+        ("sum(x*x) of 1024 f32 (Sluice, read back: the fixed cost)", t["sumsq_f32_1024"], None, "", None),
+    ]
+    for name, time, floor, vs_sdot, np_time in rows:
+        vs_floor = f"{time / floor:.2f} x" if floor else ""
+        np_col = f"{np_time / 1e3:.1f} us ({np_time / floor:.2f} x floor)" if np_time else ""
+        print(f"| {name} | {time / 1e3:.1f} us | {vs_floor} | {vs_sdot} | {np_col} |")
+    print()
+    print(f"sum(x*x) 2^20 f32, idle: median {idle / 1e3:.1f} us (mean {idle_mean / 1e3:.1f} us); "
+          f"a process spinning on one core: median {spin / 1e3:.1f} us (mean {spin_mean / 1e3:.1f} us): "
+          f"{spin / idle:.2f} x (mean {spin_mean / idle_mean:.2f} x)")
+
+
 def main():
     if "--random" in sys.argv:
         random_table()
+        return
+    if "--midsize" in sys.argv:
+        midsize_table()
         return
     try:
         triad = mean_ns("bandwidth", "triad_f32")
@@ -99,6 +145,8 @@ def main():
         print("| " + " | ".join(r) + " |")
     print()
     random_table()
+    print()
+    midsize_table()
 
 
 main()

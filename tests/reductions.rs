@@ -245,3 +245,161 @@ fn f32_dots_with_cancellation() {
         release(&[ha, hb, d]);
     }
 }
+
+/// The settings the reproducibility test runs its reductions under: `SLUICE_THREADS`, and
+/// how many threads spin beside them (more workers than cores, and cores taken by
+/// spinners, get workers descheduled in the middle of their pieces).
+const THREAD_SETTINGS: [(&str, &str); 6] = [("1", "0"), ("2", "0"), ("3", "0"), ("2", "2"), ("5", "2"), ("8", "3")];
+
+/// Sums, means and dots, f32 and f64, over everything and along each axis of a
+/// 1500 x 701 array (chunks of whole rows, and planes), give bit-identical results
+/// however many threads take the pieces and however they are delayed: each setting of
+/// `THREAD_SETTINGS` runs in its own process on the same random data.
+#[test]
+fn reductions_are_bit_identical_across_threads() {
+    if on_vulkan() {
+        eprintln!("thread settings concern the CPU executor: skipped on Vulkan");
+        return;
+    }
+    let seed: u64 = rng("reductions_are_bit_identical_across_threads").random();
+    let mut digests = Vec::new();
+    for (threads, spinners) in THREAD_SETTINGS {
+        let log = child(
+            "reductions_under_one_thread_setting",
+            &[("SLUICE_TEST_SEED", &seed.to_string()), ("SLUICE_THREADS", threads), ("SLUICE_TEST_SPINNERS", spinners)],
+        );
+        let digest = log.lines().find_map(|l| l.strip_prefix("digest ")).expect("the child prints its digest");
+        digests.push((threads, spinners, digest.to_owned()));
+    }
+    for (threads, spinners, digest) in &digests[1..] {
+        assert_eq!(
+            digest, &digests[0].2,
+            "{threads} threads with {spinners} spinners differ from {} thread(s)",
+            digests[0].0
+        );
+    }
+}
+
+/// One setting of `reductions_are_bit_identical_across_threads`: the reductions, run ten
+/// times (bit-identical each time) and checked against a compensated f64 sum; prints a
+/// digest of every result's bits.
+#[test]
+#[ignore = "run by reductions_are_bit_identical_across_threads in a child process"]
+fn reductions_under_one_thread_setting() {
+    let mut rng = rng("reductions_under_one_thread_setting");
+    let spinners: usize = std::env::var("SLUICE_TEST_SPINNERS").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (rows, cols) = (1500usize, 701usize);
+    let scale = 10f64.powi(rng.random_range(-2..4));
+    let a: Vec<f64> = (0..rows * cols).map(|_| (rng.random::<f64>() * 2.0 - 0.9) * scale).collect();
+    let b: Vec<f64> = (0..rows * cols).map(|_| (rng.random::<f64>() * 2.0 - 0.9) * scale).collect();
+    std::thread::scope(|s| {
+        for _ in 0..spinners {
+            s.spawn(|| {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            });
+        }
+        let mut digest = 0xcbf2_9ce4_8422_2325u64;
+        for dt in [SL_F32, SL_F64] {
+            // The data in this type, and the values the reference adds (exactly what the
+            // kernels add: f32 values, and f32 products rounded to f32, widened).
+            let (ha, hb, wa, wb) = upload_pair(dt, &a, &b, rows, cols);
+            let prod: Vec<f64> = wa
+                .iter()
+                .zip(&wb)
+                .map(|(&x, &y)| if dt == SL_F32 { (x as f32 * y as f32) as f64 } else { x * y })
+                .collect();
+            let mut ab = 0;
+            ok(sl_mul(ha, hb, &mut ab));
+            let mut first: Option<Vec<Vec<u8>>> = None;
+            for _ in 0..10 {
+                let mut results = Vec::new();
+                for (what, terms, h) in [("sum", &wa, ha), ("dot", &prod, ab)] {
+                    for dim in [SL_ALL_DIMS, 0, 1] {
+                        let (mut s, mut m) = (0, 0);
+                        if what == "dot" && dim == SL_ALL_DIMS {
+                            ok(sl_dot(ha, hb, &mut s));
+                        } else {
+                            ok(sl_sum(h, dim, &mut s));
+                        }
+                        ok(sl_mean(h, dim, &mut m));
+                        let (sum, mean) = (download(s), download(m));
+                        check_against_reference(
+                            &format!("{what} of {dt} along {dim}"),
+                            &sum,
+                            &mean,
+                            terms,
+                            rows,
+                            cols,
+                            dim,
+                        );
+                        results.push(sum.bytes());
+                        results.push(mean.bytes());
+                        release(&[s, m]);
+                    }
+                }
+                match &first {
+                    None => first = Some(results),
+                    Some(f) => assert!(f == &results, "{dt}: a repeated reduction gave different bits"),
+                }
+            }
+            for r in first.unwrap() {
+                for byte in r {
+                    digest = (digest ^ byte as u64).wrapping_mul(0x100_0000_01b3);
+                }
+            }
+            release(&[ab, ha, hb]);
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        eprintln!("digest {digest:016x}");
+    });
+}
+
+/// `a` and `b` as `rows` x `cols` arrays of `dt`, and their values widened to f64.
+fn upload_pair(
+    dt: sl_dtype,
+    a: &[f64],
+    b: &[f64],
+    rows: usize,
+    cols: usize,
+) -> (sl_array, sl_array, Vec<f64>, Vec<f64>) {
+    let shape = [rows, cols];
+    let arr = |v: &[f64]| Arr::new(dt, &shape, v.iter().map(|&x| V::F64(x).cast(dt)).collect());
+    let (aa, bb) = (arr(a), arr(b));
+    let widen = |x: &Arr| x.v.iter().map(|v| v.f()).collect::<Vec<f64>>();
+    (aa.upload(), bb.upload(), widen(&aa), widen(&bb))
+}
+
+/// Checks a sum and a mean of `terms` (column-major `rows` x `cols`) along `dim` against
+/// compensated f64 sums: within one ulp of the result's type plus `n` f64 roundings of
+/// the terms' magnitude (the bound of `assert_f64_accumulated`).
+fn check_against_reference(what: &str, sum: &Arr, mean: &Arr, terms: &[f64], rows: usize, cols: usize, dim: i32) {
+    let lines: Vec<Vec<f64>> = match dim {
+        SL_ALL_DIMS => vec![terms.to_vec()],
+        0 => (0..cols).map(|c| terms[c * rows..(c + 1) * rows].to_vec()).collect(),
+        _ => (0..rows).map(|r| (0..cols).map(|c| terms[c * rows + r]).collect()).collect(),
+    };
+    assert_eq!(sum.v.len(), lines.len(), "{what}: result size");
+    for (i, line) in lines.iter().enumerate() {
+        let n = line.len() as f64;
+        let exact = compensated_sum(line);
+        let magnitude: f64 = line.iter().map(|x| x.abs()).sum();
+        for (got, want, divisor) in [(sum.v[i], exact, 1.0), (mean.v[i], exact / n, n)] {
+            let ulp = match got {
+                V::F32(_) => {
+                    let w = (want as f32).abs();
+                    (w.next_up() - w) as f64
+                }
+                _ => want.abs().next_up() - want.abs(),
+            };
+            let bound = ulp + n * magnitude * 2f64.powi(-53) / divisor;
+            assert!(
+                (got.f() - want).abs() <= bound,
+                "{what}, line {i}: got {}, want {want:e} within {bound:e}",
+                got.f()
+            );
+        }
+    }
+}

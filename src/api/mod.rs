@@ -6,6 +6,8 @@
 // C callers pass pointers; every export checks them for null before use.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+#[cfg(test)]
+mod allocations;
 pub mod array;
 pub mod debug;
 pub mod elementwise;

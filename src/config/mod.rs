@@ -6,7 +6,7 @@
 //! | `SLUICE_THREADS` | CPU worker threads | all cores |
 //! | `SLUICE_MEMORY_LIMIT` | most bytes of array memory in use (suffixes K, M, G) | the machine's memory, or the cgroup's limit if lower |
 //! | `SLUICE_FUSION` | `0`/`off` evaluates op by op, storing every value | on |
-//! | `SLUICE_QUEUE_LIMIT` | queued ops before the queue flushes itself | 1024 |
+//! | `SLUICE_QUEUE_LIMIT` | ops waiting in the queue (not yet computed by a flush) before it flushes itself | 1024 |
 //! | `SLUICE_MAX_KERNEL_OPS` | largest fused expression before a value is stored | 4096 |
 //! | `SLUICE_BACKEND` | `cpu`, `vulkan` or `auto` (a Vulkan GPU if there is one, else the CPU) | auto |
 //! | `SLUICE_VULKAN_NO_F64` | `on`: treat the Vulkan device as lacking 64-bit floats | off |

@@ -80,11 +80,13 @@ pub trait OutputCheck: Send + Sync {
     fn check(&self, executor: &dyn Executor, value: &Value) -> Result<()>;
 }
 
+/// A step's lists are inline for the sizes most steps have, so instantiating a cached
+/// flush's steps allocates none of them.
 pub struct Step {
     pub work: Work,
-    pub inputs: Vec<Binding>,
-    pub params: Vec<Scalar>,
-    pub outputs: Vec<StepOutput>,
+    pub inputs: SmallVec<[Binding; 4]>,
+    pub params: SmallVec<[Scalar; 4]>,
+    pub outputs: SmallVec<[StepOutput; 2]>,
     /// The call whose op this step computes; failures are reported against it.
     pub site: CallSite,
     /// With profiling on, the calls whose ops are fused into the step and their shares
@@ -183,10 +185,11 @@ impl Step {
     /// The step's input values. `earlier` answers for promises of earlier steps that ran in
     /// the same batch and are not fulfilled yet (their value, or their error); every other
     /// promise is waited for. A failed input's error (with its origin) passes on unchanged.
+    /// Inline for the few inputs most steps have: a small flush's steps allocate no list.
     pub fn input_values(
         &self,
         earlier: impl Fn(&Arc<Promise>) -> Option<std::result::Result<Value, Arc<Error>>>,
-    ) -> std::result::Result<Vec<Value>, Arc<Error>> {
+    ) -> std::result::Result<SmallVec<[Value; 4]>, Arc<Error>> {
         self.inputs
             .iter()
             .map(|b| match b {

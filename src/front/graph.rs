@@ -346,7 +346,12 @@ impl Graph<'_> {
     /// storage cost nothing; views of constants are constants.
     pub fn view(&self, a: &Arc<Node>, step: ViewStep, out: Shape, fill: Option<Arc<Node>>) -> Arc<Node> {
         // A recording macro section reads only its inputs: its views stay ops.
-        if !macros::recording()
+        let recording = macros::recording();
+        if !recording {
+            // Whether `a` is computed decides what the view becomes.
+            self.rt.sched.settle(a);
+        }
+        if !recording
             && let NodeState::Ready(v) = &*a.state()
             && let Some(layout) = step.view_layout(&v.layout, &out, &a.shape)
         {

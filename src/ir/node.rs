@@ -84,10 +84,14 @@ impl Promise {
     /// frees a flush's intermediates after their last use); a read after all fails
     /// loudly instead of finding freed memory.
     pub fn release(&self) {
+        // One error shared by every released value: a flush releases its intermediates
+        // on every call, and this is never read unless something is wrong.
+        static RELEASED: std::sync::LazyLock<Arc<Error>> = std::sync::LazyLock::new(|| {
+            Arc::new(Error::new(ErrorKind::Internal, "a value freed after its last use in a flush was read"))
+        });
         let mut slot = self.slot.lock();
         if matches!(*slot, Some(Ok(_))) {
-            let e = Error::new(ErrorKind::Internal, "a value freed after its last use in a flush was read");
-            let value = slot.replace(Err(Arc::new(e)));
+            let value = slot.replace(Err(RELEASED.clone()));
             drop(slot);
             drop(value);
         }
@@ -267,9 +271,12 @@ impl Node {
         }
     }
 
-    /// Pending and never part of a flush.
+    /// Pending and never part of a flush. A flush marks every node of its subgraph
+    /// (`set_plan_index`; epochs start at 1), also those it computed unstored that have
+    /// no handle and so are not marked `fused_unstored`.
     pub fn is_pending_unflushed(&self) -> bool {
-        matches!(*self.state.lock(), NodeState::Pending { fused_unstored: false, .. })
+        self.plan.load(Ordering::Relaxed) == 0
+            && matches!(*self.state.lock(), NodeState::Pending { fused_unstored: false, .. })
     }
 
     pub fn is_pending(&self) -> bool {

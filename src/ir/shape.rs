@@ -30,8 +30,9 @@ impl Shape {
     /// A shape of sizes that come from the application (given, or computed from what it
     /// gave), refused when they span more than `MAX_ELEMENTS`. The nonzero sizes count, so
     /// an empty shape cannot carry a size whose strides overflow either. `what` names the
-    /// argument or call in the message.
-    pub fn sized(what: &str, dims: &[u64]) -> Result<Shape> {
+    /// argument or call in the message (formatted only when the sizes are refused: a
+    /// binary op broadcasts its operands on every call).
+    pub fn sized(what: impl std::fmt::Display, dims: &[u64]) -> Result<Shape> {
         if dims.len() > MAX_RANK {
             bail!(InvalidArgument, "{what}: rank {} is outside 0..={MAX_RANK}", dims.len());
         }
@@ -42,7 +43,11 @@ impl Shape {
                 "{what}: shape {dims:?} is too large (its nonzero sizes span more than {MAX_ELEMENTS} elements)"
             );
         }
-        Ok(Shape::new(&dims.iter().map(|&d| d as usize).collect::<Vec<_>>()))
+        let mut s = Shape { dims: [0; MAX_RANK], rank: dims.len() as u8 };
+        for (out, &d) in s.dims.iter_mut().zip(dims) {
+            *out = d as usize;
+        }
+        Ok(s)
     }
 
     pub fn rank(&self) -> usize {
@@ -112,7 +117,7 @@ impl Shape {
                 bail!(ShapeMismatch, "shapes {a} and {b} do not broadcast");
             } as u64;
         }
-        Shape::sized(&format!("the broadcast of {a} and {b}"), &dims[..rank])
+        Shape::sized(format_args!("the broadcast of {a} and {b}"), &dims[..rank])
     }
 
     /// Multi-index of the column-major linear index `i`.

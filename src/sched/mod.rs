@@ -62,6 +62,22 @@ struct Queue {
     entries: Vec<Weak<Node>>,
 }
 
+impl Queue {
+    /// Appends `n`; true when the ops still waiting for a flush reach `limit`. Ops a
+    /// flush has computed (a read's, say) and ops released for good do not count: they
+    /// leave the queue when its length reaches the limit. So where the queue is cut
+    /// depends only on the ops made since and still needed, and a loop whose body reads
+    /// its results cuts at the same ops in every iteration.
+    fn push(&mut self, n: &Arc<Node>, limit: usize) -> bool {
+        self.entries.push(Arc::downgrade(n));
+        if self.entries.len() < limit {
+            return false;
+        }
+        self.entries.retain(|e| e.upgrade().is_some_and(|n| n.is_pending_unflushed()));
+        self.entries.len() >= limit
+    }
+}
+
 /// The ops among `entries` that the application still holds, except values an earlier
 /// flush already computed inside a kernel without storing them: the roots of a flush.
 fn live(entries: &[Weak<Node>]) -> Vec<Arc<Node>> {
@@ -448,8 +464,7 @@ impl Scheduler {
         }
         let full = {
             let mut q = self.core.queue.lock();
-            q.entries.push(Arc::downgrade(n));
-            (q.entries.len() >= self.core.opts.queue_limit).then(|| std::mem::take(&mut q.entries))
+            q.push(n, self.core.opts.queue_limit).then(|| std::mem::take(&mut q.entries))
         };
         if let Some(entries) = full
             && let Some(roots) = self.planner.submit(live(&entries))
@@ -473,6 +488,20 @@ impl Scheduler {
             self.core.flush(std::slice::from_ref(n), true);
         }
         n.wait()
+    }
+
+    /// Brings an array the application holds to the state it has at this point in every
+    /// run of the same calls, for a graph fold that depends on it: planned if a queue cut
+    /// took it (the cut is planned on the planning thread), and computed if planned (by
+    /// the execution thread). So what a fold makes, and the trace-cache keys of later
+    /// flushes, do not depend on how far those threads have got.
+    pub fn settle(&self, n: &Node) {
+        if n.has_handles() && self.planner.unplanned.load(Ordering::Acquire) > 0 && n.is_pending() {
+            self.planner.wait_idle();
+        }
+        if !n.is_pending() {
+            let _ = n.wait(); // a failure is reported where the value is used, as usual
+        }
     }
 
     /// Flushes everything live and waits for all submitted work.

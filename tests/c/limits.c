@@ -118,11 +118,43 @@ static void rank0_base_keeps_the_exponent_shape(void) {
     OK(sl_release(base));
 }
 
+/* Pads of arrays with an empty dimension: every element is the fill, read from no source
+ * element (the CPU executor once read the source's first element, past the end of its
+ * empty storage, and threw it away: caught by the sanitizer builds); a boundary that
+ * would read the source is refused. */
+static void pads_of_empty_arrays(void) {
+    int64_t dims[3] = {1 + rand() % MAXN, 1 + rand() % MAXN, 1 + rand() % MAXN};
+    dims[rand() % 3] = 0;
+    sl_array a;
+    OK(sl_create(SL_F32, 3, dims, SL_COL_MAJOR, NULL, 0, &a));
+    int64_t lo[3], hi[3], total = 1;
+    for (int d = 0; d < 3; d++) {
+        lo[d] = rand() % 4;
+        hi[d] = (dims[d] + lo[d] == 0) + rand() % 4;
+        total *= dims[d] + lo[d] + hi[d];
+    }
+    float fill = (float)(rand() % 19 - 9), got[(MAXN + 8) * (MAXN + 8) * (MAXN + 8)];
+    sl_array out;
+    OK(sl_pad(a, lo, hi, SL_BOUNDARY_FILL, fill, &out));
+    OK(sl_read(out, SL_ROW_MAJOR, got, (size_t)total * sizeof(float)));
+    for (int64_t j = 0; j < total; j++)
+        EXPECT(got[j] == fill, "pad of %lldx%lldx%lld with fill %g, element %lld: %g", (long long)dims[0],
+               (long long)dims[1], (long long)dims[2], fill, (long long)j, got[j]);
+    OK(sl_release(out));
+    for (sl_boundary b = SL_BOUNDARY_CLAMP; b <= SL_BOUNDARY_WRAP; b++) {
+        out = 1;
+        sl_status st = sl_pad(a, lo, hi, b, 0, &out);
+        EXPECT(st == SL_ERR_INVALID_ARGUMENT && out == 0, "pad of an empty array with boundary %d: status %d", b, st);
+    }
+    OK(sl_release(a));
+}
+
 int main(void) {
     seed_rng("limits");
     for (int round = 0; round < 8; round++) {
         shifts();
         sections();
+        pads_of_empty_arrays();
     }
     rank0_base_keeps_the_exponent_shape();
     OK(sl_shutdown());

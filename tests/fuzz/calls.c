@@ -111,39 +111,32 @@ static int finish(Fuzzer *f, const char *fn, sl_status st, const Expect *ex, sl_
     return slot;
 }
 
-/* A result shape the library computes from application sizes, as unsigned 64-bit
- * dimensions: every dimension must fit an int64_t and the elements must be countable
- * (count * 8 bytes in an int64_t, unless some dimension is 0). */
-static int sized_result(Expect *e, int rank, const uint64_t *dims, int64_t *out) {
-    int ok = 1;
+/* Whether the nonzero sizes multiply to at most SL_MAX_ELEMENTS (the library's one rule
+ * for every shape, empty ones included). */
+static int within_max_elements(int rank, const uint64_t *dims) {
     unsigned __int128 n = 1;
-    int zero = 0;
+    for (int d = 0; d < rank; d++)
+        if (dims[d] != 0 && n <= SL_MAX_ELEMENTS) n *= dims[d];
+    return n <= SL_MAX_ELEMENTS;
+}
+
+/* A result shape the library computes from application sizes, as unsigned 64-bit
+ * dimensions: refused when a dimension does not fit an int64_t or the shape is too large. */
+static int sized_result(Expect *e, int rank, const uint64_t *dims, int64_t *out) {
+    int ok = within_max_elements(rank, dims);
     for (int d = 0; d < rank; d++) {
         if (dims[d] > (uint64_t)INT64_MAX) ok = 0;
-        if (dims[d] == 0) zero = 1;
-        else if (n <= ((unsigned __int128)1 << 64)) n *= dims[d];
         out[d] = (int64_t)dims[d];
     }
-    if (!zero && n * 8 > (unsigned __int128)INT64_MAX) ok = 0;
     if (!ok) ex_bad(e, BAD_ARG);
-    /* A shape with no elements whose other sizes multiply past the limit may be refused. */
-    if (ok && zero && n * 8 > (unsigned __int128)INT64_MAX) e->maybe = 1;
     return ok;
 }
 
-/* A broadcast result: refused (with some status) when its elements cannot be counted. */
+/* A broadcast result: refused when it is too large. */
 static int countable(Expect *e, int rank, const int64_t *dims) {
-    unsigned __int128 n = 1;
-    for (int d = 0; d < rank; d++) {
-        if (dims[d] == 0) return 1;
-        if (n <= ((unsigned __int128)1 << 64)) n *= (uint64_t)dims[d];
-    }
-    if (n * 8 > (unsigned __int128)UINT64_MAX) { /* its bytes cannot be counted */
-        ex_bad_any(e);
-        return 0;
-    }
-    if (n * 8 > (unsigned __int128)INT64_MAX) e->maybe = 1;
-    return 1;
+    if (within_max_elements(rank, (const uint64_t *)dims)) return 1;
+    ex_bad(e, BAD_ARG);
+    return 0;
 }
 
 /* Checks of an application shape (`parse_shape`): returns 1 when it is well-formed. */
@@ -161,17 +154,9 @@ static int app_shape(Expect *e, int rank, const int64_t *dims) {
             ex_bad(e, BAD_ARG);
             return 0;
         }
-    unsigned __int128 n = 1;
-    int zero = 0;
-    for (int d = 0; d < rank; d++) {
-        if (dims[d] == 0) zero = 1;
-        else if (n <= ((unsigned __int128)1 << 64)) n *= (uint64_t)dims[d];
-    }
-    if (n * 8 > (unsigned __int128)UINT64_MAX) {
-        /* With no elements, the sizes may still be refused (the count overflows on the way). */
-        if (zero) e->maybe = 1;
-        else ex_bad(e, BAD_ARG);
-        return zero;
+    if (!within_max_elements(rank, (const uint64_t *)dims)) {
+        ex_bad(e, BAD_ARG);
+        return 0;
     }
     return 1;
 }

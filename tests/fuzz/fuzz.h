@@ -166,6 +166,7 @@ enum {
     TOL_G = 1 << 6, /* shutdown while other threads work */
     TOL_I = 1 << 8, /* (found by this fuzzer) the scalar 2^63 taken by i64 arrays as INT64_MAX */
     TOL_O = 1 << 14, /* (found by this fuzzer) Vulkan shifts and rotations by offsets beyond 32 bits */
+    TOL_P = 1 << 15, /* (found by this fuzzer) with threads, a read poisoned by another thread's refused huge result */
     TOL_V = 1 << 21, /* (found by this fuzzer) Vulkan sin/cos/tan of large arguments */
     TOL_Z = 1 << 25, /* (found by this fuzzer) scans of empty arrays with huge dimensions hang */
 };

@@ -53,8 +53,10 @@ pub fn matmul(
     let (sa, sb) = (a.layout.strides, b.layout.strides);
     let small = m * n * k < 1 << 18;
     macro_rules! call {
-        ($t:ty) => {
-            workers.install(move |threads| {
+        ($t:ty) => {{
+            // A small product runs on the calling thread: handing it to the pool (and
+            // waking a worker) would cost more than the product (a solver's matvec).
+            let multiply = move |threads: usize| {
                 let parallelism = if small || threads == 1 { Parallelism::None } else { Parallelism::Rayon(threads) };
                 let (a, b, c) = ops.parts();
                 // SAFETY: operands span their layouts; `c` is a fresh m*n buffer.
@@ -81,8 +83,9 @@ pub fn matmul(
                         parallelism,
                     )
                 }
-            })
-        };
+            };
+            if small { workers.run_here(|| multiply(1)) } else { workers.install(multiply) }
+        }};
     }
     match dtype {
         DType::F32 => call!(f32),

@@ -167,7 +167,8 @@ pub struct Program {
     pub n_regs: usize,
     pub outputs: Vec<OutSpec>,
     /// The domain's length when it is one non-empty row of at most one chunk and every
-    /// output is stored (no reduction or scan): a launch is then that one segment.
+    /// output is stored or reduced over everything (no scan, no axis): a launch is then
+    /// that one segment (a loop's step, a solver's dot product).
     pub one_row: Option<usize>,
 }
 
@@ -423,7 +424,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
         })
         .collect();
     let (d, n) = (&domain, domain.numel());
-    let stores = outputs.iter().all(|o| o.kind == OutKind::Store);
-    let one_row = (axis.is_none() && n == d.dim(0) && (1..=CHUNK).contains(&n) && stores).then_some(n);
+    let no_scan = outputs.iter().all(|o| matches!(o.kind, OutKind::Store | OutKind::Reduce(_)));
+    let one_row = (axis.is_none() && n == d.dim(0) && (1..=CHUNK).contains(&n) && no_scan).then_some(n);
     Ok(Program { domain, axis, uniforms, code, n_regs, outputs, kernel, writes_output, one_row })
 }

@@ -1,8 +1,11 @@
 //! The worker threads of the CPU executor.
 
+use std::any::Any;
 use std::ops::Range;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::thread::JoinHandle;
+use std::thread::{JoinHandle, Thread};
 use std::time::Instant;
 
 use parking_lot::{Mutex, RwLock};
@@ -48,8 +51,8 @@ impl Workers {
     }
 
     /// Runs `task` over ranges of task indices covering `0..n`: all on the calling thread
-    /// when `serial`, otherwise on every worker, each taking the next range until none
-    /// are left.
+    /// when `serial`, otherwise in pieces taken in turn by the calling thread and the
+    /// workers that come to help, until none are left.
     /// With profiling on, the time spent in `task` is added to the step's CPU time.
     pub fn for_each(&self, n: usize, serial: bool, task: impl Fn(Range<usize>) + Sync) {
         let busy = AtomicU64::new(0);
@@ -78,25 +81,40 @@ impl Workers {
     }
 
     fn spread(&self, n: usize, serial: bool, task: impl Fn(Range<usize>) + Sync) {
-        // Held while the workers run, so `stop` waits for the work in hand.
+        // Held while the pieces run, so `stop` waits for the work in hand.
         let pool = self.pool.read_recursive();
-        let Some(pool) = pool.as_ref().filter(|p| !serial && n > 1 && p.current_num_threads() > 1) else {
+        let threads = pool.as_ref().map_or(1, |p| p.current_num_threads());
+        let batch = piece_len(n, threads);
+        let Some(pool) = pool.as_ref().filter(|_| !serial && threads > 1 && batch < n) else {
             task(0..n);
             return;
         };
-        // Workers claim runs of consecutive tasks: fewer contended claims, and each
-        // worker streams through contiguous memory the prefetcher can follow.
-        let batch = (n / (pool.current_num_threads() * 8)).clamp(1, 1 << 20);
-        let next = AtomicUsize::new(0);
-        pool.broadcast(|_| {
-            loop {
-                let first = next.fetch_add(batch, Ordering::Relaxed);
-                if first >= n {
-                    break;
-                }
-                task(first..(first + batch).min(n));
-            }
+        let task: &(dyn Fn(Range<usize>) + Sync) = &task;
+        // SAFETY: only the lifetime is erased. `Share::help` calls `task` only for a piece
+        // it claimed, and this function returns only once every piece has finished, so no
+        // call outlives the borrow; a helper that comes later finds no piece and leaves.
+        let task: &'static (dyn Fn(Range<usize>) + Sync) = unsafe { std::mem::transmute(task) };
+        let share = Arc::new(Share {
+            next: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+            n,
+            batch,
+            task,
+            caller: std::thread::current(),
+            panic: Mutex::new(None),
         });
+        // Every worker is asked, and the calling thread takes part too: a helper that is
+        // not scheduled in time (its core busy) costs nothing, the others take its pieces.
+        let helpers = threads.min(n.div_ceil(batch) - 1);
+        for _ in 0..helpers {
+            let share = share.clone();
+            pool.spawn(move || share.help());
+        }
+        share.help();
+        share.wait();
+        if let Some(payload) = share.panic.lock().take() {
+            std::panic::resume_unwind(payload);
+        }
     }
 
     /// Runs `f` inside the pool, so libraries that use rayon (gemm) use these threads;
@@ -119,6 +137,64 @@ impl Workers {
             if t.thread().id() != me {
                 let _ = t.join();
             }
+        }
+    }
+}
+
+/// Tasks per piece for `n` tasks on `threads` threads: several pieces per thread, so a
+/// thread that starts late or is descheduled leaves only its current piece to wait for,
+/// in runs of consecutive tasks, so claims stay few and each piece streams through
+/// contiguous memory the prefetcher can follow.
+fn piece_len(n: usize, threads: usize) -> usize {
+    (n / (threads * PIECES_PER_THREAD)).clamp(1, 1 << 20)
+}
+
+const PIECES_PER_THREAD: usize = 8;
+
+/// One parallel `for_each`: its tasks in pieces of `batch`, claimed in index order by the
+/// calling thread and by the pool's threads that come to help. Which thread runs a piece
+/// does not change what it computes (reductions keep one partial per task, combined in
+/// task order), so results do not depend on how the pieces were taken.
+struct Share {
+    /// The first task not yet claimed.
+    next: AtomicUsize,
+    /// Tasks finished.
+    done: AtomicUsize,
+    n: usize,
+    batch: usize,
+    task: &'static (dyn Fn(Range<usize>) + Sync),
+    /// Woken when the last task finishes.
+    caller: Thread,
+    /// The first panic of a piece, raised again on the calling thread.
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
+}
+
+impl Share {
+    /// Runs pieces until none are left unclaimed.
+    fn help(&self) {
+        loop {
+            let first = self.next.fetch_add(self.batch, Ordering::Relaxed);
+            if first >= self.n {
+                return;
+            }
+            let piece = first..(first + self.batch).min(self.n);
+            let len = piece.len();
+            // A panicking piece still counts as finished, so the caller never waits for it.
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| (self.task)(piece))) {
+                self.panic.lock().get_or_insert(payload);
+            }
+            if self.done.fetch_add(len, Ordering::AcqRel) + len == self.n {
+                self.caller.unpark();
+            }
+        }
+    }
+
+    /// Waits on the calling thread until every piece has finished. It parks at once
+    /// rather than spin: a piece still running may belong to a thread waiting for this
+    /// core.
+    fn wait(&self) {
+        while self.done.load(Ordering::Acquire) < self.n {
+            std::thread::park();
         }
     }
 }

@@ -152,8 +152,8 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
     }
     let uni = eval_uniforms(prog, &bound, params);
     if let Some(n) = prog.one_row {
-        // A loop's small element-wise step: its one segment runs here, without the chunk
-        // walk. One chunk is far below `STREAM_MIN_BYTES`, so nothing streams.
+        // A loop's small step: its one segment runs here, without the chunk walk or
+        // partials. One chunk is far below `STREAM_MIN_BYTES`, so nothing streams.
         let launch = Launch { prog, inputs: &bound, uni: &uni, outs: &outs, partials: ptr::null_mut(), stream: &[] };
         workers.run_here(|| with_frame(&launch, |f| unsafe { one_row(&launch, f, n) }));
         return Ok(());
@@ -534,14 +534,20 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
                     walk(map, &s.start, s.len, &mut f.pieces, &mut f.scratch);
                     if let ([p], [_]) = (&f.pieces[..], segs) {
                         let a = p.address(inp.layout, inp.rank);
-                        if a.step == 1 {
+                        if p.valid && a.step == 1 {
                             f.set_ptr(dst, inp.ptr.offset(a.base as isize * inp.size as isize));
                             return;
                         }
                     }
                     for p in &f.pieces {
-                        let a = p.address(inp.layout, inp.rank);
-                        copy_run(inp.ptr, inp.size, a, d.add((s.lane + p.lane) * inp.size), p.len);
+                        let lanes = d.add((s.lane + p.lane) * inp.size);
+                        if p.valid {
+                            copy_run(inp.ptr, inp.size, p.address(inp.layout, inp.rank), lanes, p.len);
+                        } else {
+                            // Outside a fill boundary (the value is not used), maybe of an empty
+                            // source with nothing to read.
+                            ptr::write_bytes(lanes, 0, p.len * inp.size);
+                        }
                     }
                 }
             }
@@ -632,18 +638,28 @@ unsafe fn row_chunk(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usize, carri
     f.segs = segs;
 }
 
-/// The one segment of a `Program::one_row` launch, `n` lanes: every output is stored,
-/// straight from the instruction that computes it where it can.
+/// The one segment of a `Program::one_row` launch, `n` lanes: stored outputs are written
+/// straight from the instruction that computes them where it can; reductions fold the
+/// lanes as the chunk walk folds its one chunk (then combines it with the identity, as
+/// `finish_row_reductions` does), so the bits are the same.
 unsafe fn one_row(l: &Launch, f: &mut Frame, n: usize) {
     f.direct.clear();
-    f.direct.extend_from_slice(l.outs);
+    for (spec, &out) in l.prog.outputs.iter().zip(l.outs) {
+        f.direct.push(if spec.kind == OutKind::Store { out } else { ptr::null_mut() });
+    }
     let seg = Segment { lane: 0, len: n, start: [0; MAX_RANK], linear: 0 };
     unsafe {
         exec_code(l, f, &[seg], n);
         for (spec, &out) in l.prog.outputs.iter().zip(l.outs) {
             let src = value_ptr(l, f, spec.value, spec.value_dtype, n);
-            if !ptr::eq(src, out) {
-                ptr::copy_nonoverlapping(src, out, n * spec.dtype.size());
+            match spec.kind {
+                OutKind::Reduce(op) => {
+                    let v = spec.value_dtype;
+                    let acc = reduce::combine(op, v, reduce::identity(op, v), reduce::reduce_lanes(op, v, src, n, 0));
+                    write_bits(out, spec.dtype, 0, reduce::finish(op, v, spec.dtype, acc, n));
+                }
+                _ if ptr::eq(src, out) => {} // written in place
+                _ => ptr::copy_nonoverlapping(src, out, n * spec.dtype.size()),
             }
         }
     }

@@ -39,7 +39,7 @@ use std::fmt::Write;
 use super::glsl::{self, Helpers};
 use super::grid::Grid;
 use crate::ir::kernel::{Inst, Kernel, KernelReduce, OutputKind};
-use crate::ir::{Boundary, DType, ScanOp, Shape, ViewStep};
+use crate::ir::{Boundary, DType, Scalar, ScanOp, Shape, ViewStep};
 
 /// Invocations per workgroup.
 pub const LOCAL: u32 = 128;
@@ -510,6 +510,11 @@ impl<'k> Gen<'k> {
                     }
                 }
                 Inst::Const(s) => glsl::literal(s),
+                // Through an empty array (padded with a fill) nothing exists to read: every
+                // point is outside the fill boundary and the value is never used.
+                Inst::Load { map, .. } if k.maps[map as usize].steps.iter().any(|s| s.src.numel() == 0) => {
+                    glsl::literal(Scalar::zero(t))
+                }
                 Inst::Load { input, map } => {
                     let (coords, _) = self.map(map, &mut out)?;
                     let a = self.address(input, &coords)?;

@@ -59,7 +59,7 @@
 //! | asinh | all inputs | 1.70 | 3 | 1 | 3 |
 //! | acosh | all inputs | 2.00 | 3 | 2 | 3 |
 //! | atanh | all inputs | 1.73 | 3 | 2 | 3 |
-//! | erf | all inputs | 0.50 | 1 | 3 | 4 |
+//! | erf | all inputs | 0.50 | 1 | 1 | 2 |
 //! | floor / ceil / round / trunc | all inputs | 0 (exact) | 0 | 0 (exact) | 0 |
 //! | pow | all inputs | 0.50 | 1 | 1 | 2 |
 //! | atan2 | all inputs | 1.17 | 2 | 1 | 2 |
