@@ -62,6 +62,30 @@ fn bandwidth(c: &mut Criterion) {
         let pa = SendPtr(a.as_mut_ptr());
         bench.iter(|| parallel(N, |lo, hi| unsafe { stream_fill(pa.at(lo), hi - lo, lo as f32) }))
     });
+    // The same into pages mapped afresh for each write (and unmapped after), which the
+    // kernel faults in and zeroes: the floor of a store into memory never touched before.
+    // The executor's outputs reuse freed buffers of their size, so `write_f32` is the floor
+    // of a repeated computation (`random_t*/*_store`).
+    g.bench_function("write_f32_fresh", |bench| {
+        bench.iter(|| {
+            let bytes = N * 4;
+            // SAFETY: an anonymous private mapping, written within its length, then unmapped.
+            unsafe {
+                let p = libc::mmap(
+                    std::ptr::null_mut(),
+                    bytes,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                );
+                assert_ne!(p, libc::MAP_FAILED);
+                let pa = SendPtr(p as *mut f32);
+                parallel(N, |lo, hi| stream_fill(pa.at(lo), hi - lo, lo as f32));
+                libc::munmap(p, bytes);
+            }
+        })
+    });
     g.bench_function("read_f32", |bench| {
         bench.iter(|| {
             let total = std::sync::Mutex::new(0f32);

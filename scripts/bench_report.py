@@ -22,6 +22,7 @@ def random_table():
     and numpy (medians, so a noisy neighbour's burst counts less)."""
     try:
         write = mean_ns("bandwidth", "write_f32", "median")
+        fresh = mean_ns("bandwidth", "write_f32_fresh", "median")
         with open(os.path.join(ROOT, "numpy.json")) as f:
             numpy = json.load(f)
         runs = {t: {} for t in (1, 2)}
@@ -34,7 +35,10 @@ def random_table():
             runs[t]["monte_carlo_4m"] = mean_ns(f"random_t{t}", "monte_carlo_4m", "median")
     except FileNotFoundError as e:
         sys.exit(f"missing benchmark result: {e.filename}")
-    print(f"write floor (2^24 f32, 2 threads, non-temporal stores): {write / 1e6:.2f} ms; numpy {numpy['numpy']}")
+    print(
+        f"write floor (2^24 f32, 2 threads, non-temporal stores, reused pages as the executor's outputs): "
+        f"{write / 1e6:.2f} ms (into fresh pages: {fresh / 1e6:.2f} ms); numpy {numpy['numpy']}"
+    )
     print()
     print("| work (2^24 values) | 1 thread | 2 threads | 2 threads vs write floor | numpy (1 thread) | numpy / Sluice (2 threads) |")
     print("|---|---|---|---|---|---|")

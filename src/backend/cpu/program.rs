@@ -410,7 +410,14 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
         .iter()
         .zip(&defines)
         .map(|(vi, &v)| {
-            if !matches!(vi, VInst::Unary { .. } | VInst::Binary { .. } | VInst::Select { .. } | VInst::Cast { .. }) {
+            if !matches!(
+                vi,
+                VInst::Unary { .. }
+                    | VInst::Binary { .. }
+                    | VInst::Select { .. }
+                    | VInst::Cast { .. }
+                    | VInst::Random { .. }
+            ) {
                 return None;
             }
             k.outputs.iter().position(|o| o.kind == OutputKind::Store && o.value == v).map(|o| o as u16)

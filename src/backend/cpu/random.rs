@@ -32,11 +32,13 @@ struct Values {
 }
 
 /// Writes the values of type `dtype` of elements `run.base + run.step * l` (`l` in
-/// `0..n`) of the random array `dist` of `stream` to `dst`.
+/// `0..n`) of the random array `dist` of `stream` to `dst`, with non-temporal stores where
+/// it can if `stream_out` (the caller fences).
 ///
 /// # Safety
 /// `dst` has room for `n` values of `dtype`.
 #[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn fill(
     s: &mut Scratch,
     stream: &Stream,
@@ -45,6 +47,7 @@ pub unsafe fn fill(
     run: Lin,
     dst: *mut u8,
     n: usize,
+    stream_out: bool,
 ) {
     if s.counters.is_empty() {
         s.counters.resize(BATCH_BLOCKS, 0);
@@ -52,23 +55,39 @@ pub unsafe fn fill(
         s.values.f32s.resize(4 * BATCH, 0.0);
         s.values.f64s.resize(4 * BATCH, 0.0);
     }
-    let mut done = 0;
-    while done < n {
-        let len = BATCH.min(n - done);
-        let sub = Lin { base: run.base.wrapping_add(run.step.wrapping_mul(done as i64)), step: run.step };
-        // SAFETY: room for `n` values (caller).
-        unsafe {
-            match dtype {
-                DType::F32 => {
-                    batch(s, stream, dist, sub, std::slice::from_raw_parts_mut((dst as *mut f32).add(done), len))
-                }
-                DType::F64 => {
-                    batch(s, stream, dist, sub, std::slice::from_raw_parts_mut((dst as *mut f64).add(done), len))
-                }
-                other => unreachable!("random values of type {other}"),
-            }
+    // SAFETY: room for `n` values (caller).
+    unsafe {
+        match dtype {
+            DType::F32 => fill_typed(s, stream, dist, run, dst as *mut f32, n, stream_out),
+            DType::F64 => fill_typed(s, stream, dist, run, dst as *mut f64, n, stream_out),
+            other => unreachable!("random values of type {other}"),
         }
-        done += len;
+    }
+}
+
+/// `fill` for values of type `T`: whole groups of blocks straight from the vector
+/// registers where it can, the rest in batches.
+#[inline(always)]
+unsafe fn fill_typed<T: Vectors>(
+    s: &mut Scratch,
+    stream: &Stream,
+    dist: Distribution,
+    run: Lin,
+    dst: *mut T,
+    n: usize,
+    stream_out: bool,
+) {
+    // SAFETY: room for `n` values (caller).
+    let (start, end) = unsafe { whole_groups(s, stream, dist, run, dst, n, stream_out) };
+    for (from, to) in [(0, start), (end, n)] {
+        let mut done = from;
+        while done < to {
+            let len = BATCH.min(to - done);
+            let sub = Lin { base: run.base.wrapping_add(run.step.wrapping_mul(done as i64)), step: run.step };
+            // SAFETY: as above.
+            batch(s, stream, dist, sub, unsafe { std::slice::from_raw_parts_mut(dst.add(done), len) });
+            done += len;
+        }
     }
 }
 
@@ -89,6 +108,69 @@ trait Sample: Copy {
     fn radius(ln: Self) -> Self;
     fn one_minus(u: Self) -> Self;
     fn mul(a: Self, b: Self) -> Self;
+}
+
+/// Value types with a vector form (`philox_x86::Lanes` where there is one).
+#[cfg(target_arch = "x86_64")]
+use philox_x86::Lanes as Vectors;
+#[cfg(not(target_arch = "x86_64"))]
+trait Vectors: Sample {}
+#[cfg(not(target_arch = "x86_64"))]
+impl Vectors for f32 {}
+#[cfg(not(target_arch = "x86_64"))]
+impl Vectors for f64 {}
+
+/// Writes the values of the whole groups of eight blocks in the lanes of `fill_typed`
+/// that it can compute from vector registers (Philox along a run, with AVX-512), and
+/// returns which lanes those are.
+///
+/// # Safety
+/// `dst` has room for `n` values.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn whole_groups<T: Vectors>(
+    s: &mut Scratch,
+    stream: &Stream,
+    dist: Distribution,
+    run: Lin,
+    dst: *mut T,
+    n: usize,
+    stream_out: bool,
+) -> (usize, usize) {
+    let consecutive = run.step == 1 && run.base >= 0 && run.base.checked_add(n as i64).is_some();
+    if stream.kind != RngKind::Philox || !consecutive || !philox_x86::has_run() {
+        return (0, 0);
+    }
+    let per_block = (4 / T::WORDS) as usize;
+    let e0 = run.base as u64;
+    let head = ((per_block - (e0 % per_block as u64) as usize) % per_block).min(n);
+    let groups = (n - head) / (8 * per_block);
+    // SAFETY: `has_run`; the groups' values end within `n`.
+    unsafe {
+        philox_x86::run::<T>(
+            stream,
+            dist,
+            (e0 + head as u64) / per_block as u64,
+            groups,
+            dst.add(head),
+            stream_out,
+            &mut s.values,
+        )
+    };
+    (head, head + 8 * per_block * groups)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn whole_groups<T: Vectors>(
+    _: &mut Scratch,
+    _: &Stream,
+    _: Distribution,
+    _: Lin,
+    _: *mut T,
+    _: usize,
+    _: bool,
+) -> (usize, usize) {
+    (0, 0)
 }
 
 fn quarters<T>(v: &mut [T]) -> (&mut [T], &mut [T], &mut [T], &mut [T]) {
@@ -321,16 +403,20 @@ fn fast_blocks(salt: u32, counters: &[u64], out: &mut [[u32; 4]]) {
     }
 }
 
-/// Philox4x32-10 (`ir::random::philox4x32_10`) on 16 (AVX-512) or 8 (AVX2) counters at
-/// once: each 32 x 32 -> 64-bit multiply is one `pmuludq` of the even lanes and one of
-/// the odd lanes, whose halves are put back in place by one shuffle or blend.
+/// Philox4x32-10 (`ir::random::philox4x32_10`) on 8 counters at once. AVX-512 keeps each
+/// word in a 64-bit lane, so each round's multiplies are whole `pmuludq`s (see `rounds`);
+/// AVX2 packs eight words in a vector and multiplies its even and odd lanes, whose halves
+/// are put back in place by blends. With AVX-512, `run` also turns a run of blocks into
+/// values and stores them straight from the registers.
 #[cfg(target_arch = "x86_64")]
 mod philox_x86 {
     use std::arch::x86_64::*;
 
+    use super::{Sample, Values, box_muller};
+    use crate::ir::Distribution;
     use crate::ir::random::{PHILOX_M0, PHILOX_M1, PHILOX_W0, PHILOX_W1, Stream};
 
-    /// Vector groups computed together (see `philox16`).
+    /// Vector groups computed together (see `rounds`).
     const GROUPS: usize = 4;
 
     /// The keys of the ten rounds.
@@ -352,10 +438,10 @@ mod philox_x86 {
         // a block has a few blocks more than a multiple of the groups).
         let whole = |n: usize| counters.len() - counters.len() % n;
         if is_x86_feature_detected!("avx512f") {
-            let (c, o) = (counters.split_at(whole(16 * GROUPS)), out.split_at_mut(whole(16 * GROUPS)));
+            let (c, o) = (counters.split_at(whole(8 * GROUPS)), out.split_at_mut(whole(8 * GROUPS)));
             // SAFETY: the processor has AVX-512F.
-            each_group::<{ 16 * GROUPS }>(c.0, o.0, |c, o| unsafe { philox16::<GROUPS>(&keys, draw, c, o) });
-            each_group::<16>(c.1, o.1, |c, o| unsafe { philox16::<1>(&keys, draw, c, o) });
+            each_group::<{ 8 * GROUPS }>(c.0, o.0, |c, o| unsafe { philox_512::<GROUPS>(&keys, draw, c, o) });
+            each_group::<8>(c.1, o.1, |c, o| unsafe { philox_512::<1>(&keys, draw, c, o) });
         } else if is_x86_feature_detected!("avx2") {
             let (c, o) = (counters.split_at(whole(8 * GROUPS)), out.split_at_mut(whole(8 * GROUPS)));
             // SAFETY: the processor has AVX2.
@@ -385,72 +471,242 @@ mod philox_x86 {
         }
     }
 
+    /// The ten rounds on `G` groups of eight blocks, interleaved (one group's rounds are
+    /// a chain of dependent multiplies, too short to fill the vector units alone). Word j
+    /// of the group's block k is the low half of 64-bit lane k of `c[j]`: `pmuludq` reads
+    /// only the low halves and makes the whole product, whose high half is then one
+    /// shift away and whose low half is already in place. High halves are left over.
     #[target_feature(enable = "avx512f")]
-    fn mul_hi_lo16(a: __m512i, m: __m512i) -> (__m512i, __m512i) {
-        let even = _mm512_mul_epu32(a, m);
-        let odd = _mm512_mul_epu32(_mm512_srli_epi64::<32>(a), m);
-        // Each product's halves to the lanes of its factors: high words to even lanes
-        // from the even products, low words to odd lanes from the odd products.
-        let hi = _mm512_mask_shuffle_epi32::<_MM_PERM_CDAB>(odd, 0x5555, even);
-        let lo = _mm512_mask_shuffle_epi32::<_MM_PERM_CDAB>(even, 0xAAAA, odd);
-        (hi, lo)
-    }
-
-    /// Sixteen counters' words in vectors: the low words, the high words.
-    #[target_feature(enable = "avx512f")]
-    fn load16(counters: &[u64]) -> (__m512i, __m512i) {
-        // SAFETY: 16 u64 are read, unaligned.
-        let (a, b) = unsafe {
-            (_mm512_loadu_si512(counters.as_ptr().cast()), _mm512_loadu_si512(counters[8..].as_ptr().cast()))
-        };
-        let low =
-            |a, b| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(a)), _mm512_cvtepi64_epi32(b));
-        (low(a, b), low(_mm512_srli_epi64::<32>(a), _mm512_srli_epi64::<32>(b)))
-    }
-
-    /// Sixteen blocks from their words `c`.
-    #[target_feature(enable = "avx512f")]
-    fn store16([c0, c1, c2, c3]: [__m512i; 4], out: &mut [[u32; 4]]) {
-        // Transpose: after the unpacks, 128-bit lane i of uj is block 4i + j.
-        let (t0, t1) = (_mm512_unpacklo_epi32(c0, c1), _mm512_unpackhi_epi32(c0, c1));
-        let (t2, t3) = (_mm512_unpacklo_epi32(c2, c3), _mm512_unpackhi_epi32(c2, c3));
-        let (u0, u1) = (_mm512_unpacklo_epi64(t0, t2), _mm512_unpackhi_epi64(t0, t2));
-        let (u2, u3) = (_mm512_unpacklo_epi64(t1, t3), _mm512_unpackhi_epi64(t1, t3));
-        // Lanes 0, 1 (then 2, 3) of u0, u1 and of u2, u3, then every other lane of those.
-        let (p01, p23) = (_mm512_shuffle_i32x4::<0x44>(u0, u1), _mm512_shuffle_i32x4::<0x44>(u2, u3));
-        let (q01, q23) = (_mm512_shuffle_i32x4::<0xEE>(u0, u1), _mm512_shuffle_i32x4::<0xEE>(u2, u3));
-        let dst = out[..16].as_mut_ptr() as *mut __m512i;
-        // SAFETY: 16 blocks are written, unaligned.
-        unsafe {
-            _mm512_storeu_si512(dst, _mm512_shuffle_i32x4::<0x88>(p01, p23));
-            _mm512_storeu_si512(dst.add(1), _mm512_shuffle_i32x4::<0xDD>(p01, p23));
-            _mm512_storeu_si512(dst.add(2), _mm512_shuffle_i32x4::<0x88>(q01, q23));
-            _mm512_storeu_si512(dst.add(3), _mm512_shuffle_i32x4::<0xDD>(q01, q23));
-        }
-    }
-
-    /// `G` independent groups of 16 blocks, interleaved: one group's rounds are a chain
-    /// of dependent multiplies and shuffles, too short to fill the vector units alone.
-    #[target_feature(enable = "avx512f")]
-    fn philox16<const G: usize>(keys: &[[u32; 2]; 10], draw: [u32; 2], counters: &[u64], out: &mut [[u32; 4]]) {
-        let mut c = [[_mm512_setzero_si512(); 4]; G];
-        for (g, c) in c.iter_mut().enumerate() {
-            let (lo, hi) = load16(&counters[16 * g..]);
-            *c = [lo, hi, _mm512_set1_epi32(draw[0] as i32), _mm512_set1_epi32(draw[1] as i32)];
-        }
-        let (m0, m1) = (_mm512_set1_epi32(PHILOX_M0 as i32), _mm512_set1_epi32(PHILOX_M1 as i32));
+    fn rounds<const G: usize>(keys: &[[u32; 2]; 10], c: &mut [[__m512i; 4]; G]) {
+        let (m0, m1) = (_mm512_set1_epi64(PHILOX_M0 as i64), _mm512_set1_epi64(PHILOX_M1 as i64));
         for k in keys {
             let (k0, k1) = (_mm512_set1_epi32(k[0] as i32), _mm512_set1_epi32(k[1] as i32));
             for c in c.iter_mut() {
-                let (hi0, lo0) = mul_hi_lo16(c[0], m0);
-                let (hi1, lo1) = mul_hi_lo16(c[2], m1);
-                let x0 = _mm512_ternarylogic_epi32::<0x96>(hi1, c[1], k0);
-                let x2 = _mm512_ternarylogic_epi32::<0x96>(hi0, c[3], k1);
-                *c = [x0, lo1, x2, lo0];
+                let p0 = _mm512_mul_epu32(c[0], m0);
+                let p1 = _mm512_mul_epu32(c[2], m1);
+                let x0 = _mm512_ternarylogic_epi32::<0x96>(_mm512_srli_epi64::<32>(p1), c[1], k0);
+                let x2 = _mm512_ternarylogic_epi32::<0x96>(_mm512_srli_epi64::<32>(p0), c[3], k1);
+                *c = [x0, p1, x2, p0];
             }
         }
+    }
+
+    /// The words before the rounds of the eight counters `first + [0, 8)` (64-bit lanes)
+    /// of draw `draw`.
+    #[target_feature(enable = "avx512f")]
+    fn start_words(first: __m512i, draw: [u32; 2]) -> [__m512i; 4] {
+        [first, _mm512_srli_epi64::<32>(first), _mm512_set1_epi32(draw[0] as i32), _mm512_set1_epi32(draw[1] as i32)]
+    }
+
+    /// Eight blocks' words (as `rounds` leaves them) as 32-bit words in block order.
+    #[target_feature(enable = "avx512f")]
+    fn block_order([c0, c1, c2, c3]: [__m512i; 4]) -> [__m512i; 2] {
+        let w01 = _mm512_mask_blend_epi32(0xAAAA, c0, _mm512_slli_epi64::<32>(c1));
+        let w23 = _mm512_mask_blend_epi32(0xAAAA, c2, _mm512_slli_epi64::<32>(c3));
+        interleave64(w01, w23)
+    }
+
+    /// The 64-bit lanes of `a` and `b` alternately.
+    #[target_feature(enable = "avx512f")]
+    fn interleave64(a: __m512i, b: __m512i) -> [__m512i; 2] {
+        let (first, second) =
+            (_mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15));
+        [_mm512_permutex2var_epi64(a, first, b), _mm512_permutex2var_epi64(a, second, b)]
+    }
+
+    /// `G` groups of eight blocks `counters[8g ..]` into `out[8g ..]`.
+    #[target_feature(enable = "avx512f")]
+    fn philox_512<const G: usize>(keys: &[[u32; 2]; 10], draw: [u32; 2], counters: &[u64], out: &mut [[u32; 4]]) {
+        let mut c = [[_mm512_setzero_si512(); 4]; G];
+        for (g, c) in c.iter_mut().enumerate() {
+            // SAFETY: 8 u64 are read, unaligned.
+            *c = start_words(unsafe { _mm512_loadu_si512(counters[8 * g..8 * g + 8].as_ptr().cast()) }, draw);
+        }
+        rounds(keys, &mut c);
         for (g, c) in c.into_iter().enumerate() {
-            store16(c, &mut out[16 * g..]);
+            let dst = out[8 * g..8 * g + 8].as_mut_ptr() as *mut __m512i;
+            let [lo, hi] = block_order(c);
+            // SAFETY: 8 blocks are written, unaligned.
+            unsafe {
+                _mm512_storeu_si512(dst, lo);
+                _mm512_storeu_si512(dst.add(1), hi);
+            }
+        }
+    }
+
+    /// The vector form of a value type for `run`: eight blocks make two vectors of values.
+    /// (Free functions with the instruction sets do the work: closures and array `map`
+    /// would not inline the intrinsics.)
+    pub(super) trait Lanes: Sample {
+        /// Values per vector.
+        const LANES: usize;
+        /// The uniform values of eight blocks from their words (as `rounds` leaves
+        /// them), in element order.
+        ///
+        /// # Safety
+        /// `has_run()` (so for each method).
+        unsafe fn vector_uniforms(c: [__m512i; 4]) -> [__m512i; 2];
+        /// The first values of the pairs in `v` (element order), then the second values.
+        unsafe fn deinterleave(v: [__m512i; 2]) -> [__m512i; 2];
+        /// The inverse of `deinterleave`.
+        unsafe fn interleave(first: __m512i, second: __m512i) -> [__m512i; 2];
+    }
+
+    impl Lanes for f32 {
+        const LANES: usize = 16;
+        #[inline(always)]
+        unsafe fn vector_uniforms(c: [__m512i; 4]) -> [__m512i; 2] {
+            // SAFETY: `has_run()` (caller), so for each method.
+            unsafe {
+                let [a, b] = block_order(c);
+                [f32s(a), f32s(b)]
+            }
+        }
+        #[inline(always)]
+        unsafe fn deinterleave([a, b]: [__m512i; 2]) -> [__m512i; 2] {
+            unsafe {
+                let even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+                let odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+                [_mm512_permutex2var_epi32(a, even, b), _mm512_permutex2var_epi32(a, odd, b)]
+            }
+        }
+        #[inline(always)]
+        unsafe fn interleave(first: __m512i, second: __m512i) -> [__m512i; 2] {
+            unsafe {
+                let lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+                let hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+                [_mm512_permutex2var_epi32(first, lo, second), _mm512_permutex2var_epi32(first, hi, second)]
+            }
+        }
+    }
+
+    /// `f32_from_word` of each lane.
+    #[target_feature(enable = "avx512f")]
+    fn f32s(w: __m512i) -> __m512i {
+        let unit = _mm512_set1_ps(1.0 / (1u32 << 24) as f32);
+        _mm512_castps_si512(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32::<8>(w)), unit))
+    }
+
+    impl Lanes for f64 {
+        const LANES: usize = 8;
+        /// A block's words 0, 1 make value 2k, words 2, 3 value 2k + 1.
+        #[inline(always)]
+        unsafe fn vector_uniforms([c0, c1, c2, c3]: [__m512i; 4]) -> [__m512i; 2] {
+            // SAFETY: `has_run()` (caller), so for each method.
+            unsafe { interleave64(f64s(c0, c1), f64s(c2, c3)) }
+        }
+        #[inline(always)]
+        unsafe fn deinterleave([a, b]: [__m512i; 2]) -> [__m512i; 2] {
+            unsafe {
+                let (even, odd) =
+                    (_mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15));
+                [_mm512_permutex2var_epi64(a, even, b), _mm512_permutex2var_epi64(a, odd, b)]
+            }
+        }
+        #[inline(always)]
+        unsafe fn interleave(first: __m512i, second: __m512i) -> [__m512i; 2] {
+            unsafe { interleave64(first, second) }
+        }
+    }
+
+    /// `f64_from_words(hi, lo)` of the low halves of each 64-bit lane.
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn f64s(hi: __m512i, lo: __m512i) -> __m512i {
+        // The 53 bits: hi above the top 21 bits of lo.
+        let bits = _mm512_srli_epi64::<11>(_mm512_mask_blend_epi32(0xAAAA, lo, _mm512_slli_epi64::<32>(hi)));
+        let unit = _mm512_set1_pd(1.0 / (1u64 << 53) as f64);
+        _mm512_castpd_si512(_mm512_mul_pd(_mm512_cvtepu64_pd(bits), unit))
+    }
+
+    /// Whether `run` can be used on this processor.
+    pub(super) fn has_run() -> bool {
+        is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
+    }
+
+    /// The values of blocks `b0 .. b0 + 8 * groups` of `stream` (Philox) to `dst` in
+    /// element order, straight from the registers; with non-temporal stores if `stream_out`.
+    ///
+    /// # Safety
+    /// `has_run()`; `dst` has room for `2 * T::LANES * groups` values.
+    #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+    pub(super) unsafe fn run<T: Lanes>(
+        stream: &Stream,
+        dist: Distribution,
+        b0: u64,
+        groups: usize,
+        dst: *mut T,
+        stream_out: bool,
+        values: &mut Values,
+    ) {
+        let keys = round_keys(stream.seed);
+        let draw = [stream.draw as u32, (stream.draw >> 32) as u32];
+        let mut done = 0;
+        // SAFETY (both): room for the groups' values (caller).
+        while done + GROUPS <= groups {
+            unsafe { run_groups::<T, GROUPS>(&keys, draw, dist, b0 + 8 * done as u64, dst, done, stream_out, values) };
+            done += GROUPS;
+        }
+        while done < groups {
+            unsafe { run_groups::<T, 1>(&keys, draw, dist, b0 + 8 * done as u64, dst, done, stream_out, values) };
+            done += 1;
+        }
+    }
+
+    /// `G` groups of `run`, the first being group `first` of `dst`.
+    #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn run_groups<T: Lanes, const G: usize>(
+        keys: &[[u32; 2]; 10],
+        draw: [u32; 2],
+        dist: Distribution,
+        b: u64,
+        dst: *mut T,
+        first: usize,
+        stream_out: bool,
+        values: &mut Values,
+    ) {
+        let mut c = [[_mm512_setzero_si512(); 4]; G];
+        let lanes = _mm512_add_epi64(_mm512_set1_epi64(b as i64), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+        for (g, c) in c.iter_mut().enumerate() {
+            *c = start_words(_mm512_add_epi64(lanes, _mm512_set1_epi64(8 * g as i64)), draw);
+        }
+        rounds(keys, &mut c);
+        let mut v = [[_mm512_setzero_si512(); 2]; G];
+        for (v, c) in v.iter_mut().zip(c) {
+            // SAFETY: `has_run()` (caller).
+            *v = unsafe { T::vector_uniforms(c) };
+        }
+        if dist == Distribution::Normal {
+            let (u, w, r, sin) = T::scratch(values);
+            let l = T::LANES;
+            // SAFETY: vectors of `l` values at slot g of `u`, `w`, `sin`; G l <= `BATCH`.
+            unsafe {
+                for (g, v) in v.iter().enumerate() {
+                    let [first, second] = T::deinterleave(*v);
+                    _mm512_storeu_si512(u[g * l..(g + 1) * l].as_mut_ptr().cast(), first);
+                    _mm512_storeu_si512(w[g * l..(g + 1) * l].as_mut_ptr().cast(), second);
+                }
+                box_muller(&mut u[..G * l], &mut w[..G * l], &mut r[..G * l], &mut sin[..G * l]);
+                for (g, v) in v.iter_mut().enumerate() {
+                    let cos = _mm512_loadu_si512(w[g * l..(g + 1) * l].as_ptr().cast());
+                    *v = T::interleave(cos, _mm512_loadu_si512(sin[g * l..(g + 1) * l].as_ptr().cast()));
+                }
+            }
+        }
+        let aligned = (dst as usize).is_multiple_of(64);
+        for (g, [lo, hi]) in v.into_iter().enumerate() {
+            // SAFETY: room for the group's 128 bytes (caller); streaming stores only where
+            // aligned.
+            unsafe {
+                let out = dst.add((first + g) * 2 * T::LANES) as *mut __m512i;
+                if stream_out && aligned {
+                    _mm512_stream_si512(out, lo);
+                    _mm512_stream_si512(out.add(1), hi);
+                } else {
+                    _mm512_storeu_si512(out, lo);
+                    _mm512_storeu_si512(out.add(1), hi);
+                }
+            }
         }
     }
 
@@ -463,7 +719,7 @@ mod philox_x86 {
         (hi, lo)
     }
 
-    /// As `philox16`, with `G` groups of 8 blocks.
+    /// As `philox_512`, with the words packed eight to a vector.
     #[target_feature(enable = "avx2")]
     fn philox8<const G: usize>(keys: &[[u32; 2]; 10], draw: [u32; 2], counters: &[u64], out: &mut [[u32; 4]]) {
         let mut c = [[_mm256_setzero_si256(); 4]; G];
@@ -515,17 +771,11 @@ mod philox_x86 {
     mod tests {
         use super::*;
 
-        /// Each vector width this processor has (16, 8) against the definition, on random
+        /// Each instruction set this processor has against the definition, on random
         /// counters of any size and a group's worth plus a partial group.
         #[test]
         fn widths_match_the_definition() {
-            let mut x = 0x2545_f491_4f6c_dd1du64 ^ std::process::id() as u64;
-            let mut next = || {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x
-            };
+            let mut next = crate::backend::cpu::random::tests::xorshift(0x2545_f491_4f6c_dd1d);
             for _ in 0..50 {
                 let stream = Stream { kind: crate::ir::RngKind::Philox, seed: next(), draw: next() };
                 let (keys, draw) = (round_keys(stream.seed), [stream.draw as u32, (stream.draw >> 32) as u32]);
@@ -540,12 +790,12 @@ mod philox_x86 {
                 // SAFETY (each call): the processor has the instructions.
                 if is_x86_feature_detected!("avx512f") {
                     check("AVX-512, interleaved", &|o| {
-                        each_group::<{ 16 * GROUPS }>(&counters, o, |c, o| unsafe {
-                            philox16::<GROUPS>(&keys, draw, c, o)
+                        each_group::<{ 8 * GROUPS }>(&counters, o, |c, o| unsafe {
+                            philox_512::<GROUPS>(&keys, draw, c, o)
                         })
                     });
                     check("AVX-512", &|o| {
-                        each_group::<16>(&counters, o, |c, o| unsafe { philox16::<1>(&keys, draw, c, o) })
+                        each_group::<8>(&counters, o, |c, o| unsafe { philox_512::<1>(&keys, draw, c, o) })
                     });
                 }
                 if is_x86_feature_detected!("avx2") {
@@ -588,22 +838,64 @@ mod tests {
         }
     }
 
+    /// A xorshift source of test cases, seeded afresh in each process.
+    pub(super) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+        let mut x = seed ^ std::process::id() as u64;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
+    /// A run of elements (vector registers for whole groups of blocks where the processor
+    /// has them) has the bits of the same elements computed one at a time, normal values
+    /// included, whatever the run's first element and length.
+    #[test]
+    fn runs_match_single_elements() {
+        let mut s = Scratch::default();
+        let mut next = xorshift(0x6a09_e667_f3bc_c908);
+        for _ in 0..100 {
+            let stream = Stream { kind: RngKind::Philox, seed: next(), draw: next() };
+            let dist = if next().is_multiple_of(2) { Distribution::Uniform } else { Distribution::Normal };
+            let n = (next() % 1100) as usize;
+            let base = if next().is_multiple_of(4) { (next() >> 1) as i64 - n as i64 } else { (next() % 5000) as i64 };
+            for dtype in [DType::F32, DType::F64] {
+                let (mut run, mut single) = (vec![0u64; n], vec![0u64; n]);
+                let bits = |v: &mut Vec<u64>| v.as_mut_ptr() as *mut u8;
+                let size = dtype.size();
+                unsafe {
+                    fill(
+                        &mut s,
+                        &stream,
+                        dist,
+                        dtype,
+                        Lin { base, step: 1 },
+                        bits(&mut run),
+                        n,
+                        next().is_multiple_of(2),
+                    );
+                    for l in 0..n {
+                        let at = bits(&mut single).add(l * size);
+                        fill(&mut s, &stream, dist, dtype, Lin { base: base + l as i64, step: 1 }, at, 1, false);
+                    }
+                }
+                assert_eq!(run, single, "{stream:?} {dist:?} {dtype} from {base}, {n} elements");
+            }
+        }
+    }
+
     /// Runs, views (strided, backwards, repeated) and wrapped indices against the
     /// definition, element by element.
     #[test]
     fn matches_the_definition() {
         let mut s = Scratch::default();
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ std::process::id() as u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..200 {
-            let kind = if next() % 2 == 0 { RngKind::Philox } else { RngKind::Fast };
+            let kind = if next().is_multiple_of(2) { RngKind::Philox } else { RngKind::Fast };
             let stream = Stream { kind, seed: next(), draw: next() % 1000 };
-            let dist = if next() % 2 == 0 { Distribution::Uniform } else { Distribution::Normal };
+            let dist = if next().is_multiple_of(2) { Distribution::Uniform } else { Distribution::Normal };
             let n = (next() % 700) as usize;
             let step = [1, 1, 0, 2, -1, 3, 1000][(next() % 7) as usize];
             let base = match next() % 4 {
@@ -617,8 +909,8 @@ mod tests {
             let mut f = vec![0f32; n];
             let mut d = vec![0f64; n];
             unsafe {
-                fill(&mut s, &stream, dist, DType::F32, run, f.as_mut_ptr() as *mut u8, n);
-                fill(&mut s, &stream, dist, DType::F64, run, d.as_mut_ptr() as *mut u8, n);
+                fill(&mut s, &stream, dist, DType::F32, run, f.as_mut_ptr() as *mut u8, n, false);
+                fill(&mut s, &stream, dist, DType::F64, run, d.as_mut_ptr() as *mut u8, n, false);
             }
             for l in 0..n {
                 let e = at(l);

@@ -477,21 +477,23 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                     f.set_ptr(*dst as usize, d);
                 }
                 VInst::Random { kind, dist, dtype, dst, seed, draw, index } => {
-                    let d = f.reg(*dst as usize);
+                    let d = target.unwrap_or_else(|| f.reg(*dst as usize));
+                    // Straight into a streamed output: with the generator's own streaming stores.
+                    let nt = target.is_some() && writes.is_some_and(|o| l.stream.get(o as usize) == Some(&true));
                     let stream = Stream { kind: *kind, seed: l.uni[*seed as usize], draw: l.uni[*draw as usize] };
                     let size = dtype.size();
                     for s in segs {
                         match &index.access {
                             Access::Affine(form) => {
-                                let run = form.along_row(&s.start);
-                                random::fill(&mut f.random, &stream, *dist, *dtype, run, d.add(s.lane * size), s.len)
+                                let (run, at) = (form.along_row(&s.start), d.add(s.lane * size));
+                                random::fill(&mut f.random, &stream, *dist, *dtype, run, at, s.len, nt)
                             }
                             Access::Walk(map) => {
                                 walk(&prog.maps()[*map as usize], &s.start, s.len, &mut f.pieces, &mut f.scratch);
                                 for p in &f.pieces {
                                     let run = p.address(&index.dense, index.rank);
                                     let at = d.add((s.lane + p.lane) * size);
-                                    random::fill(&mut f.random, &stream, *dist, *dtype, run, at, p.len);
+                                    random::fill(&mut f.random, &stream, *dist, *dtype, run, at, p.len, nt);
                                 }
                             }
                         }
@@ -678,13 +680,20 @@ unsafe fn segments_chunk(
         // them in one contiguous run.
         f.direct.clear();
         for (o, spec) in l.prog.outputs.iter().enumerate() {
-            let direct = spec.kind == OutKind::Store && !l.stream[o];
+            // Random values stream to their output themselves.
+            let direct = spec.kind == OutKind::Store && (!l.stream[o] || random_writes(l.prog, o));
             let here =
                 if direct { unsafe { l.outs[o].add(segs[0].linear * spec.dtype.size()) } } else { ptr::null_mut() };
             f.direct.push(here);
         }
         unsafe { row_chunk_outputs(l, rows, f, t, carries, segs, n) };
     }
+}
+
+/// Whether output `o` is a random instruction's value, written in place.
+fn random_writes(prog: &Program, o: usize) -> bool {
+    let writes = |(vi, w): (&VInst, &Option<u16>)| *w == Some(o as u16) && matches!(vi, VInst::Random { .. });
+    prog.code.iter().zip(&prog.writes_output).any(writes)
 }
 
 unsafe fn row_chunk_outputs(
