@@ -338,3 +338,21 @@ fn rewrites_with_a_rank0_operand_keep_the_broadcast_shape() {
         release(&[stored_base, constant_base]);
     }
 }
+
+/// Scans of empty arrays with a huge dimension, along each dimension: the result is
+/// empty, and computing it returns at once (the CPU executor walked the 2^33 planes of
+/// a cumsum of [2^33 + 7, 0, 18, 3] along its empty dimension, found by the fuzzer as a
+/// call that did not return).
+#[test]
+fn scans_of_empty_arrays_with_huge_dimensions_return_at_once() {
+    for dims in [[15032385529i64, 0, 18, 3], [1 << 40, 0, 1, 1], [1 << 20, 0, 1 << 20, 1]] {
+        for dim in 0..4 {
+            let (mut x, mut c) = (0, 0);
+            ok(sl_constant(SL_I64, 4, dims.as_ptr(), 1.0, &mut x));
+            ok(sl_cumsum(x, dim, &mut c));
+            ok(sl_read(c, SL_COL_MAJOR, std::ptr::null_mut(), 0));
+            assert_eq!(numel_of(c), 0, "cumsum of {dims:?} along {dim}");
+            release(&[x, c]);
+        }
+    }
+}

@@ -134,6 +134,11 @@ pub fn host_ptr(v: &Value) -> Result<*const u8> {
 }
 
 pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value], workers: &Workers) -> Result<()> {
+    // Nothing to write (a reduction of an empty array along a nonempty axis, say): the
+    // domain may still have a huge dimension whose rows would all be walked for nothing.
+    if outputs.iter().all(|v| v.storage.byte_len() == 0) {
+        return Ok(());
+    }
     let k = &prog.kernel;
     // Built in place (no collecting into a `Result`): these lists are inline, and moving
     // them would copy them.
