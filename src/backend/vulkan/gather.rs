@@ -19,7 +19,7 @@ use super::{DeviceKernel, Handwritten, Launch, VulkanExecutor};
 use crate::exec::CompiledKernel;
 use crate::ir::kernel::{Inst, Kernel};
 use crate::ir::slices::slice_gather;
-use crate::ir::{DType, Result, Scalar};
+use crate::ir::{DType, Result, Scalar, Value};
 
 /// Elements per slice below which the generated gather is kept. On lavapipe the copy wins
 /// from 4 elements up (BENCHMARKS.md, "Gather"); on a GPU the offsets cost 16 bytes per
@@ -115,11 +115,11 @@ impl VulkanExecutor {
     }
 
     /// The offsets pass, then the copy.
-    pub(super) fn gather_launch(&self, g: &GatherKernel, params: &[Scalar]) -> Result<Launch> {
+    pub(super) fn gather_launch(&self, g: &GatherKernel, params: &[Scalar], outputs: &[Value]) -> Result<Launch> {
         let params: Vec<Scalar> = params.iter().chain(&g.offset_params).copied().collect();
-        let mut launch = self.kernel_launch(&g.offsets_kernel, &g.offsets, &params)?;
+        let mut launch = self.kernel_launch(&g.offsets_kernel, &g.offsets, &params, outputs)?;
         if launch.dispatches.is_empty() {
-            // No slices: nothing to copy.
+            // No slices, or empty ones: nothing to copy.
             return Ok(launch);
         }
         launch.words.extend_from_slice(&g.words);

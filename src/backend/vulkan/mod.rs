@@ -241,13 +241,13 @@ impl VulkanExecutor {
         match work {
             Work::Kernel { kernel, compiled } => {
                 if let Some(dk) = compiled.as_any().downcast_ref::<DeviceKernel>() {
-                    return Ok(Plan::Device(self.kernel_launch(kernel, dk, params)?));
+                    return Ok(Plan::Device(self.kernel_launch(kernel, dk, params, outputs)?));
                 }
                 if let Some(t) = compiled.as_any().downcast_ref::<transpose::TransposeKernel>() {
                     return Ok(Plan::Device(t.launch(&self.programs, self.ctx.caps.max_groups_x)?));
                 }
                 if let Some(g) = compiled.as_any().downcast_ref::<gather::GatherKernel>() {
-                    return Ok(Plan::Device(self.gather_launch(g, params)?));
+                    return Ok(Plan::Device(self.gather_launch(g, params, outputs)?));
                 }
                 let Some(routed) = compiled.as_any().downcast_ref::<Routed>() else {
                     bail!(Internal, "kernel was compiled for another executor");
@@ -273,7 +273,7 @@ impl VulkanExecutor {
         Ok(DeviceKernel { mode, main, finish, handwritten, grid, numbers, bindings, packs })
     }
 
-    fn kernel_launch(&self, k: &Kernel, dk: &DeviceKernel, params: &[Scalar]) -> Result<Launch> {
+    fn kernel_launch(&self, k: &Kernel, dk: &DeviceKernel, params: &[Scalar], outputs: &[Value]) -> Result<Launch> {
         let grid::Grid { count, groups: [groups_x, groups_y], rows, parts, .. } = dk.grid;
         let mut words = Vec::with_capacity(codegen::HEADER_WORDS + dk.numbers.len() + 2 * params.len());
         words.extend([count, groups_x * groups_y, rows, parts].map(|w| w as u32));
@@ -284,8 +284,10 @@ impl VulkanExecutor {
         }
         let mut launch = Launch { words, ranges: dk.bindings.clone(), packs: dk.packs.clone(), ..Launch::default() };
         // A reduction over nothing still writes its identity; other empty domains only
-        // need their (empty) outputs.
-        if count == 0 && dk.mode != codegen::Mode::ReduceAll {
+        // need their (empty) outputs. Empty outputs need no dispatch either, though the
+        // domain may have a huge dimension (a scan along an empty one, say).
+        let writes_nothing = outputs.iter().all(|v| v.storage.byte_len() == 0);
+        if (count == 0 && dk.mode != codegen::Mode::ReduceAll) || writes_nothing {
             return Ok(launch);
         }
         if dk.mode.is_tree() {
