@@ -8,6 +8,9 @@
 # and -O3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each command echoed with the seconds since the start, so a log shows where the time went.
+export PS4='+ [${SECONDS}s] '
+set -x
 scripts/deps.sh
 cargo test --locked
 # The suites whose work runs on an executor, again on Vulkan (backend, program_cache and spill choose their own).

@@ -1,7 +1,6 @@
 //! The shared library loaded at run time (as a plugin host or a legacy code would), its
 //! C API called through function pointers.
 
-use std::process::Command;
 
 use libloading::{Library, Symbol};
 use sluice::{SL_COL_MAJOR, SL_ERR_INVALID_HANDLE, SL_F64, SL_MUL, SL_OK, SL_SUM};
@@ -12,23 +11,17 @@ type Reduce = unsafe extern "C" fn(i32, u64, i32, *mut u64) -> i32;
 type Read = unsafe extern "C" fn(u64, i32, *mut u8, usize) -> i32;
 type Release = unsafe extern "C" fn(u64) -> i32;
 
-/// Builds the shared library with the profile the tests use (reusing what `cargo test`
-/// compiled) and returns its path.
-fn build_cdylib() -> std::path::PathBuf {
-    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "--lib", "--profile", "test", "--manifest-path", manifest])
-        .status()
-        .expect("run cargo");
-    assert!(status.success(), "building the shared library failed");
-    // The test binary sits in <target>/debug/deps; the library in <target>/debug.
+/// The shared library cargo built for this test: the library's unit makes every crate type
+/// it declares at once, so the cdylib sits beside the test binary in `deps/`, from the same
+/// compilation as the code the test binary links.
+fn cdylib() -> std::path::PathBuf {
     let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().join("libsluice.so")
+    exe.with_file_name(format!("{}sluice{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX))
 }
 
 #[test]
 fn load_and_call_through_function_pointers() {
-    let path = build_cdylib();
+    let path = cdylib();
     // SAFETY: loading our own library, whose initialisers are Rust's and harmless.
     let lib = unsafe { Library::new(&path) }.unwrap_or_else(|e| panic!("load {}: {e}", path.display()));
     unsafe {
