@@ -1,7 +1,6 @@
 //! The shared library loaded at run time (as a plugin host or a legacy code would), its
 //! C API called through function pointers.
 
-
 use libloading::{Library, Symbol};
 use sluice::{SL_COL_MAJOR, SL_ERR_INVALID_HANDLE, SL_F64, SL_MUL, SL_OK, SL_SUM};
 
