@@ -284,8 +284,14 @@ fn arithmetic_with_broadcasting() {
             let b = rand_vec(&mut rng, dt, m, special); // broadcast along dimension 1
             let (ha, hb) = (upload(dt, &[m, n], &a), upload(dt, &[m], &b));
             let pa = pending(ha);
-            let ops: [(sl_binary_op, fn(Z, Z) -> Z); 3] =
-                [(SL_ADD, |x, y| (x.0 + y.0, x.1 + y.1)), (SL_SUB, |x, y| (x.0 - y.0, x.1 - y.1)), (SL_MUL, mul)];
+            // Each operation on parts rounded to the parts' type (so overflows happen where
+            // the type's do).
+            let r = |x: f64| stored(dt, (x, 0.0)).0;
+            let ops: [(sl_binary_op, &dyn Fn(Z, Z) -> Z); 3] = [
+                (SL_ADD, &|x, y| (x.0 + y.0, x.1 + y.1)),
+                (SL_SUB, &|x, y| (x.0 - y.0, x.1 - y.1)),
+                (SL_MUL, &|x, y| (r(r(x.0 * y.0) - r(x.1 * y.1)), r(r(x.0 * y.1) + r(x.1 * y.0)))),
+            ];
             for (op, f) in ops {
                 let mut out = 0;
                 ok(sl_binary(op, pa, hb, &mut out));
@@ -586,4 +592,262 @@ fn refusals() {
         assert_all_close("after refusals", &read(s).1, &[(2.0, 4.0), (6.0, -2.0), (1.0, 1.0)], 0.0, |_| 0.0);
         release(&[h, s]);
     }
+}
+
+fn sum(v: &[Z]) -> Z {
+    v.iter().fold((0.0, 0.0), |s, z| (s.0 + z.0, s.1 + z.1))
+}
+
+fn prod(v: &[Z]) -> Z {
+    v.iter().fold((1.0, 0.0), |p, &z| mul(p, z))
+}
+
+/// Values of modulus 0.8 .. 1.25, so products of thousands stay in range.
+fn unitish(rng: &mut StdRng, dt: sl_dtype, n: usize) -> Vec<Z> {
+    (0..n)
+        .map(|_| {
+            let (r, t) = (rng.random_range(0.8..1.25f64), rng.random_range(-3.0..3.0f64));
+            stored(dt, (r * t.cos(), r * t.sin()))
+        })
+        .collect()
+}
+
+/// The elements of column-major `[m, n]` data along `dim` for each position of the other.
+fn lines(v: &[Z], (m, n): (usize, usize), dim: usize) -> Vec<Vec<Z>> {
+    match dim {
+        0 => (0..n).map(|j| v[j * m..(j + 1) * m].to_vec()).collect(),
+        _ => (0..m).map(|i| (0..n).map(|j| v[i + j * m]).collect()).collect(),
+    }
+}
+
+#[test]
+fn reductions_and_scans() {
+    let mut rng = rng("reductions_and_scans");
+    for dt in COMPLEX {
+        for (m, n) in [(rng.random_range(1..50), rng.random_range(1..40)), (rng.random_range(1000..3000), 3), (0, 4)] {
+            let v = unitish(&mut rng, dt, m * n);
+            let h = pending(upload(dt, &[m, n], &v));
+            // Sums in f64 for both types; products through the polar form: a few
+            // roundings per factor, relative to the result.
+            let sum_tol = |l: &[Z]| 4.0 * eps(dt) * l.iter().map(|&z| modulus(z)).sum::<f64>().max(1.0);
+            let prod_tol = |l: &[Z]| 8.0 * eps(dt) * (l.len() as f64 + 4.0) * modulus(prod(l)).max(1e-300);
+            for dim in [SL_ALL_DIMS, 0, 1] {
+                let groups = if dim == SL_ALL_DIMS { vec![v.clone()] } else { lines(&v, (m, n), dim as usize) };
+                let cases: [(&str, extern "C" fn(sl_array, i32, *mut sl_array) -> sl_status); 3] =
+                    [("sum", sl_sum), ("mean", sl_mean), ("prod", sl_prod)];
+                for (name, f) in cases {
+                    let mut out = 0;
+                    ok(f(h, dim, &mut out));
+                    let got = read(out).1;
+                    assert_eq!(got.len(), groups.len(), "{name} along {dim}");
+                    for (g, l) in got.iter().zip(&groups) {
+                        let (want, tol) = match name {
+                            "sum" => (sum(l), sum_tol(l)),
+                            "mean" => {
+                                let s = sum(l);
+                                let k = l.len() as f64;
+                                ((s.0 / k, s.1 / k), sum_tol(l) / k.max(1.0))
+                            }
+                            _ => (prod(l), prod_tol(l)),
+                        };
+                        let want = stored(dt, want);
+                        assert!(
+                            close(*g, want, 1.0, tol),
+                            "{name} of {dt} [{m}, {n}] along {dim}: got {g:?}, want {want:?}"
+                        );
+                    }
+                    release(&[out]);
+                }
+            }
+            for dim in [0, 1] {
+                for (name, f) in [("cumsum", sl_cumsum as extern "C" fn(_, _, _) -> _), ("cumprod", sl_cumprod)] {
+                    let mut out = 0;
+                    ok(f(h, dim, &mut out));
+                    let got = read(out).1;
+                    for (k, l) in lines(&v, (m, n), dim as usize).iter().enumerate() {
+                        for j in 0..l.len() {
+                            let prefix = &l[..=j];
+                            let (want, tol) = if name == "cumsum" {
+                                (sum(prefix), sum_tol(prefix))
+                            } else {
+                                (prod(prefix), prod_tol(prefix))
+                            };
+                            let at = if dim == 0 { j + k * m } else { k + j * m };
+                            assert!(
+                                close(got[at], stored(dt, want), 1.0, tol),
+                                "{name} of {dt} along {dim} at {at}: got {:?}, want {want:?}",
+                                got[at]
+                            );
+                        }
+                    }
+                    release(&[out]);
+                }
+            }
+            // dot: the sum of products, without conjugation (numpy.dot).
+            let w = unitish(&mut rng, dt, m * n);
+            let hw = upload(dt, &[m, n], &w);
+            let mut d = 0;
+            ok(sl_dot(h, hw, &mut d));
+            let products: Vec<Z> = v.iter().zip(&w).map(|(&a, &b)| mul(a, b)).collect();
+            let want = stored(dt, sum(&products));
+            let got = read(d).1[0];
+            assert!(close(got, want, 1.0, 8.0 * sum_tol(&products)), "dot {dt}: got {got:?}, want {want:?}");
+            release(&[h, hw, d]);
+        }
+    }
+}
+
+/// A chain of complex ops `((a * b + conj(a)) / b)`, its sum and its exp.
+fn chain(a: sl_array, b: sl_array) -> [sl_array; 3] {
+    let (mut p, mut c, mut s, mut q, mut t, mut e) = (0, 0, 0, 0, 0, 0);
+    ok(sl_mul(a, b, &mut p));
+    ok(sl_conj(a, &mut c));
+    ok(sl_add(p, c, &mut s));
+    ok(sl_div(s, b, &mut q));
+    ok(sl_sum(q, SL_ALL_DIMS, &mut t));
+    ok(sl_mul_scalar(q, 0.01, &mut e));
+    let mut x = 0;
+    ok(sl_exp(e, &mut x));
+    release(&[p, c, s, e]);
+    [q, t, x]
+}
+
+fn chain_reference(a: &[Z], b: &[Z]) -> (Vec<Z>, Z) {
+    let q: Vec<Z> = a.iter().zip(b).map(|(&x, &y)| div((mul(x, y).0 + x.0, mul(x, y).1 - x.1), y)).collect();
+    let s = sum(&q);
+    (q, s)
+}
+
+#[test]
+fn trace_cache_and_macros_replay_complex_work() {
+    let mut rng = rng("trace_cache_and_macros_replay_complex_work");
+    let stats = |c: sl_cache| {
+        let mut s: sl_cache_stats = unsafe { std::mem::zeroed() };
+        ok(sl_get_cache_stats(c, &mut s));
+        s
+    };
+    for dt in COMPLEX {
+        let n = rng.random_range(100..3000usize);
+        let before = stats(SL_CACHE_TRACE).hits;
+        for _ in 0..4 {
+            let (a, b) = (unitish(&mut rng, dt, n), unitish(&mut rng, dt, n));
+            let (ha, hb) = (upload(dt, &[n], &a), upload(dt, &[n], &b));
+            let [q, t, x] = chain(ha, hb);
+            ok(sl_eval([q, t, x].as_ptr(), 3));
+            let (want, want_sum) = chain_reference(&a, &b);
+            assert_all_close(
+                "chain",
+                &read(q).1,
+                &want.iter().map(|&z| stored(dt, z)).collect::<Vec<_>>(),
+                16.0 * eps(dt),
+                |i| modulus(want[i]) + 2.0,
+            );
+            assert!(close(read(t).1[0], want_sum, 64.0 * eps(dt), n as f64 * 4.0), "chain sum");
+            release(&[ha, hb, q, t, x]);
+        }
+        assert!(stats(SL_CACHE_TRACE).hits >= before + 3, "repeated complex flushes hit the trace cache");
+
+        // The chain as a macro section: recorded once, replayed with new inputs.
+        let macro_hits = stats(SL_CACHE_MACRO).hits;
+        let name = std::ffi::CString::new(format!("complex chain {dt}")).unwrap();
+        for k in 0..3 {
+            let (a, b) = (unitish(&mut rng, dt, n), unitish(&mut rng, dt, n));
+            let (ha, hb) = (upload(dt, &[n], &a), upload(dt, &[n], &b));
+            let mut out = [0; 3];
+            let mut mode = -1;
+            ok(sl_macro_begin(
+                name.as_ptr(),
+                [ha, hb].as_ptr(),
+                2,
+                std::ptr::null(),
+                0,
+                out.as_mut_ptr(),
+                3,
+                &mut mode,
+            ));
+            assert_eq!(mode, if k == 0 { SL_MACRO_RECORD } else { SL_MACRO_REPLAY });
+            if mode == SL_MACRO_RECORD {
+                out = chain(ha, hb);
+                ok(sl_macro_end(out.as_ptr(), 3));
+            }
+            let (want, _) = chain_reference(&a, &b);
+            assert_all_close(
+                "macro chain",
+                &read(out[0]).1,
+                &want.iter().map(|&z| stored(dt, z)).collect::<Vec<_>>(),
+                16.0 * eps(dt),
+                |i| modulus(want[i]) + 2.0,
+            );
+            release(&[ha, hb]);
+            release(&out);
+        }
+        assert!(stats(SL_CACHE_MACRO).hits >= macro_hits + 2, "complex sections replay");
+    }
+}
+
+/// Under result comparison (compute mode, error action): complex values are compared with
+/// a complex reference, `sl_reference` gives it as c128 and `sl_debug_peek` the value.
+#[test]
+#[ignore = "run by comparison_and_peek in a child process"]
+fn comparison_and_peek_child() {
+    let mut rng = rng("comparison_and_peek_child");
+    for dt in COMPLEX {
+        let n = rng.random_range(100..3000usize);
+        let (a, b) = (unitish(&mut rng, dt, n), unitish(&mut rng, dt, n));
+        let (ha, hb) = (upload(dt, &[n], &a), upload(dt, &[n], &b));
+        let [q, t, x] = chain(ha, hb);
+        let got = read(q).1;
+        read(t);
+        read(x);
+        let mut r = 0;
+        ok(sl_reference(q, &mut r));
+        assert_eq!(dtype_of(r), SL_C128);
+        let (want, _) = chain_reference(&a, &b);
+        assert_all_close("reference", &read(r).1, &want, 1e-12, |i| modulus(want[i]) + 2.0);
+        // The peek of a pending value equals what the read gives afterwards.
+        let mut y = 0;
+        ok(sl_mul_scalar(q, 3.0, &mut y));
+        let part = if dt == SL_C64 { 4 } else { 8 };
+        let mut peeked = vec![0u8; n * 2 * part];
+        ok(sl_debug_peek(y, SL_COL_MAJOR, peeked.as_mut_ptr() as *mut _, peeked.len()));
+        let mut read_back = vec![0u8; peeked.len()];
+        ok(sl_read(y, SL_COL_MAJOR, read_back.as_mut_ptr() as *mut _, read_back.len()));
+        assert_eq!(peeked, read_back, "peek and read of {dt}");
+        let want3: Vec<Z> = got.iter().map(|z| stored(dt, (3.0 * z.0, 3.0 * z.1))).collect();
+        assert_all_close("peek", &read(y).1, &want3, 0.0, |_| 0.0);
+        let mut s = sl_compare_stats { values_checked: 0, mismatches: 0 };
+        ok(sl_get_compare_stats(&mut s));
+        assert!(s.values_checked >= 3 && s.mismatches == 0, "{s:?}");
+        release(&[ha, hb, q, t, x, r, y]);
+    }
+}
+
+/// A wrong real op inside complex arithmetic is caught by comparing the complex result.
+#[test]
+#[ignore = "run by comparison_and_peek in a child process"]
+fn planted_wrong_op_child() {
+    let mut rng = rng("planted_wrong_op_child");
+    for dt in COMPLEX {
+        let n = 500;
+        let (a, b) = (unitish(&mut rng, dt, n), unitish(&mut rng, dt, n));
+        let (ha, hb) = (upload(dt, &[n], &a), upload(dt, &[n], &b));
+        let mut p = 0;
+        ok(sl_mul(ha, hb, &mut p));
+        let part = if dt == SL_C64 { 4 } else { 8 };
+        let mut buf = vec![0u8; n * 2 * part];
+        fails(sl_read(p, SL_COL_MAJOR, buf.as_mut_ptr() as *mut _, buf.len()), SL_ERR_POISONED, "result comparison");
+        release(&[ha, hb, p]);
+    }
+}
+
+#[test]
+fn comparison_and_peek() {
+    // Every stored value is compared, parts of complex ones too: Smith's division stores
+    // real intermediates that cancel (a - b r), whose f32 errors are large relative to
+    // themselves, so the absolute tolerance is widened (the planted error is 2^-8 of
+    // values near 1).
+    let env = [("SLUICE_COMPARE", "compute"), ("SLUICE_COMPARE_ACTION", "error"), ("SLUICE_COMPARE_ABS_TOL", "1e-3")];
+    child("comparison_and_peek_child", &env);
+    let here = if on_vulkan() { "sub@vulkan" } else { "sub@cpu" };
+    child("planted_wrong_op_child", &[env[0], env[1], env[2], ("SLUICE_TEST_PERTURB", here)]);
 }
