@@ -851,3 +851,47 @@ fn comparison_and_peek() {
     let here = if on_vulkan() { "sub@vulkan" } else { "sub@cpu" };
     child("planted_wrong_op_child", &[env[0], env[1], env[2], ("SLUICE_TEST_PERTURB", here)]);
 }
+
+/// On Vulkan, complex kernels run on the device (both types: lavapipe has 64-bit floats),
+/// fused element-wise work, reductions, scans and movement alike.
+#[test]
+#[ignore = "run by kernels_run_on_the_device in a child process"]
+fn kernels_run_on_the_device_child() {
+    let mut rng = rng("kernels_run_on_the_device_child");
+    let before = stats().host_steps;
+    for dt in COMPLEX {
+        let (m, n) = (rng.random_range(2..60usize), rng.random_range(2..60usize));
+        let (a, b) = (unitish(&mut rng, dt, m * n), unitish(&mut rng, dt, m * n));
+        let (ha, hb) = (upload(dt, &[m, n], &a), upload(dt, &[m, n], &b));
+        let [q, t, x] = chain(ha, hb);
+        let (mut tr, mut p, mut c, mut s, mut g) = (0, 0, 0, 0, 0);
+        ok(sl_transpose(q, &mut tr));
+        ok(sl_prod(x, 1, &mut p));
+        ok(sl_cumsum(tr, 0, &mut c));
+        ok(sl_sqrt(c, &mut s));
+        let idx = Arr::new(SL_I64, &[3], vec![V::I64(0), V::I64(1), V::I64(0)]).upload();
+        let mut row = 0;
+        ok(sl_project(hb, 1, 0, &mut row));
+        ok(sl_gather(row, &idx, 1, &mut g));
+        let outs = [q, t, x, tr, p, c, s, g];
+        ok(sl_eval(outs.as_ptr(), outs.len() as i32));
+        let (want, _) = chain_reference(&a, &b);
+        assert_all_close(
+            "chain on the device",
+            &read(q).1,
+            &want.iter().map(|&z| stored(dt, z)).collect::<Vec<_>>(),
+            16.0 * eps(dt),
+            |i| modulus(want[i]) + 2.0,
+        );
+        release(&outs);
+        release(&[ha, hb, idx, row]);
+    }
+    assert_eq!(stats().host_steps, before, "a complex kernel ran on the CPU");
+}
+
+#[test]
+fn kernels_run_on_the_device() {
+    if on_vulkan() {
+        child("kernels_run_on_the_device_child", &[]);
+    }
+}
