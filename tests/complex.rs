@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use rand::Rng;
 use rand::rngs::StdRng;
+use sluice::backend::vulkan::Handwritten;
 use sluice::*;
 
 type Z = (f64, f64);
@@ -893,5 +894,46 @@ fn kernels_run_on_the_device_child() {
 fn kernels_run_on_the_device() {
     if on_vulkan() {
         child("kernels_run_on_the_device_child", &[]);
+    }
+}
+
+/// Column gathers (`x[:, idx]`) and a transpose of a section's input: the forms Vulkan
+/// copies with hand-written kernels, 16-byte elements included.
+#[test]
+fn column_gather_and_transposed_input() {
+    let mut rng = rng("column_gather_and_transposed_input");
+    for dt in COMPLEX {
+        let (r, c, k) = (rng.random_range(16..80usize), rng.random_range(2..40usize), rng.random_range(1..30usize));
+        let v = rand_vec(&mut rng, dt, r * c, true);
+        let z = upload(dt, &[r, c], &v);
+        let cols: Vec<i64> = (0..k).map(|_| rng.random_range(0..c as i64)).collect();
+        let mut rows = 0;
+        ok(sl_iota(SL_I64, 2, [r as i64, k as i64].as_ptr(), 0, &mut rows));
+        let ch = Arr::new(SL_I64, &[1, k], cols.iter().map(|&j| V::I64(j)).collect()).upload();
+        let mut g = 0;
+        ok(sl_gather(z, [rows, ch].as_ptr(), 2, &mut g));
+        let gathers = Handwritten::Gather.dispatches();
+        let want: Vec<Z> = (0..r * k).map(|i| v[i % r + cols[i / r] as usize * r]).collect();
+        assert_all_close("column gather", &read(g).1, &want, 0.0, |_| 0.0);
+        assert_handwritten("column gather", "gather", Handwritten::Gather.dispatches() > gathers, true);
+        let name = std::ffi::CString::new(format!("transpose {dt}")).unwrap();
+        for _ in 0..2 {
+            let mut out = [0];
+            let mut mode = -1;
+            // Counted from the section's start: its steps are submitted at its end (or,
+            // replayed, at its start).
+            let transposes = Handwritten::Transpose.dispatches();
+            ok(sl_macro_begin(name.as_ptr(), &z, 1, std::ptr::null(), 0, out.as_mut_ptr(), 1, &mut mode));
+            if mode == SL_MACRO_RECORD {
+                ok(sl_transpose(z, &mut out[0]));
+                ok(sl_macro_end(out.as_ptr(), 1));
+            }
+            let want: Vec<Z> = (0..r * c).map(|i| v[i / c + (i % c) * r]).collect();
+            assert_all_close("transposed input", &read(out[0]).1, &want, 0.0, |_| 0.0);
+            let ran = Handwritten::Transpose.dispatches() > transposes;
+            assert_handwritten("transposed input", "transpose", ran, true);
+            release(&out);
+        }
+        release(&[z, rows, ch, g]);
     }
 }
