@@ -10,6 +10,12 @@ use sluice::backend::vulkan::Handwritten;
 use sluice::*;
 
 type Z = (f64, f64);
+/// A C call taking one array and giving one.
+type Call1 = extern "C" fn(sl_array, *mut sl_array) -> sl_status;
+type Ref1 = fn(Z) -> Z;
+type Ref2 = fn(Z, Z) -> Z;
+type RefPart = fn(Z) -> f64;
+type Formula2 = Box<dyn Fn(Z, Z) -> Z>;
 
 const COMPLEX: [sl_dtype; 2] = [SL_C64, SL_C128];
 
@@ -171,7 +177,7 @@ fn movement_ops_move_both_parts() {
     for dt in COMPLEX {
         let v = rand_vec(&mut rng, dt, m * n, true);
         let z = upload(dt, &[m, n], &v);
-        let part = |f: extern "C" fn(sl_array, *mut sl_array) -> sl_status| {
+        let part = |f: Call1| {
             let mut p = 0;
             ok(f(z, &mut p));
             p
@@ -287,11 +293,11 @@ fn arithmetic_with_broadcasting() {
             let pa = pending(ha);
             // Each operation on parts rounded to the parts' type (so overflows happen where
             // the type's do).
-            let r = |x: f64| stored(dt, (x, 0.0)).0;
-            let ops: [(sl_binary_op, &dyn Fn(Z, Z) -> Z); 3] = [
-                (SL_ADD, &|x, y| (x.0 + y.0, x.1 + y.1)),
-                (SL_SUB, &|x, y| (x.0 - y.0, x.1 - y.1)),
-                (SL_MUL, &|x, y| (r(r(x.0 * y.0) - r(x.1 * y.1)), r(r(x.0 * y.1) + r(x.1 * y.0)))),
+            let r = move |x: f64| stored(dt, (x, 0.0)).0;
+            let ops: [(sl_binary_op, Formula2); 3] = [
+                (SL_ADD, Box::new(|x, y| (x.0 + y.0, x.1 + y.1))),
+                (SL_SUB, Box::new(|x, y| (x.0 - y.0, x.1 - y.1))),
+                (SL_MUL, Box::new(move |x, y| (r(r(x.0 * y.0) - r(x.1 * y.1)), r(r(x.0 * y.1) + r(x.1 * y.0))))),
             ];
             for (op, f) in ops {
                 let mut out = 0;
@@ -381,7 +387,7 @@ fn scalar_forms() {
         let h = upload(dt, &[n], &a);
         let s: Z = stored(dt, (rng.random_range(-5.0..5.0), rng.random_range(-5.0..5.0)));
         let r = stored(dt, (rng.random_range(-5.0..5.0), 0.0)).0;
-        let cases: [(sl_binary_op, bool, fn(Z, Z) -> Z); 6] = [
+        let cases: [(sl_binary_op, bool, Ref2); 6] = [
             (SL_ADD, false, |x, y| (x.0 + y.0, x.1 + y.1)),
             (SL_SUB, false, |x, y| (x.0 - y.0, x.1 - y.1)),
             (SL_SUB, true, |x, y| (y.0 - x.0, y.1 - x.1)),
@@ -439,7 +445,7 @@ fn unary_ops_and_parts() {
             let a = rand_vec(&mut rng, dt, n, special);
             let h = upload(dt, &[n], &a);
             let p = pending(h);
-            let complex_ops: [(&str, extern "C" fn(sl_array, *mut sl_array) -> sl_status, fn(Z) -> Z); 2] =
+            let complex_ops: [(&str, Call1, Ref1); 2] =
                 [("neg", sl_neg, |z| (-z.0, -z.1)), ("conj", sl_conj, |z| (z.0, -z.1))];
             for (name, f, r) in complex_ops {
                 let mut out = 0;
@@ -448,7 +454,7 @@ fn unary_ops_and_parts() {
                 assert_all_close(&format!("{name} {dt}"), &read(out).1, &want, 0.0, |_| 0.0);
                 release(&[out]);
             }
-            let real_ops: [(&str, extern "C" fn(sl_array, *mut sl_array) -> sl_status, fn(Z) -> f64, f64); 8] = [
+            let real_ops: [(&str, Call1, RefPart, f64); 8] = [
                 ("real", sl_real, |z| z.0, 0.0),
                 ("imag", sl_imag, |z| z.1, 0.0),
                 ("abs", sl_abs, modulus, 2.0),
@@ -486,7 +492,7 @@ fn exp_log_sqrt() {
         let small: Vec<Z> =
             (0..n).map(|_| stored(dt, (rng.random_range(-20.0..20.0), rng.random_range(-50.0..50.0)))).collect();
         let a = rand_vec(&mut rng, dt, n, false);
-        let cases: [(&str, extern "C" fn(sl_array, *mut sl_array) -> sl_status, fn(Z) -> Z, &Vec<Z>); 3] =
+        let cases: [(&str, Call1, Ref1, &[Z]); 3] =
             [("exp", sl_exp, exp, &small), ("log", sl_log, log, &a), ("sqrt", sl_sqrt, sqrt, &a)];
         // The math library's bound plus the formulas' roundings, relative to |result| (and
         // to 1 for log, whose parts may cancel to 0 near |z| = 1).

@@ -53,6 +53,13 @@ static void double_complex(void) {
     static double m[N];
     OK(sl_read(modulus, SL_COL_MAJOR, m, sizeof m));
     for (int i = 0; i < N; i++) EXPECT(fabs(m[i] - cabs(z[i])) <= 1e-15 * cabs(z[i]), "|z[%d]|", i);
+    /* Real to complex: a zero imaginary part. */
+    double xs[3] = {1.5, -2, 0.25};
+    double complex widened[3];
+    sl_array hr = vector_f64(xs, 3), hc;
+    OK(sl_cast(hr, SL_C128, &hc));
+    OK(sl_read(hc, SL_COL_MAJOR, widened, sizeof widened));
+    for (int i = 0; i < 3; i++) EXPECT(widened[i] == xs[i], "cast of %g to c128", xs[i]);
     /* Complex to real is refused: real or abs say which. */
     sl_array bad;
     FAILS(sl_cast(hz, SL_F64, &bad), SL_ERR_DTYPE_MISMATCH, "imaginary part");

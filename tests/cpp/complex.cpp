@@ -47,11 +47,11 @@ template <class T> void check(double tol, sluice::DType dtype) {
         want[i] = (xi * yi + std::conj(xi)) / (yi - si) * 2.0 + std::complex<double>(1, 1);
         total += want[i];
     }
-    expect_close(name + " expression", z.read<C>(), want, tol);
-    expect_close(name + " sum", sluice::sum(z).read<C>(), {total}, tol * n);
+    expect_close(name + " expression", z.template read<C>(), want, tol);
+    expect_close(name + " sum", sluice::sum(z).template read<C>(), {total}, tol * n);
     // Parts, modulus and phase are real arrays of the parts' type.
-    const std::vector<T> re = sluice::real(z).read<T>(), im = sluice::imag(z).read<T>();
-    const std::vector<T> modulus = sluice::abs(z).read<T>(), phase = sluice::arg(z).read<T>();
+    const std::vector<T> re = sluice::real(z).template read<T>(), im = sluice::imag(z).template read<T>();
+    const std::vector<T> modulus = sluice::abs(z).template read<T>(), phase = sluice::arg(z).template read<T>();
     for (std::size_t i = 0; i < n; i++) {
         EXPECT(std::fabs(re[i] - want[i].real()) <= tol * std::fmax(1.0, std::abs(want[i])), name << " real " << i);
         EXPECT(std::fabs(im[i] - want[i].imag()) <= tol * std::fmax(1.0, std::abs(want[i])), name << " imag " << i);
@@ -60,9 +60,9 @@ template <class T> void check(double tol, sluice::DType dtype) {
     }
     // Made from parts, and compared.
     const Array rebuilt = sluice::complex(sluice::real(a), sluice::imag(a));
-    const std::vector<uint8_t> same = (rebuilt == a).read<uint8_t>();
-    for (std::size_t i = 0; i < n; i++) EXPECT(same[i] == 1, name << " complex(real, imag) == a at " << i);
-    const std::vector<C> e = sluice::exp(a * 0.5).read<C>();
+    const std::vector<bool> same = (rebuilt == a).template read<bool>();
+    for (std::size_t i = 0; i < n; i++) EXPECT(same[i], name << " complex(real, imag) == a at " << i);
+    const std::vector<C> e = sluice::exp(a * 0.5).template read<C>();
     std::vector<std::complex<double>> want_exp(n);
     for (std::size_t i = 0; i < n; i++) want_exp[i] = std::exp(std::complex<double>(x[i]) * 0.5);
     expect_close(name + " exp", e, want_exp, 4 * tol);
@@ -71,7 +71,7 @@ template <class T> void check(double tol, sluice::DType dtype) {
     EXPECT_ERROR(SL_ERR_DTYPE_MISMATCH, "no order", sluice::lt(a, b));
     const Array widened = sluice::cast(sluice::real(a), dtype);
     EXPECT(widened.dtype() == dtype, name << " cast to complex");
-    EXPECT(sluice::scalar(dtype, s).item<C>() == s, name << " complex scalar");
+    EXPECT(sluice::scalar(dtype, s).template item<C>() == s, name << " complex scalar");
 }
 
 }  // namespace
