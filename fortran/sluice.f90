@@ -1143,7 +1143,7 @@ module sluice
       integer(c_int) :: status
     end function
   end interface
-  ! Complex numbers (SL_C64 = complex(4), SL_C128 = complex(8)).
+  ! Complex numbers (SL_C64 holds complex(4), SL_C128 complex(8)).
   public :: sl_conj, sl_real, sl_imag, sl_arg, sl_isfinite, sl_complex, sl_polar, &
     sl_binary_scalar_c, sl_scalar_binary_c, sl_scalar_c
   interface
@@ -2301,10 +2301,15 @@ contains
     type(sl_array) :: part
     k = default_real
     if (present(kind)) k = kind
-    ! The real part of a complex array (then converted), as Fortran's real(z, kind).
+    ! The real part of a complex array, of its parts' kind unless `kind` is given, as
+    ! Fortran's real(z [, kind]).
     if (sl_get_dtype(a%handle, t) == SL_OK .and. (t == SL_C64 .or. t == SL_C128)) then
       part = unary(SL_UNARY_REAL, a, stat)
-      r = converted(part, real_dtype(k), 'real', k, stat)
+      if (present(kind)) then
+        r = converted(part, real_dtype(k), 'real', k, stat)
+      else
+        r = part
+      end if
     else
       r = converted(a, real_dtype(k), 'real', k, stat)
     end if
