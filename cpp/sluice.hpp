@@ -19,6 +19,7 @@
 #include "sluice.h"
 
 #include <array>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -31,7 +32,16 @@ namespace sluice {
 
 using Shape = std::vector<int64_t>;
 
-enum class DType : sl_dtype { f32 = SL_F32, f64 = SL_F64, i32 = SL_I32, i64 = SL_I64, u8 = SL_U8, b8 = SL_BOOL };
+enum class DType : sl_dtype {
+    f32 = SL_F32,
+    f64 = SL_F64,
+    i32 = SL_I32,
+    i64 = SL_I64,
+    u8 = SL_U8,
+    b8 = SL_BOOL,
+    c64 = SL_C64,
+    c128 = SL_C128
+};
 enum class Layout : sl_layout { col_major = SL_COL_MAJOR, row_major = SL_ROW_MAJOR };
 enum class Boundary : sl_boundary { fill = SL_BOUNDARY_FILL, clamp = SL_BOUNDARY_CLAMP, wrap = SL_BOUNDARY_WRAP };
 enum class ScatterMode : sl_scatter_mode {
@@ -109,17 +119,25 @@ inline void require(bool ok, const char* function, const std::string& message) {
 }
 
 template <class T>
+constexpr bool is_complex = std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+
+template <class T>
 constexpr bool is_element = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
-                            std::is_same_v<T, int64_t> || std::is_same_v<T, uint8_t> || std::is_same_v<T, bool>;
+                            std::is_same_v<T, int64_t> || std::is_same_v<T, uint8_t> || std::is_same_v<T, bool> ||
+                            is_complex<T>;
 
 // Sluice's bool elements are one byte holding 0 or 1, like C++ bool here.
 static_assert(sizeof(bool) == 1, "Sluice bool arrays need a one-byte bool");
 
 }  // namespace detail
 
-// The element type of host type T (float, double, int32_t, int64_t, uint8_t, bool).
+// The element type of host type T (float, double, int32_t, int64_t, uint8_t, bool,
+// std::complex<float>, std::complex<double>: stored as Sluice stores them, real part first).
 template <class T> constexpr DType dtype_of() {
-    static_assert(detail::is_element<T>, "Sluice elements are float, double, int32_t, int64_t, uint8_t or bool");
+    static_assert(detail::is_element<T>,
+                  "Sluice elements are float, double, int32_t, int64_t, uint8_t, bool or std::complex<float/double>");
+    if constexpr (std::is_same_v<T, std::complex<float>>) return DType::c64;
+    if constexpr (std::is_same_v<T, std::complex<double>>) return DType::c128;
     if constexpr (std::is_same_v<T, float>) return DType::f32;
     if constexpr (std::is_same_v<T, double>) return DType::f64;
     if constexpr (std::is_same_v<T, int32_t>) return DType::i32;
@@ -136,6 +154,8 @@ inline const char* dtype_name(DType dtype) {
         case DType::i64: return "i64";
         case DType::u8: return "u8";
         case DType::b8: return "bool";
+        case DType::c64: return "c64";
+        case DType::c128: return "c128";
     }
     return "unknown dtype";
 }
@@ -624,6 +644,46 @@ inline Array isnan(const Array& a) { return detail::make(sl_isnan, a.handle()); 
 inline Array isinf(const Array& a) { return detail::make(sl_isinf, a.handle()); }
 // Logical not (bool) or bitwise not (integers); `not` is a C++ keyword.
 inline Array not_(const Array& a) { return detail::make(sl_not, a.handle()); }
+inline Array isfinite(const Array& a) { return detail::make(sl_isfinite, a.handle()); }
+
+// ---------------------------------------------------------------------------------------
+// Complex numbers: DType::c64 holds std::complex<float>, DType::c128 std::complex<double>.
+// The arithmetic, comparison and math functions above take them where they have a
+// meaning (+ - * /, ==, !=, abs, exp, log, sqrt, sum, prod, mean, cumsum, cumprod).
+
+inline Array conj(const Array& a) { return detail::make(sl_conj, a.handle()); }
+// The parts, of the parts' type (a real array: itself, and zeros).
+inline Array real(const Array& a) { return detail::make(sl_real, a.handle()); }
+inline Array imag(const Array& a) { return detail::make(sl_imag, a.handle()); }
+// The phase angle, atan2(imag, real).
+inline Array arg(const Array& a) { return detail::make(sl_arg, a.handle()); }
+// re + i im from two f32 arrays (c64) or two f64 arrays (c128).
+inline Array complex(const Array& re, const Array& im) { return detail::make(sl_complex, re.handle(), im.handle()); }
+// r (cos theta + i sin theta).
+inline Array polar(const Array& r, const Array& theta) { return detail::make(sl_polar, r.handle(), theta.handle()); }
+// A rank-0 complex array (dtype c64 or c128).
+inline Array scalar(DType dtype, std::complex<double> value) {
+    return detail::make(sl_scalar_c, static_cast<sl_dtype>(dtype), value.real(), value.imag());
+}
+// op with a complex scalar: the array is complex, or real and taken as complex.
+inline Array binary(sl_binary_op op, const Array& a, std::complex<double> s) {
+    return detail::make(sl_binary_scalar_c, op, a.handle(), s.real(), s.imag());
+}
+inline Array binary(sl_binary_op op, std::complex<double> s, const Array& b) {
+    return detail::make(sl_scalar_binary_c, op, s.real(), s.imag(), b.handle());
+}
+inline Array add(const Array& a, std::complex<double> s) { return binary(SL_ADD, a, s); }
+inline Array add(std::complex<double> s, const Array& b) { return binary(SL_ADD, s, b); }
+inline Array sub(const Array& a, std::complex<double> s) { return binary(SL_SUB, a, s); }
+inline Array sub(std::complex<double> s, const Array& b) { return binary(SL_SUB, s, b); }
+inline Array mul(const Array& a, std::complex<double> s) { return binary(SL_MUL, a, s); }
+inline Array mul(std::complex<double> s, const Array& b) { return binary(SL_MUL, s, b); }
+inline Array div(const Array& a, std::complex<double> s) { return binary(SL_DIV, a, s); }
+inline Array div(std::complex<double> s, const Array& b) { return binary(SL_DIV, s, b); }
+inline Array eq(const Array& a, std::complex<double> s) { return binary(SL_EQ, a, s); }
+inline Array eq(std::complex<double> s, const Array& b) { return binary(SL_EQ, s, b); }
+inline Array ne(const Array& a, std::complex<double> s) { return binary(SL_NE, a, s); }
+inline Array ne(std::complex<double> s, const Array& b) { return binary(SL_NE, s, b); }
 
 // ---------------------------------------------------------------------------------------
 // Element-wise binary ops, each with arrays or a scalar on either side (arrays broadcast;
@@ -699,9 +759,10 @@ inline Array xor_(double s, const Array& b) { return binary(SL_XOR, s, b); }
 // Operators: an Array with an Array or an arithmetic scalar on either side
 
 namespace detail {
+template <class T> constexpr bool is_scalar = std::is_arithmetic_v<T> || is_complex<T>;
 template <class L, class R>
-constexpr bool operands = (std::is_same_v<L, Array> && (std::is_same_v<R, Array> || std::is_arithmetic_v<R>)) ||
-                          (std::is_arithmetic_v<L> && std::is_same_v<R, Array>);
+constexpr bool operands = (std::is_same_v<L, Array> && (std::is_same_v<R, Array> || is_scalar<R>)) ||
+                          (is_scalar<L> && std::is_same_v<R, Array>);
 template <class L, class R> using if_operands = std::enable_if_t<operands<L, R>, Array>;
 }  // namespace detail
 

@@ -39,7 +39,8 @@ module sluice
     SL_ERR_SHAPE_MISMATCH = 3, SL_ERR_DTYPE_MISMATCH = 4, SL_ERR_OUT_OF_MEMORY = 5, SL_ERR_NOT_SUPPORTED = 6, &
     SL_ERR_POISONED = 7, SL_ERR_INVALID_STATE = 8, SL_ERR_INTERNAL = 9, SL_ERR_MISMATCH = 10
   ! Element types (sl_dtype).
-  integer(c_int32_t), parameter, public :: SL_F32 = 0, SL_F64 = 1, SL_I32 = 2, SL_I64 = 3, SL_U8 = 4, SL_BOOL = 5
+  integer(c_int32_t), parameter, public :: SL_F32 = 0, SL_F64 = 1, SL_I32 = 2, SL_I64 = 3, SL_U8 = 4, SL_BOOL = 5, &
+    SL_C64 = 6, SL_C128 = 7
   ! Layouts of application buffers (sl_layout).
   integer(c_int32_t), parameter, public :: SL_COL_MAJOR = 0, SL_ROW_MAJOR = 1
   ! Unary op codes (sl_unary_op; C names SL_NEG, ...).
@@ -50,13 +51,14 @@ module sluice
     SL_UNARY_ACOS = 18, SL_UNARY_ATAN = 19, SL_UNARY_SINH = 20, SL_UNARY_COSH = 21, SL_UNARY_TANH = 22, &
     SL_UNARY_ASINH = 23, SL_UNARY_ACOSH = 24, SL_UNARY_ATANH = 25, SL_UNARY_ERF = 26, SL_UNARY_FLOOR = 27, &
     SL_UNARY_CEIL = 28, SL_UNARY_ROUND = 29, SL_UNARY_TRUNC = 30, SL_UNARY_ISNAN = 31, SL_UNARY_ISINF = 32, &
-    SL_UNARY_NOT = 33
+    SL_UNARY_NOT = 33, SL_UNARY_CONJ = 34, SL_UNARY_REAL = 35, SL_UNARY_IMAG = 36, SL_UNARY_ARG = 37, &
+    SL_UNARY_ISFINITE = 38
   ! Binary op codes (sl_binary_op; C names SL_ADD, ...).
   integer(c_int32_t), parameter, public :: SL_BINARY_ADD = 0, SL_BINARY_SUB = 1, SL_BINARY_MUL = 2, &
     SL_BINARY_DIV = 3, SL_BINARY_REM = 4, SL_BINARY_POW = 5, SL_BINARY_ATAN2 = 6, SL_BINARY_HYPOT = 7, &
     SL_BINARY_MIN = 8, SL_BINARY_MAX = 9, SL_BINARY_EQ = 10, SL_BINARY_NE = 11, SL_BINARY_LT = 12, &
     SL_BINARY_LE = 13, SL_BINARY_GT = 14, SL_BINARY_GE = 15, SL_BINARY_AND = 16, SL_BINARY_OR = 17, &
-    SL_BINARY_XOR = 18
+    SL_BINARY_XOR = 18, SL_BINARY_COMPLEX = 19
   ! Reduction op codes (sl_reduce_op; C names SL_SUM, ...).
   integer(c_int32_t), parameter, public :: SL_REDUCE_SUM = 0, SL_REDUCE_PROD = 1, SL_REDUCE_MINVAL = 2, &
     SL_REDUCE_MAXVAL = 3, SL_REDUCE_MEAN = 4, SL_REDUCE_ANY = 5, SL_REDUCE_ALL = 6, SL_REDUCE_COUNT = 7, &
@@ -1141,6 +1143,77 @@ module sluice
       integer(c_int) :: status
     end function
   end interface
+  ! Complex numbers (SL_C64 holds complex(4), SL_C128 complex(8)).
+  public :: sl_conj, sl_real, sl_imag, sl_arg, sl_isfinite, sl_complex, sl_polar, &
+    sl_binary_scalar_c, sl_scalar_binary_c, sl_scalar_c
+  interface
+    function sl_conj(a, out) result(status) bind(C, name="sl_conj")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_real(a, out) result(status) bind(C, name="sl_real")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_imag(a, out) result(status) bind(C, name="sl_imag")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_arg(a, out) result(status) bind(C, name="sl_arg")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_isfinite(a, out) result(status) bind(C, name="sl_isfinite")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_complex(re, im, out) result(status) bind(C, name="sl_complex")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: re, im
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_polar(r, theta, out) result(status) bind(C, name="sl_polar")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: r, theta
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_binary_scalar_c(op, a, re, im, out) result(status) bind(C, name="sl_binary_scalar_c")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int32_t), value :: op
+      integer(c_int64_t), value :: a
+      real(c_double), value :: re, im
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_scalar_binary_c(op, re, im, b, out) result(status) bind(C, name="sl_scalar_binary_c")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int32_t), value :: op
+      real(c_double), value :: re, im
+      integer(c_int64_t), value :: b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_scalar_c(dtype, re, im, out) result(status) bind(C, name="sl_scalar_c")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int32_t), value :: dtype
+      real(c_double), value :: re, im
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+  end interface
+
   public :: sl_set_compare, sl_get_compare, sl_get_compare_stats, sl_reference, sl_debug_peek
   public :: sl_profile_begin, sl_profile_end, sl_set_call_site
   public :: sl_create, sl_constant, sl_scalar, sl_iota, sl_identity, sl_read, sl_rank, sl_shape, sl_get_dtype, &
@@ -1180,13 +1253,14 @@ module sluice
     module procedure rng_create_i4, rng_create_i8
   end interface
 
-  ! sl_array(x [, stat]): a new array holding a copy of x, a real(4), real(8), integer(4),
-  ! integer(8) or logical scalar or array of rank 1 to 4 (sections included). Sluice stores
+  ! sl_array(x [, stat]): a new array holding a copy of x, a real(4), real(8), complex(4),
+  ! complex(8), integer(4), integer(8) or logical scalar or array of rank 1 to 4 (sections included). Sluice stores
   ! arrays column-major, as Fortran does, so the elements keep their order.
   interface sl_array
     module procedure new_r4_0, new_r4_1, new_r4_2, new_r4_3, new_r4_4, new_r8_0, new_r8_1, new_r8_2, &
       new_r8_3, new_r8_4, new_i4_0, new_i4_1, new_i4_2, new_i4_3, new_i4_4, new_i8_0, new_i8_1, new_i8_2, &
-      new_i8_3, new_i8_4, new_l_0, new_l_1, new_l_2, new_l_3, new_l_4
+      new_i8_3, new_i8_4, new_l_0, new_l_1, new_l_2, new_l_3, new_l_4, &
+      new_c4_0, new_c4_1, new_c4_2, new_c4_3, new_c4_4, new_c8_0, new_c8_1, new_c8_2, new_c8_3, new_c8_4
   end interface
 
   ! call get(a, x [, stat]): computes a and copies it into x, whose shape must be a's (a
@@ -1194,30 +1268,32 @@ module sluice
   interface get
     module procedure get_r4_0, get_r4_1, get_r4_2, get_r4_3, get_r4_4, get_r8_0, get_r8_1, get_r8_2, &
       get_r8_3, get_r8_4, get_i4_0, get_i4_1, get_i4_2, get_i4_3, get_i4_4, get_i8_0, get_i8_1, get_i8_2, &
-      get_i8_3, get_i8_4, get_l_0, get_l_1, get_l_2, get_l_3, get_l_4
+      get_i8_3, get_i8_4, get_l_0, get_l_1, get_l_2, get_l_3, get_l_4, &
+      get_c4_0, get_c4_1, get_c4_2, get_c4_3, get_c4_4, get_c8_0, get_c8_1, get_c8_2, get_c8_3, get_c8_4
   end interface
 
   ! x = a: call get(a, x), stopping the program on an error.
   interface assignment(=)
     module procedure set_r4_0, set_r4_1, set_r4_2, set_r4_3, set_r4_4, set_r8_0, set_r8_1, set_r8_2, &
       set_r8_3, set_r8_4, set_i4_0, set_i4_1, set_i4_2, set_i4_3, set_i4_4, set_i8_0, set_i8_1, set_i8_2, &
-      set_i8_3, set_i8_4, set_l_0, set_l_1, set_l_2, set_l_3, set_l_4
+      set_i8_3, set_i8_4, set_l_0, set_l_1, set_l_2, set_l_3, set_l_4, &
+      set_c4_0, set_c4_1, set_c4_2, set_c4_3, set_c4_4, set_c8_0, set_c8_1, set_c8_2, set_c8_3, set_c8_4
   end interface
 
   ! Operators: sl_array with sl_array, or with a real(4), real(8), integer(4) or integer(8)
   ! scalar on either side (converted to the array's type, exactly for integer arrays).
   ! Comparisons give logical (bool) arrays. Operands broadcast as in the C API.
   interface operator(+)
-    module procedure add_any, add_r4, add_r8, add_i4, add_i8
+    module procedure add_any, add_r4, add_r8, add_i4, add_i8, add_c4, add_c8
   end interface
   interface operator(-)
-    module procedure sub_any, sub_r4, sub_r8, sub_i4, sub_i8, neg_arr
+    module procedure sub_any, sub_r4, sub_r8, sub_i4, sub_i8, sub_c4, sub_c8, neg_arr
   end interface
   interface operator(*)
-    module procedure mul_any, mul_r4, mul_r8, mul_i4, mul_i8
+    module procedure mul_any, mul_r4, mul_r8, mul_i4, mul_i8, mul_c4, mul_c8
   end interface
   interface operator(/)
-    module procedure div_any, div_r4, div_r8, div_i4, div_i8
+    module procedure div_any, div_r4, div_r8, div_i4, div_i8, div_c4, div_c8
   end interface
   interface operator(**)
     module procedure pow_any, pow_r4, pow_r8, pow_i4, pow_i8
@@ -1391,6 +1467,17 @@ module sluice
   interface real
     module procedure real_arr
   end interface
+  ! Complex arrays: conjg(z), aimag(z), cmplx(x, y) (real(z) is the real part, abs(z) the
+  ! modulus).
+  interface conjg
+    module procedure conjg_arr
+  end interface
+  interface aimag
+    module procedure aimag_arr
+  end interface
+  interface cmplx
+    module procedure cmplx_arr
+  end interface
   interface dble
     module procedure dble_arr
   end interface
@@ -1473,7 +1560,7 @@ module sluice
     operator(.or.), operator(.eqv.), operator(.neqv.), operator(.not.)
   public :: abs, sqrt, exp, log, log10, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, &
     atanh, erf, aint, anint, not, floor, ceiling, nint, atan2, hypot, min, max, mod, iand, ior, ieor, real, &
-    dble, int, logical, sum, product, maxval, minval, count, any, all, minloc, maxloc, matmul, dot_product, &
+    dble, int, logical, conjg, aimag, cmplx, sum, product, maxval, minval, count, any, all, minloc, maxloc, matmul, dot_product, &
     transpose, reshape, cshift, eoshift, spread, merge, shape, size
   public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
@@ -1665,7 +1752,9 @@ contains
   integer(c_size_t) function element_bytes(dtype)
     integer(c_int32_t), intent(in) :: dtype
     select case (dtype)
-    case (SL_F64, SL_I64)
+    case (SL_C128)
+      element_bytes = 16
+    case (SL_F64, SL_I64, SL_C64)
       element_bytes = 8
     case (SL_F32, SL_I32)
       element_bytes = 4
@@ -2136,6 +2225,10 @@ contains
     select type (b)
     type is (sl_array)
       call finish(sl_binary(op, a%handle, b%handle, r%handle), stat)
+    type is (complex(c_float))
+      call finish(sl_binary_scalar_c(op, a%handle, real(b%re, c_double), real(b%im, c_double), r%handle), stat)
+    type is (complex(c_double))
+      call finish(sl_binary_scalar_c(op, a%handle, b%re, b%im, r%handle), stat)
     class default
       if (scalar_value(b, v)) then
         call finish(sl_binary_scalar(op, a%handle, v, r%handle), stat)
@@ -2204,9 +2297,41 @@ contains
     integer, intent(in), optional :: kind
     integer, intent(out), optional :: stat
     integer :: k
+    integer(c_int32_t) :: t
+    type(sl_array) :: part
     k = default_real
     if (present(kind)) k = kind
-    r = converted(a, real_dtype(k), 'real', k, stat)
+    ! The real part of a complex array, of its parts' kind unless `kind` is given, as
+    ! Fortran's real(z [, kind]).
+    if (sl_get_dtype(a%handle, t) == SL_OK .and. (t == SL_C64 .or. t == SL_C128)) then
+      part = unary(SL_UNARY_REAL, a, stat)
+      if (present(kind)) then
+        r = converted(part, real_dtype(k), 'real', k, stat)
+      else
+        r = part
+      end if
+    else
+      r = converted(a, real_dtype(k), 'real', k, stat)
+    end if
+  end function
+
+  type(sl_array) function conjg_arr(z, stat) result(r)
+    type(sl_array), intent(in) :: z
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_CONJ, z, stat)
+  end function
+
+  type(sl_array) function aimag_arr(z, stat) result(r)
+    type(sl_array), intent(in) :: z
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_IMAG, z, stat)
+  end function
+
+  ! x + i y from two real(4) arrays (complex(4)) or two real(8) arrays (complex(8)).
+  type(sl_array) function cmplx_arr(x, y, stat) result(r)
+    type(sl_array), intent(in) :: x, y
+    integer, intent(out), optional :: stat
+    call finish(sl_complex(x%handle, y%handle, r%handle), stat)
   end function
 
   type(sl_array) function dble_arr(a, stat) result(r)
@@ -3804,4 +3929,242 @@ contains
     integer, intent(out), optional :: stat
     r = reduction(SL_REDUCE_MEAN, array, dim, stat)
   end function
+  type(sl_array) function new_c4_0(x, stat) result(a)
+    complex(c_float_complex), intent(in), target :: x
+    integer, intent(out), optional :: stat
+    a = create(SL_C64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_c4_1(x, stat) result(a)
+    complex(c_float_complex), intent(in), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    a = create(SL_C64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_c4_2(x, stat) result(a)
+    complex(c_float_complex), intent(in), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_C64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_c4_3(x, stat) result(a)
+    complex(c_float_complex), intent(in), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_C64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_c4_4(x, stat) result(a)
+    complex(c_float_complex), intent(in), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_C64, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_c8_0(x, stat) result(a)
+    complex(c_double_complex), intent(in), target :: x
+    integer, intent(out), optional :: stat
+    a = create(SL_C128, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_c8_1(x, stat) result(a)
+    complex(c_double_complex), intent(in), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    a = create(SL_C128, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_c8_2(x, stat) result(a)
+    complex(c_double_complex), intent(in), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_C128, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_c8_3(x, stat) result(a)
+    complex(c_double_complex), intent(in), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_C128, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_c8_4(x, stat) result(a)
+    complex(c_double_complex), intent(in), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_C128, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  subroutine get_c4_0(a, x, stat)
+    type(sl_array), intent(in) :: a
+    complex(c_float_complex), intent(inout), target :: x
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_C64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_c4_1(a, x, stat)
+    type(sl_array), intent(in) :: a
+    complex(c_float_complex), intent(inout), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_C64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_c4_2(a, x, stat)
+    type(sl_array), intent(in) :: a
+    complex(c_float_complex), intent(inout), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_C64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_c4_3(a, x, stat)
+    type(sl_array), intent(in) :: a
+    complex(c_float_complex), intent(inout), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_C64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_c4_4(a, x, stat)
+    type(sl_array), intent(in) :: a
+    complex(c_float_complex), intent(inout), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_C64, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_c8_0(a, x, stat)
+    type(sl_array), intent(in) :: a
+    complex(c_double_complex), intent(inout), target :: x
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_C128, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_c8_1(a, x, stat)
+    type(sl_array), intent(in) :: a
+    complex(c_double_complex), intent(inout), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_C128, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_c8_2(a, x, stat)
+    type(sl_array), intent(in) :: a
+    complex(c_double_complex), intent(inout), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_C128, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_c8_3(a, x, stat)
+    type(sl_array), intent(in) :: a
+    complex(c_double_complex), intent(inout), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_C128, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_c8_4(a, x, stat)
+    type(sl_array), intent(in) :: a
+    complex(c_double_complex), intent(inout), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_C128, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine set_c4_0(x, a)
+    complex(c_float_complex), intent(inout) :: x
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_c4_1(x, a)
+    complex(c_float_complex), intent(inout) :: x(:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_c4_2(x, a)
+    complex(c_float_complex), intent(inout) :: x(:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_c4_3(x, a)
+    complex(c_float_complex), intent(inout) :: x(:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_c4_4(x, a)
+    complex(c_float_complex), intent(inout) :: x(:,:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_c8_0(x, a)
+    complex(c_double_complex), intent(inout) :: x
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_c8_1(x, a)
+    complex(c_double_complex), intent(inout) :: x(:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_c8_2(x, a)
+    complex(c_double_complex), intent(inout) :: x(:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_c8_3(x, a)
+    complex(c_double_complex), intent(inout) :: x(:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_c8_4(x, a)
+    complex(c_double_complex), intent(inout) :: x(:,:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  type(sl_array) function add_c4(s, b) result(r)
+    complex(c_float_complex), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    call finish(sl_scalar_binary_c(SL_BINARY_ADD, real(s%re, c_double), real(s%im, c_double), b%handle, r%handle))
+  end function
+
+  type(sl_array) function add_c8(s, b) result(r)
+    complex(c_double_complex), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    call finish(sl_scalar_binary_c(SL_BINARY_ADD, real(s%re, c_double), real(s%im, c_double), b%handle, r%handle))
+  end function
+
+  type(sl_array) function sub_c4(s, b) result(r)
+    complex(c_float_complex), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    call finish(sl_scalar_binary_c(SL_BINARY_SUB, real(s%re, c_double), real(s%im, c_double), b%handle, r%handle))
+  end function
+
+  type(sl_array) function sub_c8(s, b) result(r)
+    complex(c_double_complex), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    call finish(sl_scalar_binary_c(SL_BINARY_SUB, real(s%re, c_double), real(s%im, c_double), b%handle, r%handle))
+  end function
+
+  type(sl_array) function mul_c4(s, b) result(r)
+    complex(c_float_complex), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    call finish(sl_scalar_binary_c(SL_BINARY_MUL, real(s%re, c_double), real(s%im, c_double), b%handle, r%handle))
+  end function
+
+  type(sl_array) function mul_c8(s, b) result(r)
+    complex(c_double_complex), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    call finish(sl_scalar_binary_c(SL_BINARY_MUL, real(s%re, c_double), real(s%im, c_double), b%handle, r%handle))
+  end function
+
+  type(sl_array) function div_c4(s, b) result(r)
+    complex(c_float_complex), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    call finish(sl_scalar_binary_c(SL_BINARY_DIV, real(s%re, c_double), real(s%im, c_double), b%handle, r%handle))
+  end function
+
+  type(sl_array) function div_c8(s, b) result(r)
+    complex(c_double_complex), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    call finish(sl_scalar_binary_c(SL_BINARY_DIV, real(s%re, c_double), real(s%im, c_double), b%handle, r%handle))
+  end function
+
 end module sluice

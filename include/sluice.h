@@ -49,6 +49,9 @@ typedef int32_t sl_layout;
 // runtime's handle fails with `SL_ERR_INVALID_HANDLE`, never reaching another array.
 typedef uint64_t sl_array;
 
+// Binary element-wise operations (`sl_binary`).
+typedef int32_t sl_binary_op;
+
 // Result-comparison modes (`sl_compare_settings.mode`, `SLUICE_COMPARE`).
 typedef int32_t sl_compare_mode;
 
@@ -74,9 +77,6 @@ typedef struct {
 
 // Unary element-wise operations (`sl_unary`).
 typedef int32_t sl_unary_op;
-
-// Binary element-wise operations (`sl_binary`).
-typedef int32_t sl_binary_op;
 
 // How `sl_macro_begin` starts a section.
 typedef int32_t sl_macro_mode;
@@ -261,6 +261,13 @@ typedef struct {
 // One byte per element, 0 or 1.
 #define SL_BOOL 5
 
+// Complex numbers of two f32, real part first: the layout of C `float _Complex`, C++
+// `std::complex<float>` and Fortran `complex(4)`.
+#define SL_C64 6
+
+// Complex numbers of two f64, real part first (`double _Complex`, `complex(8)`).
+#define SL_C128 7
+
 #define SL_COL_MAJOR 0
 
 #define SL_ROW_MAJOR 1
@@ -335,6 +342,21 @@ typedef struct {
 // Logical not of bool, bitwise not of integers.
 #define SL_NOT 33
 
+// Complex conjugate (real arrays: themselves).
+#define SL_CONJ 34
+
+// Real part, of the parts' type (real arrays: themselves).
+#define SL_REAL 35
+
+// Imaginary part, of the parts' type (real arrays: zeros).
+#define SL_IMAG 36
+
+// Argument (phase angle) in [-pi, pi], `atan2(imag, real)`.
+#define SL_ARG 37
+
+// Neither NaN nor infinite (complex: both parts).
+#define SL_ISFINITE 38
+
 #define SL_ADD 0
 
 #define SL_SUB 1
@@ -382,6 +404,9 @@ typedef struct {
 #define SL_OR 17
 
 #define SL_XOR 18
+
+// The complex number `a + i b` from two f32 arrays (c64) or two f64 arrays (c128).
+#define SL_COMPLEX 19
 
 // Integer sums and products accumulate in i64 (wrapping) and return i64; float ones in
 // f64, returned in the input type. Of nothing: 0.
@@ -586,6 +611,40 @@ sl_status sl_hint_read(sl_array a);
 // Computes everything pending and waits until all work has finished.
 sl_status sl_sync(void);
 
+// Element-wise complex conjugate (a real array is its own conjugate).
+sl_status sl_conj(sl_array a, sl_array *out);
+
+// Element-wise real part: f32 of a c64 array, f64 of a c128 one (a real array itself).
+sl_status sl_real(sl_array a, sl_array *out);
+
+// Element-wise imaginary part (zeros for a real array).
+sl_status sl_imag(sl_array a, sl_array *out);
+
+// Element-wise argument (phase angle) in [-pi, pi]: `atan2(imag(a), real(a))`.
+sl_status sl_arg(sl_array a, sl_array *out);
+
+// Element-wise whether a is neither NaN nor infinite (complex: both parts; bool).
+sl_status sl_isfinite(sl_array a, sl_array *out);
+
+// The complex array `re + i im` from two f32 arrays (c64) or two f64 arrays (c128),
+// which broadcast.
+sl_status sl_complex(sl_array re, sl_array im, sl_array *out);
+
+// The complex array `r (cos theta + i sin theta)` from two f32 or two f64 arrays,
+// which broadcast.
+sl_status sl_polar(sl_array r, sl_array theta, sl_array *out);
+
+// `out = op(a, re + i im)` for a complex scalar: `a` is complex, or a float array taken
+// as complex of its precision (f32 gives c64). The parts are converted to the type of
+// `a`'s parts. For a real scalar, `sl_binary_scalar` takes a complex `a` too.
+sl_status sl_binary_scalar_c(sl_binary_op op, sl_array a, double re, double im, sl_array *out);
+
+// `out = op(re + i im, b)`.
+sl_status sl_scalar_binary_c(sl_binary_op op, double re, double im, sl_array b, sl_array *out);
+
+// A rank-0 array of complex type `dtype` (`SL_C64` or `SL_C128`) holding `re + i im`.
+sl_status sl_scalar_c(sl_dtype dtype, double re, double im, sl_array *out);
+
 // Switches result comparison for every thread: flushes planned from now on run the
 // reference beside the optimised run and compare as `settings` says. Starts the runtime
 // if needed (so its environment settings do not override these later).
@@ -598,9 +657,10 @@ sl_status sl_get_compare(sl_compare_settings *out);
 sl_status sl_get_compare_stats(sl_compare_stats *out);
 
 // A new array holding the reference value of `a` (computing `a` first if needed): f64
-// for floating-point arrays, the array's own type otherwise. Exists for arrays computed
+// for floating-point arrays, c128 for complex ones, the array's own type otherwise. Exists for arrays computed
 // while result comparison was on, and for arrays made from application data.
-sl_status sl_reference(sl_array a, sl_array *out);
+sl_status sl_reference(sl_array a,
+                       sl_array *out);
 
 // Copies the value of `a` into `dst` like `sl_read`, without changing what the rest of
 // the computation fuses or computes: a pending `a` is evaluated from a copy of the work

@@ -91,12 +91,12 @@ fn bad_codes() {
     let dims = [4i64];
     fails(sl_constant(99, 1, dims.as_ptr(), 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_dtype");
     fails(sl_unary(-1, a, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_unary_op");
-    fails(sl_binary(19, a, a, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_binary_op");
+    fails(sl_binary(20, a, a, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_binary_op");
     fails(sl_reduce(10, a, 0, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_reduce_op");
     let mut buf = [0f32; 4];
     fails(sl_read(a, 5, buf.as_mut_ptr() as *mut _, 16), SL_ERR_INVALID_ARGUMENT, "not an sl_layout");
     fails(sl_shift(a, 0, 1, 7, 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_boundary");
-    fails(sl_cast(a, 6, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_dtype");
+    fails(sl_cast(a, 8, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_dtype");
     release(&[a]);
     still_works();
 }
@@ -270,15 +270,18 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_matmul", Box::new(move |o| sl_matmul(a, a, o)));
     add("sl_dot", Box::new(move |o| sl_dot(a, stale, o)));
     add("sl_transpose", Box::new(move |o| sl_transpose(stale, o)));
+    add("sl_binary_scalar_c", Box::new(move |o| sl_binary_scalar_c(SL_ADD, stale, 1.0, 2.0, o)));
+    add("sl_scalar_binary_c", Box::new(move |o| sl_scalar_binary_c(SL_LT, 1.0, 2.0, a, o)));
+    add("sl_scalar_c", Box::new(move |o| sl_scalar_c(SL_F64, 1.0, 2.0, o)));
     let unary = named!(Unary: sl_neg, sl_abs, sl_sign, sl_sqrt, sl_rsqrt, sl_cbrt, sl_rcp, sl_exp, sl_exp2,
         sl_expm1, sl_log, sl_log2, sl_log10, sl_log1p, sl_sin, sl_cos, sl_tan, sl_asin, sl_acos, sl_atan, sl_sinh,
         sl_cosh, sl_tanh, sl_asinh, sl_acosh, sl_atanh, sl_erf, sl_floor, sl_ceil, sl_round, sl_trunc, sl_isnan,
-        sl_isinf, sl_not);
+        sl_isinf, sl_not, sl_conj, sl_real, sl_imag, sl_arg, sl_isfinite);
     for (name, f) in unary {
         add(name, Box::new(move |o| f(stale, o)));
     }
     let binary = named!(Binary: sl_add, sl_sub, sl_mul, sl_div, sl_rem, sl_pow, sl_atan2, sl_hypot, sl_min, sl_max,
-        sl_eq, sl_ne, sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor);
+        sl_eq, sl_ne, sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor, sl_complex, sl_polar);
     for (name, f) in binary {
         add(name, Box::new(move |o| f(a, stale, o)));
     }

@@ -64,9 +64,8 @@ pub extern "C" fn sl_constant(
         let out = out_slot(out)?;
         let (t, s) = (parse_dtype(dtype)?, parse_shape(rank, dims)?);
         let rt = runtime()?;
-        let g = graph(&rt, site);
-        let v = g.app_scalar(t, value)?;
-        put(&rt, out, g.fill(t, s, v, false))
+        let n = graph(&rt, site).constant(t, s, value)?;
+        put(&rt, out, n)
     })
 }
 
@@ -77,9 +76,8 @@ pub extern "C" fn sl_scalar(dtype: sl_dtype, value: f64, out: *mut sl_array) -> 
         let out = out_slot(out)?;
         let t = parse_dtype(dtype)?;
         let rt = runtime()?;
-        let g = graph(&rt, site);
-        let v = g.app_scalar(t, value)?;
-        put(&rt, out, g.fill(t, Shape::SCALAR, v, false))
+        let n = graph(&rt, site).constant(t, Shape::SCALAR, value)?;
+        put(&rt, out, n)
     })
 }
 
@@ -104,7 +102,7 @@ pub extern "C" fn sl_identity(dtype: sl_dtype, rows: i64, cols: i64, out: *mut s
         let s = parse_shape(2, [rows, cols].as_ptr())?;
         let t = parse_dtype(dtype)?;
         let rt = runtime()?;
-        let n = graph(&rt, site).identity(t, s.dim(0), s.dim(1));
+        let n = graph(&rt, site).identity(t, s.dim(0), s.dim(1))?;
         put(&rt, out, n)
     })
 }

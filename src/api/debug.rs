@@ -91,7 +91,7 @@ pub extern "C" fn sl_get_compare_stats(out: *mut sl_compare_stats) -> sl_status 
 }
 
 /// A new array holding the reference value of `a` (computing `a` first if needed): f64
-/// for floating-point arrays, the array's own type otherwise. Exists for arrays computed
+/// for floating-point arrays, c128 for complex ones, the array's own type otherwise. Exists for arrays computed
 /// while result comparison was on, and for arrays made from application data.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_reference(a: sl_array, out: *mut sl_array) -> sl_status {

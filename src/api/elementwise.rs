@@ -7,7 +7,7 @@ use super::types::*;
 use super::{binary_op, graph, node, out_slot, parse_dtype, put, runtime, unary_op};
 use crate::ir::{BinaryOp, CallSite, Result, UnaryOp};
 
-fn unary(site: CallSite, op: UnaryOp, a: sl_array, out: *mut sl_array) -> Result<()> {
+pub(super) fn unary(site: CallSite, op: UnaryOp, a: sl_array, out: *mut sl_array) -> Result<()> {
     let out = out_slot(out)?;
     let rt = runtime()?;
     let a = node(&rt, a)?;
@@ -15,7 +15,7 @@ fn unary(site: CallSite, op: UnaryOp, a: sl_array, out: *mut sl_array) -> Result
     put(&rt, out, n)
 }
 
-fn binary(site: CallSite, op: BinaryOp, a: sl_array, b: sl_array, out: *mut sl_array) -> Result<()> {
+pub(super) fn binary(site: CallSite, op: BinaryOp, a: sl_array, b: sl_array, out: *mut sl_array) -> Result<()> {
     let out = out_slot(out)?;
     let rt = runtime()?;
     let (a, b) = (node(&rt, a)?, node(&rt, b)?);
@@ -95,7 +95,7 @@ pub extern "C" fn sl_cast(a: sl_array, dtype: sl_dtype, out: *mut sl_array) -> s
         let t = parse_dtype(dtype)?;
         let rt = runtime()?;
         let a = node(&rt, a)?;
-        let n = graph(&rt, site).cast(&a, t);
+        let n = graph(&rt, site).cast(&a, t)?;
         put(&rt, out, n)
     })
 }

@@ -9,6 +9,7 @@
 #[cfg(test)]
 mod allocations;
 pub mod array;
+pub mod complex;
 pub mod debug;
 pub mod elementwise;
 pub mod error;
@@ -224,6 +225,11 @@ mod tests {
             (SL_ISNAN, "isnan"),
             (SL_ISINF, "isinf"),
             (SL_NOT, "not"),
+            (SL_CONJ, "conj"),
+            (SL_REAL, "real"),
+            (SL_IMAG, "imag"),
+            (SL_ARG, "arg"),
+            (SL_ISFINITE, "isfinite"),
         ];
         assert_eq!(unary.len(), UnaryOp::ALL.len());
         for (code, name) in unary {
@@ -249,6 +255,7 @@ mod tests {
             (SL_AND, "and"),
             (SL_OR, "or"),
             (SL_XOR, "xor"),
+            (SL_COMPLEX, "complex"),
         ];
         assert_eq!(binary.len(), BinaryOp::ALL.len());
         for (code, name) in binary {
@@ -278,6 +285,8 @@ mod tests {
             (SL_I64, DType::I64),
             (SL_U8, DType::U8),
             (SL_BOOL, DType::Bool),
+            (SL_C64, DType::C64),
+            (SL_C128, DType::C128),
         ] {
             assert_eq!(parse_dtype(code).unwrap(), t);
         }

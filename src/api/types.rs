@@ -41,6 +41,11 @@ pub const SL_I64: sl_dtype = 3;
 pub const SL_U8: sl_dtype = 4;
 /// One byte per element, 0 or 1.
 pub const SL_BOOL: sl_dtype = 5;
+/// Complex numbers of two f32, real part first: the layout of C `float _Complex`, C++
+/// `std::complex<float>` and Fortran `complex(4)`.
+pub const SL_C64: sl_dtype = 6;
+/// Complex numbers of two f64, real part first (`double _Complex`, `complex(8)`).
+pub const SL_C128: sl_dtype = 7;
 
 /// Element order of application buffers. Sluice stores arrays column-major.
 pub type sl_layout = i32;
@@ -95,6 +100,16 @@ pub const SL_ISNAN: sl_unary_op = 31;
 pub const SL_ISINF: sl_unary_op = 32;
 /// Logical not of bool, bitwise not of integers.
 pub const SL_NOT: sl_unary_op = 33;
+/// Complex conjugate (real arrays: themselves).
+pub const SL_CONJ: sl_unary_op = 34;
+/// Real part, of the parts' type (real arrays: themselves).
+pub const SL_REAL: sl_unary_op = 35;
+/// Imaginary part, of the parts' type (real arrays: zeros).
+pub const SL_IMAG: sl_unary_op = 36;
+/// Argument (phase angle) in [-pi, pi], `atan2(imag, real)`.
+pub const SL_ARG: sl_unary_op = 37;
+/// Neither NaN nor infinite (complex: both parts).
+pub const SL_ISFINITE: sl_unary_op = 38;
 
 /// Binary element-wise operations (`sl_binary`).
 pub type sl_binary_op = i32;
@@ -127,6 +142,8 @@ pub const SL_GE: sl_binary_op = 15;
 pub const SL_AND: sl_binary_op = 16;
 pub const SL_OR: sl_binary_op = 17;
 pub const SL_XOR: sl_binary_op = 18;
+/// The complex number `a + i b` from two f32 arrays (c64) or two f64 arrays (c128).
+pub const SL_COMPLEX: sl_binary_op = 19;
 
 /// Reductions (`sl_reduce`). A reduction of no elements (an empty array, or a dimension
 /// of size 0) gives the value noted with each op.

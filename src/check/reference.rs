@@ -11,8 +11,8 @@ unsafe extern "C" {
     pub safe fn erf(x: f64) -> f64;
 }
 
-/// Elements in column-major order: f64 for floating-point types, i64 for the others
-/// (bool as 0 or 1).
+/// Elements in column-major order: f64 for floating-point types (complex ones as
+/// (real, imaginary) pairs), i64 for the others (bool as 0 or 1).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Data {
     Float(Vec<f64>),
@@ -41,6 +41,8 @@ fn narrower(a: DType, b: DType) -> DType {
 pub enum Elem {
     F(f64),
     I(i64),
+    /// A complex number: real and imaginary parts.
+    C(f64, f64),
 }
 
 impl Elem {
@@ -48,6 +50,7 @@ impl Elem {
         match self {
             Elem::F(x) => x,
             Elem::I(i) => i as f64,
+            Elem::C(..) => unreachable!("complex values are read through real and imag"),
         }
     }
 
@@ -55,6 +58,7 @@ impl Elem {
         match self {
             Elem::F(x) => x as i64,
             Elem::I(i) => i,
+            Elem::C(..) => unreachable!("complex values are never indices"),
         }
     }
 
@@ -62,11 +66,20 @@ impl Elem {
         match self {
             Elem::F(x) => x != 0.0, // NaN is nonzero
             Elem::I(i) => i != 0,
+            Elem::C(..) => unreachable!("complex values are never conditions"),
         }
     }
 
     fn is_nan(self) -> bool {
         matches!(self, Elem::F(x) if x.is_nan())
+    }
+
+    /// The (real, imaginary) parts of a complex element.
+    pub fn parts(self) -> (f64, f64) {
+        match self {
+            Elem::C(re, im) => (re, im),
+            x => (x.f(), 0.0),
+        }
     }
 
     fn scalar(self, dtype: DType) -> Scalar {
@@ -79,6 +92,7 @@ impl Elem {
                 DType::Bool => Scalar::Bool(i != 0),
                 _ => Scalar::I64(i),
             },
+            Elem::C(..) => unreachable!("complex values are never cast"),
         }
     }
 
@@ -110,6 +124,7 @@ fn lowest(t: DType) -> Elem {
         DType::I32 => Elem::I(i32::MIN as i64),
         DType::I64 => Elem::I(i64::MIN),
         DType::U8 | DType::Bool => Elem::I(0),
+        DType::C64 | DType::C128 => unreachable!("complex numbers have no order"),
     }
 }
 
@@ -120,6 +135,7 @@ fn highest(t: DType) -> Elem {
         DType::I64 => Elem::I(i64::MAX),
         DType::U8 => Elem::I(u8::MAX as i64),
         DType::Bool => Elem::I(1),
+        DType::C64 | DType::C128 => unreachable!("complex numbers have no order"),
     }
 }
 
@@ -156,12 +172,18 @@ impl Reference {
             let mut v = Vec::with_capacity(shape.numel());
             v.extend(elems.map(Elem::f));
             Data::Float(v)
+        } else if dtype.is_complex() {
+            let mut v = Vec::with_capacity(2 * shape.numel());
+            for (re, im) in elems.map(Elem::parts) {
+                v.extend([re, im]);
+            }
+            Data::Float(v)
         } else {
             let mut v = Vec::with_capacity(shape.numel());
             v.extend(elems.map(|e| wrap(dtype, e.i())));
             Data::Int(v)
         };
-        Reference { dtype, shape, data, precision: dtype }
+        Reference { dtype, shape, data, precision: dtype.real() }
     }
 
     /// The elements of `value` (in host memory) as a reference.
@@ -175,10 +197,14 @@ impl Reference {
     }
 
     /// The elements in column-major order as bytes of the type the reference keeps them
-    /// in: f64 for floating-point arrays, the array's own type otherwise.
+    /// in: f64 for floating-point arrays, c128 for complex ones, the array's own type
+    /// otherwise.
     pub fn to_bytes(&self) -> (DType, Vec<u8>) {
         match &self.data {
-            Data::Float(v) => (DType::F64, v.iter().flat_map(|x| x.to_le_bytes()).collect()),
+            Data::Float(v) => {
+                let t = if self.dtype.is_complex() { DType::C128 } else { DType::F64 };
+                (t, v.iter().flat_map(|x| x.to_le_bytes()).collect())
+            }
             Data::Int(v) => {
                 let bytes = v.iter().flat_map(|&i| {
                     let b = i.to_le_bytes();
@@ -191,6 +217,7 @@ impl Reference {
 
     fn at(&self, i: usize) -> Elem {
         match &self.data {
+            Data::Float(v) if self.dtype.is_complex() => Elem::C(v[2 * i], v[2 * i + 1]),
             Data::Float(v) => Elem::F(v[i]),
             Data::Int(v) => Elem::I(v[i]),
         }
@@ -213,14 +240,26 @@ pub fn read(dtype: DType, bytes: &[u8], at: i64) -> Elem {
         DType::I32 => Elem::I(i32::from_le_bytes(b.try_into().unwrap()) as i64),
         DType::I64 => Elem::I(i64::from_le_bytes(b.try_into().unwrap())),
         DType::U8 | DType::Bool => Elem::I(b[0] as i64),
+        DType::C64 => {
+            let (re, im) = b.split_at(4);
+            Elem::C(
+                f32::from_le_bytes(re.try_into().unwrap()) as f64,
+                f32::from_le_bytes(im.try_into().unwrap()) as f64,
+            )
+        }
+        DType::C128 => {
+            let (re, im) = b.split_at(8);
+            Elem::C(f64::from_le_bytes(re.try_into().unwrap()), f64::from_le_bytes(im.try_into().unwrap()))
+        }
     }
 }
 
 /// The reference of node `n` from the references of its inputs.
 pub fn evaluate(n: &Node, ins: &[&Reference]) -> Reference {
     let mut r = evaluate_op(n, ins);
-    if r.dtype.is_float() {
-        r.precision = ins.iter().filter(|i| i.dtype.is_float()).fold(r.dtype, |p, i| narrower(p, i.precision));
+    let floating = |t: DType| t.is_float() || t.is_complex();
+    if floating(r.dtype) {
+        r.precision = ins.iter().filter(|i| floating(i.dtype)).fold(r.precision, |p, i| narrower(p, i.precision));
     }
     r
 }
@@ -328,6 +367,13 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
 
 fn unary(op: UnaryOp, t: DType, x: Elem) -> Elem {
     use UnaryOp::*;
+    if let Elem::C(re, im) = x {
+        return match op {
+            Real => Elem::F(re),
+            Imag => Elem::F(im),
+            other => unreachable!("{} of complex values is built from their parts", other.name()),
+        };
+    }
     let Elem::F(x) = x else {
         let v = x.i();
         return match op {
@@ -384,6 +430,7 @@ fn unary(op: UnaryOp, t: DType, x: Elem) -> Elem {
         Round => x.round(),
         Trunc => x.trunc(),
         Not => unreachable!("not on floats"),
+        Conj | Real | Imag | Arg | IsFinite => unreachable!("{} of real values is built from other ops", op.name()),
     })
 }
 
@@ -429,7 +476,7 @@ fn binary(op: BinaryOp, t: DType, a: Elem, b: Elem) -> Elem {
             And => Elem::I(x & y),
             Or => Elem::I(x | y),
             Xor => Elem::I(x ^ y),
-            Atan2 | Hypot => unreachable!("{} on integers", op.name()),
+            Atan2 | Hypot | Complex => unreachable!("{} on integers", op.name()),
         };
     }
     let (x, y) = (a.f(), b.f());
@@ -453,6 +500,7 @@ fn binary(op: BinaryOp, t: DType, a: Elem, b: Elem) -> Elem {
         Max if nan => f64::NAN,
         Min => x.min(y),
         Max => x.max(y),
+        Complex => return Elem::C(x, y),
         And | Or | Xor => unreachable!("{} on floats", op.name()),
     })
 }
@@ -539,6 +587,7 @@ fn scan(op: ScanOp, axis: usize, t: DType, src: &Reference) -> Reference {
                 (Elem::F(a), ScanOp::Prod) => Elem::F(a * x.f()),
                 (Elem::I(a), ScanOp::Sum) => Elem::I(a.wrapping_add(x.i())),
                 (Elem::I(a), ScanOp::Prod) => Elem::I(a.wrapping_mul(x.i())),
+                (Elem::C(..), _) => unreachable!("complex scans are built from real ones"),
             };
             out[l] = acc;
         }

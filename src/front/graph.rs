@@ -147,7 +147,7 @@ fn check_dim(what: &str, dim: usize, rank: usize) -> Result<()> {
 }
 
 impl Graph<'_> {
-    fn pending(&self, op: Op, dtype: DType, shape: Shape, inputs: impl Into<Inputs>) -> Arc<Node> {
+    pub(super) fn pending(&self, op: Op, dtype: DType, shape: Shape, inputs: impl Into<Inputs>) -> Arc<Node> {
         let n = Node::pending(op, dtype, shape, self.site, inputs.into());
         self.rt.sched.enqueue(&n);
         n
@@ -156,7 +156,7 @@ impl Graph<'_> {
     /// A rank-0 constant used as an operand: nothing to queue, since only the op that
     /// uses it can need it. Loops pass the same scalars again and again, and such a node
     /// never changes, so recent ones are shared.
-    fn operand(&self, dtype: DType, value: Scalar) -> Arc<Node> {
+    pub(super) fn operand(&self, dtype: DType, value: Scalar) -> Arc<Node> {
         thread_local! {
             static RECENT: std::cell::RefCell<(usize, [Option<Arc<Node>>; 8])> = Default::default();
         }
@@ -208,6 +208,9 @@ impl Graph<'_> {
     /// An application's scalar as an element of `dtype`; refuses values the type cannot
     /// hold rather than rounding them silently.
     pub fn app_scalar(&self, dtype: DType, v: f64) -> Result<Scalar> {
+        if dtype.is_complex() {
+            bail!(DTypeMismatch, "a {dtype} value is made from its parts (see `constant`)");
+        }
         let s = Scalar::F64(v).cast(dtype);
         let exact = match dtype {
             DType::F32 | DType::F64 => true,
@@ -222,19 +225,44 @@ impl Graph<'_> {
         Ok(s)
     }
 
+    /// An array of `shape` with every element `v` (a complex one gets a zero imaginary
+    /// part).
+    pub fn constant(&self, dtype: DType, shape: Shape, v: f64) -> Result<Arc<Node>> {
+        if dtype.is_complex() {
+            let re = self.constant(dtype.real(), shape, v)?;
+            return self.make_complex(&re, &self.constant(dtype.real(), Shape::SCALAR, 0.0)?);
+        }
+        Ok(self.fill(dtype, shape, self.app_scalar(dtype, v)?, false))
+    }
+
     pub fn iota(&self, dtype: DType, shape: Shape, dim: usize) -> Result<Arc<Node>> {
         check_dim("iota", dim, shape.rank())?;
+        if dtype.is_complex() {
+            let real = self.iota(dtype.real(), shape, dim)?;
+            return self.cast(&real, dtype);
+        }
         if dtype == DType::Bool {
             bail!(DTypeMismatch, "iota cannot produce bool");
         }
         Ok(self.pending(Op::Iota { dim: dim as u8 }, dtype, shape, Inputs::new()))
     }
 
-    pub fn identity(&self, dtype: DType, rows: usize, cols: usize) -> Arc<Node> {
-        self.pending(Op::Identity, dtype, Shape::new(&[rows, cols]), Inputs::new())
+    pub fn identity(&self, dtype: DType, rows: usize, cols: usize) -> Result<Arc<Node>> {
+        if dtype.is_complex() {
+            let real = self.identity(dtype.real(), rows, cols)?;
+            return self.cast(&real, dtype);
+        }
+        Ok(self.pending(Op::Identity, dtype, Shape::new(&[rows, cols]), Inputs::new()))
     }
 
     pub fn unary(&self, op: UnaryOp, a: &Arc<Node>) -> Result<Arc<Node>> {
+        use UnaryOp::{Arg, Conj, Imag, IsFinite, Real};
+        if a.dtype.is_complex() || matches!(op, Conj | Real | Imag | Arg | IsFinite) {
+            if a.dtype == DType::Bool {
+                bail!(DTypeMismatch, "{} is not defined for bool arrays", op.name());
+            }
+            return self.complex_unary(op, a);
+        }
         let Some(t) = op.result_dtype(a.dtype) else {
             bail!(DTypeMismatch, "{} is not defined for {} arrays", op.name(), a.dtype);
         };
@@ -274,6 +302,9 @@ impl Graph<'_> {
     }
 
     pub fn binary(&self, op: BinaryOp, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
+        if a.dtype.is_complex() || b.dtype.is_complex() {
+            return self.complex_binary(op, a, b);
+        }
         if a.dtype != b.dtype {
             bail!(DTypeMismatch, "{}: operands have types {} and {}; cast one first", op.name(), a.dtype, b.dtype);
         }
@@ -315,9 +346,26 @@ impl Graph<'_> {
         Ok(Some(self.broadcast_to(&r, shape)?))
     }
 
-    /// `a op s` (or `s op a` when `scalar_first`), the scalar taking `a`'s type.
+    /// `a op s` (or `s op a` when `scalar_first`), the scalar taking `a`'s type (the type
+    /// of its parts for a complex `a`).
     pub fn binary_scalar(&self, op: BinaryOp, a: &Arc<Node>, s: f64, scalar_first: bool) -> Result<Arc<Node>> {
-        let c = self.operand(a.dtype, self.app_scalar(a.dtype, s)?);
+        let t = a.dtype.real();
+        let c = self.operand(t, self.app_scalar(t, s)?);
+        if scalar_first { self.binary(op, &c, a) } else { self.binary(op, a, &c) }
+    }
+
+    /// `a op (re + i im)` (or the scalar first): complex of `a`'s precision.
+    pub fn binary_scalar_complex(
+        &self,
+        op: BinaryOp,
+        a: &Arc<Node>,
+        (re, im): (f64, f64),
+        scalar_first: bool,
+    ) -> Result<Arc<Node>> {
+        let Some(t) = a.dtype.complex().filter(|_| a.dtype.is_float() || a.dtype.is_complex()) else {
+            bail!(DTypeMismatch, "{}: a complex scalar needs a float or complex array, not {}", op.name(), a.dtype);
+        };
+        let c = self.complex_scalar(t, re, im)?;
         if scalar_first { self.binary(op, &c, a) } else { self.binary(op, a, &c) }
     }
 
@@ -332,14 +380,24 @@ impl Graph<'_> {
         Ok(self.pending(Op::Select, a.dtype, shape, ops))
     }
 
-    pub fn cast(&self, a: &Arc<Node>, to: DType) -> Arc<Node> {
+    pub fn cast(&self, a: &Arc<Node>, to: DType) -> Result<Arc<Node>> {
         if a.dtype == to {
-            return a.clone();
+            return Ok(a.clone());
+        }
+        if to.is_complex() {
+            return self.cast_to_complex(a, to);
+        }
+        if a.dtype.is_complex() {
+            bail!(
+                DTypeMismatch,
+                "cast from {} to {to} would drop the imaginary part; take real (sl_real) or abs (sl_abs)",
+                a.dtype
+            );
         }
         if let Some((v, baked)) = constant(a) {
-            return self.fill(to, a.shape, v.cast(to), baked);
+            return Ok(self.fill(to, a.shape, v.cast(to), baked));
         }
-        self.pending(Op::Cast, to, a.shape, smallvec![a.clone()])
+        Ok(self.pending(Op::Cast, to, a.shape, smallvec![a.clone()]))
     }
 
     /// A view of `a` with shape `out`. Views of stored arrays that only re-index the
@@ -466,6 +524,7 @@ impl Graph<'_> {
         fill: f64,
     ) -> Result<Arc<Node>> {
         let fill = match boundary {
+            Boundary::Fill if a.dtype.is_complex() => Some(self.complex_scalar(a.dtype, fill, 0.0)?),
             Boundary::Fill => Some(self.operand(a.dtype, self.app_scalar(a.dtype, fill)?)),
             _ => {
                 if a.shape.numel() == 0 && out.numel() > 0 {
@@ -592,18 +651,27 @@ impl Graph<'_> {
         if dst.dtype == DType::Bool && mode == ScatterMode::Add {
             bail!(DTypeMismatch, "scatter: adding is not defined for bool arrays");
         }
+        if dst.dtype.is_complex() && mode != ScatterMode::Replace {
+            bail!(DTypeMismatch, "scatter: only replacing is implemented for {} arrays", dst.dtype);
+        }
         let mut refs: Vec<&Arc<Node>> = vec![values];
         refs.extend(indices.iter());
         let (shape, _) = self.broadcast_operands("scatter", &refs)?;
         let mut inputs = vec![dst.clone(), self.broadcast_to(values, shape)?];
         for i in indices {
-            let i = self.cast(i, DType::I64);
+            let i = self.cast(i, DType::I64)?;
             inputs.push(self.broadcast_to(&i, shape)?);
         }
         Ok(self.pending(Op::Scatter { mode }, dst.dtype, dst.shape, inputs))
     }
 
     pub fn reduce(&self, op: ReduceOp, a: &Arc<Node>, axis: Option<usize>) -> Result<Arc<Node>> {
+        if a.dtype.is_complex() {
+            if let Some(d) = axis {
+                check_dim(op.name(), d, a.shape.rank())?;
+            }
+            return self.complex_reduce(op, a, axis);
+        }
         let Some(t) = op.result_dtype(a.dtype) else {
             bail!(DTypeMismatch, "{} is not defined for {} arrays", op.name(), a.dtype);
         };
@@ -619,6 +687,10 @@ impl Graph<'_> {
 
     pub fn scan(&self, op: ScanOp, a: &Arc<Node>, axis: usize) -> Result<Arc<Node>> {
         let name = if op == ScanOp::Sum { "cumsum" } else { "cumprod" };
+        if a.dtype.is_complex() {
+            check_dim(name, axis, a.shape.rank())?;
+            return self.complex_scan(op, a, axis);
+        }
         let Some(t) = op.result_dtype(a.dtype) else {
             bail!(DTypeMismatch, "{name} is not defined for {} arrays", a.dtype);
         };
@@ -629,7 +701,12 @@ impl Graph<'_> {
     /// `a` (m x k) times `b` (k x n, or a vector of length k).
     pub fn matmul(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
         if !a.dtype.is_float() || a.dtype != b.dtype {
-            bail!(DTypeMismatch, "matmul needs two f32 or two f64 arrays, got {} and {}", a.dtype, b.dtype);
+            bail!(
+                DTypeMismatch,
+                "matmul needs two f32 or two f64 arrays (complex matmul is not implemented), got {} and {}",
+                a.dtype,
+                b.dtype
+            );
         }
         if a.shape.rank() != 2 || !(1..=2).contains(&b.shape.rank()) {
             bail!(ShapeMismatch, "matmul needs a matrix times a matrix or vector, got {} and {}", a.shape, b.shape);

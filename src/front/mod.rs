@@ -1,5 +1,6 @@
 //! The front end: handles, scopes, and building the graph from calls.
 
+mod complex;
 pub mod graph;
 pub mod handles;
 pub mod host;

@@ -33,10 +33,11 @@ pub const UNOWNED: u32 = u32::MAX;
 fn unary_cost(op: UnaryOp) -> f32 {
     use UnaryOp::*;
     match op {
-        Neg | Abs | Sign | Floor | Ceil | Round | Trunc | IsNan | IsInf | Not => 1.0,
+        Neg | Abs | Sign | Floor | Ceil | Round | Trunc | IsNan | IsInf | Not | Conj | Real | Imag | IsFinite => 1.0,
         Sqrt | Rsqrt | Rcp => 4.0,
         Cbrt | Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh
         | Tanh | Asinh | Acosh | Atanh | Erf => 20.0,
+        Arg => 25.0,
     }
 }
 
@@ -47,7 +48,7 @@ fn binary_cost(op: BinaryOp) -> f32 {
         Hypot => 6.0,
         Atan2 => 25.0,
         Pow => 40.0,
-        Add | Sub | Mul | Min | Max | Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor => 1.0,
+        Add | Sub | Mul | Min | Max | Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor | Complex => 1.0,
     }
 }
 

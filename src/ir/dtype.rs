@@ -12,16 +12,44 @@ pub enum DType {
     U8,
     /// Stored as one byte holding 0 or 1.
     Bool,
+    /// Complex numbers: two f32, real part first (C `float _Complex`).
+    C64,
+    /// Complex numbers: two f64, real part first (C `double _Complex`).
+    C128,
 }
 
 impl DType {
-    pub const ALL: [DType; 6] = [DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::Bool];
+    pub const ALL: [DType; 8] =
+        [DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::Bool, DType::C64, DType::C128];
 
     pub fn size(self) -> usize {
         match self {
             DType::F32 | DType::I32 => 4,
-            DType::F64 | DType::I64 => 8,
+            DType::F64 | DType::I64 | DType::C64 => 8,
             DType::U8 | DType::Bool => 1,
+            DType::C128 => 16,
+        }
+    }
+
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::C64 | DType::C128)
+    }
+
+    /// The type of a complex type's parts; a real type itself.
+    pub fn real(self) -> DType {
+        match self {
+            DType::C64 => DType::F32,
+            DType::C128 => DType::F64,
+            t => t,
+        }
+    }
+
+    /// The complex type whose parts are `self` (f64 for integers), or `None` for bool.
+    pub fn complex(self) -> Option<DType> {
+        match self {
+            DType::F32 | DType::C64 => Some(DType::C64),
+            DType::Bool => None,
+            _ => Some(DType::C128),
         }
     }
 
@@ -41,6 +69,8 @@ impl DType {
             DType::I64 => "i64",
             DType::U8 => "u8",
             DType::Bool => "bool",
+            DType::C64 => "c64",
+            DType::C128 => "c128",
         }
     }
 }
@@ -94,6 +124,7 @@ impl Scalar {
                 _ => self.as_f64() as u8,
             }),
             DType::Bool => Scalar::Bool(self.is_nonzero()),
+            DType::C64 | DType::C128 => no_complex_scalar(),
         }
     }
 
@@ -139,6 +170,7 @@ impl Scalar {
             DType::I64 => Scalar::I64(bits as i64),
             DType::U8 => Scalar::U8(bits as u8),
             DType::Bool => Scalar::Bool(bits & 1 != 0),
+            DType::C64 | DType::C128 => no_complex_scalar(),
         }
     }
 
@@ -149,6 +181,12 @@ impl Scalar {
     pub fn one(dtype: DType) -> Scalar {
         Scalar::I64(1).cast(dtype)
     }
+}
+
+/// A complex value is never one `Scalar`: the graph builds complex constants from their
+/// real and imaginary parts (front/complex.rs), so nothing asks for one.
+fn no_complex_scalar() -> ! {
+    unreachable!("complex values have no Scalar form")
 }
 
 impl PartialEq for Scalar {

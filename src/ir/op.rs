@@ -41,14 +41,25 @@ pub enum UnaryOp {
     IsInf,
     /// Logical not on bool, bitwise not on integers.
     Not,
+    /// Complex conjugate (the identity on real numbers).
+    Conj,
+    /// Real part (the identity on real numbers).
+    Real,
+    /// Imaginary part (0 for real numbers).
+    Imag,
+    /// Argument (phase angle) of a complex number, in [-pi, pi].
+    Arg,
+    /// Neither NaN nor infinite (for complex numbers: both parts).
+    IsFinite,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 34] = {
+    pub const ALL: [UnaryOp; 39] = {
         use UnaryOp::*;
         [
             Neg, Abs, Sign, Sqrt, Rsqrt, Cbrt, Rcp, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sin, Cos, Tan, Asin,
-            Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Erf, Floor, Ceil, Round, Trunc, IsNan, IsInf, Not,
+            Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Erf, Floor, Ceil, Round, Trunc, IsNan, IsInf, Not, Conj,
+            Real, Imag, Arg, IsFinite,
         ]
     };
 
@@ -86,8 +97,18 @@ impl UnaryOp {
     /// The result type for an input of type `t`, or `None` if the op does not accept `t`.
     pub fn result_dtype(self, t: DType) -> Option<DType> {
         use UnaryOp::*;
+        if t.is_complex() {
+            return match self {
+                Neg | Conj | Sqrt | Rcp | Exp | Log => Some(t),
+                Abs | Arg | Real | Imag => Some(t.real()),
+                IsNan | IsInf | IsFinite => Some(DType::Bool),
+                _ => None,
+            };
+        }
         match self {
-            IsNan | IsInf => Some(DType::Bool),
+            IsNan | IsInf | IsFinite => Some(DType::Bool),
+            Conj | Real | Imag => (t != DType::Bool).then_some(t),
+            Arg => t.is_float().then_some(t),
             Not => (t.is_integer() || t == DType::Bool).then_some(t),
             Neg | Abs | Sign | Floor | Ceil | Round | Trunc => (t != DType::Bool).then_some(t),
             _ => t.is_float().then_some(t),
@@ -131,6 +152,11 @@ impl UnaryOp {
             IsNan => "isnan",
             IsInf => "isinf",
             Not => "not",
+            Conj => "conj",
+            Real => "real",
+            Imag => "imag",
+            Arg => "arg",
+            IsFinite => "isfinite",
         }
     }
 }
@@ -157,18 +183,29 @@ pub enum BinaryOp {
     And,
     Or,
     Xor,
+    /// The complex number with real part `a` and imaginary part `b` (f32 parts make c64,
+    /// f64 parts c128).
+    Complex,
 }
 
 impl BinaryOp {
-    pub const ALL: [BinaryOp; 19] = {
+    pub const ALL: [BinaryOp; 20] = {
         use BinaryOp::*;
-        [Add, Sub, Mul, Div, Rem, Pow, Atan2, Hypot, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor]
+        [Add, Sub, Mul, Div, Rem, Pow, Atan2, Hypot, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor, Complex]
     };
 
     /// The result type when both operands have type `t`, or `None` if not accepted.
     pub fn result_dtype(self, t: DType) -> Option<DType> {
         use BinaryOp::*;
+        if t.is_complex() {
+            return match self {
+                Add | Sub | Mul | Div => Some(t),
+                Eq | Ne => Some(DType::Bool),
+                _ => None,
+            };
+        }
         match self {
+            Complex => t.is_float().then(|| t.complex()).flatten(),
             Eq | Ne | Lt | Le | Gt | Ge => Some(DType::Bool),
             And | Or | Xor => (t.is_integer() || t == DType::Bool).then_some(t),
             Atan2 | Hypot => t.is_float().then_some(t),
@@ -198,6 +235,7 @@ impl BinaryOp {
             And => "and",
             Or => "or",
             Xor => "xor",
+            Complex => "complex",
         }
     }
 }
@@ -227,6 +265,9 @@ impl ReduceOp {
     /// means of integers are f64, counts and arg-reductions are i64 indices.
     pub fn result_dtype(self, t: DType) -> Option<DType> {
         use ReduceOp::*;
+        if t.is_complex() {
+            return matches!(self, Sum | Prod | Mean).then_some(t);
+        }
         match self {
             Sum | Prod => match t {
                 DType::Bool => None,

@@ -615,7 +615,7 @@ static void c_unary(Fuzzer *f) {
     sl_array a = pick_handle(f, &as, 96);
     int op = (int)rand_below(&f->r, SL_NOT + 1);
     for (int tries = 0; tries < 4 && as >= 0 && unary_result(op, f->pool[as].s.dtype) < 0; tries++) op = (int)rand_below(&f->r, SL_NOT + 1);
-    if (rand_pct(&f->r, 2)) op = rand_pct(&f->r, 50) ? -1 : SL_NOT + 1 + (int)rand_below(&f->r, 100);
+    if (rand_pct(&f->r, 2)) op = rand_pct(&f->r, 50) ? -1 : SL_ISFINITE + 1 + (int)rand_below(&f->r, 100);
     x_unary(f, op, as, a, rand_pct(&f->r, 70) ? 0 : 1);
 }
 
@@ -676,7 +676,7 @@ static void c_binary(Fuzzer *f) {
     if (as >= 0 && rand_pct(&f->r, 85) && (bs = pick_partner(f, &f->pool[as].s, 1, 0)) >= 0) b = f->pool[bs].h;
     else b = pick_handle(f, &bs, 95);
     int op = pick_binary_op(f, as >= 0 ? f->pool[as].s.dtype : SL_F32);
-    if (rand_pct(&f->r, 2)) op = rand_pct(&f->r, 50) ? -1 : SL_XOR + 1 + (int)rand_below(&f->r, 10);
+    if (rand_pct(&f->r, 2)) op = rand_pct(&f->r, 50) ? -1 : SL_COMPLEX + 1 + (int)rand_below(&f->r, 10);
     x_binary(f, op, as, a, bs, b, rand_pct(&f->r, 70) ? 0 : 1);
 }
 

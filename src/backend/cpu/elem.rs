@@ -81,6 +81,10 @@ macro_rules! with_elem {
                 type $T = u8;
                 $body
             }
+            // Complex values are computed through their real parts (backend/cpu/complex.rs).
+            t @ ($crate::ir::DType::C64 | $crate::ir::DType::C128) => {
+                unreachable!("{t} values are not computed element by element")
+            }
         }
     };
 }

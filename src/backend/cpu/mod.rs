@@ -2,6 +2,7 @@
 //! pool of worker threads; intrinsics call well-kept crates.
 
 mod access;
+mod complex;
 mod elem;
 mod linalg;
 pub mod math;

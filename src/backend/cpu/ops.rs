@@ -5,6 +5,7 @@ use std::slice;
 
 use multiversion::multiversion;
 
+use super::complex;
 use super::elem::{CastTo, Elem, with_elem};
 use super::math::{self, BinaryFn, UnaryFn};
 use crate::ir::{BinaryOp, DType, UnaryOp};
@@ -339,6 +340,7 @@ pub unsafe fn unary(op: UnaryOp, dtype: DType, src: *const u8, dst: *mut u8, n: 
                 UnaryOp::IsNan | UnaryOp::IsInf => map1(src, dst, n, |_: u8| 0u8),
                 _ => unreachable!("{} on bool", op.name()),
             },
+            DType::C64 | DType::C128 => complex::part(op, dtype, src, dst, n),
         }
     }
 }
@@ -386,6 +388,7 @@ unsafe fn binary_float<T: Float>(op: BinaryOp, a: Opnd, b: Opnd, dst: *mut u8, n
             B::Pow => T::math_binary(BinaryFn::Pow, a, b, out(dst, n)),
             B::Atan2 => T::math_binary(BinaryFn::Atan2, a, b, out(dst, n)),
             B::Hypot => T::math_binary(BinaryFn::Hypot, a, b, out(dst, n)),
+            B::Complex => complex::join::<T>(a, b, dst, n),
             B::And | B::Or | B::Xor => unreachable!("bitwise op on a float"),
             _ => compare::<T>(op, a, b, dst, n),
         }
@@ -408,7 +411,7 @@ unsafe fn binary_int<T: Int>(op: BinaryOp, a: Opnd, b: Opnd, dst: *mut u8, n: us
             B::And => map2(a, b, dst, n, |x: T, y: T| x & y),
             B::Or => map2(a, b, dst, n, |x: T, y: T| x | y),
             B::Xor => map2(a, b, dst, n, |x: T, y: T| x ^ y),
-            B::Atan2 | B::Hypot => unreachable!("{} on integers", op.name()),
+            B::Atan2 | B::Hypot | B::Complex => unreachable!("{} on integers", op.name()),
             _ => compare::<T>(op, a, b, dst, n),
         }
     }
@@ -428,6 +431,7 @@ pub unsafe fn binary(op: BinaryOp, dtype: DType, a: Opnd, b: Opnd, dst: *mut u8,
             DType::I64 => binary_int::<i64>(op, a, b, dst, n),
             // bool values are 0/1, so the u8 bitwise ops and comparisons are the logical ones
             DType::U8 | DType::Bool => binary_int::<u8>(op, a, b, dst, n),
+            DType::C64 | DType::C128 => unreachable!("{} of complex values is computed from their parts", op.name()),
         }
     }
 }
@@ -438,6 +442,9 @@ pub unsafe fn binary(op: BinaryOp, dtype: DType, a: Opnd, b: Opnd, dst: *mut u8,
 /// As for `binary`; `cond` holds bytes.
 #[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
 pub unsafe fn select(dtype: DType, cond: Opnd, a: Opnd, b: Opnd, dst: *mut u8, n: usize) {
+    if dtype.is_complex() {
+        return unsafe { complex::select(dtype, cond, a, b, dst, n) };
+    }
     unsafe {
         with_elem!(dtype, T => {
             let d = out::<T>(dst, n);
@@ -489,6 +496,7 @@ where
             DType::I64 => map1(src, dst, n, |x: T| -> i64 { x.cast_to() }),
             DType::U8 => map1(src, dst, n, |x: T| -> u8 { x.cast_to() }),
             DType::Bool => map1(src, dst, n, |x: T| (x != T::default()) as u8),
+            DType::C64 | DType::C128 => unreachable!("casts to complex are built from parts"),
         }
     }
 }

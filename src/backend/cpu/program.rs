@@ -260,13 +260,15 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
     let n = k.insts.len();
     let mut uniform = vec![false; n];
     for (i, inst) in k.insts.iter().enumerate() {
-        uniform[i] = match inst {
-            Inst::Param { .. } | Inst::Const(_) => true,
-            Inst::Load { input, map } => address(*input, *map).is_some_and(|f| f.is_constant()),
-            Inst::Valid { map } => affine[*map as usize].is_some(),
-            Inst::Coord { .. } | Inst::Gather { .. } | Inst::Random { .. } => false,
-            _ => inst.operands().iter().all(|&a| uniform[a as usize]),
-        };
+        // A launch value is 8 bytes, so complex values always live in registers.
+        uniform[i] = !k.types[i].is_complex()
+            && match inst {
+                Inst::Param { .. } | Inst::Const(_) => true,
+                Inst::Load { input, map } => address(*input, *map).is_some_and(|f| f.is_constant()),
+                Inst::Valid { map } => affine[*map as usize].is_some(),
+                Inst::Coord { .. } | Inst::Gather { .. } | Inst::Random { .. } => false,
+                _ => inst.operands().iter().all(|&a| uniform[a as usize]),
+            };
     }
 
     // Values the outputs need, then the last instruction that reads each of them.
@@ -322,10 +324,15 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
             uniforms.push(u);
             continue;
         }
-        let dst = free.pop().unwrap_or_else(|| {
-            n_regs += 1;
-            (n_regs - 1) as u16
-        });
+        // Lanes of 16 bytes (c128) take two neighbouring registers, new ones.
+        let dst = match free.pop() {
+            Some(r) if ty.size() <= 8 => r,
+            reused => {
+                free.extend(reused);
+                n_regs += ty.size().div_ceil(8);
+                (n_regs - ty.size().div_ceil(8)) as u16
+            }
+        };
         let vi = match inst {
             Inst::Load { input, map } => {
                 VInst::Load { dst, input: *input as u16, access: access(address(*input, *map), *map) }
@@ -381,7 +388,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
                 && !ops[..j].contains(&a)
                 && let Some(Arg::Reg(r)) = slots[a as usize]
             {
-                free.push(r);
+                free.extend((r..).take(k.types[a as usize].size().div_ceil(8)));
             }
         }
     }

@@ -53,27 +53,49 @@ pub fn scatter(
     let idx_ptrs = indices.iter().map(host).collect::<Result<Vec<_>>>()?;
     let mut idx_iters: Vec<_> = indices.iter().map(|v| offsets(v, val_shape)).collect();
     let dense = dst_shape.dense_strides();
-    with_elem!(dtype, T => {
-        for val_off in offsets(val_v, val_shape) {
-            let mut target = 0i64;
-            let mut inside = true;
-            for (d, it) in idx_iters.iter_mut().enumerate() {
-                let off = it.next().expect("index arrays match the values");
-                let c = unsafe { *(idx_ptrs[d] as *const i64).offset(off as isize) };
-                inside &= (0..dst_shape.dim(d) as i64).contains(&c);
-                target += c * dense[d];
-            }
-            if !inside {
-                continue;
-            }
-            unsafe {
-                let v = *(vals as *const T).offset(val_off as isize);
-                let o = (out_ptr as *mut T).offset(target as isize);
-                *o = combine::<T>(mode, dtype, *o, v);
-            }
+    // Each value's target, or `None` when an index is out of range.
+    let targets = offsets(val_v, val_shape).map(|val_off| {
+        let mut target = 0i64;
+        let mut inside = true;
+        for (d, it) in idx_iters.iter_mut().enumerate() {
+            let off = it.next().expect("index arrays match the values");
+            let c = unsafe { *(idx_ptrs[d] as *const i64).offset(off as isize) };
+            inside &= (0..dst_shape.dim(d) as i64).contains(&c);
+            target += c * dense[d];
         }
+        inside.then_some((val_off, target))
     });
+    // SAFETY: targets are inside the dense output, value offsets inside the values.
+    unsafe {
+        match dtype {
+            // Complex values are only replaced (the front end refuses the other modes).
+            DType::C64 => write_values::<u64>(vals, out_ptr, targets, |_, new| new),
+            DType::C128 => write_values::<[u64; 2]>(vals, out_ptr, targets, |_, new| new),
+            _ => with_elem!(dtype, T => {
+                write_values::<T>(vals, out_ptr, targets, |old, new| combine::<T>(mode, dtype, old, new))
+            }),
+        }
+    }
     Ok(())
+}
+
+/// `out[target] = f(out[target], values[offset])` for each `(offset, target)`.
+///
+/// # Safety
+/// Every offset and target is an element of its array, of type `T`.
+unsafe fn write_values<T: Copy>(
+    vals: *const u8,
+    out: *mut u8,
+    targets: impl Iterator<Item = Option<(i64, i64)>>,
+    f: impl Fn(T, T) -> T,
+) {
+    for (val_off, target) in targets.flatten() {
+        unsafe {
+            let v = *(vals as *const T).offset(val_off as isize);
+            let o = (out as *mut T).offset(target as isize);
+            *o = f(*o, v);
+        }
+    }
 }
 
 fn combine<T: Elem>(mode: ScatterMode, dtype: DType, old: T, new: T) -> T {

@@ -405,7 +405,8 @@ unsafe fn copy_run(base: *const u8, size: usize, a: Lin, dst: *mut u8, len: usiz
         match size {
             1 => strided!(u8),
             4 => strided!(u32),
-            _ => strided!(u64),
+            8 => strided!(u64),
+            _ => strided!([u64; 2]),
         }
     }
 }
@@ -582,6 +583,7 @@ unsafe fn gather(f: &Frame, uni: &[u64], inp: &BoundInput, shape: &Shape, indice
             2 => gather_lanes(src as *const u16, d as *mut u16, &lanes, n),
             4 => gather_lanes(src as *const u32, d as *mut u32, &lanes, n),
             8 => gather_lanes(src as *const u64, d as *mut u64, &lanes, n),
+            16 => gather_lanes(src as *const [u64; 2], d as *mut [u64; 2], &lanes, n),
             size => unreachable!("elements of {size} bytes"),
         }
     }

@@ -507,13 +507,14 @@ impl<'k> Gen<'k> {
                         DType::I64 => format!("int64_t(packUint2x32(uvec2({}, {})))", w(0), w(1)),
                         DType::U8 => format!("({} & 0xFFu)", w(0)),
                         DType::Bool => format!("({} != 0u)", w(0)),
+                        DType::C64 | DType::C128 => unreachable!("complex parameters are passed as their parts"),
                     }
                 }
                 Inst::Const(s) => glsl::literal(s),
                 // Through an empty array (padded with a fill) nothing exists to read: every
                 // point is outside the fill boundary and the value is never used.
                 Inst::Load { map, .. } if k.maps[map as usize].steps.iter().any(|s| s.src.numel() == 0) => {
-                    glsl::literal(Scalar::zero(t))
+                    if t.is_complex() { format!("{}(0)", glsl::reg_type(t)) } else { glsl::literal(Scalar::zero(t)) }
                 }
                 Inst::Load { input, map } => {
                     let (coords, _) = self.map(map, &mut out)?;
@@ -688,7 +689,7 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         .filter_map(|(t, &l)| l.then_some(t))
         .chain(k.inputs.iter().map(|i| &i.dtype))
         .chain(k.outputs.iter().map(|o| &o.dtype))
-        .any(|t| *t == DType::F64);
+        .any(|t| matches!(t, DType::F64 | DType::C128));
     if uses_f64 && !target.float64 {
         return Err("the device has no 64-bit floats (shaderFloat64)".into());
     }

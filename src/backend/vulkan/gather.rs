@@ -53,7 +53,8 @@ fn source(t: DType, base: usize, src: usize, inputs: usize) -> String {
     let word = match t.size() {
         1 => "uint8_t",
         4 => "uint",
-        _ => "uint64_t",
+        8 => "uint64_t",
+        _ => "u64vec2",
     };
     let mut s = String::from(
         "#version 450\n\

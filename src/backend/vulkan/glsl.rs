@@ -16,6 +16,8 @@ pub fn reg_type(t: DType) -> &'static str {
         DType::I64 => "int64_t",
         DType::U8 => "uint",
         DType::Bool => "bool",
+        DType::C64 => "vec2",
+        DType::C128 => "dvec2",
     }
 }
 
@@ -168,6 +170,13 @@ impl Helpers {
                     _ => self.call(op.name(), t, &[a]),
                 }
             }
+            // Complex values are vec2/dvec2 (real, imaginary); their arithmetic is built
+            // from real ops on the parts (front/complex.rs).
+            DType::C64 | DType::C128 => match op {
+                U::Real => format!("{a}.x"),
+                U::Imag => format!("{a}.y"),
+                _ => unreachable!("{} of complex values is computed from their parts", op.name()),
+            },
             DType::Bool => match op {
                 U::Not => format!("(!{a})"),
                 U::IsNan | U::IsInf => "false".into(),
@@ -233,6 +242,7 @@ impl Helpers {
                 B::Pow => self.call("pow", t, &[a, b]),
                 B::Atan2 => self.call("atan2", t, &[a, b]),
                 B::Hypot => self.call("hypot", t, &[a, b]),
+                B::Complex => format!("{}({a}, {b})", reg_type(t.complex().expect("a float type"))),
                 _ => unreachable!("{} on floats", op.name()),
             },
             DType::Bool => match op {

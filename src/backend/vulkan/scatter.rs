@@ -23,6 +23,7 @@ fn bits(t: DType) -> (&'static str, &'static str) {
         DType::I64 => ("uint64_t(x)", "int64_t(w)"),
         DType::U8 => ("x", "w"),
         DType::Bool => ("(x ? 1u : 0u)", "(w != 0u)"),
+        DType::C64 | DType::C128 => unreachable!("complex scatters run on the CPU"),
     }
 }
 
@@ -104,6 +105,8 @@ impl VulkanExecutor {
         let feature = match dtype {
             DType::F64 => self.target.float64 && (*mode == ScatterMode::Replace || caps.int64_atomics),
             DType::I64 => *mode == ScatterMode::Replace || caps.int64_atomics,
+            // Elements of two words have no atomic claim here: the CPU scatters them.
+            DType::C64 | DType::C128 => false,
             _ => true,
         };
         let numbers = words(dst_shape, values_shape, inputs);

@@ -86,7 +86,8 @@ fn source(t: DType) -> String {
     let (word, reg) = match t.size() {
         1 => ("uint8_t", "uint"),
         4 => ("uint", "uint"),
-        _ => ("uint64_t", "uint64_t"),
+        8 => ("uint64_t", "uint64_t"),
+        _ => ("u64vec2", "u64vec2"),
     };
     let mut s = String::from(
         "#version 450\n\

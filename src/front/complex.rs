@@ -1,0 +1,252 @@
+//! Complex arithmetic as real arithmetic on the parts. A complex array is stored
+//! interleaved (real, imaginary); the graph's only complex operations are taking a part
+//! (`Real`, `Imag`), making a complex value from two real ones (`Complex`), and moving
+//! values (views, select, concat, gather, scatter). Everything else an application asks of
+//! complex values is written here in terms of real ops on the parts, so both executors
+//! fuse, cache and compare it like any real work, and compute it with their real math
+//! library.
+
+use std::sync::Arc;
+
+use super::graph::Graph;
+use crate::ir::{BinaryOp, DType, Node, NodeState, Op, ReduceOp, Result, Scalar, ScanOp, Shape, UnaryOp, bail};
+
+impl Graph<'_> {
+    /// The real and imaginary parts of `z` (a real `z` has a zero imaginary part).
+    pub fn parts(&self, z: &Arc<Node>) -> Result<(Arc<Node>, Arc<Node>)> {
+        if !z.dtype.is_complex() {
+            return Ok((z.clone(), self.zero(z.dtype)));
+        }
+        // A value made from its parts gives them back (a chain of complex ops then
+        // never goes through the interleaved form).
+        if z.op == Op::Binary(BinaryOp::Complex)
+            && let NodeState::Pending { inputs, .. } = &*z.state()
+        {
+            return Ok((self.broadcast_to(&inputs[0], z.shape)?, self.broadcast_to(&inputs[1], z.shape)?));
+        }
+        let part = |op| self.pending(Op::Unary(op), z.dtype.real(), z.shape, smallvec::smallvec![z.clone()]);
+        Ok((part(UnaryOp::Real), part(UnaryOp::Imag)))
+    }
+
+    /// The complex value with parts `re` and `im` (of one float type; they broadcast).
+    pub fn make_complex(&self, re: &Arc<Node>, im: &Arc<Node>) -> Result<Arc<Node>> {
+        self.binary(BinaryOp::Complex, re, im)
+    }
+
+    /// A rank-0 zero of real type `t`, compiled into the kernel.
+    fn zero(&self, t: DType) -> Arc<Node> {
+        self.fill(t, Shape::SCALAR, Scalar::zero(t), true)
+    }
+
+    /// A rank-0 constant of real type `t`, compiled into the kernel.
+    fn real_constant(&self, t: DType, v: f64) -> Arc<Node> {
+        self.fill(t, Shape::SCALAR, Scalar::F64(v).cast(t), true)
+    }
+
+    /// `a` converted to complex type `to`: a real `a` gets a zero imaginary part.
+    pub(crate) fn cast_to_complex(&self, a: &Arc<Node>, to: DType) -> Result<Arc<Node>> {
+        if a.dtype == DType::Bool {
+            bail!(DTypeMismatch, "cast: bool arrays have no complex value; select between two constants");
+        }
+        let (re, im) = self.parts(a)?;
+        let part = to.real();
+        self.make_complex(&self.cast(&re, part)?, &self.cast(&im, part)?)
+    }
+
+    /// A complex application scalar `re + i im` as a rank-0 operand of complex type `t`.
+    pub fn complex_scalar(&self, t: DType, re: f64, im: f64) -> Result<Arc<Node>> {
+        let part = t.real();
+        let (re, im) = (self.app_scalar(part, re)?, self.app_scalar(part, im)?);
+        self.make_complex(&self.operand(part, re), &self.operand(part, im))
+    }
+
+    /// Unary ops on complex values, and the complex-only ops on real values.
+    pub(crate) fn complex_unary(&self, op: UnaryOp, z: &Arc<Node>) -> Result<Arc<Node>> {
+        use UnaryOp as U;
+        if !z.dtype.is_complex() {
+            return match op {
+                U::Real | U::Conj => Ok(z.clone()),
+                U::Imag => self.broadcast_to(&self.zero(z.dtype), z.shape),
+                U::IsFinite => {
+                    let bad = self.binary(BinaryOp::Or, &self.unary(U::IsNan, z)?, &self.unary(U::IsInf, z)?)?;
+                    self.unary(U::Not, &bad)
+                }
+                // A real number's argument: pi for negative numbers (and -0), else 0.
+                U::Arg => self.binary(BinaryOp::Atan2, &self.zero(z.dtype), z),
+                _ => unreachable!("{} of real values is the real op", op.name()),
+            };
+        }
+        if op.result_dtype(z.dtype).is_none() {
+            let why = if op.is_transcendental() {
+                "not implemented for complex numbers yet"
+            } else {
+                "complex numbers have no order or bits; take real, imag or abs first"
+            };
+            bail!(DTypeMismatch, "{} is not defined for {} arrays ({why})", op.name(), z.dtype);
+        }
+        let (re, im) = self.parts(z)?;
+        let (b, u) = (|o, x: &Arc<Node>, y: &Arc<Node>| self.binary(o, x, y), |o, x: &Arc<Node>| self.unary(o, x));
+        match op {
+            U::Real => Ok(re),
+            U::Imag => Ok(im),
+            U::Neg => self.make_complex(&u(U::Neg, &re)?, &u(U::Neg, &im)?),
+            U::Conj => self.make_complex(&re, &u(U::Neg, &im)?),
+            // hypot scales, so |z| overflows only when the result does.
+            U::Abs => b(BinaryOp::Hypot, &re, &im),
+            U::Arg => b(BinaryOp::Atan2, &im, &re),
+            U::IsNan | U::IsInf => b(BinaryOp::Or, &u(op, &re)?, &u(op, &im)?),
+            U::IsFinite => b(BinaryOp::And, &u(op, &re)?, &u(op, &im)?),
+            U::Rcp => {
+                let one = self.make_complex(&self.real_constant(re.dtype, 1.0), &self.zero(re.dtype))?;
+                self.complex_binary(BinaryOp::Div, &one, z)
+            }
+            // e^re (cos im, sin im); a zero imaginary part stays exactly zero (e^re may
+            // be infinite, and infinity times 0 would be NaN).
+            U::Exp => {
+                let e = u(U::Exp, &re)?;
+                let zero_im = b(BinaryOp::Eq, &im, &self.zero(im.dtype))?;
+                let im_out = self.select(&zero_im, &im, &b(BinaryOp::Mul, &e, &u(U::Sin, &im)?)?)?;
+                self.make_complex(&b(BinaryOp::Mul, &e, &u(U::Cos, &im)?)?, &im_out)
+            }
+            U::Log => self.make_complex(&u(U::Log, &b(BinaryOp::Hypot, &re, &im)?)?, &b(BinaryOp::Atan2, &im, &re)?),
+            U::Sqrt => self.complex_sqrt(&re, &im),
+            _ => unreachable!("refused above"),
+        }
+    }
+
+    /// The principal square root: with t = sqrt((|re| + |z|) / 2) (halves added, so
+    /// nothing overflows), sqrt(z) = (t, im / 2t) for re >= 0, else (|im| / 2t, ±t) with
+    /// the sign of im; 0 at 0.
+    fn complex_sqrt(&self, re: &Arc<Node>, im: &Arc<Node>) -> Result<Arc<Node>> {
+        let (b, u) = (|o, x: &Arc<Node>, y: &Arc<Node>| self.binary(o, x, y), |o, x: &Arc<Node>| self.unary(o, x));
+        let t = re.dtype;
+        let half = self.real_constant(t, 0.5);
+        let modulus = b(BinaryOp::Hypot, re, im)?;
+        let sum =
+            b(BinaryOp::Add, &b(BinaryOp::Mul, &half, &u(UnaryOp::Abs, re)?)?, &b(BinaryOp::Mul, &half, &modulus)?)?;
+        let root = u(UnaryOp::Sqrt, &sum)?;
+        // im / 2t, as (im / t) / 2 so that 2t cannot overflow.
+        let other = b(BinaryOp::Mul, &b(BinaryOp::Div, im, &root)?, &half)?;
+        let zero = self.zero(t);
+        let nonneg = b(BinaryOp::Ge, re, &zero)?;
+        let out_re = self.select(&nonneg, &root, &u(UnaryOp::Abs, &other)?)?;
+        let signed_root = self.select(&b(BinaryOp::Lt, im, &zero)?, &u(UnaryOp::Neg, &root)?, &root)?;
+        let out_im = self.select(&nonneg, &other, &signed_root)?;
+        // At 0 the formulas divide 0 by 0.
+        let at_zero = b(BinaryOp::Eq, &root, &zero)?;
+        self.make_complex(&self.select(&at_zero, &zero, &out_re)?, &self.select(&at_zero, im, &out_im)?)
+    }
+
+    /// Binary ops with a complex operand; the other may be real of the parts' type (a
+    /// scalar operand), which then counts as a complex number with no imaginary part.
+    pub(crate) fn complex_binary(&self, op: BinaryOp, x: &Arc<Node>, y: &Arc<Node>) -> Result<Arc<Node>> {
+        let complex = if x.dtype.is_complex() { x.dtype } else { y.dtype };
+        let part = complex.real();
+        for a in [x, y] {
+            if a.dtype != complex && a.dtype != part {
+                bail!(DTypeMismatch, "{}: operands have types {} and {}; cast one first", op.name(), x.dtype, y.dtype);
+            }
+        }
+        if BinaryOp::result_dtype(op, complex).is_none() {
+            let why = match op {
+                BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Min | BinaryOp::Max => {
+                    "complex numbers have no order; compare abs or real parts"
+                }
+                BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => "complex numbers have no bits to combine",
+                _ => "not implemented for complex numbers",
+            };
+            bail!(DTypeMismatch, "{} is not defined for {} arrays ({why})", op.name(), complex);
+        }
+        let (b, u) = (|o, p: &Arc<Node>, q: &Arc<Node>| self.binary(o, p, q), |o, p: &Arc<Node>| self.unary(o, p));
+        let (xr, xi) = self.parts(x)?;
+        let (yr, yi) = self.parts(y)?;
+        let (x_real, y_real) = (!x.dtype.is_complex(), !y.dtype.is_complex());
+        match op {
+            BinaryOp::Add | BinaryOp::Sub => {
+                let im = match (x_real, y_real) {
+                    (false, true) => xi,
+                    (true, _) if op == BinaryOp::Add => yi,
+                    (true, _) => u(UnaryOp::Neg, &yi)?,
+                    _ => b(op, &xi, &yi)?,
+                };
+                self.make_complex(&b(op, &xr, &yr)?, &im)
+            }
+            // Times a real number: each part.
+            BinaryOp::Mul if x_real || y_real => {
+                let (s, re, im) = if x_real { (&xr, &yr, &yi) } else { (&yr, &xr, &xi) };
+                self.make_complex(&b(op, re, s)?, &b(op, im, s)?)
+            }
+            BinaryOp::Mul => {
+                let re = b(BinaryOp::Sub, &b(op, &xr, &yr)?, &b(op, &xi, &yi)?)?;
+                let im = b(BinaryOp::Add, &b(op, &xr, &yi)?, &b(op, &xi, &yr)?)?;
+                self.make_complex(&re, &im)
+            }
+            BinaryOp::Div if y_real => self.make_complex(&b(op, &xr, &yr)?, &b(op, &xi, &yr)?),
+            BinaryOp::Div => self.smith_division(&xr, &xi, &yr, &yi),
+            BinaryOp::Eq => b(BinaryOp::And, &b(op, &xr, &yr)?, &b(op, &xi, &yi)?),
+            BinaryOp::Ne => b(BinaryOp::Or, &b(op, &xr, &yr)?, &b(op, &xi, &yi)?),
+            _ => unreachable!("refused above"),
+        }
+    }
+
+    /// (a + ib) / (c + id) by Smith's method: divide through by the larger of |c|, |d|,
+    /// so no intermediate overflows unless the result does.
+    fn smith_division(&self, a: &Arc<Node>, bi: &Arc<Node>, c: &Arc<Node>, d: &Arc<Node>) -> Result<Arc<Node>> {
+        use BinaryOp::{Add, Div, Mul, Sub};
+        let (b, u) = (|o, p: &Arc<Node>, q: &Arc<Node>| self.binary(o, p, q), |o, p: &Arc<Node>| self.unary(o, p));
+        let wide = b(BinaryOp::Ge, &u(UnaryOp::Abs, c)?, &u(UnaryOp::Abs, d)?)?;
+        // |c| >= |d|: r = d/c, den = c + d r, ((a + b r) / den, (b - a r) / den).
+        let r1 = b(Div, d, c)?;
+        let den1 = b(Add, c, &b(Mul, d, &r1)?)?;
+        let re1 = b(Div, &b(Add, a, &b(Mul, bi, &r1)?)?, &den1)?;
+        let im1 = b(Div, &b(Sub, bi, &b(Mul, a, &r1)?)?, &den1)?;
+        // otherwise: r = c/d, den = d + c r, ((a r + b) / den, (b r - a) / den).
+        let r2 = b(Div, c, d)?;
+        let den2 = b(Add, d, &b(Mul, c, &r2)?)?;
+        let re2 = b(Div, &b(Add, &b(Mul, a, &r2)?, bi)?, &den2)?;
+        let im2 = b(Div, &b(Sub, &b(Mul, bi, &r2)?, a)?, &den2)?;
+        self.make_complex(&self.select(&wide, &re1, &re2)?, &self.select(&wide, &im1, &im2)?)
+    }
+
+    /// Reductions of complex values: sums and means part by part; a product as the
+    /// product of the moduli at the sum of the arguments (the polar form multiplies).
+    pub(crate) fn complex_reduce(&self, op: ReduceOp, z: &Arc<Node>, axis: Option<usize>) -> Result<Arc<Node>> {
+        let (re, im) = self.parts(z)?;
+        match op {
+            ReduceOp::Sum | ReduceOp::Mean => {
+                self.make_complex(&self.reduce(op, &re, axis)?, &self.reduce(op, &im, axis)?)
+            }
+            ReduceOp::Prod => {
+                let modulus = self.reduce(ReduceOp::Prod, &self.binary(BinaryOp::Hypot, &re, &im)?, axis)?;
+                let angle = self.reduce(ReduceOp::Sum, &self.binary(BinaryOp::Atan2, &im, &re)?, axis)?;
+                self.polar(&modulus, &angle)
+            }
+            _ => bail!(
+                DTypeMismatch,
+                "{} is not defined for {} arrays (complex numbers have no order; reduce abs or the parts)",
+                op.name(),
+                z.dtype
+            ),
+        }
+    }
+
+    /// Scans of complex values, as `complex_reduce` folds them.
+    pub(crate) fn complex_scan(&self, op: ScanOp, z: &Arc<Node>, axis: usize) -> Result<Arc<Node>> {
+        let (re, im) = self.parts(z)?;
+        match op {
+            ScanOp::Sum => self.make_complex(&self.scan(op, &re, axis)?, &self.scan(op, &im, axis)?),
+            ScanOp::Prod => {
+                let modulus = self.scan(ScanOp::Prod, &self.binary(BinaryOp::Hypot, &re, &im)?, axis)?;
+                let angle = self.scan(ScanOp::Sum, &self.binary(BinaryOp::Atan2, &im, &re)?, axis)?;
+                self.polar(&modulus, &angle)
+            }
+        }
+    }
+
+    /// `r (cos theta, sin theta)`.
+    pub fn polar(&self, r: &Arc<Node>, theta: &Arc<Node>) -> Result<Arc<Node>> {
+        let re = self.binary(BinaryOp::Mul, r, &self.unary(UnaryOp::Cos, theta)?)?;
+        let im = self.binary(BinaryOp::Mul, r, &self.unary(UnaryOp::Sin, theta)?)?;
+        self.make_complex(&re, &im)
+    }
+}
