@@ -58,7 +58,7 @@ pub fn pending_subgraph(roots: &[Arc<Node>], epoch: u32, size_hint: usize) -> Su
         fused_before: bool,
         next_input: u32,
     }
-    let mut stack: Vec<Visit> = Vec::new();
+    let mut stack: Vec<Visit> = Vec::with_capacity(size_hint.min(64));
     // Enters node `n`, read at position `pos` of `sub.inputs` (none for a root).
     let enter = |n: &Arc<Node>, pos: Option<u32>, sub: &mut Subgraph, stack: &mut Vec<Visit>| {
         let start = sub.inputs.len() as u32;
@@ -109,6 +109,21 @@ pub fn pending_subgraph(roots: &[Arc<Node>], epoch: u32, size_hint: usize) -> Su
         }
     }
     sub
+}
+
+/// Per stored slot, the last step that reads it (the step storing it, if none does).
+fn last_reads(steps: &[StepRecipe], slots: usize) -> Vec<u32> {
+    let mut last = vec![0; slots];
+    for (s, step) in steps.iter().enumerate() {
+        let read = step.inputs.iter().filter_map(|src| match *src {
+            Source::Stored(slot) => Some(slot),
+            Source::Leaf(_) => None,
+        });
+        for slot in step.outputs.iter().copied().chain(read) {
+            last[slot as usize] = s as u32;
+        }
+    }
+    last
 }
 
 /// Plans the flush of subgraph `sub` (from `pending_subgraph(roots, ..)`): decides what
@@ -196,5 +211,7 @@ pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &
         steps.push(step);
     }
     let slot_types = stored.iter().map(|&i| (order[i as usize].dtype, order[i as usize].shape)).collect();
-    Ok(Recipe { steps, stored, slot_types, is_stored: store })
+    let uses = sub.uses();
+    let last_read = last_reads(&steps, stored.len());
+    Ok(Recipe { steps, stored, slot_types, is_stored: store, uses, last_read })
 }
