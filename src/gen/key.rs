@@ -57,7 +57,9 @@ pub struct TraceKey {
     words: Vec<u64>,
     /// Per node: where its words start, and where its inputs' words start.
     starts: Vec<(u32, u32)>,
-    hash: u64,
+    /// The words' hash, once computed (`hash`): a key found again by its words alone
+    /// needs none.
+    hash: Option<u64>,
 }
 
 impl PartialEq for TraceKey {
@@ -134,13 +136,27 @@ impl TraceKey {
         for i in roots.iter().filter_map(|r| sub.index_of(r)) {
             words[starts[i].0 as usize] |= ROOT;
         }
-        let mut h = FxHasher::default();
-        words.hash(&mut h);
-        self.hash = h.finish();
+        self.hash = None;
     }
 
-    pub fn hash(&self) -> u64 {
-        self.hash
+    /// Whether `self` and `other` are the keys of equal flushes, told by their words
+    /// alone (for a key not hashed yet).
+    pub fn same_words(&self, other: &TraceKey) -> bool {
+        self.words == other.words
+    }
+
+    /// The hash of a filled key, computed once.
+    pub fn hash(&mut self) -> u64 {
+        *self.hash.get_or_insert_with(|| {
+            let mut h = FxHasher::default();
+            self.words.hash(&mut h);
+            h.finish()
+        })
+    }
+
+    /// Takes `hash` as the key's hash: that of a key with the same words.
+    pub fn set_hash(&mut self, hash: u64) {
+        self.hash = Some(hash);
     }
 
     /// Nodes in the flush.

@@ -25,6 +25,9 @@ pub struct TraceCache {
     stats: CacheStats,
     /// The key of the flush last looked up, built in place: a hit allocates no key.
     current: TraceKey,
+    /// The hash of the entry hit last: a loop's flush is usually the one before it, found
+    /// by comparing its words without hashing them.
+    last_hit: Option<u64>,
 }
 
 impl TraceCache {
@@ -36,6 +39,7 @@ impl TraceCache {
             clock: 0,
             stats: CacheStats::default(),
             current: TraceKey::default(),
+            last_hit: None,
         }
     }
 
@@ -53,10 +57,16 @@ impl TraceCache {
         self.stats.lookups += 1;
         self.clock += 1;
         self.current.fill(sub, roots);
-        let key = &self.current;
-        let found = self.buckets.get_mut(&key.hash()).and_then(|b| b.iter_mut().find(|e| e.key == *key));
+        let again = |h: &u64| self.buckets.get(h).is_some_and(|b| b.iter().any(|e| e.key.same_words(&self.current)));
+        if let Some(h) = self.last_hit.filter(again) {
+            self.current.set_hash(h);
+        }
+        let key = &mut self.current;
+        let hash = key.hash();
+        let found = self.buckets.get_mut(&hash).and_then(|b| b.iter_mut().find(|e| e.key == *key));
         match found {
             Some(e) => {
+                self.last_hit = Some(hash);
                 e.last_use = self.clock;
                 self.stats.hits += 1;
                 self.stats.saved_ns += e.build_ns;
@@ -77,7 +87,7 @@ impl TraceCache {
     /// least recently used entry when full. Finding it scans every entry: this happens
     /// only on a miss, which costs a compile anyway.
     pub fn insert(&mut self, recipe: Arc<Recipe>, build_ns: u64) {
-        let key = std::mem::take(&mut self.current);
+        let mut key = std::mem::take(&mut self.current);
         if self.stats.entries as usize >= self.capacity {
             let oldest = self.buckets.iter().flat_map(|(&h, b)| b.iter().map(move |e| (e.last_use, h))).min();
             if let Some((last_use, hash)) = oldest {
@@ -91,8 +101,9 @@ impl TraceCache {
             }
         }
         self.clock += 1;
+        let hash = key.hash();
         let entry = Entry { key, recipe, build_ns, last_use: self.clock };
-        self.buckets.entry(entry.key.hash()).or_default().push(entry);
+        self.buckets.entry(hash).or_default().push(entry);
         self.stats.entries += 1;
     }
 
