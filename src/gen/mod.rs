@@ -40,15 +40,16 @@ impl Default for GenOptions {
 }
 
 /// Pending nodes reachable from `roots`, inputs before consumers; nodes outside it that
-/// they read (leaves) are marked with their first position among the inputs.
-pub fn pending_subgraph(roots: &[Arc<Node>], epoch: u32, size_hint: usize) -> Subgraph {
-    let mut sub = Subgraph {
-        epoch,
-        order: Vec::with_capacity(size_hint),
-        ranges: Vec::with_capacity(size_hint),
-        inputs: Vec::with_capacity(size_hint * 2),
-        fused_before: Vec::with_capacity(size_hint),
-    };
+/// they read (leaves) are marked with their first position among the inputs. The lists
+/// are `spare`'s (an empty subgraph whose lists a flush gave back), sized for at least
+/// `size_hint` nodes.
+pub fn pending_subgraph(roots: &[Arc<Node>], epoch: u32, size_hint: usize, spare: Subgraph) -> Subgraph {
+    let mut sub = Subgraph { epoch, ..spare };
+    debug_assert!(sub.order.is_empty() && sub.inputs.is_empty(), "spare lists are empty");
+    sub.order.reserve(size_hint);
+    sub.ranges.reserve(size_hint);
+    sub.inputs.reserve(size_hint * 2);
+    sub.fused_before.reserve(size_hint);
     // A node being visited is marked with index u32::MAX until it is placed.
     let visiting = u32::MAX;
     struct Visit {

@@ -93,6 +93,9 @@ struct Core {
     epoch: AtomicU32,
     /// Nodes in the last flush: programs repeat, so the next is likely as large.
     last_flush_nodes: AtomicUsize,
+    /// The lists of a subgraph that a flush run now gave back (emptied), for the next
+    /// flush's: a loop's reads then allocate none.
+    spare_lists: Mutex<Option<Subgraph>>,
     /// Held while a flush is planned, so a node is scheduled once.
     planning: Mutex<TraceCache>,
     macros: Mutex<MacroCache>,
@@ -126,6 +129,9 @@ impl Core {
                     if let Some(start) = hit {
                         cache.note_hit_time(start.elapsed().as_nanos() as u64);
                     }
+                    let mut sub = sub;
+                    sub.clear();
+                    *self.spare_lists.lock() = Some(sub);
                     drop(cache);
                     profile.end(None);
                     return;
@@ -197,7 +203,8 @@ impl Core {
     /// The pending subgraph of `roots` for a new flush (the planning lock must be held).
     fn subgraph(&self, roots: &[Arc<Node>]) -> Subgraph {
         let epoch = self.epoch.fetch_add(1, Ordering::Relaxed).wrapping_add(1).max(1);
-        let sub = r#gen::pending_subgraph(roots, epoch, self.last_flush_nodes.load(Ordering::Relaxed));
+        let spare = self.spare_lists.lock().take().unwrap_or_default();
+        let sub = r#gen::pending_subgraph(roots, epoch, self.last_flush_nodes.load(Ordering::Relaxed), spare);
         self.last_flush_nodes.store(sub.order.len(), Ordering::Relaxed);
         sub
     }
@@ -483,6 +490,7 @@ impl Scheduler {
             flushes: AtomicU64::new(0),
             epoch: AtomicU32::new(0),
             last_flush_nodes: AtomicUsize::new(0),
+            spare_lists: Mutex::new(None),
             planning: Mutex::new(TraceCache::new(opts.trace_cache_entries)),
             macro_clock: macros.clock(),
             macros: Mutex::new(macros),
