@@ -10,6 +10,8 @@ mod recipe;
 
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 pub use build::Subgraph;
 use build::{KernelBuilder, LEAF_MARK, Leaf};
 pub use key::{Difference, TraceKey};
@@ -59,9 +61,10 @@ pub fn pending_subgraph(roots: &[Arc<Node>], epoch: u32, size_hint: usize, spare
         fused_before: bool,
         next_input: u32,
     }
-    let mut stack: Vec<Visit> = Vec::with_capacity(size_hint.min(64));
+    // Inline for the depth of a small flush's graph.
+    let mut stack: SmallVec<[Visit; 16]> = SmallVec::new();
     // Enters node `n`, read at position `pos` of `sub.inputs` (none for a root).
-    let enter = |n: &Arc<Node>, pos: Option<u32>, sub: &mut Subgraph, stack: &mut Vec<Visit>| {
+    let enter = |n: &Arc<Node>, pos: Option<u32>, sub: &mut Subgraph, stack: &mut SmallVec<[Visit; 16]>| {
         let start = sub.inputs.len() as u32;
         let mut fused_before = false;
         let pending = n.with_pending(|inputs, fused| {

@@ -385,7 +385,8 @@ impl Drop for Node {
         if inputs.is_empty() {
             return;
         }
-        let mut stack: Vec<Arc<Node>> = std::mem::take(inputs).into_vec();
+        // Inline for the few nodes a small flush leaves behind (its fused, unstored values).
+        let mut stack: smallvec::SmallVec<[Arc<Node>; 8]> = std::mem::take(inputs).into_iter().collect();
         while let Some(mut node) = stack.pop() {
             // Unlinked in place (moving a node out of its Arc would copy it).
             if let Some(owned) = Arc::get_mut(&mut node)
