@@ -125,10 +125,14 @@ impl Core {
         match self.plan(&mut cache, &sub, &roots) {
             Ok((recipe, hit)) => {
                 profile.planned();
-                if for_read && self.run_now(&recipe, &sub) {
+                // What a hit took instead of planning: keying the flush, finding its
+                // entry and, for a sequence, instantiating it (not running it).
+                let note_hit = |cache: &mut TraceCache| {
                     if let Some(start) = hit {
                         cache.note_hit_time(start.elapsed().as_nanos() as u64);
                     }
+                };
+                if for_read && self.run_now(&recipe, &sub, || note_hit(&mut cache)) {
                     let mut sub = sub;
                     sub.clear();
                     *self.spare_lists.lock() = Some(sub);
@@ -137,9 +141,7 @@ impl Core {
                     return;
                 }
                 let plan = recipe.instantiate(&sub);
-                if let Some(start) = hit {
-                    cache.note_hit_time(start.elapsed().as_nanos() as u64);
-                }
+                note_hit(&mut cache);
                 // Dispatched under the planning lock: sequences reach the engine in the
                 // order they were planned, as the execution thread waits on the promises
                 // of earlier ones.
@@ -162,8 +164,8 @@ impl Core {
     /// no step lists, no hand-off; each stored node becomes ready (or failed) as its value
     /// is made. Only where running steps one at a time costs nothing extra, the work is
     /// small, every leaf is computed and the engine is idle; false otherwise, and nothing
-    /// has run.
-    fn run_now(&self, recipe: &Recipe, sub: &Subgraph) -> bool {
+    /// has run. `starting` is called just before the steps run.
+    fn run_now(&self, recipe: &Recipe, sub: &Subgraph, starting: impl FnOnce()) -> bool {
         let engine = &self.engine;
         if !engine.executor().runs_steps_alone_cheaply() || check::mode() == check::Mode::Compute {
             return false;
@@ -182,6 +184,7 @@ impl Core {
         let run = |step: StepCall, outs: &mut StepValues| engine.run_step_now(step, outs);
         let mut slots = SlotValues::new();
         let ran = engine.try_inline(|| {
+            starting();
             let (param, site) = (|i: u32| r#gen::fill_value(&order[i as usize]), |i: u32| order[i as usize].site);
             recipe.run_now(leaf, param, site, run, &mut slots)
         });
