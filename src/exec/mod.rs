@@ -297,6 +297,12 @@ pub trait Executor: Send + Sync {
             done(i, outcome);
         }
     }
+    /// Whether steps run one at a time with `run` cost no more than together with
+    /// `run_steps` (nothing to batch into a submission): a small flush for a blocking
+    /// read then runs its recipe step by step on the reading thread, without a sequence.
+    fn runs_steps_alone_cheaply(&self) -> bool {
+        false
+    }
     /// The most values one fused kernel may store: the planner starts another kernel
     /// beyond it (a device binds each output as a buffer, and some have few binding slots).
     fn max_kernel_outputs(&self) -> usize {

@@ -15,6 +15,7 @@ use crate::ir::{
 
 /// The pending nodes a flush computes, inputs before consumers, with each node's inputs.
 /// Each node in it carries its index as its plan mark for this flush's epoch.
+#[derive(Default)]
 pub struct Subgraph {
     pub epoch: u32,
     pub order: Vec<Arc<Node>>,
@@ -29,6 +30,14 @@ pub struct Subgraph {
 pub(crate) const LEAF_MARK: u32 = 1 << 31;
 
 impl Subgraph {
+    /// Empties the lists (dropping the subgraph's references), keeping their memory.
+    pub fn clear(&mut self) {
+        self.order.clear();
+        self.ranges.clear();
+        self.inputs.clear();
+        self.fused_before.clear();
+    }
+
     pub fn index_of(&self, n: &Node) -> Option<usize> {
         n.plan_index(self.epoch)
             .filter(|&i| (i as usize) < self.order.len() && self.order[i as usize].id == n.id)

@@ -52,11 +52,14 @@ const LEAF_AGAIN: u64 = 3;
 const ROOT: u64 = 1 << 8;
 const FUSED_BEFORE: u64 = 1 << 9;
 
+#[derive(Default)]
 pub struct TraceKey {
     words: Vec<u64>,
     /// Per node: where its words start, and where its inputs' words start.
     starts: Vec<(u32, u32)>,
-    hash: u64,
+    /// The words' hash, once computed (`hash`): a key found again by its words alone
+    /// needs none.
+    hash: Option<u64>,
 }
 
 impl PartialEq for TraceKey {
@@ -97,23 +100,20 @@ fn shape_at(words: &[u64]) -> Shape {
 }
 
 impl TraceKey {
-    pub fn of(sub: &Subgraph, roots: &[Arc<Node>]) -> TraceKey {
-        let n = sub.order.len();
-        let mut is_root = vec![false; n];
-        for r in roots {
-            if let Some(i) = sub.index_of(r) {
-                is_root[i] = true;
-            }
-        }
-        let mut words = Vec::with_capacity(n * 12);
-        let mut starts = Vec::with_capacity(n);
+    /// Makes this the key of flush `sub` of `roots`, reusing its lists (a trace cache
+    /// keys every flush into the same one, so a hit allocates nothing).
+    pub fn fill(&mut self, sub: &Subgraph, roots: &[Arc<Node>]) {
+        let TraceKey { words, starts, .. } = self;
+        words.clear();
+        starts.clear();
+        words.reserve(sub.order.len() * 12);
         for (i, nd) in sub.order.iter().enumerate() {
             let start = words.len() as u32;
             let inputs = sub.inputs_at(i);
-            let flags = if is_root[i] { ROOT } else { 0 } | if sub.fused_before[i] { FUSED_BEFORE } else { 0 };
+            let flags = if sub.fused_before[i] { FUSED_BEFORE } else { 0 };
             words.push(nd.dtype as u64 | flags | (inputs.len() as u64) << 16);
-            push_shape(&mut words, &nd.shape);
-            push_op(&mut words, &nd.op);
+            push_shape(words, &nd.shape);
+            push_op(words, &nd.op);
             let inputs_start = words.len() as u32;
             let (first_pos, _) = sub.ranges[i];
             for (k, input) in inputs.iter().enumerate() {
@@ -122,7 +122,7 @@ impl TraceKey {
                     words.extend([NODE_INPUT, j as u64]);
                 } else if sub.leaf_position(input) == Some(pos) {
                     words.extend([LEAF_FIRST, input.dtype as u64]);
-                    push_shape(&mut words, &input.shape);
+                    push_shape(words, &input.shape);
                     let layout = leaf_layout(input);
                     words.push(layout.offset as u64);
                     words.extend(layout.strides[..input.shape.rank()].iter().map(|&s| s as u64));
@@ -132,13 +132,31 @@ impl TraceKey {
             }
             starts.push((start, inputs_start));
         }
-        let mut h = FxHasher::default();
-        words.hash(&mut h);
-        TraceKey { words, starts, hash: h.finish() }
+        // Roots are few: their flags are set once every node has its words.
+        for i in roots.iter().filter_map(|r| sub.index_of(r)) {
+            words[starts[i].0 as usize] |= ROOT;
+        }
+        self.hash = None;
     }
 
-    pub fn hash(&self) -> u64 {
-        self.hash
+    /// Whether `self` and `other` are the keys of equal flushes, told by their words
+    /// alone (for a key not hashed yet).
+    pub fn same_words(&self, other: &TraceKey) -> bool {
+        self.words == other.words
+    }
+
+    /// The hash of a filled key, computed once.
+    pub fn hash(&mut self) -> u64 {
+        *self.hash.get_or_insert_with(|| {
+            let mut h = FxHasher::default();
+            self.words.hash(&mut h);
+            h.finish()
+        })
+    }
+
+    /// Takes `hash` as the key's hash: that of a key with the same words.
+    pub fn set_hash(&mut self, hash: u64) {
+        self.hash = Some(hash);
     }
 
     /// Nodes in the flush.

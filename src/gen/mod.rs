@@ -10,6 +10,8 @@ mod recipe;
 
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 pub use build::Subgraph;
 use build::{KernelBuilder, LEAF_MARK, Leaf};
 pub use key::{Difference, TraceKey};
@@ -40,15 +42,16 @@ impl Default for GenOptions {
 }
 
 /// Pending nodes reachable from `roots`, inputs before consumers; nodes outside it that
-/// they read (leaves) are marked with their first position among the inputs.
-pub fn pending_subgraph(roots: &[Arc<Node>], epoch: u32, size_hint: usize) -> Subgraph {
-    let mut sub = Subgraph {
-        epoch,
-        order: Vec::with_capacity(size_hint),
-        ranges: Vec::with_capacity(size_hint),
-        inputs: Vec::with_capacity(size_hint * 2),
-        fused_before: Vec::with_capacity(size_hint),
-    };
+/// they read (leaves) are marked with their first position among the inputs. The lists
+/// are `spare`'s (an empty subgraph whose lists a flush gave back), sized for at least
+/// `size_hint` nodes.
+pub fn pending_subgraph(roots: &[Arc<Node>], epoch: u32, size_hint: usize, spare: Subgraph) -> Subgraph {
+    let mut sub = Subgraph { epoch, ..spare };
+    debug_assert!(sub.order.is_empty() && sub.inputs.is_empty(), "spare lists are empty");
+    sub.order.reserve(size_hint);
+    sub.ranges.reserve(size_hint);
+    sub.inputs.reserve(size_hint * 2);
+    sub.fused_before.reserve(size_hint);
     // A node being visited is marked with index u32::MAX until it is placed.
     let visiting = u32::MAX;
     struct Visit {
@@ -58,9 +61,10 @@ pub fn pending_subgraph(roots: &[Arc<Node>], epoch: u32, size_hint: usize) -> Su
         fused_before: bool,
         next_input: u32,
     }
-    let mut stack: Vec<Visit> = Vec::new();
+    // Inline for the depth of a small flush's graph.
+    let mut stack: SmallVec<[Visit; 16]> = SmallVec::new();
     // Enters node `n`, read at position `pos` of `sub.inputs` (none for a root).
-    let enter = |n: &Arc<Node>, pos: Option<u32>, sub: &mut Subgraph, stack: &mut Vec<Visit>| {
+    let enter = |n: &Arc<Node>, pos: Option<u32>, sub: &mut Subgraph, stack: &mut SmallVec<[Visit; 16]>| {
         let start = sub.inputs.len() as u32;
         let mut fused_before = false;
         let pending = n.with_pending(|inputs, fused| {
@@ -109,6 +113,21 @@ pub fn pending_subgraph(roots: &[Arc<Node>], epoch: u32, size_hint: usize) -> Su
         }
     }
     sub
+}
+
+/// Per stored slot, the last step that reads it (the step storing it, if none does).
+fn last_reads(steps: &[StepRecipe], slots: usize) -> Vec<u32> {
+    let mut last = vec![0; slots];
+    for (s, step) in steps.iter().enumerate() {
+        let read = step.inputs.iter().filter_map(|src| match *src {
+            Source::Stored(slot) => Some(slot),
+            Source::Leaf(_) => None,
+        });
+        for slot in step.outputs.iter().copied().chain(read) {
+            last[slot as usize] = s as u32;
+        }
+    }
+    last
 }
 
 /// Plans the flush of subgraph `sub` (from `pending_subgraph(roots, ..)`): decides what
@@ -196,5 +215,7 @@ pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &
         steps.push(step);
     }
     let slot_types = stored.iter().map(|&i| (order[i as usize].dtype, order[i as usize].shape)).collect();
-    Ok(Recipe { steps, stored, slot_types, is_stored: store })
+    let uses = sub.uses();
+    let last_read = last_reads(&steps, stored.len());
+    Ok(Recipe { steps, stored, slot_types, is_stored: store, uses, last_read })
 }

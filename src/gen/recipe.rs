@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap as HashMap;
 use smallvec::SmallVec;
 
 use super::build::Subgraph;
@@ -27,6 +26,10 @@ pub enum Source {
 
 /// How a node outside the subgraph is read: its elements' layout.
 pub fn leaf_layout(n: &Node) -> Layout {
+    // A computed leaf (the usual one) is read without its lock.
+    if let Some(v) = n.computed() {
+        return v.layout;
+    }
     match &*n.state() {
         NodeState::Ready(v) => layout_of(n, Some(v)),
         _ => layout_of(n, None),
@@ -40,6 +43,9 @@ pub fn layout_of(n: &Node, value: Option<&Value>) -> Layout {
 }
 
 pub fn leaf_binding(n: &Node) -> Binding {
+    if let Some(v) = n.computed() {
+        return Binding::Value(v.clone());
+    }
     match &*n.state() {
         NodeState::Ready(v) => Binding::Value(v.clone()),
         NodeState::Scheduled(p) => Binding::Promise(p.clone()),
@@ -86,17 +92,24 @@ pub struct Recipe {
     pub slot_types: Vec<(DType, Shape)>,
     /// Per subgraph node, whether it is stored.
     pub is_stored: Vec<bool>,
+    /// Per subgraph node, how many times nodes of the subgraph read it
+    /// (`Subgraph::uses`, the same for every flush with the recipe's key).
+    pub uses: Vec<usize>,
+    /// Per stored slot, the step that reads it last (or stores it, if none reads it).
+    pub last_read: Vec<u32>,
 }
 
 /// The promise of each stored slot of a sequence.
 pub type Promises = SmallVec<[Arc<Promise>; 4]>;
 
 /// A planned flush: the sequence to submit, the nodes it computes (with the promise
-/// each will be fulfilled through), and pending nodes it computed without storing.
+/// each will be fulfilled through, in slot order), pending nodes it computed without
+/// storing, and the recipe it was made from.
 pub struct Plan {
     pub seq: ProgramSequence,
     pub scheduled: Vec<(Arc<Node>, Arc<Promise>)>,
     pub unstored: Vec<Arc<Node>>,
+    recipe: Arc<Recipe>,
 }
 
 impl Recipe {
@@ -230,7 +243,7 @@ impl Recipe {
     }
 
     /// The plan for `sub`, which must have the key the recipe was made for.
-    pub fn instantiate(&self, sub: &Subgraph) -> Plan {
+    pub fn instantiate(self: &Arc<Self>, sub: &Subgraph) -> Plan {
         let order = &sub.order;
         let (seq, promises) = self.sequence(
             |pos| leaf_binding(&sub.inputs[pos as usize]),
@@ -242,6 +255,7 @@ impl Recipe {
             seq,
             scheduled: self.stored.iter().zip(promises).map(|(&i, p)| (order[i as usize].clone(), p)).collect(),
             unstored: unstored.map(|(n, _)| n.clone()).collect(),
+            recipe: self.clone(),
         }
     }
 }
@@ -262,41 +276,26 @@ impl Plan {
         if self.scheduled.iter().all(|(n, _)| n.has_handles()) {
             return;
         }
+        // What depends only on the key (which node reads which, which step reads a slot
+        // last) comes from the recipe; what the application holds now, from the nodes.
+        let Recipe { is_stored, uses, last_read, stored, .. } = &*self.recipe;
         let n = sub.order.len();
-        let uses = sub.uses();
-        let mut stored = vec![false; n];
-        for (node, _) in &self.scheduled {
-            if let Some(i) = sub.index_of(node) {
-                stored[i] = true;
-            }
-        }
-        let mut later = vec![false; n];
+        let mut later: SmallVec<[bool; 64]> = smallvec::smallvec![false; n];
         for r in roots.iter().filter_map(|r| sub.index_of(r)) {
             later[r] = true;
         }
         // Readers come after what they read: each node's verdict is final when reached.
         for i in (0..n).rev() {
-            later[i] |= sub.order[i].has_handles() || sub.held_elsewhere(i, &uses, stored[i] as usize);
-            if later[i] && !stored[i] {
+            later[i] |= sub.order[i].has_handles() || sub.held_elsewhere(i, uses, is_stored[i] as usize);
+            if later[i] && !is_stored[i] {
                 for j in sub.inputs_at(i).iter().filter_map(|x| sub.index_of(x)) {
                     later[j] = true;
                 }
             }
         }
-        let mut last_read: HashMap<*const Promise, usize> = HashMap::default();
-        for (s, step) in self.seq.steps.iter().enumerate() {
-            for b in &step.inputs {
-                if let Binding::Promise(p) = b {
-                    last_read.insert(Arc::as_ptr(p), s);
-                }
-            }
-            for out in &step.outputs {
-                last_read.entry(Arc::as_ptr(&out.promise)).or_insert(s);
-            }
-        }
-        let dead = self.scheduled.iter().filter(|(node, _)| sub.index_of(node).is_some_and(|i| !later[i]));
+        let dead = self.scheduled.iter().enumerate().filter(|&(slot, _)| !later[stored[slot] as usize]);
         let mut release: Vec<(usize, Arc<Promise>)> =
-            dead.map(|(_, p)| (last_read[&Arc::as_ptr(p)], p.clone())).collect();
+            dead.map(|(slot, (_, p))| (last_read[slot] as usize, p.clone())).collect();
         release.sort_by_key(|(s, _)| *s);
         self.seq.release_after = release;
     }

@@ -254,7 +254,20 @@ impl Node {
         }
     }
 
-    /// Marks a pending node failed (its work could not even be planned).
+    /// Gives a pending node its value, computed on this thread by a flush that made no
+    /// promise for it (the planning lock was held, so no one else could plan it).
+    pub fn complete(&self, value: Value) {
+        let mut st = self.state.lock();
+        // Checked before writing: a ready node's state is read without the lock.
+        assert!(matches!(*st, NodeState::Pending { .. }), "only pending nodes are completed");
+        let inputs = std::mem::replace(&mut *st, NodeState::Ready(value));
+        // Only once the state is written: `computed` then reads it without the lock.
+        self.ready.store(true, Ordering::Release);
+        drop(st);
+        drop(inputs);
+    }
+
+    /// Marks a pending node failed (its work could not be planned or run).
     pub fn fail(&self, e: Arc<Error>) {
         let mut st = self.state.lock();
         if matches!(*st, NodeState::Pending { .. }) {
@@ -372,7 +385,8 @@ impl Drop for Node {
         if inputs.is_empty() {
             return;
         }
-        let mut stack: Vec<Arc<Node>> = std::mem::take(inputs).into_vec();
+        // Inline for the few nodes a small flush leaves behind (its fused, unstored values).
+        let mut stack: smallvec::SmallVec<[Arc<Node>; 8]> = std::mem::take(inputs).into_iter().collect();
         while let Some(mut node) = stack.pop() {
             // Unlinked in place (moving a node out of its Arc would copy it).
             if let Some(owned) = Arc::get_mut(&mut node)

@@ -24,7 +24,7 @@ use crate::check;
 pub use crate::exec::CacheStats;
 use crate::exec::engine::Engine;
 use crate::exec::{Lent, ProgramSequence, StepCall, StepValues};
-use crate::r#gen::{self, GenOptions, Plan, Recipe, SlotValues, Subgraph, TraceKey, leaf_binding};
+use crate::r#gen::{self, GenOptions, Plan, Recipe, SlotValues, Subgraph, leaf_binding};
 use crate::ir::{CallSite, Error, Inputs, Node, Op, Promise, Result, Scalar, Value, bail};
 use crate::profile::{self, TraceOutcome};
 
@@ -93,6 +93,9 @@ struct Core {
     epoch: AtomicU32,
     /// Nodes in the last flush: programs repeat, so the next is likely as large.
     last_flush_nodes: AtomicUsize,
+    /// The lists of a subgraph that a flush run now gave back (emptied), for the next
+    /// flush's: a loop's reads then allocate none.
+    spare_lists: Mutex<Option<Subgraph>>,
     /// Held while a flush is planned, so a node is scheduled once.
     planning: Mutex<TraceCache>,
     macros: Mutex<MacroCache>,
@@ -110,7 +113,7 @@ impl Core {
 
     fn flush(&self, roots: &[Arc<Node>], for_read: bool) {
         let mut cache = self.planning.lock();
-        let roots: Vec<Arc<Node>> = roots.iter().filter(|r| r.is_pending()).cloned().collect();
+        let roots: SmallVec<[Arc<Node>; 4]> = roots.iter().filter(|r| r.is_pending()).cloned().collect();
         if roots.is_empty() {
             return;
         }
@@ -120,8 +123,25 @@ impl Core {
         // Counted when planning starts: compiling (a shader, for a GPU) may take a while.
         self.flushes.fetch_add(1, Ordering::Relaxed);
         match self.plan(&mut cache, &sub, &roots) {
-            Ok(plan) => {
+            Ok((recipe, hit)) => {
                 profile.planned();
+                // What a hit took instead of planning: keying the flush, finding its
+                // entry and, for a sequence, instantiating it (not running it).
+                let note_hit = |cache: &mut TraceCache| {
+                    if let Some(start) = hit {
+                        cache.note_hit_time(start.elapsed().as_nanos() as u64);
+                    }
+                };
+                if for_read && self.run_now(&recipe, &sub, || note_hit(&mut cache)) {
+                    let mut sub = sub;
+                    sub.clear();
+                    *self.spare_lists.lock() = Some(sub);
+                    drop(cache);
+                    profile.end(None);
+                    return;
+                }
+                let plan = recipe.instantiate(&sub);
+                note_hit(&mut cache);
                 // Dispatched under the planning lock: sequences reach the engine in the
                 // order they were planned, as the execution thread waits on the promises
                 // of earlier ones.
@@ -139,10 +159,55 @@ impl Core {
         }
     }
 
+    /// Runs a small flush for a blocking read on this thread (the planning lock must be
+    /// held), step by step from `recipe` without building a program sequence: no promises,
+    /// no step lists, no hand-off; each stored node becomes ready (or failed) as its value
+    /// is made. Only where running steps one at a time costs nothing extra, the work is
+    /// small, every leaf is computed and the engine is idle; false otherwise, and nothing
+    /// has run. `starting` is called just before the steps run.
+    fn run_now(&self, recipe: &Recipe, sub: &Subgraph, starting: impl FnOnce()) -> bool {
+        let engine = &self.engine;
+        if !engine.executor().runs_steps_alone_cheaply() || check::mode() == check::Mode::Compute {
+            return false;
+        }
+        let elements: usize = recipe.slot_types.iter().map(|(_, shape)| shape.numel()).sum();
+        if elements > self.opts.inline_elements {
+            return false;
+        }
+        // Leaves still being computed (or failed) go through the engine, which waits for
+        // them (or passes their failure on).
+        if sub.inputs.iter().any(|n| sub.index_of(n).is_none() && n.computed().is_none()) {
+            return false;
+        }
+        let order = &sub.order;
+        let leaf = |pos: u32| sub.inputs[pos as usize].computed().expect("leaves are computed");
+        let run = |step: StepCall, outs: &mut StepValues| engine.run_step_now(step, outs);
+        let mut slots = SlotValues::new();
+        let ran = engine.try_inline(|| {
+            starting();
+            let (param, site) = (|i: u32| r#gen::fill_value(&order[i as usize]), |i: u32| order[i as usize].site);
+            recipe.run_now(leaf, param, site, run, &mut slots)
+        });
+        if ran.is_none() {
+            return false;
+        }
+        for (&i, slot) in recipe.stored.iter().zip(slots) {
+            match slot.expect("every slot is stored by a step") {
+                Ok(value) => order[i as usize].complete(value),
+                Err(e) => order[i as usize].fail(e),
+            }
+        }
+        for (n, _) in order.iter().zip(&recipe.is_stored).filter(|(n, stored)| !**stored && n.has_handles()) {
+            n.mark_fused_unstored();
+        }
+        true
+    }
+
     /// The pending subgraph of `roots` for a new flush (the planning lock must be held).
     fn subgraph(&self, roots: &[Arc<Node>]) -> Subgraph {
         let epoch = self.epoch.fetch_add(1, Ordering::Relaxed).wrapping_add(1).max(1);
-        let sub = r#gen::pending_subgraph(roots, epoch, self.last_flush_nodes.load(Ordering::Relaxed));
+        let spare = self.spare_lists.lock().take().unwrap_or_default();
+        let sub = r#gen::pending_subgraph(roots, epoch, self.last_flush_nodes.load(Ordering::Relaxed), spare);
         self.last_flush_nodes.store(sub.order.len(), Ordering::Relaxed);
         sub
     }
@@ -196,6 +261,8 @@ impl Core {
                 out.read_back = true;
             }
         }
+        // Sized once: the stored nodes' input lists, and the subgraph's two lists below.
+        plan.seq.retired.reserve(plan.scheduled.len() + 2);
         for (node, promise) in &plan.scheduled {
             plan.seq.retired.push(node.schedule(promise.clone()));
         }
@@ -243,29 +310,31 @@ impl Core {
         Ok((recipe, made))
     }
 
-    /// The plan for subgraph `sub`: replayed from the trace cache when an equal flush
-    /// was planned before, otherwise built (and cached).
-    fn plan(&self, cache: &mut TraceCache, sub: &Subgraph, roots: &[Arc<Node>]) -> Result<Plan> {
+    /// The recipe for subgraph `sub`: from the trace cache when an equal flush was
+    /// planned before (with when the lookup started), otherwise built (and cached).
+    fn plan(
+        &self,
+        cache: &mut TraceCache,
+        sub: &Subgraph,
+        roots: &[Arc<Node>],
+    ) -> Result<(Arc<Recipe>, Option<Instant>)> {
         let exec = &**self.engine.executor();
         // Compute comparison plans differently (every value stored): not from the cache.
         if !cache.enabled() || check::mode() == check::Mode::Compute {
-            return Ok(r#gen::compile(sub, roots, exec, &self.gen_options())?.instantiate(sub));
+            return Ok((Arc::new(r#gen::compile(sub, roots, exec, &self.gen_options())?), None));
         }
         let start = Instant::now();
-        let key = TraceKey::of(sub, roots);
-        if let Some(recipe) = cache.lookup(&key) {
+        if let Some(recipe) = cache.lookup(sub, roots) {
             profile::note_trace(TraceOutcome::Hit);
-            let plan = recipe.instantiate(sub);
-            cache.note_hit_time(start.elapsed().as_nanos() as u64);
-            return Ok(plan);
+            return Ok((recipe, Some(start)));
         }
         profile::note_trace(TraceOutcome::Miss);
         if self.opts.explain_misses {
-            eprintln!("sluice: {}", cache.explain_miss(&key, sub));
+            eprintln!("sluice: {}", cache.explain_miss(sub));
         }
         let recipe = Arc::new(r#gen::compile(sub, roots, exec, &self.opts.r#gen)?);
-        cache.insert(key, recipe.clone(), start.elapsed().as_nanos() as u64);
-        Ok(recipe.instantiate(sub))
+        cache.insert(recipe.clone(), start.elapsed().as_nanos() as u64);
+        Ok((recipe, None))
     }
 }
 
@@ -424,6 +493,7 @@ impl Scheduler {
             flushes: AtomicU64::new(0),
             epoch: AtomicU32::new(0),
             last_flush_nodes: AtomicUsize::new(0),
+            spare_lists: Mutex::new(None),
             planning: Mutex::new(TraceCache::new(opts.trace_cache_entries)),
             macro_clock: macros.clock(),
             macros: Mutex::new(macros),

@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::CacheStats;
 use crate::r#gen::{Recipe, Subgraph, TraceKey};
+use crate::ir::Node;
 
 struct Entry {
     key: TraceKey,
@@ -22,12 +23,24 @@ pub struct TraceCache {
     buckets: HashMap<u64, Vec<Entry>>,
     clock: u64,
     stats: CacheStats,
+    /// The key of the flush last looked up, built in place: a hit allocates no key.
+    current: TraceKey,
+    /// The hash of the entry hit last: a loop's flush is usually the one before it, found
+    /// by comparing its words without hashing them.
+    last_hit: Option<u64>,
 }
 
 impl TraceCache {
     /// A cache holding at most `capacity` recipes (0 disables it).
     pub fn new(capacity: usize) -> TraceCache {
-        TraceCache { capacity, buckets: HashMap::default(), clock: 0, stats: CacheStats::default() }
+        TraceCache {
+            capacity,
+            buckets: HashMap::default(),
+            clock: 0,
+            stats: CacheStats::default(),
+            current: TraceKey::default(),
+            last_hit: None,
+        }
     }
 
     pub fn enabled(&self) -> bool {
@@ -38,12 +51,22 @@ impl TraceCache {
         self.stats
     }
 
-    pub fn lookup(&mut self, key: &TraceKey) -> Option<Arc<Recipe>> {
+    /// The recipe cached for flush `sub` of `roots`. On a miss, `insert` and
+    /// `explain_miss` then refer to this flush.
+    pub fn lookup(&mut self, sub: &Subgraph, roots: &[Arc<Node>]) -> Option<Arc<Recipe>> {
         self.stats.lookups += 1;
         self.clock += 1;
-        let found = self.buckets.get_mut(&key.hash()).and_then(|b| b.iter_mut().find(|e| e.key == *key));
+        self.current.fill(sub, roots);
+        let again = |h: &u64| self.buckets.get(h).is_some_and(|b| b.iter().any(|e| e.key.same_words(&self.current)));
+        if let Some(h) = self.last_hit.filter(again) {
+            self.current.set_hash(h);
+        }
+        let key = &mut self.current;
+        let hash = key.hash();
+        let found = self.buckets.get_mut(&hash).and_then(|b| b.iter_mut().find(|e| e.key == *key));
         match found {
             Some(e) => {
+                self.last_hit = Some(hash);
                 e.last_use = self.clock;
                 self.stats.hits += 1;
                 self.stats.saved_ns += e.build_ns;
@@ -60,10 +83,11 @@ impl TraceCache {
         self.stats.hit_ns += ns;
     }
 
-    /// Adds the recipe built for `key` in `build_ns`, evicting the least recently used
-    /// entry when full. Finding it scans every entry: this happens only on a miss, which
-    /// costs a compile anyway.
-    pub fn insert(&mut self, key: TraceKey, recipe: Arc<Recipe>, build_ns: u64) {
+    /// Adds the recipe built in `build_ns` for the flush that last missed, evicting the
+    /// least recently used entry when full. Finding it scans every entry: this happens
+    /// only on a miss, which costs a compile anyway.
+    pub fn insert(&mut self, recipe: Arc<Recipe>, build_ns: u64) {
+        let mut key = std::mem::take(&mut self.current);
         if self.stats.entries as usize >= self.capacity {
             let oldest = self.buckets.iter().flat_map(|(&h, b)| b.iter().map(move |e| (e.last_use, h))).min();
             if let Some((last_use, hash)) = oldest {
@@ -77,13 +101,15 @@ impl TraceCache {
             }
         }
         self.clock += 1;
+        let hash = key.hash();
         let entry = Entry { key, recipe, build_ns, last_use: self.clock };
-        self.buckets.entry(entry.key.hash()).or_default().push(entry);
+        self.buckets.entry(hash).or_default().push(entry);
         self.stats.entries += 1;
     }
 
-    /// Why `key` (of flush `sub`) missed: where it departs from the nearest cached key.
-    pub fn explain_miss(&self, key: &TraceKey, sub: &Subgraph) -> String {
+    /// Why flush `sub` missed (the last lookup): where it departs from the nearest cached key.
+    pub fn explain_miss(&self, sub: &Subgraph) -> String {
+        let key = &self.current;
         let head = format!("trace cache miss: a flush of {} ops", key.nodes());
         let nearest = self.buckets.values().flatten().max_by_key(|e| key.common_nodes(&e.key));
         let Some(near) = nearest else {

@@ -89,4 +89,8 @@ impl Executor for CpuExecutor {
     fn stop_threads(&self) {
         self.workers.stop();
     }
+
+    fn runs_steps_alone_cheaply(&self) -> bool {
+        true
+    }
 }
