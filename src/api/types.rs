@@ -346,8 +346,10 @@ pub struct sl_cache_stats {
     /// Planning and compiling time the hits skipped, in nanoseconds (what building each
     /// hit entry took when it was first made; trace cache only).
     pub saved_ns: u64,
-    /// What the hits took instead, in nanoseconds: keying the flush, finding and
-    /// instantiating its entry (trace cache only).
+    /// What the hits took instead, in nanoseconds: keying the flush and finding its entry,
+    /// plus binding the entry to the flush's arrays where the flush is handed to the
+    /// execution thread (a small read run on the reading thread binds as it runs; trace
+    /// cache only).
     pub hit_ns: u64,
 }
 
