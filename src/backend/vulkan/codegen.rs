@@ -4,7 +4,8 @@
 //! parameters are read from a word buffer (binding 0, the *meta* buffer), and so are the
 //! kernel's scalar parameters, so one compiled pipeline serves every kernel with the same
 //! structure (pipelines are cached by source). Three launch forms:
-//! - element-wise: one invocation per domain point (grid-stride loop);
+//! - element-wise: one invocation per domain point (grid-stride loop), or per
+//!   `points_per_step` consecutive points when random values share generator blocks;
 //! - reduction over everything: each workgroup folds its points, combines its threads
 //!   in a shared-memory tree and writes a partial; a second one-workgroup pass folds the
 //!   partials and writes the results;
@@ -216,6 +217,9 @@ struct Gen<'k> {
     /// Per map: the GLSL names of the coordinates it reaches and of its validity flag,
     /// once emitted.
     maps: Vec<Option<(Vec<String>, String)>>,
+    /// The variables each random array keeps from one element to the next, declared at the
+    /// start of `main` (`Helpers::random_cache`).
+    random_caches: String,
     /// Per input when inputs are packed: its pack and the meta slot of its first element.
     packed: Option<Vec<(usize, String)>>,
     /// Packs (bindings after the meta buffer); 0 when inputs are bound one by one.
@@ -641,6 +645,18 @@ impl<'k> Gen<'k> {
     }
 }
 
+/// `Helpers::random_cache` of each random array `k` computes.
+fn random_caches(k: &Kernel) -> String {
+    let live = k.live();
+    let mut s = String::new();
+    for (i, inst) in k.insts.iter().enumerate().filter(|(i, _)| live[*i]) {
+        if let Inst::Random { dist, .. } = *inst {
+            s += &Helpers::random_cache(k.types[i], dist, &format!("r{i}"));
+        }
+    }
+    s
+}
+
 /// Shared memory of `tree`.
 fn tree_shared() -> String {
     format!("shared uvec2 sh_a[{LOCAL}];\nshared int64_t sh_i[{LOCAL}];\n")
@@ -650,6 +666,21 @@ fn tree_shared() -> String {
 /// workgroups along x and y (`Grid::groups`).
 const GRID_LOOP: &str = "gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x; \
                          li_ < meta.w[0]; li_ += gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x";
+
+/// Consecutive domain points an element-wise invocation takes at each step of its grid
+/// loop: as many as one generator block gives values of the kernel's random arrays (four
+/// f32, two f64), so that each block is computed once; one without random values. At most
+/// `points_bound` (drivers that end loops early).
+pub fn points_per_step(k: &Kernel, points_bound: Option<usize>) -> usize {
+    let live = k.live();
+    let mut randoms = k.insts.iter().enumerate().filter(|(i, inst)| live[*i] && matches!(inst, Inst::Random { .. }));
+    let step = match randoms.clone().next() {
+        None => 1,
+        Some(_) if randoms.any(|(i, _)| k.types[i] == DType::F64) => 2,
+        Some(_) => 4,
+    };
+    step.min(points_bound.unwrap_or(step)).max(1)
+}
 
 /// The shared-memory tree that combines every invocation's accumulator of output `o`;
 /// the result is in `a`/`ai` of every invocation.
@@ -712,7 +743,8 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         }
         Some(a) => Mode::Axis(a as usize),
     };
-    let grid = Grid::of(k, mode, target, points_bound);
+    let step = points_per_step(k, points_bound);
+    let grid = Grid::of(k, mode, target, points_bound, step);
     if let Some(bound) = points_bound
         && grid.points_per_invocation > bound
     {
@@ -757,6 +789,7 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         numbers: Vec::new(),
         helpers: Helpers::new(target.float64),
         maps: Vec::new(),
+        random_caches: random_caches(k),
         packed: None,
         pack_count: packs.len(),
     };
@@ -815,17 +848,34 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
     // What a mean divides by.
     let mut count = "meta.w[0]".to_string();
     match mode {
-        Mode::Elementwise => {
+        Mode::Elementwise if step == 1 => {
             let coords = g.coords("li_", None)?;
             let body = g.body()?;
             writeln!(main, "void main() {{\nfor (uint li_ = {GRID_LOOP}) {{\n{coords}{body}").unwrap();
             store(&g, &mut main, "li_");
             main += "}\n}\n";
         }
+        Mode::Elementwise => {
+            // Step s_ of the grid loop takes points `step` s_ ..; the last may be partial.
+            let coords = g.coords("li_", None)?;
+            let body = g.body()?;
+            let steps = GRID_LOOP.replace("li_ < meta.w[0]", &format!("li_ < (meta.w[0] + {}u) / {step}u", step - 1));
+            writeln!(
+                main,
+                "void main() {{\n{}for (uint s_ = {}) {{\nfor (uint j_ = 0u; j_ < {step}u; j_++) {{\n\
+                 uint li_ = s_ * {step}u + j_;\nif (li_ >= meta.w[0]) break;\n{coords}{body}",
+                g.random_caches,
+                steps.replace("li_", "s_")
+            )
+            .unwrap();
+            store(&g, &mut main, "li_");
+            main += "}\n}\n}\n";
+        }
         Mode::ReduceAll => {
             let coords = g.coords("li_", None)?;
             let body = g.body()?;
             main += "void main() {\n";
+            main += &g.random_caches;
             acc_init(&mut main);
             writeln!(main, "for (uint li_ = {GRID_LOOP}) {{\n{coords}{body}").unwrap();
             store(&g, &mut main, "li_");
@@ -848,8 +898,9 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             let coords = g.coords("row_", Some(axis))?;
             let lin = g.linear()?;
             let body = g.body()?;
-            main += "void main() {\nuint rows_ = meta.w[2], parts_ = meta.w[3];\n\
-                     for (uint w_ = gl_WorkGroupID.x; w_ < rows_ * parts_; w_ += gl_NumWorkGroups.x) {\n\
+            main += "void main() {\nuint rows_ = meta.w[2], parts_ = meta.w[3];\n";
+            main += &g.random_caches;
+            main += "for (uint w_ = gl_WorkGroupID.x; w_ < rows_ * parts_; w_ += gl_NumWorkGroups.x) {\n\
                      uint row_ = w_ / parts_, part_ = w_ % parts_;\n";
             main += &coords;
             acc_init(&mut main);
@@ -875,7 +926,8 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             // takes its points SCAN_ITEMS * l ...
             let head = format!(
                 "void main() {{\nuint rows_ = meta.w[2], blocks_ = meta.w[3];\n\
-                 uint row_ = gl_WorkGroupID.x / blocks_, blk_ = gl_WorkGroupID.x % blocks_;\n{coords}"
+                 uint row_ = gl_WorkGroupID.x / blocks_, blk_ = gl_WorkGroupID.x % blocks_;\n{}{coords}",
+                g.random_caches
             );
             let points = |inner: &str| {
                 format!(
@@ -960,7 +1012,7 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             let extent = g.num(k.domain.dim(axis) as i64)?;
             let lin = g.linear()?;
             let body = g.body()?;
-            writeln!(main, "void main() {{\nfor (uint li_ = {GRID_LOOP}) {{\n{coords}").unwrap();
+            writeln!(main, "void main() {{\n{}for (uint li_ = {GRID_LOOP}) {{\n{coords}", g.random_caches).unwrap();
             acc_init(&mut main);
             for &(o, op, carry) in &scan_outputs {
                 let ty = glsl::reg_type(carry);

@@ -303,6 +303,21 @@ fn log_split<T: ExpLogConsts, O: Ops>(x: T, c_hi: T, c_lo: T, ck_hi: T, ck_lo: T
 #[inline(always)]
 pub fn ln_k<T: ExpLogConsts, O: Ops>(x: T) -> T {
     let (m, k) = split_log(x);
+    ln_parts::<T, O>(m, k)
+}
+
+/// Natural log of a positive *normal* `x`: `ln_k` without the scaling of subnormals, for
+/// callers whose arguments cannot be subnormal, zero, infinite or NaN (Box-Muller's
+/// `1 - u`, in `[2^-53, 1]`). Equal to `log` for every such `x`, so `log`'s bound holds.
+#[inline(always)]
+pub fn ln_normal<T: ExpLogConsts, O: Ops>(x: T) -> T {
+    let (m, k) = T::split_sqrt2(x);
+    ln_parts::<T, O>(m, k)
+}
+
+/// `ln(m 2^k)` for `m` in `[sqrt(2)/2, sqrt(2))`.
+#[inline(always)]
+fn ln_parts<T: ExpLogConsts, O: Ops>(m: T, k: T) -> T {
     let p = log_parts_m::<T, O>(m, k);
     O::mla(p.k, T::LN2_HI, -((p.hfsq - O::mla(p.k, T::LN2_LO, p.tail)) - p.f))
 }

@@ -94,12 +94,14 @@ mod special;
 mod trig;
 
 pub(crate) use trig::TWO_OVER_PI;
+/// For callers that fuse a kernel into a loop of their own (Box-Muller in `cpu::random`).
+pub(crate) use exp_log::ln_normal;
+pub(crate) use real::{Fma, NoFma, Ops};
 
 #[cfg(test)]
 mod tests;
 
 use driver::{BinaryKernel, UnaryKernel};
-use real::Ops;
 
 /// Kernel marker types, one per function.
 mod kernels {
