@@ -3,6 +3,8 @@
 //! min/max, saturating float-to-integer casts, C `fmod` and `round`). Operations GLSL
 //! has no exact builtin for are helper functions, emitted once per kernel when used.
 
+use std::fmt::Write;
+
 use crate::backend::cpu::math::TWO_OVER_PI;
 use crate::ir::kernel::{Inst, Kernel};
 use crate::ir::{BinaryOp, DType, Distribution, RngKind, Scalar, UnaryOp};
@@ -336,6 +338,70 @@ impl Helpers {
                 ));
                 format!("(((uint({name}_e) & 1u) == 0u) ? {name}_nv.x : {name}_nv.y)")
             }
+        }
+    }
+
+    /// The statements computing the values of `step` consecutive elements `first ..` (a
+    /// `uint64_t` expression, a multiple of `step`, which divides the values of a block)
+    /// of a random array `name`: the block they lie in, and for normal values the step's
+    /// `step / 2` pairs, in `{name}_nv`. `random_step_value` reads them.
+    pub fn random_step(
+        &mut self,
+        t: DType,
+        philox: bool,
+        dist: Distribution,
+        [seed, draw, first]: [&str; 3],
+        step: usize,
+        name: &str,
+    ) -> String {
+        self.random = true;
+        let f32 = t == DType::F32;
+        let (ty, vec) = (reg_type(t), if f32 { "vec2" } else { "dvec2" });
+        let shift = if f32 { 2 } else { 1 };
+        let w = format!("{name}_w");
+        let mut s = format!("uvec4 {w} = r_block({philox}, {seed}, {draw}, {first} >> {shift});\n");
+        if dist == Distribution::Normal {
+            writeln!(s, "{vec} {name}_nv[{}];", step / 2).unwrap();
+            let c = |v: f64| literal(Scalar::F64(v).cast(t));
+            let tau = c(std::f64::consts::TAU);
+            for q in 0..step / 2 {
+                let uv = format!("{name}_uv{q}");
+                if f32 {
+                    // Pair q of the step takes words x, y or z, w by its parity.
+                    writeln!(
+                        s,
+                        "{vec} {uv} = ((uint({first} >> 1) + {q}u) & 1u) != 0u ? {vec}(r_f32({w}.z), r_f32({w}.w)) \
+                         : {vec}(r_f32({w}.x), r_f32({w}.y));"
+                    )
+                    .unwrap();
+                } else {
+                    writeln!(s, "{vec} {uv} = {vec}(r_f64({w}.x, {w}.y), r_f64({w}.z, {w}.w));").unwrap();
+                }
+                let ln = self.unary(UnaryOp::Log, t, &format!("({ty}(1) - {uv}.x)"));
+                let cos = self.unary(UnaryOp::Cos, t, &format!("({tau} * {uv}.y)"));
+                let sin = self.unary(UnaryOp::Cos, t, &format!("({tau} * ({uv}.y - {}))", c(0.25)));
+                writeln!(
+                    s,
+                    "precise {ty} {name}_r{q} = sqrt({ty}(-2) * {ln});\n\
+                     precise {ty} {name}_c{q} = {name}_r{q} * {cos}, {name}_s{q} = {name}_r{q} * {sin};\n\
+                     {name}_nv[{q}] = {vec}({name}_c{q}, {name}_s{q});"
+                )
+                .unwrap();
+            }
+        }
+        s
+    }
+
+    /// Element `first + j` of the step `random_step` computed (`j` a `uint` expression).
+    pub fn random_step_value(t: DType, dist: Distribution, name: &str, first: &str, j: &str) -> String {
+        let w = format!("{name}_w");
+        match (dist, t) {
+            (Distribution::Uniform, DType::F32) => format!("r_f32({w}[(uint({first}) + {j}) & 3u])"),
+            (Distribution::Uniform, _) => {
+                format!("(((uint({first}) + {j}) & 1u) != 0u ? r_f64({w}.z, {w}.w) : r_f64({w}.x, {w}.y))")
+            }
+            // `first` is even: the pair of the step is j / 2, its value j % 2.
+            (Distribution::Normal, _) => format!("{name}_nv[{j} >> 1u][{j} & 1u]"),
         }
     }
 
