@@ -56,39 +56,17 @@ pub unsafe fn fill(
         s.values.f32s.resize(2 * BATCH, 0.0);
         s.values.f64s.resize(2 * BATCH, 0.0);
     }
+    // Box-Muller's math with this clone's instructions (as `math`'s loops pick).
+    let fma = target_cfg_f!(target_feature = "fma");
+    let (f32s, f64s) = (dst as *mut f32, dst as *mut f64);
     // SAFETY: room for `n` values (caller).
     unsafe {
-        // The math of Box-Muller with this clone's instructions (as `math`'s loops pick).
-        if target_cfg_f!(target_feature = "fma") {
-            fill_dtype::<Fma>(s, stream, dist, dtype, run, dst, n, stream_out)
-        } else {
-            fill_dtype::<NoFma>(s, stream, dist, dtype, run, dst, n, stream_out)
-        }
-    }
-}
-
-/// `fill` with Box-Muller's math at instruction level `O`.
-///
-/// # Safety
-/// As `fill`.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn fill_dtype<O: Ops>(
-    s: &mut Scratch,
-    stream: &Stream,
-    dist: Distribution,
-    dtype: DType,
-    run: Lin,
-    dst: *mut u8,
-    n: usize,
-    stream_out: bool,
-) {
-    // SAFETY: room for `n` values (caller).
-    unsafe {
-        match dtype {
-            DType::F32 => fill_typed::<f32, O>(s, stream, dist, run, dst as *mut f32, n, stream_out),
-            DType::F64 => fill_typed::<f64, O>(s, stream, dist, run, dst as *mut f64, n, stream_out),
-            other => unreachable!("random values of type {other}"),
+        match (dtype, fma) {
+            (DType::F32, true) => fill_typed::<f32, Fma>(s, stream, dist, run, f32s, n, stream_out),
+            (DType::F32, false) => fill_typed::<f32, NoFma>(s, stream, dist, run, f32s, n, stream_out),
+            (DType::F64, true) => fill_typed::<f64, Fma>(s, stream, dist, run, f64s, n, stream_out),
+            (DType::F64, false) => fill_typed::<f64, NoFma>(s, stream, dist, run, f64s, n, stream_out),
+            (other, _) => unreachable!("random values of type {other}"),
         }
     }
 }
