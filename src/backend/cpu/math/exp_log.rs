@@ -337,7 +337,8 @@ pub fn ln_k<T: ExpLogConsts, O: Ops>(x: T) -> T {
 /// Natural log of a positive *normal* `x`, for callers whose arguments cannot be
 /// subnormal, zero, infinite or NaN (Box-Muller's `1 - u`, in `[2^-53, 1]`): none of
 /// `log`'s fix-ups for those. f64: `log`'s result. f32: a kernel without a division, within
-/// 1 ulp like `log` (tested exhaustively on the f32 values `1 - u` and on random normals).
+/// 1 ulp like `log` (0.90 ulp the largest seen; tested on every f32 value `1 - u` and on
+/// random normals).
 #[inline(always)]
 pub fn ln_normal<T: ExpLogConsts, O: Ops>(x: T) -> T {
     T::ln_normal_k::<O>(x)
