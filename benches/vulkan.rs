@@ -8,7 +8,8 @@
 //! cumsums in blocks and looping per row (`SLUICE_VULKAN_BLOCKED_SCAN`); results read at
 //! once, copied back by the submission computing them or downloaded
 //! (`SLUICE_VULKAN_NO_READ_BACK`); a gather of columns against a copy of as many; sin, cos,
-//! exp and log of 2^22 f32 on both executors.
+//! exp and log of 2^22 f32 on both executors; 2^22 random values (uniform and normal f32,
+//! Philox and the fast hash, and uniform values fused into `a*x + b`) on both executors.
 //! On lavapipe (no GPU) these measure overheads, not a GPU.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -130,6 +131,48 @@ fn math_functions(c: &mut Criterion) {
             });
         }
         check(sl_release(x));
+        check(sl_shutdown());
+    }
+    g.finish();
+}
+
+/// 2^22 random f32 values stored, on the CPU executor and on Vulkan: uniform and normal
+/// from Philox, uniform from the fast hash, and Philox uniforms fused into `a*x + b`.
+fn random_numbers(c: &mut Criterion) {
+    let mut g = c.benchmark_group("random");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    let n = N as i64;
+    for (name, backend) in [("cpu", SL_BACKEND_CPU), ("vulkan", SL_BACKEND_VULKAN)] {
+        start_on(backend);
+        for (kind, gen_name) in [(SL_RNG_PHILOX, ""), (SL_RNG_FAST, "fast_")] {
+            let mut rng = 0;
+            check(sl_rng_create(kind, 20261124, &mut rng));
+            let dists: &[(&str, bool)] =
+                if kind == SL_RNG_PHILOX { &[("uniform", false), ("normal", true)] } else { &[("uniform", false)] };
+            for &(dist, normal) in dists {
+                let f = if normal { sl_random_normal } else { sl_random_uniform };
+                g.bench_function(format!("{gen_name}{dist}_f32/{name}"), |b| {
+                    b.iter(|| {
+                        let mut a = 0;
+                        check(f(rng, SL_F32, 1, &n, &mut a));
+                        evaluate(a);
+                    })
+                });
+            }
+            if kind == SL_RNG_PHILOX {
+                g.bench_function(format!("uniform_f32_axpb/{name}"), |b| {
+                    b.iter(|| {
+                        let mut a = 0;
+                        check(sl_random_uniform(rng, SL_F32, 1, &n, &mut a));
+                        let (ax, out) = axpb(a, 1.5, 0.25);
+                        evaluate(out);
+                        check(sl_release(ax));
+                        check(sl_release(a));
+                    })
+                });
+            }
+            check(sl_rng_destroy(rng));
+        }
         check(sl_shutdown());
     }
     g.finish();
@@ -453,6 +496,7 @@ criterion_group!(
     program_cache,
     elementwise_and_reduction,
     math_functions,
+    random_numbers,
     one_submission,
     read_back,
     gather_against_copy,

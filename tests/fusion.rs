@@ -1,6 +1,6 @@
-//! Property test: random expression graphs (dozens of ops mixing views, broadcasts and
-//! reductions) give bit-identical results fused and evaluated op by op, and again when
-//! run a second time on new values (replayed from the trace cache).
+//! Property test: random expression graphs (dozens of ops mixing views, broadcasts,
+//! reductions and random arrays) give bit-identical results fused and evaluated op by op,
+//! and again when run a second time on new values (replayed from the trace cache).
 
 mod common;
 
@@ -32,6 +32,9 @@ enum Step {
     /// `k = floor(|w| * (d + 1))` of the first `picked` elements of the second value
     /// (flattened), giving n0 x picked.
     GatherSlices(usize, usize, usize),
+    /// The first draw of a generator of this kind and seed: normal or uniform values of
+    /// this type and shape (that of an earlier value).
+    Random(bool, sl_rng_kind, sl_dtype, Vec<i64>, u64),
 }
 
 #[derive(Clone)]
@@ -59,7 +62,7 @@ fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
     let float = matches!(v.dt, SL_F32 | SL_F64);
     let rank = v.shape.len();
     let pick_dim = |rng: &mut StdRng| rng.random_range(0..rank.max(1)) as i32;
-    Some(match rng.random_range(0..17) {
+    Some(match rng.random_range(0..18) {
         0 | 1 => {
             let ops: &[sl_unary_op] = if float {
                 &[SL_NEG, SL_ABS, SL_SQRT, SL_EXP, SL_LOG, SL_SIN, SL_COS, SL_TANH, SL_FLOOR, SL_ATAN, SL_ERF, SL_RCP]
@@ -205,6 +208,12 @@ fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
             let shape = vec![v.shape[0], if rank == 1 { 1 } else { picked }];
             (Step::GatherSlices(i, j, picked), Val { shape, dt: v.dt })
         }
+        17 => {
+            let dt = [SL_F32, SL_F64][rng.random_range(0..2)];
+            let kind = [SL_RNG_PHILOX, SL_RNG_FAST][rng.random_range(0..2)];
+            let dims = v.shape.iter().map(|&d| d as i64).collect();
+            (Step::Random(rng.random_bool(0.5), kind, dt, dims, rng.random()), Val { shape: v.shape.clone(), dt })
+        }
         _ => return None,
     })
 }
@@ -223,6 +232,14 @@ fn apply(step: &Step, h: &[sl_array]) -> sl_array {
             st
         }
         Step::Cast(i, t) => sl_cast(h[*i], *t, &mut o),
+        Step::Random(normal, kind, dt, dims, seed) => {
+            let mut g = 0;
+            ok(sl_rng_create(*kind, *seed, &mut g));
+            let draw = if *normal { sl_random_normal } else { sl_random_uniform };
+            let st = draw(g, *dt, dims.len() as i32, dims.as_ptr(), &mut o);
+            ok(sl_rng_destroy(g));
+            st
+        }
         Step::Reduce(op, i, d) => sl_reduce(*op, h[*i], *d, &mut o),
         Step::Scan(i, d) => sl_cumsum(h[*i], *d, &mut o),
         Step::Transpose(i) => sl_transpose(h[*i], &mut o),

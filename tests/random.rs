@@ -379,6 +379,59 @@ fn state_views_and_fusion() {
     ok(sl_rng_destroy(g));
 }
 
+/// Random arrays of both types and distributions fused into one kernel, of lengths that
+/// are not multiples of a block's values: the executor may take several consecutive
+/// elements per step (a Vulkan invocation takes as many as the f64 arrays' blocks give,
+/// so the f32 ones start steps inside their blocks and pairs), each element still has its
+/// stream value.
+#[test]
+fn both_types_fused_in_one_kernel() {
+    use rand::Rng;
+    let mut r = rng("both_types");
+    for _ in 0..4 {
+        let n = r.random_range(1..3000usize);
+        let kind = if r.random_bool(0.5) { (RngKind::Philox, SL_RNG_PHILOX) } else { (RngKind::Fast, SL_RNG_FAST) };
+        let seeds: Vec<u64> = (0..4).map(|_| r.random_range(0..1u64 << 50)).collect();
+        // (normal, type) of each array, each from a generator of its own (first draws).
+        let arrays = [(true, SL_F32), (false, SL_F32), (true, SL_F64), (false, SL_F64)];
+        let gens: Vec<sl_rng> = seeds.iter().map(|&s| rng_new(kind.1, s)).collect();
+        let (mut handles, mut sum) = (Vec::new(), None);
+        for (&(normal, dt), &g) in arrays.iter().zip(&gens) {
+            let (a, mut wide) = (draw(g, normal, dt, &[n]), 0);
+            ok(sl_cast(a, SL_F64, &mut wide));
+            handles.extend([a, wide]);
+            sum = Some(match sum {
+                None => wide,
+                Some(s) => {
+                    let mut t = 0;
+                    ok(sl_add(s, wide, &mut t));
+                    handles.push(t);
+                    t
+                }
+            });
+        }
+        let sum = sum.expect("four arrays");
+        let got = download(sum);
+        for i in 0..n {
+            let (mut want, mut tol) = (0.0, 0.0);
+            for (&(normal, dt), &seed) in arrays.iter().zip(&seeds) {
+                want += expected(kind.0, normal, dt, seed, 0, i);
+                if normal {
+                    let t = if dt == SL_F32 { DType::F32 } else { DType::F64 };
+                    tol += normal_tolerance(&Stream { kind: kind.0, seed, draw: 0 }, t, i as u64);
+                }
+            }
+            tol += 4.0 * f64::EPSILON * want.abs().max(1.0);
+            let v = got.v[i].f();
+            assert!((v - want).abs() <= tol, "{kind:?} n {n} element {i}: {v} vs {want}");
+        }
+        release(&handles);
+        for g in gens {
+            ok(sl_rng_destroy(g));
+        }
+    }
+}
+
 /// A section drawing from `g` and adding the input; `runs` counts body runs.
 fn noisy(x: sl_array, g: sl_rng, runs: &mut usize) -> sl_array {
     let name = CString::new("noisy").unwrap();

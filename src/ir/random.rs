@@ -69,18 +69,22 @@ pub fn philox4x32_10(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
     c
 }
 
+/// The multipliers of `fmix32`.
+pub const FMIX_M1: u32 = 0x85eb_ca6b;
+pub const FMIX_M2: u32 = 0xc2b2_ae35;
+
 /// The murmur3 finaliser: a bijective 32-bit mix.
 #[inline(always)]
 fn fmix32(mut h: u32) -> u32 {
     h ^= h >> 16;
-    h = h.wrapping_mul(0x85eb_ca6b);
+    h = h.wrapping_mul(FMIX_M1);
     h ^= h >> 13;
-    h = h.wrapping_mul(0xc2b2_ae35);
+    h = h.wrapping_mul(FMIX_M2);
     h ^ (h >> 16)
 }
 
 /// What the `Fast` hash mixes into a block's first word to make its other three.
-const FAST_WORD_SALTS: [u32; 3] = [0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372];
+pub const FAST_WORD_SALTS: [u32; 3] = [0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372];
 
 /// The words of one draw of one generator.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -5,9 +5,10 @@
 //! the block of each lane. Both give the same bits.
 
 use multiversion::multiversion;
+use multiversion::target::target_cfg_f;
 
 use super::access::Lin;
-use super::math;
+use super::math::{self, Fma, NoFma, Ops};
 use crate::ir::random::{Stream, f32_from_word, f64_from_words, fast_block};
 use crate::ir::{DType, Distribution, RngKind};
 
@@ -24,7 +25,7 @@ pub struct Scratch {
     values: Values,
 }
 
-/// Four arrays of `BATCH` values of each type.
+/// Two arrays of `BATCH` values of each type.
 #[derive(Default)]
 struct Values {
     f32s: Vec<f32>,
@@ -52,15 +53,20 @@ pub unsafe fn fill(
     if s.counters.is_empty() {
         s.counters.resize(BATCH_BLOCKS, 0);
         s.blocks.resize(BATCH_BLOCKS, [0; 4]);
-        s.values.f32s.resize(4 * BATCH, 0.0);
-        s.values.f64s.resize(4 * BATCH, 0.0);
+        s.values.f32s.resize(2 * BATCH, 0.0);
+        s.values.f64s.resize(2 * BATCH, 0.0);
     }
+    // Box-Muller's math with this clone's instructions (as `math`'s loops pick).
+    let fma = target_cfg_f!(target_feature = "fma");
+    let (f32s, f64s) = (dst as *mut f32, dst as *mut f64);
     // SAFETY: room for `n` values (caller).
     unsafe {
-        match dtype {
-            DType::F32 => fill_typed(s, stream, dist, run, dst as *mut f32, n, stream_out),
-            DType::F64 => fill_typed(s, stream, dist, run, dst as *mut f64, n, stream_out),
-            other => unreachable!("random values of type {other}"),
+        match (dtype, fma) {
+            (DType::F32, true) => fill_typed::<f32, Fma>(s, stream, dist, run, f32s, n, stream_out),
+            (DType::F32, false) => fill_typed::<f32, NoFma>(s, stream, dist, run, f32s, n, stream_out),
+            (DType::F64, true) => fill_typed::<f64, Fma>(s, stream, dist, run, f64s, n, stream_out),
+            (DType::F64, false) => fill_typed::<f64, NoFma>(s, stream, dist, run, f64s, n, stream_out),
+            (other, _) => unreachable!("random values of type {other}"),
         }
     }
 }
@@ -68,7 +74,7 @@ pub unsafe fn fill(
 /// `fill` for values of type `T`: whole groups of blocks straight from the vector
 /// registers where it can, the rest in batches.
 #[inline(always)]
-unsafe fn fill_typed<T: Vectors>(
+unsafe fn fill_typed<T: Vectors, O: Ops>(
     s: &mut Scratch,
     stream: &Stream,
     dist: Distribution,
@@ -85,7 +91,7 @@ unsafe fn fill_typed<T: Vectors>(
             let len = BATCH.min(to - done);
             let sub = Lin { base: run.base.wrapping_add(run.step.wrapping_mul(done as i64)), step: run.step };
             // SAFETY: as above.
-            batch(s, stream, dist, sub, unsafe { std::slice::from_raw_parts_mut(dst.add(done), len) });
+            batch::<T, O>(s, stream, dist, sub, unsafe { std::slice::from_raw_parts_mut(dst.add(done), len) });
             done += len;
         }
     }
@@ -99,15 +105,13 @@ trait Sample: Copy {
     fn uniform(w: &[u32]) -> Self;
     /// `out[l]` from words `WORDS * l ..`.
     fn uniforms(words: &[u32], out: &mut [Self]);
-    /// Four scratch arrays of `BATCH` values.
-    fn scratch(v: &mut Values) -> (&mut [Self], &mut [Self], &mut [Self], &mut [Self]);
-    fn log(src: &[Self], dst: &mut [Self]);
+    /// Two scratch arrays of `BATCH` values.
+    fn scratch(v: &mut Values) -> (&mut [Self], &mut [Self]);
     /// cos(2 pi v) and sin(2 pi v) for v in [0, 1).
-    fn cos_sin_turns(v: Self) -> (Self, Self);
-    /// `sqrt(-2 ln)`, the radius of a Box-Muller pair.
-    fn radius(ln: Self) -> Self;
-    fn one_minus(u: Self) -> Self;
-    fn mul(a: Self, b: Self) -> Self;
+    fn cos_sin_turns<O: Ops>(v: Self) -> (Self, Self);
+    /// The Box-Muller pair of uniforms `u` (radius) and `v` (angle):
+    /// `sqrt(-2 ln(1 - u))` times `cos(2 pi v)` and `sin(2 pi v)`.
+    fn normal_pair<O: Ops>(u: Self, v: Self) -> (Self, Self);
 }
 
 /// Value types with a vector form (`philox_x86::Lanes` where there is one).
@@ -121,7 +125,7 @@ impl Vectors for f32 {}
 impl Vectors for f64 {}
 
 /// Writes the values of the whole groups of eight blocks in the lanes of `fill_typed`
-/// that it can compute from vector registers (Philox along a run, with AVX-512), and
+/// that it can compute from vector registers (along a run, with AVX-512), and
 /// returns which lanes those are.
 ///
 /// # Safety
@@ -138,7 +142,7 @@ unsafe fn whole_groups<T: Vectors>(
     stream_out: bool,
 ) -> (usize, usize) {
     let consecutive = run.step == 1 && run.base >= 0 && run.base.checked_add(n as i64).is_some();
-    if stream.kind != RngKind::Philox || !consecutive || !philox_x86::has_run() {
+    if !consecutive || !philox_x86::has_run() {
         return (0, 0);
     }
     let per_block = (4 / T::WORDS) as usize;
@@ -173,15 +177,8 @@ unsafe fn whole_groups<T: Vectors>(
     (0, 0)
 }
 
-fn quarters<T>(v: &mut [T]) -> (&mut [T], &mut [T], &mut [T], &mut [T]) {
-    let (a, rest) = v.split_at_mut(BATCH);
-    let (b, rest) = rest.split_at_mut(BATCH);
-    let (c, d) = rest.split_at_mut(BATCH);
-    (a, b, c, d)
-}
-
 macro_rules! sample {
-    ($t:ty, $words:expr, $buf:ident, $log:path, $terms:expr, |$w:ident| $from:expr) => {
+    ($t:ty, $words:expr, $buf:ident, $terms:expr, |$w:ident| $from:expr) => {
         impl Sample for $t {
             const WORDS: u64 = $words;
             #[inline(always)]
@@ -194,16 +191,13 @@ macro_rules! sample {
                     *o = Self::uniform(w);
                 }
             }
-            fn scratch(v: &mut Values) -> (&mut [Self], &mut [Self], &mut [Self], &mut [Self]) {
-                quarters(&mut v.$buf)
-            }
-            fn log(src: &[Self], dst: &mut [Self]) {
-                $log(src, dst)
+            fn scratch(v: &mut Values) -> (&mut [Self], &mut [Self]) {
+                v.$buf.split_at_mut(BATCH)
             }
             /// v is cut exactly into quarter turns q / 4 and f in [-1/8, 1/8], whose
             /// cosine and sine are Taylor series in f: 2 pi v is never rounded.
             #[inline(always)]
-            fn cos_sin_turns(v: Self) -> (Self, Self) {
+            fn cos_sin_turns<O: Ops>(v: Self) -> (Self, Self) {
                 const COS: [f64; $terms + 1] = turn_series(false);
                 const SIN: [f64; $terms] = turn_series(true);
                 let q = (4.0 * v).round_ties_even();
@@ -211,10 +205,10 @@ macro_rules! sample {
                 let g = f * f;
                 let (mut c, mut s) = (COS[$terms] as $t, SIN[$terms - 1] as $t);
                 for k in (0..$terms).rev() {
-                    c = c * g + COS[k] as $t;
+                    c = O::mla(c, g, COS[k] as $t);
                 }
                 for k in (0..$terms - 1).rev() {
-                    s = s * g + SIN[k] as $t;
+                    s = O::mla(s, g, SIN[k] as $t);
                 }
                 s *= f;
                 // The quarter turns rotate (c, s) q times.
@@ -224,17 +218,13 @@ macro_rules! sample {
                 let (c, s) = if q & 1 != 0 { (s, c) } else { (c, s) };
                 (if (q + 1) & 2 != 0 { -c } else { c }, if q & 2 != 0 { -s } else { s })
             }
+            /// 1 - u is exact (a multiple of u's unit in [2^-24, 1] or [2^-53, 1]), so
+            /// normal: the log needs none of its fix-ups for other arguments.
             #[inline(always)]
-            fn radius(ln: Self) -> Self {
-                (-2.0 * ln).sqrt()
-            }
-            #[inline(always)]
-            fn one_minus(u: Self) -> Self {
-                1.0 - u
-            }
-            #[inline(always)]
-            fn mul(a: Self, b: Self) -> Self {
-                a * b
+            fn normal_pair<O: Ops>(u: Self, v: Self) -> (Self, Self) {
+                let radius = (-2.0 * math::ln_normal::<$t, O>(1.0 - u)).sqrt();
+                let (c, s) = Self::cos_sin_turns::<O>(v);
+                (radius * c, radius * s)
             }
         }
     };
@@ -257,12 +247,12 @@ const fn turn_series<const N: usize>(odd: bool) -> [f64; N] {
     c
 }
 
-sample!(f32, 1, f32s, math::log_f32, 5, |w| f32_from_word(w[0]));
-sample!(f64, 2, f64s, math::log_f64, 9, |w| f64_from_words(w[0], w[1]));
+sample!(f32, 1, f32s, 5, |w| f32_from_word(w[0]));
+sample!(f64, 2, f64s, 9, |w| f64_from_words(w[0], w[1]));
 
 /// The values of up to `BATCH` elements `run.base + run.step * l` into `out`.
 #[inline(always)]
-fn batch<T: Sample>(s: &mut Scratch, stream: &Stream, dist: Distribution, run: Lin, out: &mut [T]) {
+fn batch<T: Sample, O: Ops>(s: &mut Scratch, stream: &Stream, dist: Distribution, run: Lin, out: &mut [T]) {
     let n = out.len();
     let e0 = run.base as u64;
     // Consecutive elements whose indices do not wrap: their words are consecutive too.
@@ -291,13 +281,13 @@ fn batch<T: Sample>(s: &mut Scratch, stream: &Stream, dist: Distribution, run: L
             } else {
                 (words_per_lane(counters, blocks, stream, pair, |l| (lane(l) / 2).wrapping_mul(pair as u64), n), n)
             };
-            let (u, v, r, sin) = T::scratch(&mut s.values);
-            let (u, v, r, sin) = (&mut u[..pairs], &mut v[..pairs], &mut r[..pairs], &mut sin[..pairs]);
+            let (u, v) = T::scratch(&mut s.values);
+            let (u, v) = (&mut u[..pairs], &mut v[..pairs]);
             for ((w, u), v) in words.chunks_exact(pair).zip(u.iter_mut()).zip(v.iter_mut()) {
                 (*u, *v) = (T::uniform(w), T::uniform(&w[m..]));
             }
-            box_muller(u, v, r, sin);
-            let (even, odd) = (&v[..], &sin[..]);
+            box_muller::<T, O>(u, v);
+            let (even, odd) = (&u[..], &v[..]);
             if consecutive {
                 // Element e0 + l is value (e0 + l) % 2 of pair (e0 + l) / 2 - first_pair.
                 let skip = (e0 % 2) as usize;
@@ -321,18 +311,12 @@ fn batch<T: Sample>(s: &mut Scratch, stream: &Stream, dist: Distribution, run: L
     }
 }
 
-/// Box-Muller: from uniforms `u` (radius) and `v` (angle), the pair's first normal
-/// value (`r cos`) into `v` and its second (`r sin`) into `sin`. `u` and `r` are
-/// clobbered.
+/// Box-Muller in place, one loop: from uniforms `u` (radius) and `v` (angle), each pair's
+/// first normal value (`r cos`) into `u` and its second (`r sin`) into `v`.
 #[inline(always)]
-fn box_muller<T: Sample>(u: &mut [T], v: &mut [T], r: &mut [T], sin: &mut [T]) {
-    for x in u.iter_mut() {
-        *x = T::one_minus(*x); // exact: 1 - u is a multiple of u's unit in (0, 1]
-    }
-    T::log(u, r);
-    for ((r, v), s) in r.iter().zip(v.iter_mut()).zip(sin.iter_mut()) {
-        let (radius, (c, sn)) = (T::radius(*r), T::cos_sin_turns(*v));
-        (*v, *s) = (T::mul(radius, c), T::mul(radius, sn));
+fn box_muller<T: Sample, O: Ops>(u: &mut [T], v: &mut [T]) {
+    for (u, v) in u.iter_mut().zip(v.iter_mut()) {
+        (*u, *v) = T::normal_pair::<O>(*u, *v);
     }
 }
 
@@ -406,15 +390,18 @@ fn fast_blocks(salt: u32, counters: &[u64], out: &mut [[u32; 4]]) {
 /// Philox4x32-10 (`ir::random::philox4x32_10`) on 8 counters at once. AVX-512 keeps each
 /// word in a 64-bit lane, so each round's multiplies are whole `pmuludq`s (see `rounds`);
 /// AVX2 packs eight words in a vector and multiplies its even and odd lanes, whose halves
-/// are put back in place by blends. With AVX-512, `run` also turns a run of blocks into
-/// values and stores them straight from the registers.
+/// are put back in place by blends. With AVX-512, `run` also turns a run of blocks (of
+/// Philox or of the `Fast` hash, whose four mixes per block are cheaper than Philox's ten
+/// rounds) into values and stores them straight from the registers.
 #[cfg(target_arch = "x86_64")]
 mod philox_x86 {
     use std::arch::x86_64::*;
 
     use super::{Sample, Values, box_muller};
+    use crate::backend::cpu::math::Fma;
     use crate::ir::Distribution;
-    use crate::ir::random::{PHILOX_M0, PHILOX_M1, PHILOX_W0, PHILOX_W1, Stream};
+    use crate::ir::RngKind;
+    use crate::ir::random::{FAST_WORD_SALTS, FMIX_M1, FMIX_M2, PHILOX_M0, PHILOX_M1, PHILOX_W0, PHILOX_W1, Stream};
 
     /// Vector groups computed together (see `rounds`).
     const GROUPS: usize = 4;
@@ -623,8 +610,8 @@ mod philox_x86 {
         is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq")
     }
 
-    /// The values of blocks `b0 .. b0 + 8 * groups` of `stream` (Philox) to `dst` in
-    /// element order, straight from the registers; with non-temporal stores if `stream_out`.
+    /// The values of blocks `b0 .. b0 + 8 * groups` of `stream` to `dst` in element order,
+    /// straight from the registers; with non-temporal stores if `stream_out`.
     ///
     /// # Safety
     /// `has_run()`; `dst` has room for `2 * T::LANES * groups` values.
@@ -638,26 +625,56 @@ mod philox_x86 {
         stream_out: bool,
         values: &mut Values,
     ) {
-        let keys = round_keys(stream.seed);
-        let draw = [stream.draw as u32, (stream.draw >> 32) as u32];
+        let generator = match stream.kind {
+            RngKind::Philox => {
+                Generator::Philox(round_keys(stream.seed), [stream.draw as u32, (stream.draw >> 32) as u32])
+            }
+            RngKind::Fast => Generator::Fast(stream.fast_salt()),
+        };
         let mut done = 0;
         // SAFETY (both): room for the groups' values (caller).
         while done + GROUPS <= groups {
-            unsafe { run_groups::<T, GROUPS>(&keys, draw, dist, b0 + 8 * done as u64, dst, done, stream_out, values) };
+            unsafe { run_groups::<T, GROUPS>(&generator, dist, b0 + 8 * done as u64, dst, done, stream_out, values) };
             done += GROUPS;
         }
         while done < groups {
-            unsafe { run_groups::<T, 1>(&keys, draw, dist, b0 + 8 * done as u64, dst, done, stream_out, values) };
+            unsafe { run_groups::<T, 1>(&generator, dist, b0 + 8 * done as u64, dst, done, stream_out, values) };
             done += 1;
         }
+    }
+
+    /// What `run` computes its blocks with: Philox's round keys and draw, or the `Fast`
+    /// hash's salt.
+    enum Generator {
+        Philox([[u32; 2]; 10], [u32; 2]),
+        Fast(u32),
+    }
+
+    /// `ir::random::fast_block` of the low halves of the eight 64-bit lanes of `b`, its
+    /// words as `rounds` leaves Philox's (the 32-bit arithmetic leaves the high halves
+    /// unused).
+    #[target_feature(enable = "avx512f")]
+    fn fast_words(b: __m512i, salt: u32) -> [__m512i; 4] {
+        let base = fmix(_mm512_xor_si512(b, _mm512_set1_epi32(salt as i32)));
+        let [s1, s2, s3] = FAST_WORD_SALTS.map(|s| _mm512_set1_epi32(s as i32));
+        [base, fmix(_mm512_xor_si512(base, s1)), fmix(_mm512_xor_si512(base, s2)), fmix(_mm512_xor_si512(base, s3))]
+    }
+
+    /// `ir::random`'s murmur3 finaliser on each 32-bit lane.
+    #[target_feature(enable = "avx512f")]
+    fn fmix(h: __m512i) -> __m512i {
+        let h = _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h));
+        let h = _mm512_mullo_epi32(h, _mm512_set1_epi32(FMIX_M1 as i32));
+        let h = _mm512_xor_si512(h, _mm512_srli_epi32::<13>(h));
+        let h = _mm512_mullo_epi32(h, _mm512_set1_epi32(FMIX_M2 as i32));
+        _mm512_xor_si512(h, _mm512_srli_epi32::<16>(h))
     }
 
     /// `G` groups of `run`, the first being group `first` of `dst`.
     #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]
     #[allow(clippy::too_many_arguments)]
     unsafe fn run_groups<T: Lanes, const G: usize>(
-        keys: &[[u32; 2]; 10],
-        draw: [u32; 2],
+        generator: &Generator,
         dist: Distribution,
         b: u64,
         dst: *mut T,
@@ -667,29 +684,39 @@ mod philox_x86 {
     ) {
         let mut c = [[_mm512_setzero_si512(); 4]; G];
         let lanes = _mm512_add_epi64(_mm512_set1_epi64(b as i64), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
-        for (g, c) in c.iter_mut().enumerate() {
-            *c = start_words(_mm512_add_epi64(lanes, _mm512_set1_epi64(8 * g as i64)), draw);
+        let group = |g: usize| _mm512_add_epi64(lanes, _mm512_set1_epi64(8 * g as i64));
+        match *generator {
+            Generator::Philox(ref keys, draw) => {
+                for (g, c) in c.iter_mut().enumerate() {
+                    *c = start_words(group(g), draw);
+                }
+                rounds(keys, &mut c);
+            }
+            Generator::Fast(salt) => {
+                for (g, c) in c.iter_mut().enumerate() {
+                    *c = fast_words(group(g), salt);
+                }
+            }
         }
-        rounds(keys, &mut c);
         let mut v = [[_mm512_setzero_si512(); 2]; G];
         for (v, c) in v.iter_mut().zip(c) {
             // SAFETY: `has_run()` (caller).
             *v = unsafe { T::vector_uniforms(c) };
         }
         if dist == Distribution::Normal {
-            let (u, w, r, sin) = T::scratch(values);
+            let (u, w) = T::scratch(values);
             let l = T::LANES;
-            // SAFETY: vectors of `l` values at slot g of `u`, `w`, `sin`; G l <= `BATCH`.
+            // SAFETY: vectors of `l` values at slot g of `u`, `w`; G l <= `BATCH`.
             unsafe {
                 for (g, v) in v.iter().enumerate() {
                     let [first, second] = T::deinterleave(*v);
                     _mm512_storeu_si512(u[g * l..(g + 1) * l].as_mut_ptr().cast(), first);
                     _mm512_storeu_si512(w[g * l..(g + 1) * l].as_mut_ptr().cast(), second);
                 }
-                box_muller(&mut u[..G * l], &mut w[..G * l], &mut r[..G * l], &mut sin[..G * l]);
+                box_muller::<T, Fma>(&mut u[..G * l], &mut w[..G * l]);
                 for (g, v) in v.iter_mut().enumerate() {
-                    let cos = _mm512_loadu_si512(w[g * l..(g + 1) * l].as_ptr().cast());
-                    *v = T::interleave(cos, _mm512_loadu_si512(sin[g * l..(g + 1) * l].as_ptr().cast()));
+                    let cos = _mm512_loadu_si512(u[g * l..(g + 1) * l].as_ptr().cast());
+                    *v = T::interleave(cos, _mm512_loadu_si512(w[g * l..(g + 1) * l].as_ptr().cast()));
                 }
             }
         }
@@ -827,11 +854,11 @@ mod tests {
                     continue;
                 }
                 let (v32, v64) = (v as f32, v);
-                let (c, s) = f32::cos_sin_turns(v32);
+                let (c, s) = f32::cos_sin_turns::<Fma>(v32);
                 let (wc, ws) = ((tau * v32 as f64).cos(), (tau * v32 as f64).sin());
                 assert!((c as f64 - wc).abs() <= 1.2e-7 && (s as f64 - ws).abs() <= 1.2e-7, "f32 {v32}: {c} {s}");
                 // f64's own 2 pi v is rounded, by up to 4.4e-16.
-                let (c, s) = f64::cos_sin_turns(v64);
+                let (c, s) = f64::cos_sin_turns::<Fma>(v64);
                 let (wc, ws) = ((tau * v64).cos(), (tau * v64).sin());
                 assert!((c - wc).abs() <= 1e-15 && (s - ws).abs() <= 1e-15, "f64 {v64}: {c} {s} vs {wc} {ws}");
             }
@@ -851,13 +878,14 @@ mod tests {
 
     /// A run of elements (vector registers for whole groups of blocks where the processor
     /// has them) has the bits of the same elements computed one at a time, normal values
-    /// included, whatever the run's first element and length.
+    /// included, whatever the generator, the run's first element and length.
     #[test]
     fn runs_match_single_elements() {
         let mut s = Scratch::default();
         let mut next = xorshift(0x6a09_e667_f3bc_c908);
         for _ in 0..100 {
-            let stream = Stream { kind: RngKind::Philox, seed: next(), draw: next() };
+            let kind = if next().is_multiple_of(2) { RngKind::Philox } else { RngKind::Fast };
+            let stream = Stream { kind, seed: next(), draw: next() };
             let dist = if next().is_multiple_of(2) { Distribution::Uniform } else { Distribution::Normal };
             let n = (next() % 1100) as usize;
             let base = if next().is_multiple_of(4) { (next() >> 1) as i64 - n as i64 } else { (next() % 5000) as i64 };

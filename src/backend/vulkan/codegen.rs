@@ -4,7 +4,8 @@
 //! parameters are read from a word buffer (binding 0, the *meta* buffer), and so are the
 //! kernel's scalar parameters, so one compiled pipeline serves every kernel with the same
 //! structure (pipelines are cached by source). Three launch forms:
-//! - element-wise: one invocation per domain point (grid-stride loop);
+//! - element-wise: one invocation per domain point (grid-stride loop), or per
+//!   `points_per_step` consecutive points when random values share generator blocks;
 //! - reduction over everything: each workgroup folds its points, combines its threads
 //!   in a shared-memory tree and writes a partial; a second one-workgroup pass folds the
 //!   partials and writes the results;
@@ -216,6 +217,9 @@ struct Gen<'k> {
     /// Per map: the GLSL names of the coordinates it reaches and of its validity flag,
     /// once emitted.
     maps: Vec<Option<(Vec<String>, String)>>,
+    /// Per instruction, whether it is a random array whose values a step computes once
+    /// (`shared_randoms`).
+    shared: Vec<bool>,
     /// Per input when inputs are packed: its pack and the meta slot of its first element.
     packed: Option<Vec<(usize, String)>>,
     /// Packs (bindings after the meta buffer); 0 when inputs are bound one by one.
@@ -487,8 +491,53 @@ impl<'k> Gen<'k> {
         Ok(a)
     }
 
+    /// The expression of instruction `i` if it is a parameter or a constant (which any
+    /// statement of the shader may use).
+    fn operand(&self, i: u32) -> Option<String> {
+        let t = self.k.types[i as usize];
+        match self.k.insts[i as usize] {
+            Inst::Param { index } => {
+                let w = |o: usize| format!("meta.w[P + {}]", 2 * index as usize + o);
+                Some(match t {
+                    DType::F32 => format!("uintBitsToFloat({})", w(0)),
+                    DType::F64 => format!("packDouble2x32(uvec2({}, {}))", w(0), w(1)),
+                    DType::I32 => format!("int({})", w(0)),
+                    DType::I64 => format!("int64_t(packUint2x32(uvec2({}, {})))", w(0), w(1)),
+                    DType::U8 => format!("({} & 0xFFu)", w(0)),
+                    DType::Bool => format!("({} != 0u)", w(0)),
+                    DType::C64 | DType::C128 => unreachable!("complex parameters are passed as their parts"),
+                })
+            }
+            Inst::Const(s) => Some(glsl::literal(s)),
+            _ => None,
+        }
+    }
+
+    /// For an element-wise kernel taking `step` (> 1) consecutive points per step: the
+    /// statements, at the start of step `s_`, computing the values of the step of each
+    /// random array whose elements are the domain's points (no view), so the step's
+    /// points share one block (`step` divides a block's values) without a branch that a
+    /// driver may run on every invocation anyway. Marks those arrays in `shared`.
+    fn shared_randoms(&mut self, step: usize) -> String {
+        let k = self.k;
+        let live = k.live();
+        let mut s = format!("uint64_t st_ = uint64_t(s_) * {step}ul;\n");
+        for (i, inst) in k.insts.iter().enumerate().filter(|(i, _)| live[*i]) {
+            let Inst::Random { kind, dist, seed, draw, map: Some(m) } = *inst else { continue };
+            let (Some(seed), Some(draw)) = (self.operand(seed), self.operand(draw)) else { continue };
+            if !k.maps[m as usize].steps.is_empty() {
+                continue;
+            }
+            let philox = kind == crate::ir::RngKind::Philox;
+            s += &self.helpers.random_step(k.types[i], philox, dist, [&seed, &draw, "st_"], step, &format!("r{i}"));
+            self.shared[i] = true;
+        }
+        s
+    }
+
     /// The statements computing every value the outputs need, for the domain point with
-    /// coordinates `c0, c1, ...`.
+    /// coordinates `c0, c1, ...` (point `j_` of its step for the random arrays of
+    /// `shared_randoms`).
     fn body(&mut self) -> Result<String, Unsupported> {
         let k = self.k;
         let live = k.live();
@@ -498,19 +547,7 @@ impl<'k> Gen<'k> {
             let t = k.types[i];
             let v = |j: u32| format!("v{j}");
             let expr = match *inst {
-                Inst::Param { index } => {
-                    let w = |o: usize| format!("meta.w[P + {}]", 2 * index as usize + o);
-                    match t {
-                        DType::F32 => format!("uintBitsToFloat({})", w(0)),
-                        DType::F64 => format!("packDouble2x32(uvec2({}, {}))", w(0), w(1)),
-                        DType::I32 => format!("int({})", w(0)),
-                        DType::I64 => format!("int64_t(packUint2x32(uvec2({}, {})))", w(0), w(1)),
-                        DType::U8 => format!("({} & 0xFFu)", w(0)),
-                        DType::Bool => format!("({} != 0u)", w(0)),
-                        DType::C64 | DType::C128 => unreachable!("complex parameters are passed as their parts"),
-                    }
-                }
-                Inst::Const(s) => glsl::literal(s),
+                Inst::Param { .. } | Inst::Const(_) => self.operand(i as u32).expect("a parameter or constant"),
                 // Through an empty array (padded with a fill) nothing exists to read: every
                 // point is outside the fill boundary and the value is never used.
                 Inst::Load { map, .. } if k.maps[map as usize].steps.iter().any(|s| s.src.numel() == 0) => {
@@ -530,6 +567,9 @@ impl<'k> Gen<'k> {
                 Inst::Binary { op, a, b } => self.helpers.binary(op, k.types[a as usize], &v(a), &v(b)),
                 Inst::Select { cond, a, b } => format!("({} ? {} : {})", v(cond), v(a), v(b)),
                 Inst::Cast { a } => self.helpers.cast(k.types[a as usize], t, &v(a)),
+                Inst::Random { dist, .. } if self.shared[i] => {
+                    Helpers::random_step_value(t, dist, &format!("r{i}"), "st_", "j_")
+                }
                 Inst::Random { kind, dist, seed, draw, map } => {
                     let index = match map {
                         Some(m) => self.linear_index(m, &mut out)?,
@@ -631,6 +671,20 @@ impl<'k> Gen<'k> {
         Ok(s)
     }
 
+    /// The variables each random array that takes its values point by point keeps from one
+    /// element to the next (`Helpers::random_cache`), declared at the start of `main`.
+    fn random_caches(&self) -> String {
+        let k = self.k;
+        let live = k.live();
+        let mut s = String::new();
+        for (i, inst) in k.insts.iter().enumerate().filter(|(i, _)| live[*i] && !self.shared[*i]) {
+            if let Inst::Random { dist, .. } = *inst {
+                s += &Helpers::random_cache(k.types[i], dist, &format!("r{i}"));
+            }
+        }
+        s
+    }
+
     /// Column-major linear index of `c0, c1, ...` in the domain.
     fn linear(&mut self) -> Result<String, Unsupported> {
         let mut lin = "0".to_string();
@@ -651,6 +705,23 @@ fn tree_shared() -> String {
 /// workgroups along x and y (`Grid::groups`).
 const GRID_LOOP: &str = "gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x; \
                          li_ < meta.w[0]; li_ += gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x";
+
+/// Consecutive domain points an element-wise invocation takes at each step of its grid
+/// loop: as many as one generator block gives values of the kernel's random arrays (four
+/// f32, two f64), so that each block is computed once; one without random values. At most
+/// `points_bound` (drivers that end loops early), and a power of two.
+pub fn points_per_step(k: &Kernel, points_bound: Option<usize>) -> usize {
+    let live = k.live();
+    let mut randoms = k.insts.iter().enumerate().filter(|(i, inst)| live[*i] && matches!(inst, Inst::Random { .. }));
+    let step: usize = match randoms.clone().next() {
+        None => 1,
+        Some(_) if randoms.any(|(i, _)| k.types[i] == DType::F64) => 2,
+        Some(_) => 4,
+    };
+    // A power of two, so that a step's elements lie in one block.
+    let bounded = step.min(points_bound.unwrap_or(step)).max(1);
+    1 << bounded.ilog2()
+}
 
 /// The shared-memory tree that combines every invocation's accumulator of output `o`;
 /// the result is in `a`/`ai` of every invocation.
@@ -713,7 +784,8 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         }
         Some(a) => Mode::Axis(a as usize),
     };
-    let grid = Grid::of(k, mode, target, points_bound);
+    let step = points_per_step(k, points_bound);
+    let grid = Grid::of(k, mode, target, points_bound, step);
     if let Some(bound) = points_bound
         && grid.points_per_invocation > bound
     {
@@ -758,6 +830,7 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         numbers: Vec::new(),
         helpers: Helpers::new(target.float64),
         maps: Vec::new(),
+        shared: vec![false; k.insts.len()],
         packed: None,
         pack_count: packs.len(),
     };
@@ -816,17 +889,35 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
     // What a mean divides by.
     let mut count = "meta.w[0]".to_string();
     match mode {
-        Mode::Elementwise => {
+        Mode::Elementwise if step == 1 => {
             let coords = g.coords("li_", None)?;
             let body = g.body()?;
             writeln!(main, "void main() {{\nfor (uint li_ = {GRID_LOOP}) {{\n{coords}{body}").unwrap();
             store(&g, &mut main, "li_");
             main += "}\n}\n";
         }
+        Mode::Elementwise => {
+            // Step s_ of the grid loop takes points `step` s_ ..; the last may be partial.
+            let shared = g.shared_randoms(step);
+            let coords = g.coords("li_", None)?;
+            let body = g.body()?;
+            let steps = GRID_LOOP.replace("li_ < meta.w[0]", &format!("li_ < (meta.w[0] + {}u) / {step}u", step - 1));
+            writeln!(
+                main,
+                "void main() {{\n{}for (uint s_ = {}) {{\n{shared}for (uint j_ = 0u; j_ < {step}u; j_++) {{\n\
+                 uint li_ = s_ * {step}u + j_;\nif (li_ >= meta.w[0]) break;\n{coords}{body}",
+                g.random_caches(),
+                steps.replace("li_", "s_")
+            )
+            .unwrap();
+            store(&g, &mut main, "li_");
+            main += "}\n}\n}\n";
+        }
         Mode::ReduceAll => {
             let coords = g.coords("li_", None)?;
             let body = g.body()?;
             main += "void main() {\n";
+            main += &g.random_caches();
             acc_init(&mut main);
             writeln!(main, "for (uint li_ = {GRID_LOOP}) {{\n{coords}{body}").unwrap();
             store(&g, &mut main, "li_");
@@ -849,8 +940,9 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             let coords = g.coords("row_", Some(axis))?;
             let lin = g.linear()?;
             let body = g.body()?;
-            main += "void main() {\nuint rows_ = meta.w[2], parts_ = meta.w[3];\n\
-                     for (uint w_ = gl_WorkGroupID.x; w_ < rows_ * parts_; w_ += gl_NumWorkGroups.x) {\n\
+            main += "void main() {\nuint rows_ = meta.w[2], parts_ = meta.w[3];\n";
+            main += &g.random_caches();
+            main += "for (uint w_ = gl_WorkGroupID.x; w_ < rows_ * parts_; w_ += gl_NumWorkGroups.x) {\n\
                      uint row_ = w_ / parts_, part_ = w_ % parts_;\n";
             main += &coords;
             acc_init(&mut main);
@@ -876,7 +968,8 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             // takes its points SCAN_ITEMS * l ...
             let head = format!(
                 "void main() {{\nuint rows_ = meta.w[2], blocks_ = meta.w[3];\n\
-                 uint row_ = gl_WorkGroupID.x / blocks_, blk_ = gl_WorkGroupID.x % blocks_;\n{coords}"
+                 uint row_ = gl_WorkGroupID.x / blocks_, blk_ = gl_WorkGroupID.x % blocks_;\n{}{coords}",
+                g.random_caches()
             );
             let points = |inner: &str| {
                 format!(
@@ -961,7 +1054,7 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
             let extent = g.num(k.domain.dim(axis) as i64)?;
             let lin = g.linear()?;
             let body = g.body()?;
-            writeln!(main, "void main() {{\nfor (uint li_ = {GRID_LOOP}) {{\n{coords}").unwrap();
+            writeln!(main, "void main() {{\n{}for (uint li_ = {GRID_LOOP}) {{\n{coords}", g.random_caches()).unwrap();
             acc_init(&mut main);
             for &(o, op, carry) in &scan_outputs {
                 let ty = glsl::reg_type(carry);

@@ -3,6 +3,8 @@
 //! min/max, saturating float-to-integer casts, C `fmod` and `round`). Operations GLSL
 //! has no exact builtin for are helper functions, emitted once per kernel when used.
 
+use std::fmt::Write;
+
 use crate::backend::cpu::math::TWO_OVER_PI;
 use crate::ir::kernel::{Inst, Kernel};
 use crate::ir::{BinaryOp, DType, Distribution, RngKind, Scalar, UnaryOp};
@@ -279,35 +281,151 @@ impl Helpers {
 
     /// Element `index` (an `int64_t` expression) of a random array `dist` of type `t`
     /// from the draw `draw` of seed `seed`, the same bits as the CPU executor's uniform
-    /// values. A normal value first declares its pair's uniforms, named `pair`, in `out`.
+    /// values. `out` gets the statements before it: they compute the element's generator
+    /// block, and for a normal value its Box-Muller pair, only when it is not the one the
+    /// invocation computed last (held in the variables `random_cache` declares under the
+    /// same `name`), so consecutive elements taken by one invocation share them.
     pub fn random(
         &mut self,
         t: DType,
         philox: bool,
         dist: Distribution,
         [seed, draw, index]: [&str; 3],
-        pair: &str,
+        name: &str,
         out: &mut String,
     ) -> String {
         self.random = true;
         self.loops += RANDOM_LOOPS;
-        let args = format!("{philox}, {seed}, {draw}, {index}");
+        let f32 = t == DType::F32;
+        let (ty, vec) = (reg_type(t), if f32 { "vec2" } else { "dvec2" });
+        let block = |out: &mut String, b: &str| {
+            out.push_str(&format!(
+                "if ({b} != {name}_blk) {{ {name}_blk = {b}; {name}_w = r_block({philox}, {seed}, {draw}, {b}); }}\n"
+            ))
+        };
+        // f32 values take one word, f64 ones two; a normal pair takes two values.
+        let words = |half: &str| {
+            let w = format!("{name}_w");
+            if f32 {
+                format!("({half} ? {vec}(r_f32({w}.z), r_f32({w}.w)) : {vec}(r_f32({w}.x), r_f32({w}.y)))")
+            } else {
+                format!("({half} ? r_f64({w}.z, {w}.w) : r_f64({w}.x, {w}.y))")
+            }
+        };
+        out.push_str(&format!("uint64_t {name}_e = uint64_t({index});\n"));
         match dist {
-            Distribution::Uniform => format!("r_uniform_{}({args})", suffix(t)),
+            Distribution::Uniform if f32 => {
+                block(out, &format!("({name}_e >> 2)"));
+                format!("r_f32({name}_w[uint({name}_e) & 3u])")
+            }
+            Distribution::Uniform => {
+                block(out, &format!("({name}_e >> 1)"));
+                words(&format!("((uint({name}_e) & 1u) != 0u)"))
+            }
             Distribution::Normal => {
-                let ty = reg_type(t);
-                let vec = if t == DType::F32 { "vec2" } else { "dvec2" };
-                out.push_str(&format!("{vec} {pair} = r_pair_{}({args});\n", suffix(t)));
-                // sqrt(-2 ln(1 - u)) times cos(2 pi v) for an even element, sin(2 pi v) =
-                // cos(2 pi (v - 1/4)) for an odd one: v - 1/4 is exact, and one cosine
-                // serves both without divergent branches.
-                let ln = self.unary(UnaryOp::Log, t, &format!("({ty}(1) - {pair}.x)"));
+                // The pair's radius sqrt(-2 ln(1 - u)) times cos(2 pi v) and sin(2 pi v) =
+                // cos(2 pi (v - 1/4)) (v - 1/4 is exact).
+                let p = format!("{name}_p");
+                let mut pair = String::new();
+                let uv = if f32 {
+                    block(&mut pair, &format!("({p} >> 1)"));
+                    words(&format!("((uint({p}) & 1u) != 0u)"))
+                } else {
+                    block(&mut pair, &p);
+                    format!("{vec}(r_f64({name}_w.x, {name}_w.y), r_f64({name}_w.z, {name}_w.w))")
+                };
+                pair += &format!("{vec} {name}_uv = {uv};\n");
+                let ln = self.unary(UnaryOp::Log, t, &format!("({ty}(1) - {name}_uv.x)"));
                 let c = |v: f64| literal(Scalar::F64(v).cast(t));
-                let turns = format!("({pair}.y - ((r_low({index}) & 1u) == 0u ? {} : {}))", c(0.0), c(0.25));
-                let cos = self.unary(UnaryOp::Cos, t, &format!("({} * {turns})", c(std::f64::consts::TAU)));
-                format!("(sqrt({ty}(-2) * {ln}) * {cos})")
+                let tau = c(std::f64::consts::TAU);
+                let cos = self.unary(UnaryOp::Cos, t, &format!("({tau} * {name}_uv.y)"));
+                let sin = self.unary(UnaryOp::Cos, t, &format!("({tau} * ({name}_uv.y - {}))", c(0.25)));
+                pair += &format!(
+                    "precise {ty} {name}_r = sqrt({ty}(-2) * {ln});\n{name}_nv = {vec}({name}_r * {cos}, {name}_r * {sin});\n"
+                );
+                out.push_str(&format!(
+                    "uint64_t {p} = {name}_e >> 1;\nif ({p} != {name}_pair) {{\n{name}_pair = {p};\n{pair}}}\n"
+                ));
+                format!("(((uint({name}_e) & 1u) == 0u) ? {name}_nv.x : {name}_nv.y)")
             }
         }
+    }
+
+    /// The statements computing the values of `step` consecutive elements `first ..` (a
+    /// `uint64_t` expression, a multiple of `step`, which divides the values of a block)
+    /// of a random array `name`: the block they lie in, and for normal values the step's
+    /// `step / 2` pairs, in `{name}_nv`. `random_step_value` reads them.
+    pub fn random_step(
+        &mut self,
+        t: DType,
+        philox: bool,
+        dist: Distribution,
+        [seed, draw, first]: [&str; 3],
+        step: usize,
+        name: &str,
+    ) -> String {
+        self.random = true;
+        let f32 = t == DType::F32;
+        let (ty, vec) = (reg_type(t), if f32 { "vec2" } else { "dvec2" });
+        let shift = if f32 { 2 } else { 1 };
+        let w = format!("{name}_w");
+        let mut s = format!("uvec4 {w} = r_block({philox}, {seed}, {draw}, {first} >> {shift});\n");
+        if dist == Distribution::Normal {
+            writeln!(s, "{vec} {name}_nv[{}];", step / 2).unwrap();
+            let c = |v: f64| literal(Scalar::F64(v).cast(t));
+            let tau = c(std::f64::consts::TAU);
+            for q in 0..step / 2 {
+                let uv = format!("{name}_uv{q}");
+                if f32 {
+                    // Pair q of the step takes words x, y or z, w by its parity.
+                    writeln!(
+                        s,
+                        "{vec} {uv} = ((uint({first} >> 1) + {q}u) & 1u) != 0u ? {vec}(r_f32({w}.z), r_f32({w}.w)) \
+                         : {vec}(r_f32({w}.x), r_f32({w}.y));"
+                    )
+                    .unwrap();
+                } else {
+                    writeln!(s, "{vec} {uv} = {vec}(r_f64({w}.x, {w}.y), r_f64({w}.z, {w}.w));").unwrap();
+                }
+                let ln = self.unary(UnaryOp::Log, t, &format!("({ty}(1) - {uv}.x)"));
+                let cos = self.unary(UnaryOp::Cos, t, &format!("({tau} * {uv}.y)"));
+                let sin = self.unary(UnaryOp::Cos, t, &format!("({tau} * ({uv}.y - {}))", c(0.25)));
+                writeln!(
+                    s,
+                    "precise {ty} {name}_r{q} = sqrt({ty}(-2) * {ln});\n\
+                     precise {ty} {name}_c{q} = {name}_r{q} * {cos}, {name}_s{q} = {name}_r{q} * {sin};\n\
+                     {name}_nv[{q}] = {vec}({name}_c{q}, {name}_s{q});"
+                )
+                .unwrap();
+            }
+        }
+        s
+    }
+
+    /// Element `first + j` of the step `random_step` computed (`j` a `uint` expression).
+    pub fn random_step_value(t: DType, dist: Distribution, name: &str, first: &str, j: &str) -> String {
+        let w = format!("{name}_w");
+        match (dist, t) {
+            (Distribution::Uniform, DType::F32) => format!("r_f32({w}[(uint({first}) + {j}) & 3u])"),
+            (Distribution::Uniform, _) => {
+                format!("(((uint({first}) + {j}) & 1u) != 0u ? r_f64({w}.z, {w}.w) : r_f64({w}.x, {w}.y))")
+            }
+            // `first` is even: the pair of the step is j / 2, its value j % 2.
+            (Distribution::Normal, _) => format!("{name}_nv[{j} >> 1u][{j} & 1u]"),
+        }
+    }
+
+    /// The declarations, at the start of a shader's `main`, of the variables of the random
+    /// array `name` of type `t` that `random` keeps from one element to the next: the
+    /// generator block last computed (no block index is all ones) and for a normal array
+    /// the pair last computed.
+    pub fn random_cache(t: DType, dist: Distribution, name: &str) -> String {
+        let mut s = format!("uint64_t {name}_blk = ~uint64_t(0); uvec4 {name}_w = uvec4(0u);\n");
+        if dist == Distribution::Normal {
+            let vec = if t == DType::F32 { "vec2" } else { "dvec2" };
+            s += &format!("uint64_t {name}_pair = ~uint64_t(0); precise {vec} {name}_nv = {vec}(0);\n");
+        }
+        s
     }
 
     /// `a` (of type `from`) converted with the cast op's rules.

@@ -37,8 +37,9 @@ pub struct Grid {
 
 impl Grid {
     /// The geometry of `k` in `mode` on `target`, where one invocation may take at most
-    /// `points_bound` points (`None`: loops are not limited).
-    pub fn of(k: &Kernel, mode: Mode, target: &Target, points_bound: Option<usize>) -> Grid {
+    /// `points_bound` points (`None`: loops are not limited), and an element-wise one takes
+    /// `step` consecutive points at each step of its loop (`codegen::points_per_step`).
+    pub fn of(k: &Kernel, mode: Mode, target: &Target, points_bound: Option<usize>, step: usize) -> Grid {
         let domain = &k.domain;
         let local = LOCAL as usize;
         let max_x = target.max_groups[0];
@@ -49,9 +50,10 @@ impl Grid {
         let bounded_parts = |n: usize| points_bound.map_or(1, |bound| n.div_ceil(local * bound));
         match mode {
             Mode::Elementwise => {
-                let n = domain.numel();
-                let groups = spread(n.div_ceil(local));
-                Grid { count: n, groups, rows: 0, parts: 0, points_per_invocation: per_invocation(n, groups) }
+                let (n, steps) = (domain.numel(), domain.numel().div_ceil(step));
+                let groups = spread(steps.div_ceil(local));
+                let points = step * per_invocation(steps, groups);
+                Grid { count: n, groups, rows: 0, parts: 0, points_per_invocation: points }
             }
             Mode::ReduceAll => {
                 let n = domain.numel();

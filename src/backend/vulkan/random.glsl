@@ -1,6 +1,7 @@
 // The random streams of src/ir/random.rs, bit for bit: Philox4x32-10 and the fast
 // 32-bit hash make a draw's words four at a time (a block), and elements take the words
-// in order (see the layout there). One invocation computes the block of its element.
+// in order (see the layout there). The generated code keeps the block an invocation
+// computed last, so the consecutive elements it takes share it (`Helpers::random`).
 
 uvec4 r_philox(uvec4 c, uvec2 k) {
     for (int round = 0; round < 10; round++) {
@@ -33,11 +34,6 @@ uvec4 r_block(bool philox, int64_t seed, int64_t draw, uint64_t b) {
     return uvec4(base, r_fmix(base ^ 0x6A09E667u), r_fmix(base ^ 0xBB67AE85u), r_fmix(base ^ 0x3C6EF372u));
 }
 
-// The low 32 bits of an element index.
-uint r_low(int64_t i) {
-    return unpackUint2x32(uint64_t(i)).x;
-}
-
 // A uniform f32 from one word: its top 24 bits.
 float r_f32(uint w) {
     return float(w >> 8) * (1.0 / 16777216.0);
@@ -47,29 +43,4 @@ float r_f32(uint w) {
 double r_f64(uint hi, uint lo) {
     uint64_t bits = (uint64_t(hi) << 21) ^ uint64_t(lo >> 11);
     return double(bits) * (1.0lf / 9007199254740992.0lf);
-}
-
-// Uniform f32 element i: word i.
-float r_uniform_f32(bool philox, int64_t seed, int64_t draw, int64_t i) {
-    uvec4 w = r_block(philox, seed, draw, uint64_t(i) >> 2);
-    return r_f32(w[r_low(i) & 3u]);
-}
-
-// Uniform f64 element i: words 2i and 2i + 1.
-double r_uniform_f64(bool philox, int64_t seed, int64_t draw, int64_t i) {
-    uvec4 w = r_block(philox, seed, draw, uint64_t(i) >> 1);
-    return (r_low(i) & 1u) == 0u ? r_f64(w.x, w.y) : r_f64(w.z, w.w);
-}
-
-// The uniforms (radius, angle) of the Box-Muller pair of f32 element i: words
-// 2 (i / 2) and 2 (i / 2) + 1.
-vec2 r_pair_f32(bool philox, int64_t seed, int64_t draw, int64_t i) {
-    uvec4 w = r_block(philox, seed, draw, uint64_t(i) >> 2);
-    return (r_low(i) & 2u) == 0u ? vec2(r_f32(w.x), r_f32(w.y)) : vec2(r_f32(w.z), r_f32(w.w));
-}
-
-// The same for f64 element i: words 4 (i / 2) .. 4 (i / 2) + 4, one block.
-dvec2 r_pair_f64(bool philox, int64_t seed, int64_t draw, int64_t i) {
-    uvec4 w = r_block(philox, seed, draw, uint64_t(i) >> 1);
-    return dvec2(r_f64(w.x, w.y), r_f64(w.z, w.w));
 }

@@ -44,6 +44,8 @@ pub trait ExpLogConsts: Real {
     /// log2 / log10 of positive finite (possibly subnormal) `x`, no special values.
     fn log2_k<O: Ops>(x: Self) -> Self;
     fn log10_k<O: Ops>(x: Self) -> Self;
+    /// `ln_normal`.
+    fn ln_normal_k<O: Ops>(x: Self) -> Self;
 }
 
 impl ExpLogConsts for f64 {
@@ -88,6 +90,12 @@ impl ExpLogConsts for f64 {
         let (h, l) = log_dd::<f64, O>(x);
         mul_dd::<f64, O>(h, l, Self::IVLN10, Self::IVLN10_TAIL)
     }
+    /// `log`'s kernel without the scaling of subnormals: `log`'s result.
+    #[inline(always)]
+    fn ln_normal_k<O: Ops>(x: f64) -> f64 {
+        let (m, k) = f64::split_sqrt2(x);
+        ln_parts::<f64, O>(m, k)
+    }
 }
 
 impl ExpLogConsts for f32 {
@@ -111,6 +119,26 @@ impl ExpLogConsts for f32 {
     #[inline(always)]
     fn log10_k<O: Ops>(x: f32) -> f32 {
         log_split::<f32, O>(x, 0.43432617, -3.168997e-05, 0.30103302, -3.0243555e-06)
+    }
+    /// No division: `log(1 + f) = f + f^2 Q(f)` over the whole reduced range (relative
+    /// error 2^-27.8), then `+ k ln 2` with `k LN2_HI` exact.
+    #[inline(always)]
+    fn ln_normal_k<O: Ops>(x: f32) -> f32 {
+        const Q: [f32; 9] = [
+            -0.49999988,
+            0.33333325,
+            -0.250016,
+            0.20002003,
+            -0.16608766,
+            0.14181134,
+            -0.13244562,
+            0.12909089,
+            -0.07623974,
+        ];
+        let (m, k) = f32::split_sqrt2(x);
+        let f = m - 1.0; // exact
+        let p = O::mla(f * f, poly::<f32, O>(f, &Q), f);
+        O::mla(k, Self::LN2_HI, O::mla(k, Self::LN2_LO, p))
     }
 }
 
@@ -303,6 +331,22 @@ fn log_split<T: ExpLogConsts, O: Ops>(x: T, c_hi: T, c_lo: T, ck_hi: T, ck_lo: T
 #[inline(always)]
 pub fn ln_k<T: ExpLogConsts, O: Ops>(x: T) -> T {
     let (m, k) = split_log(x);
+    ln_parts::<T, O>(m, k)
+}
+
+/// Natural log of a positive *normal* `x`, for callers whose arguments cannot be
+/// subnormal, zero, infinite or NaN (Box-Muller's `1 - u`, in `[2^-53, 1]`): none of
+/// `log`'s fix-ups for those. f64: `log`'s result. f32: a kernel without a division, within
+/// 1 ulp like `log` (0.90 ulp the largest seen; tested on every f32 value `1 - u` and on
+/// random normals).
+#[inline(always)]
+pub fn ln_normal<T: ExpLogConsts, O: Ops>(x: T) -> T {
+    T::ln_normal_k::<O>(x)
+}
+
+/// `ln(m 2^k)` for `m` in `[sqrt(2)/2, sqrt(2))`.
+#[inline(always)]
+fn ln_parts<T: ExpLogConsts, O: Ops>(m: T, k: T) -> T {
     let p = log_parts_m::<T, O>(m, k);
     O::mla(p.k, T::LN2_HI, -((p.hfsq - O::mla(p.k, T::LN2_LO, p.tail)) - p.f))
 }

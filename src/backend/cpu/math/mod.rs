@@ -93,13 +93,15 @@ mod round;
 mod special;
 mod trig;
 
+/// For callers that fuse a kernel into a loop of their own (Box-Muller in `cpu::random`).
+pub(crate) use exp_log::ln_normal;
+pub(crate) use real::{Fma, NoFma, Ops};
 pub(crate) use trig::TWO_OVER_PI;
 
 #[cfg(test)]
 mod tests;
 
 use driver::{BinaryKernel, UnaryKernel};
-use real::Ops;
 
 /// Kernel marker types, one per function.
 mod kernels {

@@ -1166,3 +1166,46 @@ fn throughput() {
         row(f.name(), t32, t64);
     }
 }
+
+/// `ln_normal` (Box-Muller's log, without fix-ups for subnormals and special values) on
+/// the arguments it takes: f32 within 1 ulp of the correctly rounded log on every `1 - u`
+/// of the random streams (multiples of 2^-24 in (0, 1]) and on random normal bit
+/// patterns; f64 bit for bit `log` on random normal bit patterns and `1 - u` (multiples of
+/// 2^-53), so `log`'s bound holds. Both code paths.
+#[test]
+fn ln_normal_bounds() {
+    let mut r = Rng(seed());
+    let n = samples() / 4;
+    let units = (1..=1u32 << 24).map(|j| j as f32 * (1.0 / (1u32 << 24) as f32));
+    let bits = (0..n).map(|_| f32::from_bits(0x0080_0000 + (r.next() as u32) % (0x7f80_0000 - 0x0080_0000)));
+    let x32: Vec<f32> = units.chain(bits).chain([f32::MIN_POSITIVE, f32::MAX]).collect();
+    let mut worst = (0.0, 0.0);
+    for &x in &x32 {
+        let exact = glibc::log(x as f64);
+        for got in [ln_normal::<f32, real::Fma>(x), ln_normal::<f32, real::NoFma>(x)] {
+            let err = ulp_err32(got, exact);
+            if err > worst.0 {
+                worst = (err, x);
+            }
+        }
+    }
+    assert!(worst.0 <= 1.0, "f32: {} ulp at {:e} (seed {})", worst.0, worst.1, seed());
+    let mut x64: Vec<f64> = (0..n)
+        .map(|i| match i % 2 {
+            0 => f64::from_bits(0x0010_0000_0000_0000 + r.next() % (0x7ff0_0000_0000_0000 - 0x0010_0000_0000_0000)),
+            _ => 1.0 - ((r.next() >> 11) as f64) * (1.0 / (1u64 << 53) as f64),
+        })
+        .collect();
+    x64.extend([1.0, f64::MIN_POSITIVE, f64::MAX, (1.0 / (1u64 << 53) as f64), 1.0 - f64::EPSILON / 2.0]);
+    let (mut fma, mut nofma) = (vec![0f64; x64.len()], vec![0f64; x64.len()]);
+    assert!(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"));
+    // SAFETY: the processor has AVX2 and FMA (checked).
+    unsafe { unary_f64_avx2(UnaryFn::Log, &x64, &mut fma) };
+    unary_f64_nofma(UnaryFn::Log, &x64, &mut nofma);
+    for ((&x, &w), &w_nofma) in x64.iter().zip(&fma).zip(&nofma) {
+        let got = ln_normal::<f64, real::Fma>(x);
+        assert_eq!(got.to_bits(), w.to_bits(), "f64 {x:e}: {got:e} vs log {w:e} (seed {})", seed());
+        let got = ln_normal::<f64, real::NoFma>(x);
+        assert_eq!(got.to_bits(), w_nofma.to_bits(), "f64 {x:e}, no FMA: {got:e} vs {w_nofma:e} (seed {})", seed());
+    }
+}
