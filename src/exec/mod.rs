@@ -178,20 +178,20 @@ pub struct CacheStats {
 /// A step's output values (inline: steps have few).
 pub type StepValues = SmallVec<[Value; 2]>;
 
+/// A value, or the error it failed with.
+pub type Computed = std::result::Result<Value, Arc<Error>>;
+
 /// What became of each output of a step: its value, or the error it is poisoned with.
-pub type StepOutcome = SmallVec<[std::result::Result<Value, Arc<Error>>; 2]>;
+pub type StepOutcome = SmallVec<[Computed; 2]>;
 
 /// A step's input values, or their failures (inline: a small flush's steps allocate no list).
-pub type InputValues = SmallVec<[std::result::Result<Value, Arc<Error>>; 4]>;
+pub type InputValues = SmallVec<[Computed; 4]>;
 
 impl Step {
     /// The step's input values, or their failures. `earlier` answers for promises of
     /// earlier steps that ran in the same batch and are not fulfilled yet (their value, or
     /// their error); every other promise is waited for.
-    pub fn input_values(
-        &self,
-        earlier: impl Fn(&Arc<Promise>) -> Option<std::result::Result<Value, Arc<Error>>>,
-    ) -> InputValues {
+    pub fn input_values(&self, earlier: impl Fn(&Arc<Promise>) -> Option<Computed>) -> InputValues {
         self.inputs
             .iter()
             .map(|b| match b {
@@ -269,7 +269,7 @@ pub fn run_step<E: Executor + ?Sized>(
         let read = kernel.inputs_read_by(o);
         inputs.iter().zip(read).find_map(|(i, read)| if read { i.as_ref().err().cloned() } else { None })
     };
-    let mut outcome: SmallVec<[Option<std::result::Result<Value, Arc<Error>>>; 2]> =
+    let mut outcome: SmallVec<[Option<Computed>; 2]> =
         (0..step.outputs.len()).map(|o| if failed { failure_read_by(o).map(Err) } else { None }).collect();
     loop {
         let keep: SmallVec<[bool; 2]> = outcome.iter().map(Option::is_none).collect();
