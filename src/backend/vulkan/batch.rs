@@ -8,9 +8,10 @@
 //! so that steps reading an output that failed its check see the failure.
 //!
 //! What becomes of each step is reported in step order once its submission has run: a
-//! step whose inputs failed, or whose own recording failed, fails alone, and later steps
-//! of the batch reading its outputs fail with its error; a submission that fails fails
-//! every step recorded into it.
+//! step whose inputs failed, or whose own recording failed, fails alone (only in the
+//! outputs that depend on the failure: `exec::run_step`), and later steps of the batch
+//! reading its failed outputs fail with its error; a submission that fails fails every
+//! step recorded into it.
 //!
 //! While profiling, each device step's commands end with a timestamp (`Commands::mark_step`),
 //! and its device time is handed to the profile just before the step is reported.
