@@ -1,11 +1,14 @@
 //! Deferred failures: a result whose computation fails (here: out of memory under a
 //! memory limit) is poisoned; every read of it or of anything computed from it reports
 //! the failure with the call that created the failing op, and nothing already computed
-//! is lost. Runs in its own process because it starts the runtime with a limit.
+//! is lost, and nothing that does not depend on the failure is poisoned, even when a
+//! flush computed it in the same kernel. Runs in its own process because it starts the
+//! runtime with a limit.
 
 mod common;
 
 use common::*;
+use rand::Rng;
 use sluice::*;
 use std::ffi::CStr;
 
@@ -92,6 +95,60 @@ fn out_of_memory_poisons_results_and_keeps_the_rest() {
     let want: Vec<V> = x.v.iter().map(|v| V::F32(v.f() as f32 * 2.0)).collect();
     assert_eq!(download(twice).v, want);
     release(&[h, twice]);
+    ok(sl_shutdown());
+}
+
+/// A flush stores values of one shape in one kernel, whatever they have to do with each
+/// other (a queue cut takes every thread's pending arrays as its roots): a failure there
+/// must poison only the values that depend on it, not the kernel's other outputs (the
+/// fuzzer's defect p: one thread's small array poisoned by another's refused huge result).
+#[test]
+fn a_failure_poisons_only_what_depends_on_it() {
+    child("a_failure_poisons_only_what_depends_on_it_child", &[("SLUICE_MEMORY_LIMIT", "64M")]);
+}
+
+#[test]
+#[ignore = "run by a_failure_poisons_only_what_depends_on_it, under a memory limit"]
+fn a_failure_poisons_only_what_depends_on_it_child() {
+    let mut rng = rng("a_failure_poisons_only_what_depends_on_it");
+    let poisoned_by_oom = |h: sl_array, what: &str| {
+        let mut b = vec![0u8; numel(&shape_of(h)) * size_of(dtype_of(h))];
+        let st = sl_read(h, SL_COL_MAJOR, b.as_mut_ptr() as *mut _, b.len());
+        assert_eq!(st, SL_ERR_POISONED, "{what}: {}", last_error().1);
+        assert!(last_error().1.contains("out of memory"), "{what}: {}", last_error().1);
+    };
+
+    // A failed input: one element of a result that could not be stored (2^26 f32, 256
+    // MiB), flushed with an unrelated value of the same shape.
+    let n = 1i64 << 26;
+    let (mut x, mut y) = (0, 0);
+    ok(sl_iota(SL_F32, 1, [n].as_ptr(), 0, &mut x));
+    ok(sl_add_scalar(x, 1.0, &mut y));
+    ok(sl_eval(&y, 1));
+    let mut one = 0;
+    ok(sl_section(y, [rng.random_range(0..n)].as_ptr(), [1].as_ptr(), [1].as_ptr(), &mut one));
+    let a = rand_arr(&mut rng, SL_F32, &[1], -100.0, 100.0, false);
+    let c = rng.random_range(-4.0f32..4.0);
+    let ha = a.upload();
+    let mut scaled = 0;
+    ok(sl_mul_scalar(ha, c as f64, &mut scaled));
+    ok(sl_eval([one, scaled].as_ptr(), 2));
+    // One IEEE multiply: exact.
+    assert_eq!(download(scaled).v, vec![V::F32(a.v[0].f() as f32 * c)], "the unrelated value is computed");
+    poisoned_by_oom(one, "the element of the refused result");
+
+    // A refused allocation: 2^24 f64 (128 MiB) and their maximum, one kernel over the
+    // same points; the maximum needs 8 bytes.
+    let m = 1i64 << 24;
+    let c = rng.random_range(0.5..2.0);
+    let (mut i, mut big, mut top) = (0, 0, 0);
+    ok(sl_iota(SL_F64, 1, [m].as_ptr(), 0, &mut i));
+    ok(sl_mul_scalar(i, c, &mut big));
+    ok(sl_maxval(big, SL_ALL_DIMS, &mut top));
+    ok(sl_eval([big, top].as_ptr(), 2));
+    assert_eq!(download(top).v, vec![V::F64((m - 1) as f64 * c)], "the maximum is computed (exact: one multiply)");
+    poisoned_by_oom(big, "the refused result");
+    release(&[x, y, one, ha, scaled, i, big, top]);
     ok(sl_shutdown());
 }
 

@@ -214,8 +214,12 @@ fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counte
     let ran = catch_unwind(AssertUnwindSafe(|| {
         let mut laps = crate::profile::StepLaps::begin();
         executor.run_steps(&steps, &mut |i, outcome| {
-            if let (Some(laps), Ok(values)) = (laps.as_mut(), &outcome) {
-                laps.lap(&super::step_profile(executor.name(), &steps[i].work, values, &steps[i].shares));
+            // A step that computed something (all its outputs, or those a failure left).
+            if let Some(laps) = laps.as_mut()
+                && outcome.iter().any(|o| o.is_ok())
+            {
+                let values: StepValues = outcome.iter().filter_map(|o| o.as_ref().ok().cloned()).collect();
+                laps.lap(&super::step_profile(executor.name(), &steps[i].work, &values, &steps[i].shares));
             }
             finish(executor, &steps[i], outcome, counters);
             finished = i + 1;
@@ -229,7 +233,7 @@ fn run_sequence(executor: &dyn Executor, seq: ProgramSequence, counters: &Counte
     // Steps the executor did not get to (it panicked) fail rather than leave readers waiting.
     if let Err(panic) = ran {
         for step in &steps[finished..] {
-            finish(executor, step, Err(step.panicked(&panic)), counters);
+            finish(executor, step, step.failed(step.panicked(&panic)), counters);
         }
     }
     drop(retired);
@@ -247,26 +251,20 @@ fn count_step(counters: &Counters, work: &Work) {
 /// first looked at by its check (result comparison), if it has one.
 fn finish(executor: &dyn Executor, step: &Step, outcome: StepOutcome, counters: &Counters) {
     count_step(counters, &step.work);
-    match outcome {
-        Ok(values) => {
-            // Outputs come in dependency order: once one fails its check, later ones that
-            // fail too report that first one (the op that went wrong), not their own.
-            let mut first_failure: Option<Arc<Error>> = None;
-            for (out, v) in step.outputs.iter().zip(values) {
-                let checked = match &out.check {
-                    Some(c) => c.check(executor, &v).map_err(|e| first_failure.get_or_insert(Arc::new(e)).clone()),
-                    None => Ok(()),
-                };
-                out.promise.fulfil(checked.map(|()| v));
-            }
-            if first_failure.is_some() {
-                counters.failed_steps.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        Err(e) => {
-            counters.failed_steps.fetch_add(1, Ordering::Relaxed);
-            fail(step, e);
-        }
+    // Outputs come in dependency order: once one fails its check, later ones that fail
+    // too report that first one (the op that went wrong), not their own.
+    let mut first_failure: Option<Arc<Error>> = None;
+    let mut failed = false;
+    for (out, result) in step.outputs.iter().zip(outcome) {
+        let checked = result.and_then(|v| match &out.check {
+            Some(c) => c.check(executor, &v).map(|()| v).map_err(|e| first_failure.get_or_insert(Arc::new(e)).clone()),
+            None => Ok(v),
+        });
+        failed |= checked.is_err();
+        out.promise.fulfil(checked);
+    }
+    if failed {
+        counters.failed_steps.fetch_add(1, Ordering::Relaxed);
     }
 }
 

@@ -178,18 +178,20 @@ pub struct CacheStats {
 /// A step's output values (inline: steps have few).
 pub type StepValues = SmallVec<[Value; 2]>;
 
-/// What became of a step: its output values, or the error its outputs are poisoned with.
-pub type StepOutcome = std::result::Result<StepValues, Arc<Error>>;
+/// A value, or the error it failed with.
+pub type Computed = std::result::Result<Value, Arc<Error>>;
+
+/// What became of each output of a step: its value, or the error it is poisoned with.
+pub type StepOutcome = SmallVec<[Computed; 2]>;
+
+/// A step's input values, or their failures (inline: a small flush's steps allocate no list).
+pub type InputValues = SmallVec<[Computed; 4]>;
 
 impl Step {
-    /// The step's input values. `earlier` answers for promises of earlier steps that ran in
-    /// the same batch and are not fulfilled yet (their value, or their error); every other
-    /// promise is waited for. A failed input's error (with its origin) passes on unchanged.
-    /// Inline for the few inputs most steps have: a small flush's steps allocate no list.
-    pub fn input_values(
-        &self,
-        earlier: impl Fn(&Arc<Promise>) -> Option<std::result::Result<Value, Arc<Error>>>,
-    ) -> std::result::Result<SmallVec<[Value; 4]>, Arc<Error>> {
+    /// The step's input values, or their failures. `earlier` answers for promises of
+    /// earlier steps that ran in the same batch and are not fulfilled yet (their value, or
+    /// their error); every other promise is waited for.
+    pub fn input_values(&self, earlier: impl Fn(&Arc<Promise>) -> Option<Computed>) -> InputValues {
         self.inputs
             .iter()
             .map(|b| match b {
@@ -208,6 +210,109 @@ impl Step {
     pub fn output_types(&self) -> impl Iterator<Item = (DType, Shape)> + '_ {
         self.outputs.iter().map(|o| (o.dtype, o.shape))
     }
+
+    /// Every output failed with `e`.
+    pub fn failed(&self, e: Arc<Error>) -> StepOutcome {
+        self.outputs.iter().map(|_| Err(e.clone())).collect()
+    }
+
+    /// The step computing only the outputs `keep` selects, with its kernel narrowed to
+    /// them (compiled on `executor`), and the index in `inputs` of each input it reads.
+    fn narrowed<E: Executor + ?Sized>(&self, keep: &[bool], executor: &E) -> Result<(Step, Vec<usize>)> {
+        let Work::Kernel { kernel, .. } = &self.work else {
+            unreachable!("only kernels have several outputs");
+        };
+        let (kernel, inputs) = kernel.narrowed(keep);
+        let kernel = Arc::new(kernel);
+        let compiled = executor.compile(kernel.clone())?;
+        let outputs = self.outputs.iter().zip(keep).filter(|(_, keep)| **keep).map(|(o, _)| StepOutput {
+            dtype: o.dtype,
+            shape: o.shape,
+            promise: o.promise.clone(),
+            check: o.check.clone(),
+            read_back: o.read_back,
+        });
+        let step = Step {
+            work: Work::Kernel { kernel, compiled },
+            inputs: inputs.iter().map(|&i| self.inputs[i].clone()).collect(),
+            params: self.params.clone(),
+            outputs: outputs.collect(),
+            site: self.site,
+            shares: self.shares.clone(),
+        };
+        Ok((step, inputs))
+    }
+}
+
+/// Runs `step` on `inputs` (from `Step::input_values`) with `run`, which allocates its
+/// outputs onto the list it is given (on failure the list holds those allocated) and
+/// computes them, as `execute_into` does.
+///
+/// A kernel may compute values that have nothing to do with each other (a flush stores
+/// values of one domain in one kernel, and a queue cut flushes every thread's pending
+/// arrays): a failure poisons only the outputs that depend on it. An output reading a
+/// failed input fails with that input's error, and an output whose allocation is refused
+/// fails with that error; the other outputs are computed by the kernel narrowed to them.
+pub fn run_step<E: Executor + ?Sized>(
+    executor: &E,
+    step: &Step,
+    inputs: InputValues,
+    mut run: impl FnMut(&Step, &[Value], &mut StepValues) -> std::result::Result<(), Arc<Error>>,
+) -> StepOutcome {
+    let kernel = match &step.work {
+        Work::Kernel { kernel, .. } if step.outputs.len() > 1 => kernel,
+        _ => return run_whole(step, inputs, run),
+    };
+    // Which outputs read a failed input (worked out only when one failed).
+    let failed = inputs.iter().any(|i| i.is_err());
+    let failure_read_by = |o: usize| {
+        let read = kernel.inputs_read_by(o);
+        inputs.iter().zip(read).find_map(|(i, read)| if read { i.as_ref().err().cloned() } else { None })
+    };
+    let mut outcome: SmallVec<[Option<Computed>; 2]> =
+        (0..step.outputs.len()).map(|o| if failed { failure_read_by(o).map(Err) } else { None }).collect();
+    loop {
+        let keep: SmallVec<[bool; 2]> = outcome.iter().map(Option::is_none).collect();
+        let kept: SmallVec<[usize; 2]> = (0..keep.len()).filter(|&o| keep[o]).collect();
+        if kept.is_empty() {
+            break;
+        }
+        let narrowed;
+        let (to_run, ins): (&Step, SmallVec<[Value; 4]>) = if kept.len() == keep.len() && !failed {
+            (step, inputs.iter().map(|i| i.clone().expect("no input failed")).collect())
+        } else {
+            match step.narrowed(&keep, executor) {
+                Ok((s, used)) => {
+                    narrowed = s;
+                    let ins = used.iter().map(|&i| inputs[i].clone().expect("kept outputs read no failed input"));
+                    (&narrowed, ins.collect())
+                }
+                Err(e) => {
+                    let e = Arc::new(e.with_origin(step.site));
+                    kept.iter().for_each(|&o| outcome[o] = Some(Err(e.clone())));
+                    break;
+                }
+            }
+        };
+        let mut values = StepValues::new();
+        match run(to_run, &ins, &mut values) {
+            Ok(()) => {
+                for (&o, v) in kept.iter().zip(values) {
+                    outcome[o] = Some(Ok(v));
+                }
+                break;
+            }
+            Err(e) => match refused_output(step, &kept, values.len(), &e) {
+                // The others are tried without it.
+                Some(o) => outcome[o] = Some(Err(e)),
+                None => {
+                    kept.iter().for_each(|&o| outcome[o] = Some(Err(e.clone())));
+                    break;
+                }
+            },
+        }
+    }
+    outcome.into_iter().map(|o| o.expect("every output is settled")).collect()
 }
 
 fn panicked(work: &Work, site: CallSite, panic: &Box<dyn Any + Send>) -> Arc<Error> {
@@ -217,22 +322,43 @@ fn panicked(work: &Work, site: CallSite, panic: &Box<dyn Any + Send>) -> Arc<Err
     )
 }
 
-/// Allocates the outputs of a step of `work` (their types and shapes) on `executor` and has
-/// `run` compute them; a failure, or a panic (as an internal error), is reported at `site`.
-pub fn execute<E: Executor + ?Sized>(
-    executor: &E,
-    work: &Work,
-    outputs: impl Iterator<Item = (DType, Shape)>,
-    site: CallSite,
-    run: impl FnOnce(&[Value]) -> Result<()>,
+/// `run_step` of a step whose outputs are computed together or not at all (one output,
+/// or an intrinsic).
+fn run_whole(
+    step: &Step,
+    inputs: InputValues,
+    mut run: impl FnMut(&Step, &[Value], &mut StepValues) -> std::result::Result<(), Arc<Error>>,
 ) -> StepOutcome {
     let mut values = StepValues::new();
-    execute_into(executor, work, outputs, site, &mut values, run).map(|()| values)
+    match inputs.into_iter().collect::<std::result::Result<SmallVec<[Value; 4]>, _>>() {
+        Ok(ins) => match run(step, &ins, &mut values) {
+            Ok(()) => values.into_iter().map(Ok).collect(),
+            Err(e) => step.failed(e),
+        },
+        // A failed input's error (with its origin) passes on unchanged.
+        Err(e) => step.failed(e),
+    }
 }
 
-/// `execute` with the outputs pushed onto `values` (a replay's step fills its list in
-/// place instead of moving it up through each layer). On failure `values` holds
-/// whatever was allocated.
+/// Of the outputs `kept` of `step`, the one to leave out after an attempt to compute them
+/// failed with `e` having allocated `allocated` of them, if the failure is one output's:
+/// the next one's allocation, or, when memory ran out later (a device allocates when it
+/// records the work), the largest.
+fn refused_output(step: &Step, kept: &[usize], allocated: usize, e: &Error) -> Option<usize> {
+    if kept.len() < 2 {
+        return None;
+    }
+    if allocated < kept.len() {
+        return Some(kept[allocated]);
+    }
+    let bytes = |o: usize| step.outputs[o].shape.numel() * step.outputs[o].dtype.size();
+    (e.kind == ErrorKind::OutOfMemory).then(|| kept.iter().copied().max_by_key(|&o| bytes(o))).flatten()
+}
+
+/// Allocates the outputs of a step of `work` (their types and shapes) on `executor`,
+/// pushing them onto `values`, and has `run` compute them; a failure, or a panic (as an
+/// internal error), is reported at `site`. On failure `values` holds whatever was
+/// allocated.
 pub fn execute_into<E: Executor + ?Sized>(
     executor: &E,
     work: &Work,
@@ -284,14 +410,15 @@ pub trait Executor: Send + Sync {
     fn alloc(&self, dtype: DType, shape: &Shape) -> Result<Value>;
     fn run(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<()>;
     /// Runs the steps of one program sequence in order and calls `done(i, outcome)` for
-    /// each, in step order, once it has finished. A failed step poisons only the steps that
-    /// read its outputs. The default runs each step alone, after the previous one is done;
-    /// an executor may record several into one submission instead.
+    /// each, in step order, once it has finished, running each with `run_step` (so a
+    /// failure poisons only the outputs, and later steps, that depend on it). The default
+    /// runs each step alone, after the previous one is done; an executor may record
+    /// several into one submission instead.
     fn run_steps(&self, steps: &[Step], done: &mut dyn FnMut(usize, StepOutcome)) {
         for (i, step) in steps.iter().enumerate() {
-            let outcome = step.input_values(|_| None).and_then(|inputs| {
-                execute(self, &step.work, step.output_types(), step.site, |outs| {
-                    self.run(&step.work, &inputs, &step.params, outs)
+            let outcome = run_step(self, step, step.input_values(|_| None), |step, inputs, values| {
+                execute_into(self, &step.work, step.output_types(), step.site, values, |outs| {
+                    self.run(&step.work, inputs, &step.params, outs)
                 })
             });
             done(i, outcome);

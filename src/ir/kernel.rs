@@ -95,6 +95,34 @@ impl Inst {
         }
         o
     }
+
+    /// The instruction with each operand `v` replaced by `f(v)`.
+    fn map_operands(self, f: impl Fn(u32) -> u32) -> Inst {
+        match self {
+            Inst::Param { .. } | Inst::Const(_) | Inst::Load { .. } | Inst::Coord { .. } | Inst::Valid { .. } => self,
+            Inst::Unary { op, a } => Inst::Unary { op, a: f(a) },
+            Inst::Cast { a } => Inst::Cast { a: f(a) },
+            Inst::Binary { op, a, b } => Inst::Binary { op, a: f(a), b: f(b) },
+            Inst::Select { cond, a, b } => Inst::Select { cond: f(cond), a: f(a), b: f(b) },
+            Inst::Random { kind, dist, seed, draw, map } => {
+                Inst::Random { kind, dist, seed: f(seed), draw: f(draw), map }
+            }
+            Inst::Gather { input, mut indices, rank } => {
+                for i in &mut indices[..rank as usize] {
+                    *i = f(*i);
+                }
+                Inst::Gather { input, indices, rank }
+            }
+        }
+    }
+
+    /// The input this instruction reads elements of, if any.
+    fn input(&self) -> Option<u32> {
+        match *self {
+            Inst::Load { input, .. } | Inst::Gather { input, .. } => Some(input),
+            _ => None,
+        }
+    }
 }
 
 /// Up to `MAX_RANK` operand indices, without allocating.
@@ -162,9 +190,16 @@ impl Kernel {
 
     /// Per instruction, whether an output needs its value.
     pub fn live(&self) -> Vec<bool> {
+        self.live_for(|_| true)
+    }
+
+    /// Per instruction, whether one of the outputs `keep` selects (by index) needs its value.
+    fn live_for(&self, keep: impl Fn(usize) -> bool) -> Vec<bool> {
         let mut live = vec![false; self.insts.len()];
-        for o in &self.outputs {
-            live[o.value as usize] = true;
+        for (k, o) in self.outputs.iter().enumerate() {
+            if keep(k) {
+                live[o.value as usize] = true;
+            }
         }
         for i in (0..self.insts.len()).rev() {
             if live[i] {
@@ -174,6 +209,63 @@ impl Kernel {
             }
         }
         live
+    }
+
+    /// Per input, whether output `o` reads it.
+    pub fn inputs_read_by(&self, o: usize) -> Vec<bool> {
+        self.inputs_read(&self.live_for(|k| k == o))
+    }
+
+    /// Per input, whether a `live` instruction reads it.
+    fn inputs_read(&self, live: &[bool]) -> Vec<bool> {
+        let mut read = vec![false; self.inputs.len()];
+        for (inst, _) in self.insts.iter().zip(live).filter(|(_, live)| **live) {
+            if let Some(i) = inst.input() {
+                read[i as usize] = true;
+            }
+        }
+        read
+    }
+
+    /// The kernel that computes only the outputs `keep` selects, with only the
+    /// instructions and inputs they need, and the index in `inputs` of each input it
+    /// keeps. (A step one of whose outputs cannot be computed computes the others so.)
+    pub fn narrowed(&self, keep: &[bool]) -> (Kernel, Vec<usize>) {
+        let live = self.live_for(|k| keep[k]);
+        let read = self.inputs_read(&live);
+        let kept_inputs: Vec<usize> = (0..self.inputs.len()).filter(|&i| read[i]).collect();
+        let mut input_index = vec![u32::MAX; self.inputs.len()];
+        for (new, &old) in kept_inputs.iter().enumerate() {
+            input_index[old] = new as u32;
+        }
+        let mut inst_index = vec![u32::MAX; self.insts.len()];
+        let (mut insts, mut types) = (Vec::new(), Vec::new());
+        for (i, inst) in self.insts.iter().enumerate().filter(|&(i, _)| live[i]) {
+            let mut inst = inst.map_operands(|v| inst_index[v as usize]);
+            if let Inst::Load { input, .. } | Inst::Gather { input, .. } = &mut inst {
+                *input = input_index[*input as usize];
+            }
+            inst_index[i] = insts.len() as u32;
+            insts.push(inst);
+            types.push(self.types[i]);
+        }
+        let outputs: Vec<KernelOutput> = (self.outputs.iter().zip(keep))
+            .filter(|(_, keep)| **keep)
+            .map(|(o, _)| KernelOutput { value: inst_index[o.value as usize], ..*o })
+            .collect();
+        // The axis belongs to reductions and scans: without them the kernel is element-wise.
+        let along_axis = outputs.iter().any(|o| o.kind != OutputKind::Store);
+        let kernel = Kernel {
+            domain: self.domain,
+            axis: if along_axis { self.axis } else { None },
+            inputs: kept_inputs.iter().map(|&i| self.inputs[i].clone()).collect(),
+            params: self.params.clone(),
+            maps: self.maps.clone(),
+            insts,
+            types,
+            outputs,
+        };
+        (kernel, kept_inputs)
     }
 
     pub fn has_reduction(&self) -> bool {

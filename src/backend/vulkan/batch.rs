@@ -8,9 +8,10 @@
 //! so that steps reading an output that failed its check see the failure.
 //!
 //! What becomes of each step is reported in step order once its submission has run: a
-//! step whose inputs failed, or whose own recording failed, fails alone, and later steps
-//! of the batch reading its outputs fail with its error; a submission that fails fails
-//! every step recorded into it.
+//! step whose inputs failed, or whose own recording failed, fails alone (only in the
+//! outputs that depend on the failure: `exec::run_step`), and later steps of the batch
+//! reading its failed outputs fail with its error; a submission that fails fails every
+//! step recorded into it.
 //!
 //! While profiling, each device step's commands end with a timestamp (`Commands::mark_step`),
 //! and its device time is handed to the profile just before the step is reported.
@@ -26,7 +27,7 @@ use super::programs::Pipeline;
 use super::residency::{self, Prepared};
 use super::submit::{Binding, Commands};
 use super::{Launch, Plan, VulkanExecutor};
-use crate::exec::{Step, StepOutcome, execute};
+use crate::exec::{Step, StepOutcome, StepValues, execute_into, run_step};
 use crate::ir::{Error, ErrorKind, Promise, Result, Value};
 
 /// Identifies an output's promise while the batch holds it.
@@ -86,9 +87,8 @@ impl<'a> Batch<'a> {
     pub fn run_all(mut self) {
         let steps = self.steps;
         for (i, step) in steps.iter().enumerate() {
-            let outcome = step
-                .input_values(|p| self.outputs.get(&promise_key(p)).cloned())
-                .and_then(|inputs| self.run_step(step, &inputs));
+            let inputs = step.input_values(|p| self.outputs.get(&promise_key(p)).cloned());
+            let outcome = run_step(self.exec, step, inputs, |step, inputs, values| self.run_step(step, inputs, values));
             self.settle(i, outcome);
             // A checked step (result comparison) is submitted and reported before later
             // steps read its outputs: a failed check must reach them as a failure.
@@ -99,9 +99,14 @@ impl<'a> Batch<'a> {
         let _ = self.report();
     }
 
-    fn run_step(&mut self, step: &Step, inputs: &[Value]) -> StepOutcome {
+    fn run_step(
+        &mut self,
+        step: &Step,
+        inputs: &[Value],
+        values: &mut StepValues,
+    ) -> std::result::Result<(), Arc<Error>> {
         let exec = self.exec;
-        execute(exec, &step.work, step.output_types(), step.site, |outputs| {
+        execute_into(exec, &step.work, step.output_types(), step.site, values, |outputs| {
             match exec.plan(&step.work, inputs, &step.params, outputs)? {
                 Plan::Cpu(work) => {
                     let _ = self.report();
@@ -116,12 +121,8 @@ impl<'a> Batch<'a> {
     }
 
     fn settle(&mut self, i: usize, outcome: StepOutcome) {
-        for (k, out) in self.steps[i].outputs.iter().enumerate() {
-            let v = match &outcome {
-                Ok(values) => Ok(values[k].clone()),
-                Err(e) => Err(e.clone()),
-            };
-            self.outputs.insert(promise_key(&out.promise), v);
+        for (out, result) in self.steps[i].outputs.iter().zip(&outcome) {
+            self.outputs.insert(promise_key(&out.promise), result.clone());
         }
         self.settled.push((i, outcome, self.mark.take()));
     }
@@ -254,11 +255,15 @@ impl<'a> Batch<'a> {
         self.staged.clear();
         self.pinned.clear();
         self.outputs.clear();
-        for (i, outcome, mark) in std::mem::take(&mut self.settled) {
-            let outcome = match (&submitted, outcome) {
-                (Err(e), Ok(_)) => Err(Arc::new(e.clone().with_origin(self.steps[i].site))),
-                (_, outcome) => outcome,
-            };
+        for (i, mut outcome, mark) in std::mem::take(&mut self.settled) {
+            if let Err(e) = &submitted
+                && outcome.iter().any(|o| o.is_ok())
+            {
+                let e = Arc::new(e.clone().with_origin(self.steps[i].site));
+                for o in outcome.iter_mut().filter(|o| o.is_ok()) {
+                    *o = Err(e.clone());
+                }
+            }
             crate::profile::set_device_time(mark.and_then(|m| self.cmds.step_time(m)));
             (self.done)(i, outcome);
         }
