@@ -1,16 +1,25 @@
 //! The CPU form of a kernel: instructions over chunk-sized registers, produced from the
 //! fused-kernel IR by `lower`.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::access::{AffineForm, AffineMap};
-use crate::ir::kernel::{Inst, Kernel, KernelReduce, OutputKind};
+use crate::ir::kernel::{Inst, Kernel, KernelOutput, KernelReduce, OutputKind};
 use crate::ir::{
     BinaryOp, DType, Distribution, Layout, Map, MapStep, Result, RngKind, ScanOp, Shape, UnaryOp, ViewStep, bail,
 };
 
-/// Lanes per chunk: a register of f64 is 8 KiB, so a program's working set stays in L1/L2.
+/// Lanes per chunk of a program that reduces or scans: a register of f64 is 8 KiB, so a
+/// program's working set stays in L1/L2. Reductions over everything fold blocks of this
+/// many elements, whatever else the program computes, so their bits do not depend on
+/// what was fused with them.
 pub const CHUNK: usize = 1024;
+
+/// Register bytes a chunk of a program that only stores may take: with few registers its
+/// chunks are longer than `CHUNK` (up to 8 times), so the interpreter's work per chunk
+/// (walking the chunk, dispatching each instruction) is spread over more elements.
+const STORE_REGISTER_BYTES: usize = 64 << 10;
 
 /// Where an SSA value lives while a chunk runs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -141,6 +150,10 @@ pub enum UInst {
 #[derive(Clone, Debug)]
 pub struct OutSpec {
     pub value: Arg,
+    /// For a float sum or mean over everything of a product used nowhere else: the
+    /// product's second factor (`value` is the first). The product is folded as it is
+    /// computed (`reduce::sum_products`), never stored in a register.
+    pub factor: Option<Arg>,
     /// Type of the value folded or stored.
     pub value_dtype: DType,
     pub dtype: DType,
@@ -165,6 +178,9 @@ pub struct Program {
     pub uniforms: Vec<UInst>,
     pub code: Vec<VInst>,
     pub n_regs: usize,
+    /// Lanes per chunk (registers hold this many values): `CHUNK`, or more for a program
+    /// over a linear domain that only stores, by `STORE_REGISTER_BYTES`.
+    pub lanes: usize,
     pub outputs: Vec<OutSpec>,
     /// The domain's length when it is one non-empty row of at most one chunk and every
     /// output is stored or reduced over everything (no scan, no axis): a launch is then
@@ -216,6 +232,29 @@ fn collapsible(k: &Kernel, affine: &[Option<AffineMap>]) -> bool {
         Inst::Valid { map } => affine[*map as usize].is_some(),
         _ => true,
     })
+}
+
+/// The products a kernel folds straight into a sum: for each float `Mul` of two values
+/// that vary over the domain, read by nothing but sums or means over everything, its
+/// operands (keyed by the product's value).
+fn folded_products(k: &Kernel, live: &[bool], uniform: &[bool]) -> HashMap<u32, (u32, u32)> {
+    let mut folded = HashMap::new();
+    if k.axis.is_some() {
+        return folded;
+    }
+    let summed = |o: &KernelOutput| {
+        matches!(o.kind, OutputKind::Reduce(KernelReduce::Sum) | OutputKind::Reduce(KernelReduce::Mean))
+    };
+    for o in k.outputs.iter().filter(|o| summed(o) && k.types[o.value as usize].is_float()) {
+        let v = o.value;
+        let Inst::Binary { op: BinaryOp::Mul, a, b } = k.insts[v as usize] else { continue };
+        let read_elsewhere = k.outputs.iter().any(|p| p.value == v && !summed(p))
+            || k.insts.iter().enumerate().any(|(i, inst)| live[i] && inst.operands().contains(&v));
+        if !uniform[a as usize] && !uniform[b as usize] && !read_elsewhere {
+            folded.insert(v, (a, b));
+        }
+    }
+    folded
 }
 
 /// Lowers a kernel to a CPU program: affine access paths are composed, launch-invariant
@@ -281,6 +320,15 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
         last_use[o.value as usize] = usize::MAX;
     }
 
+    // Products folded straight into a sum over everything: their factors stay live to
+    // the end of the chunk, and the product itself is never computed into a register.
+    let folded = folded_products(k, &live, &uniform);
+    for (&v, _) in &folded {
+        for &a in k.insts[v as usize].operands().iter() {
+            last_use[a as usize] = usize::MAX;
+        }
+    }
+
     let mut slots: Vec<Option<Arg>> = vec![None; n];
     let mut uniforms = Vec::new();
     let mut code = Vec::new();
@@ -296,7 +344,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
 
     for (i, inst) in k.insts.iter().enumerate() {
         let ty = k.types[i];
-        if !live[i] {
+        if !live[i] || folded.contains_key(&(i as u32)) {
             continue;
         }
         if uniform[i] {
@@ -392,8 +440,13 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
     let outputs: Vec<OutSpec> = k
         .outputs
         .iter()
-        .map(|o| OutSpec {
-            value: arg(&slots, o.value),
+        .map(|o| match folded.get(&o.value) {
+            Some(&(a, b)) => (o, arg(&slots, a), Some(arg(&slots, b))),
+            None => (o, arg(&slots, o.value), None),
+        })
+        .map(|(o, value, factor)| OutSpec {
+            value,
+            factor,
             value_dtype: k.types[o.value as usize],
             dtype: o.dtype,
             kind: match o.kind {
@@ -426,5 +479,12 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
     let (d, n) = (&domain, domain.numel());
     let no_scan = outputs.iter().all(|o| matches!(o.kind, OutKind::Store | OutKind::Reduce(_)));
     let one_row = (axis.is_none() && n == d.dim(0) && (1..=CHUNK).contains(&n) && no_scan).then_some(n);
-    Ok(Program { domain, axis, uniforms, code, n_regs, outputs, kernel, writes_output, one_row })
+    let stores_only = axis.is_none() && outputs.iter().all(|o| o.kind == OutKind::Store);
+    let lanes = if stores_only {
+        let fit = STORE_REGISTER_BYTES / (8 * n_regs.max(1));
+        (1 << fit.max(1).ilog2()).clamp(CHUNK, 8 * CHUNK)
+    } else {
+        CHUNK
+    };
+    Ok(Program { domain, axis, uniforms, code, n_regs, lanes, outputs, kernel, writes_output, one_row })
 }
