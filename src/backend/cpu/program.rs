@@ -488,3 +488,60 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
     };
     Ok(Program { domain, axis, uniforms, code, n_regs, lanes, outputs, kernel, writes_output, one_row })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::kernel::KernelInput;
+
+    /// A kernel over `n` f32 elements of two inputs computing `insts` (after the two
+    /// loads, values 0 and 1), with `outputs`.
+    fn kernel(n: usize, insts: &[Inst], outputs: &[(u32, OutputKind)]) -> Arc<Kernel> {
+        let shape = Shape::new(&[n]);
+        let input = KernelInput { dtype: DType::F32, shape, layout: Layout::dense(&shape) };
+        let mut all = vec![Inst::Load { input: 0, map: 0 }, Inst::Load { input: 1, map: 0 }];
+        all.extend_from_slice(insts);
+        Arc::new(Kernel {
+            domain: shape,
+            axis: None,
+            inputs: vec![input.clone(), input],
+            params: Vec::new(),
+            maps: vec![Map { steps: Vec::new() }],
+            types: vec![DType::F32; all.len()],
+            insts: all,
+            outputs: outputs.iter().map(|&(value, kind)| KernelOutput { value, kind, dtype: DType::F32 }).collect(),
+        })
+    }
+
+    fn multiplies(p: &Program) -> bool {
+        p.code.iter().any(|vi| matches!(vi, VInst::Binary { op: BinaryOp::Mul, .. }))
+    }
+
+    /// `sum(x * y)` folds the products as it computes them; a product that is also
+    /// stored, or reduced otherwise, is computed into a register first.
+    #[test]
+    fn sums_of_products_fold_the_products() {
+        let product = [Inst::Binary { op: BinaryOp::Mul, a: 0, b: 1 }];
+        let sum = OutputKind::Reduce(KernelReduce::Sum);
+        let p = lower(kernel(5000, &product, &[(2, sum), (2, OutputKind::Reduce(KernelReduce::Mean))])).unwrap();
+        assert!(!multiplies(&p));
+        assert!(p.outputs.iter().all(|o| o.factor.is_some()));
+        for others in [OutputKind::Store, OutputKind::Reduce(KernelReduce::Max)] {
+            let p = lower(kernel(5000, &product, &[(2, sum), (2, others)])).unwrap();
+            assert!(multiplies(&p), "{others:?}");
+            assert!(p.outputs.iter().all(|o| o.factor.is_none()), "{others:?}");
+        }
+    }
+
+    /// A program that only stores, with few registers, runs longer chunks; one that
+    /// reduces keeps chunks of `CHUNK`, the blocks its sums fold.
+    #[test]
+    fn chunk_length_follows_registers_and_reductions() {
+        let axpb = [Inst::Binary { op: BinaryOp::Mul, a: 0, b: 1 }, Inst::Binary { op: BinaryOp::Add, a: 2, b: 1 }];
+        let p = lower(kernel(1 << 20, &axpb, &[(3, OutputKind::Store)])).unwrap();
+        assert!(p.lanes > CHUNK && p.n_regs * p.lanes * 8 <= STORE_REGISTER_BYTES, "{} lanes", p.lanes);
+        let p = lower(kernel(1 << 20, &axpb, &[(3, OutputKind::Store), (3, OutputKind::Reduce(KernelReduce::Sum))]))
+            .unwrap();
+        assert_eq!(p.lanes, CHUNK);
+    }
+}

@@ -452,3 +452,37 @@ unsafe fn write_float(out: DType, dst: *mut u8, i: usize, v: f64) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+
+    use super::*;
+
+    /// A fused `sum(a * b)` gives the bits of the products stored and then summed, for
+    /// f32 and f64, at lengths that do and do not fill whole lane groups.
+    #[test]
+    fn folded_products_match_stored_products() {
+        let seed: u64 = rand::random();
+        println!("seed {seed}");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        for _ in 0..50 {
+            let n = rng.random_range(0..3000);
+            let scale = 10f64.powi(rng.random_range(-3..4));
+            let a: Vec<f64> = (0..n).map(|_| (rng.random::<f64>() * 2.0 - 0.9) * scale).collect();
+            let b: Vec<f64> = (0..n).map(|_| (rng.random::<f64>() * 2.0 - 0.9) * scale).collect();
+            let (a32, b32): (Vec<f32>, Vec<f32>) =
+                (a.iter().map(|&x| x as f32).collect(), b.iter().map(|&x| x as f32).collect());
+            let p32: Vec<f32> = a32.iter().zip(&b32).map(|(x, y)| x * y).collect();
+            let p64: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
+            unsafe {
+                let stored = reduce_lanes(KernelReduce::Sum, DType::F32, p32.as_ptr() as *const u8, n, 0);
+                let folded = sum_products(DType::F32, a32.as_ptr() as *const u8, b32.as_ptr() as *const u8, n);
+                assert_eq!(stored.bits, folded.bits, "f32, {n} values (seed {seed})");
+                let stored = reduce_lanes(KernelReduce::Sum, DType::F64, p64.as_ptr() as *const u8, n, 0);
+                let folded = sum_products(DType::F64, a.as_ptr() as *const u8, b.as_ptr() as *const u8, n);
+                assert_eq!(stored.bits, folded.bits, "f64, {n} values (seed {seed})");
+            }
+        }
+    }
+}
