@@ -15,8 +15,14 @@ fn check(st: sl_status) {
     assert_eq!(st, SL_OK, "Sluice call failed");
 }
 
+/// Threads of the hand-written references: `SLUICE_THREADS` when set (as the executor's
+/// workers), so `SLUICE_THREADS=1` compares one thread with one thread; else every core.
 fn threads() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::env::var("SLUICE_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&t| t > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
 }
 
 /// Runs `f(lo, hi)` over `n` indices split evenly across the machine's threads.
@@ -706,7 +712,7 @@ fn shared_core(c: &mut Criterion) {
     let mut g = c.benchmark_group("shared_core");
     g.sample_size(50).measurement_time(Duration::from_secs(3));
     g.bench_function("sumsq_f32_idle", |bench| bench.iter(|| black_box(sumsq_read(x))));
-    let spinner = Spinner::on_core(threads() - 1);
+    let spinner = Spinner::on_core(std::thread::available_parallelism().map_or(1, |n| n.get()) - 1);
     g.bench_function("sumsq_f32_spinner", |bench| bench.iter(|| black_box(sumsq_read(x))));
     drop(spinner);
     g.finish();
