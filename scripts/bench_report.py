@@ -18,6 +18,15 @@ def mean_ns(group, name, stat="mean"):
         return json.load(f)[stat]["point_estimate"]
 
 
+def numpy_times():
+    """numpy's times from scripts/bench_numpy.py (ns), or none if it has not run."""
+    try:
+        with open(os.path.join(ROOT, "numpy.json")) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return {}
+
+
 def random_table():
     """Random arrays of 2^24 values and the Monte Carlo example against the write floor
     and numpy (medians, so a noisy neighbour's burst counts less)."""
@@ -65,12 +74,7 @@ def midsize_table():
         idle_mean = mean_ns("shared_core", "sumsq_f32_idle")
     except FileNotFoundError as e:
         sys.exit(f"missing benchmark result: {e.filename}")
-    numpy = {}
-    try:
-        with open(os.path.join(ROOT, "numpy.json")) as f:
-            numpy = json.load(f)
-    except FileNotFoundError:
-        pass
+    numpy = numpy_times()
     read, axpb_floor, sdot = t["read_floor_f32"], t["axpb_floor_f32"], t["openblas_sdot_f32"]
     print("| work (2^20 f32) | time | vs its floor | vs OpenBLAS sdot | numpy |")
     print("|---|---|---|---|---|")
@@ -104,12 +108,7 @@ def chains_table():
             ("matmul", "sluice_2048_f32"), ("matmul", "openblas_2048_f32"))}
     except FileNotFoundError as e:
         sys.exit(f"missing benchmark result: {e.filename}")
-    numpy = {}
-    try:
-        with open(os.path.join(ROOT, "numpy.json")) as f:
-            numpy = json.load(f)
-    except FileNotFoundError:
-        pass
+    numpy = numpy_times()
     print("| work | Sluice | reference (same run) | ratio | numpy | numpy / Sluice |")
     print("|---|---|---|---|---|---|")
     for ty in ("f32", "f64"):

@@ -323,10 +323,9 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
     // Products folded straight into a sum over everything: their factors stay live to
     // the end of the chunk, and the product itself is never computed into a register.
     let folded = folded_products(k, &live, &uniform);
-    for (&v, _) in &folded {
-        for &a in k.insts[v as usize].operands().iter() {
-            last_use[a as usize] = usize::MAX;
-        }
+    for &(a, b) in folded.values() {
+        last_use[a as usize] = usize::MAX;
+        last_use[b as usize] = usize::MAX;
     }
 
     let mut slots: Vec<Option<Arg>> = vec![None; n];
