@@ -15,8 +15,14 @@ fn check(st: sl_status) {
     assert_eq!(st, SL_OK, "Sluice call failed");
 }
 
+/// Threads of the hand-written references: `SLUICE_THREADS` when set (as the executor's
+/// workers), so `SLUICE_THREADS=1` compares one thread with one thread; else every core.
 fn threads() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::env::var("SLUICE_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&t| t > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
 }
 
 /// Runs `f(lo, hi)` over `n` indices split evenly across the machine's threads.
@@ -30,34 +36,46 @@ fn parallel(n: usize, f: impl Fn(usize, usize) + Sync) {
     });
 }
 
-struct SendPtr(*mut f32);
-unsafe impl Sync for SendPtr {}
+struct SendPtr<T>(*mut T);
+unsafe impl<T> Sync for SendPtr<T> {}
 
-impl SendPtr {
+impl<T> SendPtr<T> {
     /// A method, so closures capture the wrapper rather than the bare pointer.
-    fn at(&self, i: usize) -> *mut f32 {
+    fn at(&self, i: usize) -> *mut T {
         unsafe { self.0.add(i) }
     }
 }
 
+/// STREAM triad `a = b + s*c` (`n` elements of `T`).
+fn triad<T: Copy + Send + Sync + std::ops::Add<Output = T> + std::ops::Mul<Output = T>>(
+    a: &mut [T],
+    b: &[T],
+    cc: &[T],
+    s: T,
+) {
+    let pa = SendPtr(a.as_mut_ptr());
+    parallel(a.len(), |lo, hi| {
+        let dst = unsafe { std::slice::from_raw_parts_mut(pa.at(lo), hi - lo) };
+        for ((d, &x), &y) in dst.iter_mut().zip(&b[lo..hi]).zip(&cc[lo..hi]) {
+            *d = x + s * y;
+        }
+    })
+}
+
 /// STREAM triad `a = b + s*c` and a read-only sum, over arrays too big for any cache.
+/// The triads move the bytes of the 8-op chains of `fused` (two inputs, one output).
 fn bandwidth(c: &mut Criterion) {
     let mut a = vec![0f32; N];
     let b = vec![1.5f32; N];
     let cc = vec![2.5f32; N];
     let mut g = c.benchmark_group("bandwidth");
     g.sample_size(20).measurement_time(Duration::from_secs(4));
-    g.bench_function("triad_f32", |bench| {
-        let pa = SendPtr(a.as_mut_ptr());
-        bench.iter(|| {
-            parallel(N, |lo, hi| {
-                let dst = unsafe { std::slice::from_raw_parts_mut(pa.at(lo), hi - lo) };
-                for ((d, x), y) in dst.iter_mut().zip(&b[lo..hi]).zip(&cc[lo..hi]) {
-                    *d = x + 3.0 * y;
-                }
-            })
-        })
-    });
+    g.bench_function("triad_f32", |bench| bench.iter(|| triad(&mut a, &b, &cc, 3.0)));
+    {
+        let (mut a, b, cc) = (vec![0f64; N], vec![1.5f64; N], vec![2.5f64; N]);
+        g.bench_function("triad_f64", |bench| bench.iter(|| triad(&mut a, &b, &cc, 3.0)));
+        black_box(&a);
+    }
     g.bench_function("write_f32", |bench| {
         let pa = SendPtr(a.as_mut_ptr());
         bench.iter(|| parallel(N, |lo, hi| unsafe { stream_fill(pa.at(lo), hi - lo, lo as f32) }))
@@ -173,6 +191,15 @@ fn chain8(x: sl_array, y: sl_array) -> sl_array {
     out
 }
 
+/// `chain8` of `x` and `y`, computed and released.
+fn run_chain8(x: sl_array, y: sl_array) {
+    let out = chain8(x, y);
+    compute(out);
+    check(sl_release(out));
+}
+
+/// Large fused work (2^24 elements): compare with `bandwidth` (`triad_*` moves the bytes of
+/// the chains). `scripts/bench_numpy.py` times numpy on the same chains.
 fn fused(c: &mut Criterion) {
     let xs: Vec<f32> = (0..N).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
     let ys: Vec<f32> = (0..N).map(|i| ((i % 777) as f32) * 0.002 - 0.7).collect();
@@ -180,14 +207,14 @@ fn fused(c: &mut Criterion) {
     let mut g = c.benchmark_group("fused");
     g.sample_size(20).measurement_time(Duration::from_secs(4));
     g.bench_function("axpb_f32", |bench| bench.iter(|| axpb(x)));
-    g.bench_function("chain8_f32", |bench| {
-        bench.iter(|| {
-            let out = chain8(x, y);
-            compute(out);
-            check(sl_release(out));
-        })
-    });
+    g.bench_function("chain8_f32", |bench| bench.iter(|| run_chain8(x, y)));
     g.bench_function("sumsq_f32", |bench| bench.iter(|| black_box(sumsq_read(x))));
+    check(sl_release(x));
+    check(sl_release(y));
+    let to_f64 = |v: &[f32]| v.iter().map(|&e| e as f64).collect::<Vec<f64>>();
+    let n = N as i64;
+    let (x, y) = (upload_f64(&to_f64(&xs), &[n]), upload_f64(&to_f64(&ys), &[n]));
+    g.bench_function("chain8_f64", |bench| bench.iter(|| run_chain8(x, y)));
     g.finish();
     check(sl_release(x));
     check(sl_release(y));
@@ -227,13 +254,7 @@ fn unfused(c: &mut Criterion) {
     let (x, y) = (upload(&xs), upload(&xs));
     let mut g = c.benchmark_group("unfused");
     g.sample_size(10).measurement_time(Duration::from_secs(4));
-    g.bench_function("chain8_f32", |bench| {
-        bench.iter(|| {
-            let out = chain8(x, y);
-            compute(out);
-            check(sl_release(out));
-        })
-    });
+    g.bench_function("chain8_f32", |bench| bench.iter(|| run_chain8(x, y)));
     g.finish();
     check(sl_release(x));
     check(sl_release(y));
@@ -518,8 +539,17 @@ unsafe extern "C" {
     );
 }
 
+/// Square sgemm of 1024 and 2048 through Sluice and OpenBLAS (`scripts/bench_numpy.py`
+/// times numpy's matmul, OpenBLAS with its own threads, on the same sizes).
 fn matmul(c: &mut Criterion) {
-    const M: usize = 2048;
+    let mut g = c.benchmark_group("matmul");
+    g.sample_size(10).measurement_time(Duration::from_secs(8));
+    matmul_size::<1024>(&mut g);
+    matmul_size::<2048>(&mut g);
+    g.finish();
+}
+
+fn matmul_size<const M: usize>(g: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>) {
     let a: Vec<f32> = (0..M * M).map(|i| ((i * 7 % 101) as f32) * 0.01 - 0.5).collect();
     let b: Vec<f32> = (0..M * M).map(|i| ((i * 13 % 97) as f32) * 0.01 - 0.5).collect();
     let mut out = vec![0f32; M * M];
@@ -527,9 +557,7 @@ fn matmul(c: &mut Criterion) {
     let (mut ha, mut hb) = (0, 0);
     check(sl_create(SL_F32, 2, dims.as_ptr(), SL_COL_MAJOR, a.as_ptr() as *const _, a.len() * 4, &mut ha));
     check(sl_create(SL_F32, 2, dims.as_ptr(), SL_COL_MAJOR, b.as_ptr() as *const _, b.len() * 4, &mut hb));
-    let mut g = c.benchmark_group("matmul");
-    g.sample_size(10).measurement_time(Duration::from_secs(8));
-    g.bench_function("sluice_2048_f32", |bench| {
+    g.bench_function(format!("sluice_{M}_f32"), |bench| {
         bench.iter(|| {
             let mut m = 0;
             check(sl_matmul(ha, hb, &mut m));
@@ -537,7 +565,7 @@ fn matmul(c: &mut Criterion) {
             check(sl_release(m));
         })
     });
-    g.bench_function("openblas_2048_f32", |bench| {
+    g.bench_function(format!("openblas_{M}_f32"), |bench| {
         bench.iter(|| unsafe {
             cblas_sgemm(
                 102,
@@ -557,7 +585,6 @@ fn matmul(c: &mut Criterion) {
             )
         })
     });
-    g.finish();
     check(sl_release(ha));
     check(sl_release(hb));
 }
@@ -685,7 +712,7 @@ fn shared_core(c: &mut Criterion) {
     let mut g = c.benchmark_group("shared_core");
     g.sample_size(50).measurement_time(Duration::from_secs(3));
     g.bench_function("sumsq_f32_idle", |bench| bench.iter(|| black_box(sumsq_read(x))));
-    let spinner = Spinner::on_core(threads() - 1);
+    let spinner = Spinner::on_core(std::thread::available_parallelism().map_or(1, |n| n.get()) - 1);
     g.bench_function("sumsq_f32_spinner", |bench| bench.iter(|| black_box(sumsq_read(x))));
     drop(spinner);
     g.finish();

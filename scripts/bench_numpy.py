@@ -4,8 +4,9 @@ ratios in BENCHMARKS.md: 2^24 uniform and normal values (`Generator.random`,
 Monte Carlo option pricing of `examples/c/monte_carlo.c` at 4M paths written the way a
 numpy user would; the conjugate gradient solve of `roundtrip/cg_80_f64_x50` (the same
 80 x 80 system, 50 iterations, the residual read every iteration); and `a*x + b` and
-`dot(x, x)` of 2^20 f32 for the `midsize` benchmarks. Writes the median of each to
-target/criterion/numpy.json (ns)."""
+`dot(x, x)` of 2^20 f32 for the `midsize` benchmarks; the 8-op chain of `fused/chain8_*`
+on 2^24 f32 and f64; and square f32 matmuls of 1024 and 2048 (OpenBLAS sgemm, its own
+threads). Writes the median of each to target/criterion/numpy.json (ns)."""
 import json
 import math
 import os
@@ -78,11 +79,22 @@ def cg_solve(a, rhs):
     return rs
 
 
+def chain8(x, y):
+    """`chain8` of benches/core.rs: sin(x)*cos(y) + sqrt(abs(x))*exp(-y*y) - 0.5*x."""
+    return np.sin(x) * np.cos(y) + np.sqrt(np.abs(x)) * np.exp(-y * y) - x.dtype.type(0.5) * x
+
+
 def main():
     repeat = int(sys.argv[1]) if len(sys.argv) > 1 else 15  # then an optional name filter
     g = np.random.default_rng(20261122)
     system = cg_system()
     x_mid = g.random(MID, dtype=np.float32) - np.float32(0.5)
+    i = np.arange(N)
+    # The inputs of `fused` in benches/core.rs.
+    x_chain = ((i % 1000) * 0.001 - 0.5).astype(np.float32)
+    y_chain = ((i % 777) * 0.002 - 0.7).astype(np.float32)
+    x_chain64, y_chain64 = x_chain.astype(np.float64), y_chain.astype(np.float64)
+    mats = {m: g.random((m, m), dtype=np.float32) - np.float32(0.5) for m in (1024, 2048)}
     cases = {
         "uniform_f32_store": lambda: g.random(N, dtype=np.float32),
         "uniform_f64_store": lambda: g.random(N),
@@ -97,6 +109,10 @@ def main():
         # The `midsize` benchmarks: 2^20 f32 (np.dot of f32 calls OpenBLAS sdot).
         "axpb_f32_2^20": lambda: x_mid * np.float32(1.5) + np.float32(0.25),
         "dot_f32_2^20": lambda: np.dot(x_mid, x_mid),
+        "chain8_f32": lambda: chain8(x_chain, y_chain),
+        "chain8_f64": lambda: chain8(x_chain64, y_chain64),
+        "sgemm_1024": lambda: mats[1024] @ mats[1024],
+        "sgemm_2048": lambda: mats[2048] @ mats[2048],
     }
     # A filtered run keeps the other cases' times from an earlier run.
     results = {}

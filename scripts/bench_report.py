@@ -2,7 +2,8 @@
 BENCHMARKS.md records: every Sluice time against a reference measured in the same run.
 Prints the tables whose results are present (`--random` for the random-number table
 only: `cargo bench --bench core -- "bandwidth|random"` and scripts/bench_numpy.py;
-`--midsize` for the 2^20 table: `cargo bench --bench core -- "midsize|shared_core"`)."""
+`--midsize` for the 2^20 table: `cargo bench --bench core -- "midsize|shared_core"`;
+`--chains` for the 8-op chains and sgemm: `cargo bench --bench core -- "^(bandwidth/triad|fused/chain8|matmul)"`)."""
 import json
 import os
 import sys
@@ -15,6 +16,15 @@ def mean_ns(group, name, stat="mean"):
     path = os.path.join(ROOT, group, name, "new", "estimates.json")
     with open(path) as f:
         return json.load(f)[stat]["point_estimate"]
+
+
+def numpy_times():
+    """numpy's times from scripts/bench_numpy.py (ns), or none if it has not run."""
+    try:
+        with open(os.path.join(ROOT, "numpy.json")) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return {}
 
 
 def random_table():
@@ -64,12 +74,7 @@ def midsize_table():
         idle_mean = mean_ns("shared_core", "sumsq_f32_idle")
     except FileNotFoundError as e:
         sys.exit(f"missing benchmark result: {e.filename}")
-    numpy = {}
-    try:
-        with open(os.path.join(ROOT, "numpy.json")) as f:
-            numpy = json.load(f)
-    except FileNotFoundError:
-        pass
+    numpy = numpy_times()
     read, axpb_floor, sdot = t["read_floor_f32"], t["axpb_floor_f32"], t["openblas_sdot_f32"]
     print("| work (2^20 f32) | time | vs its floor | vs OpenBLAS sdot | numpy |")
     print("|---|---|---|---|---|")
@@ -92,7 +97,36 @@ def midsize_table():
           f"{spin / idle:.2f} x (mean {spin_mean / idle_mean:.2f} x)")
 
 
+def chains_table():
+    """The 8-op chain on 2^24 elements against the triad floor of the same bytes (two
+    arrays read, one written) and numpy, and sgemm against OpenBLAS called directly and
+    numpy's matmul (medians)."""
+    try:
+        t = {f"{g}/{n}": mean_ns(g, n, "median") for g, n in (
+            ("bandwidth", "triad_f32"), ("bandwidth", "triad_f64"), ("fused", "chain8_f32"), ("fused", "chain8_f64"),
+            ("matmul", "sluice_1024_f32"), ("matmul", "openblas_1024_f32"),
+            ("matmul", "sluice_2048_f32"), ("matmul", "openblas_2048_f32"))}
+    except FileNotFoundError as e:
+        sys.exit(f"missing benchmark result: {e.filename}")
+    numpy = numpy_times()
+    print("| work | Sluice | reference (same run) | ratio | numpy | numpy / Sluice |")
+    print("|---|---|---|---|---|---|")
+    for ty in ("f32", "f64"):
+        chain, floor, np_time = t[f"fused/chain8_{ty}"], t[f"bandwidth/triad_{ty}"], numpy.get(f"chain8_{ty}")
+        np_cols = [f"{np_time / 1e6:.1f} ms", f"{np_time / chain:.2f} x"] if np_time else ["", ""]
+        print(f"| 8-op chain, 2^24 {ty} | {chain / 1e6:.2f} ms | triad {floor / 1e6:.2f} ms | {chain / floor:.2f} x floor | "
+              + " | ".join(np_cols) + " |")
+    for m in (1024, 2048):
+        mm, blas, np_time = t[f"matmul/sluice_{m}_f32"], t[f"matmul/openblas_{m}_f32"], numpy.get(f"sgemm_{m}")
+        np_cols = [f"{np_time / 1e6:.1f} ms", f"{np_time / mm:.2f} x"] if np_time else ["", ""]
+        print(f"| sgemm {m} | {mm / 1e6:.2f} ms | OpenBLAS {blas / 1e6:.2f} ms | {mm / blas:.2f} x OpenBLAS | "
+              + " | ".join(np_cols) + " |")
+
+
 def main():
+    if "--chains" in sys.argv:
+        chains_table()
+        return
     if "--random" in sys.argv:
         random_table()
         return

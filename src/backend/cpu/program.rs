@@ -1,16 +1,25 @@
 //! The CPU form of a kernel: instructions over chunk-sized registers, produced from the
 //! fused-kernel IR by `lower`.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::access::{AffineForm, AffineMap};
-use crate::ir::kernel::{Inst, Kernel, KernelReduce, OutputKind};
+use crate::ir::kernel::{Inst, Kernel, KernelOutput, KernelReduce, OutputKind};
 use crate::ir::{
     BinaryOp, DType, Distribution, Layout, Map, MapStep, Result, RngKind, ScanOp, Shape, UnaryOp, ViewStep, bail,
 };
 
-/// Lanes per chunk: a register of f64 is 8 KiB, so a program's working set stays in L1/L2.
+/// Lanes per chunk of a program that reduces or scans: a register of f64 is 8 KiB, so a
+/// program's working set stays in L1/L2. Reductions over everything fold blocks of this
+/// many elements, whatever else the program computes, so their bits do not depend on
+/// what was fused with them.
 pub const CHUNK: usize = 1024;
+
+/// Register bytes a chunk of a program that only stores may take: with few registers its
+/// chunks are longer than `CHUNK` (up to 8 times), so the interpreter's work per chunk
+/// (walking the chunk, dispatching each instruction) is spread over more elements.
+const STORE_REGISTER_BYTES: usize = 64 << 10;
 
 /// Where an SSA value lives while a chunk runs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -141,6 +150,10 @@ pub enum UInst {
 #[derive(Clone, Debug)]
 pub struct OutSpec {
     pub value: Arg,
+    /// For a float sum or mean over everything of a product used nowhere else: the
+    /// product's second factor (`value` is the first). The product is folded as it is
+    /// computed (`reduce::sum_products`), never stored in a register.
+    pub factor: Option<Arg>,
     /// Type of the value folded or stored.
     pub value_dtype: DType,
     pub dtype: DType,
@@ -165,6 +178,9 @@ pub struct Program {
     pub uniforms: Vec<UInst>,
     pub code: Vec<VInst>,
     pub n_regs: usize,
+    /// Lanes per chunk (registers hold this many values): `CHUNK`, or more for a program
+    /// over a linear domain that only stores, by `STORE_REGISTER_BYTES`.
+    pub lanes: usize,
     pub outputs: Vec<OutSpec>,
     /// The domain's length when it is one non-empty row of at most one chunk and every
     /// output is stored or reduced over everything (no scan, no axis): a launch is then
@@ -216,6 +232,29 @@ fn collapsible(k: &Kernel, affine: &[Option<AffineMap>]) -> bool {
         Inst::Valid { map } => affine[*map as usize].is_some(),
         _ => true,
     })
+}
+
+/// The products a kernel folds straight into a sum: for each float `Mul` of two values
+/// that vary over the domain, read by nothing but sums or means over everything, its
+/// operands (keyed by the product's value).
+fn folded_products(k: &Kernel, live: &[bool], uniform: &[bool]) -> HashMap<u32, (u32, u32)> {
+    let mut folded = HashMap::new();
+    if k.axis.is_some() {
+        return folded;
+    }
+    let summed = |o: &KernelOutput| {
+        matches!(o.kind, OutputKind::Reduce(KernelReduce::Sum) | OutputKind::Reduce(KernelReduce::Mean))
+    };
+    for o in k.outputs.iter().filter(|o| summed(o) && k.types[o.value as usize].is_float()) {
+        let v = o.value;
+        let Inst::Binary { op: BinaryOp::Mul, a, b } = k.insts[v as usize] else { continue };
+        let read_elsewhere = k.outputs.iter().any(|p| p.value == v && !summed(p))
+            || k.insts.iter().enumerate().any(|(i, inst)| live[i] && inst.operands().contains(&v));
+        if !uniform[a as usize] && !uniform[b as usize] && !read_elsewhere {
+            folded.insert(v, (a, b));
+        }
+    }
+    folded
 }
 
 /// Lowers a kernel to a CPU program: affine access paths are composed, launch-invariant
@@ -283,6 +322,14 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
         last_use[o.value as usize] = usize::MAX;
     }
 
+    // Products folded straight into a sum over everything: their factors stay live to
+    // the end of the chunk, and the product itself is never computed into a register.
+    let folded = folded_products(k, &live, &uniform);
+    for &(a, b) in folded.values() {
+        last_use[a as usize] = usize::MAX;
+        last_use[b as usize] = usize::MAX;
+    }
+
     let mut slots: Vec<Option<Arg>> = vec![None; n];
     let mut uniforms = Vec::new();
     let mut code = Vec::new();
@@ -298,7 +345,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
 
     for (i, inst) in k.insts.iter().enumerate() {
         let ty = k.types[i];
-        if !live[i] {
+        if !live[i] || folded.contains_key(&(i as u32)) {
             continue;
         }
         if uniform[i] {
@@ -399,8 +446,13 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
     let outputs: Vec<OutSpec> = k
         .outputs
         .iter()
-        .map(|o| OutSpec {
-            value: arg(&slots, o.value),
+        .map(|o| match folded.get(&o.value) {
+            Some(&(a, b)) => (o, arg(&slots, a), Some(arg(&slots, b))),
+            None => (o, arg(&slots, o.value), None),
+        })
+        .map(|(o, value, factor)| OutSpec {
+            value,
+            factor,
             value_dtype: k.types[o.value as usize],
             dtype: o.dtype,
             kind: match o.kind {
@@ -433,5 +485,69 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
     let (d, n) = (&domain, domain.numel());
     let no_scan = outputs.iter().all(|o| matches!(o.kind, OutKind::Store | OutKind::Reduce(_)));
     let one_row = (axis.is_none() && n == d.dim(0) && (1..=CHUNK).contains(&n) && no_scan).then_some(n);
-    Ok(Program { domain, axis, uniforms, code, n_regs, outputs, kernel, writes_output, one_row })
+    let stores_only = axis.is_none() && outputs.iter().all(|o| o.kind == OutKind::Store);
+    let lanes = if stores_only {
+        let fit = STORE_REGISTER_BYTES / (8 * n_regs.max(1));
+        (1 << fit.max(1).ilog2()).clamp(CHUNK, 8 * CHUNK)
+    } else {
+        CHUNK
+    };
+    Ok(Program { domain, axis, uniforms, code, n_regs, lanes, outputs, kernel, writes_output, one_row })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::kernel::KernelInput;
+
+    /// A kernel over `n` f32 elements of two inputs computing `insts` (after the two
+    /// loads, values 0 and 1), with `outputs`.
+    fn kernel(n: usize, insts: &[Inst], outputs: &[(u32, OutputKind)]) -> Arc<Kernel> {
+        let shape = Shape::new(&[n]);
+        let input = KernelInput { dtype: DType::F32, shape, layout: Layout::dense(&shape) };
+        let mut all = vec![Inst::Load { input: 0, map: 0 }, Inst::Load { input: 1, map: 0 }];
+        all.extend_from_slice(insts);
+        Arc::new(Kernel {
+            domain: shape,
+            axis: None,
+            inputs: vec![input.clone(), input],
+            params: Vec::new(),
+            maps: vec![Map { steps: Vec::new() }],
+            types: vec![DType::F32; all.len()],
+            insts: all,
+            outputs: outputs.iter().map(|&(value, kind)| KernelOutput { value, kind, dtype: DType::F32 }).collect(),
+        })
+    }
+
+    fn multiplies(p: &Program) -> bool {
+        p.code.iter().any(|vi| matches!(vi, VInst::Binary { op: BinaryOp::Mul, .. }))
+    }
+
+    /// `sum(x * y)` folds the products as it computes them; a product that is also
+    /// stored, or reduced otherwise, is computed into a register first.
+    #[test]
+    fn sums_of_products_fold_the_products() {
+        let product = [Inst::Binary { op: BinaryOp::Mul, a: 0, b: 1 }];
+        let sum = OutputKind::Reduce(KernelReduce::Sum);
+        let p = lower(kernel(5000, &product, &[(2, sum), (2, OutputKind::Reduce(KernelReduce::Mean))])).unwrap();
+        assert!(!multiplies(&p));
+        assert!(p.outputs.iter().all(|o| o.factor.is_some()));
+        for others in [OutputKind::Store, OutputKind::Reduce(KernelReduce::Max)] {
+            let p = lower(kernel(5000, &product, &[(2, sum), (2, others)])).unwrap();
+            assert!(multiplies(&p), "{others:?}");
+            assert!(p.outputs.iter().all(|o| o.factor.is_none()), "{others:?}");
+        }
+    }
+
+    /// A program that only stores, with few registers, runs longer chunks; one that
+    /// reduces keeps chunks of `CHUNK`, the blocks its sums fold.
+    #[test]
+    fn chunk_length_follows_registers_and_reductions() {
+        let axpb = [Inst::Binary { op: BinaryOp::Mul, a: 0, b: 1 }, Inst::Binary { op: BinaryOp::Add, a: 2, b: 1 }];
+        let p = lower(kernel(1 << 20, &axpb, &[(3, OutputKind::Store)])).unwrap();
+        assert!(p.lanes > CHUNK && p.n_regs * p.lanes * 8 <= STORE_REGISTER_BYTES, "{} lanes", p.lanes);
+        let p = lower(kernel(1 << 20, &axpb, &[(3, OutputKind::Store), (3, OutputKind::Reduce(KernelReduce::Sum))]))
+            .unwrap();
+        assert_eq!(p.lanes, CHUNK);
+    }
 }

@@ -171,26 +171,39 @@ pub fn finish(op: KernelReduce, v: DType, out: DType, acc: Acc, count: usize) ->
 /// Independent accumulators per fold: enough to hide the add latency of wide vectors.
 const LANES: usize = 32;
 
-/// `LANES` independent running folds over `src` (lane `l` takes elements `l`, `l + LANES`,
-/// ...), and the elements left over.
+/// Folds `n` values, `at(i)` being value `i` in the accumulator type: `LANES` independent
+/// running folds (lane `l` takes values `l`, `l + LANES`, ...), combined pairwise (lane
+/// `l` with lane `l + LANES/2`, and so on: a fixed tree, a few vector operations rather
+/// than a chain of `LANES` dependent ones), then the values left over in order.
+///
+/// # Safety
+/// `at(i)` may be called for every `i < n` (callers read slices without bounds checks).
 #[inline(always)]
-fn lane_folds<T: Copy, A: Copy>(src: &[T], init: A, to: impl Fn(T) -> A, f: impl Fn(A, A) -> A) -> ([A; LANES], &[T]) {
+unsafe fn fold_wide<A: Copy>(n: usize, init: A, at: impl Fn(usize) -> A, f: impl Fn(A, A) -> A) -> A {
     let mut lanes = [init; LANES];
-    let mut chunks = src.chunks_exact(LANES);
-    for c in &mut chunks {
+    let whole = n - n % LANES;
+    let mut i = 0;
+    while i < whole {
         for l in 0..LANES {
-            lanes[l] = f(lanes[l], to(c[l]));
+            lanes[l] = f(lanes[l], at(i + l));
+        }
+        i += LANES;
+    }
+    let mut width = LANES;
+    while width > 1 {
+        width /= 2;
+        for l in 0..width {
+            lanes[l] = f(lanes[l], lanes[l + width]);
         }
     }
-    (lanes, chunks.remainder())
+    (whole..n).fold(lanes[0], |acc, i| f(acc, at(i)))
 }
 
 /// Folds `src` converted to the accumulator type `A`.
 #[inline(always)]
-fn fold_wide<T: Copy, A: Copy>(src: &[T], init: A, to: impl Fn(T) -> A + Copy, f: impl Fn(A, A) -> A + Copy) -> A {
-    let (lanes, rest) = lane_folds(src, init, to, f);
-    let acc = lanes.into_iter().fold(init, f);
-    rest.iter().fold(acc, |a, &x| f(a, to(x)))
+fn fold_slice<T: Copy, A: Copy>(src: &[T], init: A, to: impl Fn(T) -> A, f: impl Fn(A, A) -> A) -> A {
+    // SAFETY: `fold_wide` reads indices below `src.len()`.
+    unsafe { fold_wide(src.len(), init, |i| to(*src.get_unchecked(i)), f) }
 }
 
 #[inline(always)]
@@ -232,13 +245,13 @@ where
         // Every value is widened to f64 before it is added (f32 too, as the header says;
         // the `LANES` f64 accumulators still fill whole vectors).
         KernelReduce::Sum | KernelReduce::Mean if float => {
-            Acc { bits: fold_wide(src, 0.0, f64_of, |a, b| a + b).to_u64(), idx: -1 }
+            Acc { bits: fold_slice(src, 0.0, f64_of, |a, b| a + b).to_u64(), idx: -1 }
         }
         KernelReduce::Sum | KernelReduce::Mean => {
-            Acc { bits: fold_wide(src, 0, i64_of, i64::wrapping_add) as u64, idx: -1 }
+            Acc { bits: fold_slice(src, 0, i64_of, i64::wrapping_add) as u64, idx: -1 }
         }
-        KernelReduce::Prod if float => Acc { bits: fold_wide(src, 1.0, f64_of, |a, b| a * b).to_u64(), idx: -1 },
-        KernelReduce::Prod => Acc { bits: fold_wide(src, 1, i64_of, i64::wrapping_mul) as u64, idx: -1 },
+        KernelReduce::Prod if float => Acc { bits: fold_slice(src, 1.0, f64_of, |a, b| a * b).to_u64(), idx: -1 },
+        KernelReduce::Prod => Acc { bits: fold_slice(src, 1, i64_of, i64::wrapping_mul) as u64, idx: -1 },
         KernelReduce::Min => {
             Acc { bits: fold_extreme(src, T::from_u64(identity(op, v).bits), |x, m| x < m).to_u64(), idx: -1 }
         }
@@ -266,6 +279,29 @@ where
 #[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
 pub unsafe fn reduce_lanes(op: KernelReduce, v: DType, src: *const u8, n: usize, first_index: i64) -> Acc {
     with_elem!(v, T => reduce_typed::<T>(op, v, unsafe { slice::from_raw_parts(src as *const T, n) }, first_index))
+}
+
+/// The sum of `a[i] * b[i]` over `n` float values of type `v`, each product rounded to
+/// `v` (as a multiply stores it): the bits `reduce_lanes` gives for the products stored
+/// first, without storing them (a fused `sum(x * y)`, a dot product).
+///
+/// # Safety
+/// `a` and `b` hold `n` elements of the float type `v`.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
+pub unsafe fn sum_products(v: DType, a: *const u8, b: *const u8, n: usize) -> Acc {
+    macro_rules! fold {
+        ($t:ty) => {{
+            let (a, b) = (a as *const $t, b as *const $t);
+            // SAFETY: `fold_wide` reads indices below `n`.
+            unsafe { fold_wide(n, 0.0, |i| f64_of(*a.add(i) * *b.add(i)), |x, y| x + y) }
+        }};
+    }
+    let sum = match v {
+        DType::F32 => fold!(f32),
+        DType::F64 => fold!(f64),
+        _ => unreachable!("fused products are float"),
+    };
+    Acc { bits: sum.to_u64(), idx: -1 }
 }
 
 #[inline(always)]
@@ -413,6 +449,40 @@ unsafe fn write_float(out: DType, dst: *mut u8, i: usize, v: f64) {
             *(dst as *mut f32).add(i) = v as f32;
         } else {
             *(dst as *mut f64).add(i) = v;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+
+    use super::*;
+
+    /// A fused `sum(a * b)` gives the bits of the products stored and then summed, for
+    /// f32 and f64, at lengths that do and do not fill whole lane groups.
+    #[test]
+    fn folded_products_match_stored_products() {
+        let seed: u64 = rand::random();
+        println!("seed {seed}");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        for _ in 0..50 {
+            let n = rng.random_range(0..3000);
+            let scale = 10f64.powi(rng.random_range(-3..4));
+            let a: Vec<f64> = (0..n).map(|_| (rng.random::<f64>() * 2.0 - 0.9) * scale).collect();
+            let b: Vec<f64> = (0..n).map(|_| (rng.random::<f64>() * 2.0 - 0.9) * scale).collect();
+            let (a32, b32): (Vec<f32>, Vec<f32>) =
+                (a.iter().map(|&x| x as f32).collect(), b.iter().map(|&x| x as f32).collect());
+            let p32: Vec<f32> = a32.iter().zip(&b32).map(|(x, y)| x * y).collect();
+            let p64: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
+            unsafe {
+                let stored = reduce_lanes(KernelReduce::Sum, DType::F32, p32.as_ptr() as *const u8, n, 0);
+                let folded = sum_products(DType::F32, a32.as_ptr() as *const u8, b32.as_ptr() as *const u8, n);
+                assert_eq!(stored.bits, folded.bits, "f32, {n} values (seed {seed})");
+                let stored = reduce_lanes(KernelReduce::Sum, DType::F64, p64.as_ptr() as *const u8, n, 0);
+                let folded = sum_products(DType::F64, a.as_ptr() as *const u8, b.as_ptr() as *const u8, n);
+                assert_eq!(stored.bits, folded.bits, "f64, {n} values (seed {seed})");
+            }
         }
     }
 }

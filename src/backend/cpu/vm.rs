@@ -1,6 +1,6 @@
 //! Runs a lowered program over its domain: chunk by chunk, on the worker threads.
 //!
-//! The domain is cut into chunks of at most `CHUNK` lanes that never split a row
+//! The domain is cut into chunks of at most `Program::lanes` lanes that never split a row
 //! unevenly: a row (a run along dimension 0) longer than a chunk is cut into parts, and
 //! shorter rows are packed whole, several to a chunk. Kernels that reduce or scan along a
 //! dimension other than 0 instead loop over that dimension inside each chunk, folding
@@ -15,10 +15,11 @@ use smallvec::SmallVec;
 use super::access::{Lin, Piece, walk};
 use super::elem::with_elem;
 use super::ops::{self, Opnd};
-use super::program::{Access, Arg, CHUNK, CoordAccess, OutKind, Program, UInst, VInst};
+use super::program::{Access, Arg, CoordAccess, OutKind, OutSpec, Program, UInst, VInst};
 use super::random;
 use super::reduce::{self, Acc, ScanCarry};
 use super::threads::Workers;
+use crate::ir::kernel::KernelReduce;
 use crate::ir::random::Stream;
 use crate::ir::{DType, Layout, MAX_RANK, Result, Scalar, Shape, Value, bail};
 
@@ -26,12 +27,12 @@ use crate::ir::{DType, Layout, MAX_RANK, Result, Scalar, Shape, Value, bail};
 #[derive(Copy, Clone)]
 struct Block([u8; 64]);
 
-const REG_BYTES: usize = CHUNK * 8;
-
 /// Per-thread scratch: the register file and access-walk buffers.
 #[derive(Default)]
 pub struct Frame {
     regs: Vec<Block>,
+    /// Bytes per register: 8 per lane of the running program's chunks.
+    reg_bytes: usize,
     ptrs: Vec<*const u8>,
     pieces: Vec<Piece>,
     scratch: Vec<Piece>,
@@ -45,9 +46,10 @@ pub struct Frame {
 }
 
 impl Frame {
-    fn prepare(&mut self, n_regs: usize) {
+    fn prepare(&mut self, n_regs: usize, lanes: usize) {
+        self.reg_bytes = lanes * 8;
         // One extra register holds splats of uniform outputs.
-        let blocks = (n_regs + 1) * REG_BYTES / 64;
+        let blocks = (n_regs + 1) * self.reg_bytes / 64;
         if self.regs.len() < blocks {
             self.regs.resize(blocks, Block([0; 64]));
         }
@@ -81,7 +83,7 @@ impl Frame {
 
     fn reg(&mut self, r: usize) -> *mut u8 {
         // SAFETY: `prepare` sized the register file for every register index in use.
-        unsafe { (self.regs.as_mut_ptr() as *mut u8).add(r * REG_BYTES) }
+        unsafe { (self.regs.as_mut_ptr() as *mut u8).add(r * self.reg_bytes) }
     }
 }
 
@@ -164,7 +166,7 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
         return Ok(());
     }
     let stream: Few<bool> = outputs.iter().map(|v| v.storage.byte_len() >= STREAM_MIN_BYTES).collect();
-    let rows = RowChunks::new(&prog.domain.with_dim_or_scalar(prog.axis), prog.axis.is_none());
+    let rows = RowChunks::new(&prog.domain.with_dim_or_scalar(prog.axis), prog.axis.is_none(), prog.lanes);
     let n_chunks = rows.n_chunks();
     // Only reductions fold through partials.
     let reduces = prog.outputs.iter().any(|o| matches!(o.kind, OutKind::Reduce(_)));
@@ -215,7 +217,7 @@ pub const PARALLEL_MIN: usize = 1 << 15;
 fn with_frame(l: &Launch, f: impl FnOnce(&mut Frame)) {
     FRAME.with(|fr| {
         let mut fr = fr.borrow_mut();
-        fr.prepare(l.prog.n_regs);
+        fr.prepare(l.prog.n_regs, l.prog.lanes);
         f(&mut fr)
     });
     if l.stream.contains(&true) {
@@ -267,13 +269,15 @@ impl ShapeExt for Shape {
     }
 }
 
-/// How a shape is cut into chunks. Without a reduction or scan axis, chunk `t` is the
-/// linear range `[t * CHUNK, (t + 1) * CHUNK)`, whatever the shape, so reductions over
-/// everything fold the same blocks in the same order however the domain was collapsed.
-/// With an axis, chunks follow rows: a row longer than a chunk is cut into parts, and
-/// shorter rows are packed whole, several to a chunk.
+/// How a shape is cut into chunks of `lanes` (the program's). Without a reduction or scan
+/// axis, chunk `t` is the linear range `[t * lanes, (t + 1) * lanes)`, whatever the shape,
+/// so reductions over everything (whose programs have chunks of `CHUNK` lanes) fold the
+/// same blocks in the same order however the domain was collapsed. With an axis, chunks
+/// follow rows: a row longer than a chunk is cut into parts, and shorter rows are packed
+/// whole, several to a chunk.
 struct RowChunks {
     shape: Shape,
+    lanes: usize,
     d0: usize,
     rows: usize,
     linear: bool,
@@ -284,17 +288,17 @@ struct RowChunks {
 }
 
 impl RowChunks {
-    fn new(shape: &Shape, linear: bool) -> RowChunks {
+    fn new(shape: &Shape, linear: bool, lanes: usize) -> RowChunks {
         let d0 = shape.dim(0);
         let rows = shape.numel().checked_div(d0).unwrap_or(0);
-        let parts = if linear { 1 } else { d0.div_ceil(CHUNK).max(1) };
-        let rows_per = if parts > 1 { 1 } else { (CHUNK / d0.max(1)).max(1) };
-        RowChunks { shape: *shape, d0, rows, linear, parts, rows_per }
+        let parts = if linear { 1 } else { d0.div_ceil(lanes).max(1) };
+        let rows_per = if parts > 1 { 1 } else { (lanes / d0.max(1)).max(1) };
+        RowChunks { shape: *shape, lanes, d0, rows, linear, parts, rows_per }
     }
 
     fn n_chunks(&self) -> usize {
         if self.linear {
-            self.shape.numel().div_ceil(CHUNK)
+            self.shape.numel().div_ceil(self.lanes)
         } else if self.parts > 1 {
             self.rows * self.parts
         } else {
@@ -317,7 +321,14 @@ impl RowChunks {
     fn segments(&self, t: usize, segs: &mut Vec<Segment>) {
         segs.clear();
         if self.linear {
-            let (first, end) = (t * CHUNK, ((t + 1) * CHUNK).min(self.shape.numel()));
+            let (first, end) = (t * self.lanes, ((t + 1) * self.lanes).min(self.shape.numel()));
+            if self.rows == 1 {
+                // One row (a collapsed domain): no division to find where the chunk starts.
+                let mut start = [0; MAX_RANK];
+                start[0] = first as i64;
+                segs.push(Segment { lane: 0, len: end - first, start, linear: first });
+                return;
+            }
             let mut l = first;
             while l < end {
                 let (row, c0) = (l / self.d0, l % self.d0);
@@ -329,10 +340,10 @@ impl RowChunks {
             }
         } else if self.parts > 1 {
             let (row, part) = (t / self.parts, t % self.parts);
-            let c0 = part * CHUNK;
+            let c0 = part * self.lanes;
             let mut start = self.row_coords(row);
             start[0] = c0 as i64;
-            segs.push(Segment { lane: 0, len: CHUNK.min(self.d0 - c0), start, linear: row * self.d0 + c0 });
+            segs.push(Segment { lane: 0, len: self.lanes.min(self.d0 - c0), start, linear: row * self.d0 + c0 });
         } else {
             let first = t * self.rows_per;
             let last = (first + self.rows_per).min(self.rows);
@@ -658,15 +669,34 @@ unsafe fn one_row(l: &Launch, f: &mut Frame, n: usize) {
     unsafe {
         exec_code(l, f, &[seg], n);
         for (spec, &out) in l.prog.outputs.iter().zip(l.outs) {
-            let src = value_ptr(l, f, spec.value, spec.value_dtype, n);
             match spec.kind {
                 OutKind::Reduce(op) => {
                     let v = spec.value_dtype;
-                    let acc = reduce::combine(op, v, reduce::identity(op, v), reduce::reduce_lanes(op, v, src, n, 0));
+                    let acc = reduce::combine(op, v, reduce::identity(op, v), fold_everything(l, f, spec, op, n, 0));
                     write_bits(out, spec.dtype, 0, reduce::finish(op, v, spec.dtype, acc, n));
                 }
-                _ if ptr::eq(src, out) => {} // written in place
-                _ => ptr::copy_nonoverlapping(src, out, n * spec.dtype.size()),
+                _ => {
+                    let src = value_ptr(l, f, spec.value, spec.value_dtype, n);
+                    if !ptr::eq(src, out) {
+                        ptr::copy_nonoverlapping(src, out, n * spec.dtype.size());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Folds the `n` lanes of an output reduced over everything: its values, or the products
+/// of its value and factor (`OutSpec::factor`). Lane `i` is element `first + i`.
+unsafe fn fold_everything(l: &Launch, f: &mut Frame, spec: &OutSpec, op: KernelReduce, n: usize, first: i64) -> Acc {
+    unsafe {
+        match (spec.factor, spec.value) {
+            (Some(Arg::Reg(b)), Arg::Reg(a)) => {
+                reduce::sum_products(spec.value_dtype, f.ptr(a as usize), f.ptr(b as usize), n)
+            }
+            (Some(_), _) => unreachable!("folded products are of two registers"),
+            (None, value) => {
+                reduce::reduce_lanes(op, spec.value_dtype, value_ptr(l, f, value, spec.value_dtype, n), n, first)
             }
         }
     }
@@ -748,7 +778,7 @@ unsafe fn row_chunk_outputs(
                 }
                 OutKind::Reduce(op) if prog.axis.is_none() => {
                     // The chunk's lanes are one linear block: fold them in one pass.
-                    let acc = reduce::reduce_lanes(op, spec.value_dtype, src, n, (t * CHUNK) as i64);
+                    let acc = fold_everything(l, f, spec, op, n, (t * rows.lanes) as i64);
                     *l.partials.add(t * prog.outputs.len() + o) = acc;
                 }
                 OutKind::Reduce(op) => {
