@@ -609,11 +609,12 @@ fn prod(v: &[Z]) -> Z {
     v.iter().fold((1.0, 0.0), |p, &z| mul(p, z))
 }
 
-/// Values of modulus 0.8 .. 1.25, so products of thousands stay in range.
+/// Values of modulus e^-0.2 .. e^0.2, whose logarithms average 0, so products of thousands
+/// stay in f32 range (a product of 9000 is within e^±66 at 6 standard deviations).
 fn unitish(rng: &mut StdRng, dt: sl_dtype, n: usize) -> Vec<Z> {
     (0..n)
         .map(|_| {
-            let (r, t) = (rng.random_range(0.8..1.25f64), rng.random_range(-3.0..3.0f64));
+            let (r, t) = (rng.random_range(-0.2..0.2f64).exp(), rng.random_range(-3.0..3.0f64));
             stored(dt, (r * t.cos(), r * t.sin()))
         })
         .collect()
