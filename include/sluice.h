@@ -1063,7 +1063,10 @@ sl_status sl_cumsum(sl_array a, int32_t dim, sl_array *out);
 // Inclusive cumulative product along `dim`.
 sl_status sl_cumprod(sl_array a, int32_t dim, sl_array *out);
 
-// Matrix product of `a` (m x k) and `b` (k x n, or a vector of length k); f32 or f64.
+// Matrix product of `a` (m x k) and `b` (k x n); f32 or f64. Either may be a vector of
+// length k instead: a matrix times a vector gives a vector of length m, a vector times a
+// matrix one of length n (both run as matrix-vector products at memory bandwidth).
+// Operands may be views (transposes, strided sections): they are read in place.
 sl_status sl_matmul(sl_array a, sl_array b, sl_array *out);
 
 // Sum of the element-wise products of two arrays of the same shape (rank 0 result): each

@@ -121,7 +121,10 @@ pub extern "C" fn sl_cumprod(a: sl_array, dim: i32, out: *mut sl_array) -> sl_st
     boundary!("sl_cumprod", |site| scan(site, ScanOp::Prod, a, dim, out))
 }
 
-/// Matrix product of `a` (m x k) and `b` (k x n, or a vector of length k); f32 or f64.
+/// Matrix product of `a` (m x k) and `b` (k x n); f32 or f64. Either may be a vector of
+/// length k instead: a matrix times a vector gives a vector of length m, a vector times a
+/// matrix one of length n (both run as matrix-vector products at memory bandwidth).
+/// Operands may be views (transposes, strided sections): they are read in place.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_matmul(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
     boundary!("sl_matmul", |site| {

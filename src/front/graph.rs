@@ -698,7 +698,10 @@ impl Graph<'_> {
         Ok(self.pending(Op::Scan { op, axis: axis as u8 }, t, a.shape, smallvec![a.clone()]))
     }
 
-    /// `a` (m x k) times `b` (k x n, or a vector of length k).
+    /// `a` (m x k, or a vector of length k) times `b` (k x n, or a vector of length k). A
+    /// vector times a matrix gives a vector of length n, a matrix times a vector one of
+    /// length m: the product node is m x 1 or 1 x n, which executors run as matrix x
+    /// vector.
     pub fn matmul(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
         if !a.dtype.is_float() || a.dtype != b.dtype {
             bail!(
@@ -708,19 +711,27 @@ impl Graph<'_> {
                 b.dtype
             );
         }
-        if a.shape.rank() != 2 || !(1..=2).contains(&b.shape.rank()) {
-            bail!(ShapeMismatch, "matmul needs a matrix times a matrix or vector, got {} and {}", a.shape, b.shape);
+        let (ra, rb) = (a.shape.rank(), b.shape.rank());
+        if !(1..=2).contains(&ra) || !(1..=2).contains(&rb) || ra + rb == 2 {
+            bail!(
+                ShapeMismatch,
+                "matmul needs a matrix or vector times a matrix or vector, not two vectors (use dot), got {} and {}",
+                a.shape,
+                b.shape
+            );
         }
-        let (m, k) = (a.shape.dim(0), a.shape.dim(1));
-        if b.shape.dim(0) != k {
-            bail!(ShapeMismatch, "matmul: inner dimensions differ ({} x {} times {})", m, k, b.shape);
+        let a2 = if ra == 1 { self.reshape(a, Shape::new(&[1, a.shape.dim(0)]))? } else { a.clone() };
+        let b2 = if rb == 1 { self.reshape(b, Shape::new(&[b.shape.dim(0), 1]))? } else { b.clone() };
+        let (m, k, n) = (a2.shape.dim(0), a2.shape.dim(1), b2.shape.dim(1));
+        if b2.shape.dim(0) != k {
+            bail!(ShapeMismatch, "matmul: inner dimensions differ ({} times {})", a.shape, b.shape);
         }
-        let vector = b.shape.rank() == 1;
-        let b2 = if vector { self.reshape(b, Shape::new(&[k, 1]))? } else { b.clone() };
-        let n = b2.shape.dim(1);
-        let c =
-            self.pending(Op::MatMul, a.dtype, Shape::sized("matmul", &[m as u64, n as u64])?, smallvec![a.clone(), b2]);
-        if vector { self.reshape(&c, Shape::new(&[m])) } else { Ok(c) }
+        let c = self.pending(Op::MatMul, a.dtype, Shape::sized("matmul", &[m as u64, n as u64])?, smallvec![a2, b2]);
+        match (ra, rb) {
+            (1, _) => self.reshape(&c, Shape::new(&[n])),
+            (_, 1) => self.reshape(&c, Shape::new(&[m])),
+            _ => Ok(c),
+        }
     }
 
     /// Sum of element-wise products of two arrays of the same shape: a fused
