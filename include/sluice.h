@@ -1063,11 +1063,17 @@ sl_status sl_cumsum(sl_array a, int32_t dim, sl_array *out);
 // Inclusive cumulative product along `dim`.
 sl_status sl_cumprod(sl_array a, int32_t dim, sl_array *out);
 
-// Matrix product of `a` (m x k) and `b` (k x n); f32 or f64. Either may be a vector of
-// length k instead: a matrix times a vector gives a vector of length m, a vector times a
-// matrix one of length n (both run as matrix-vector products at memory bandwidth).
+// Matrix product of `a` (m x k) and `b` (k x n), of one type: f32, f64, c64 or c128.
+// Either may be a vector of length k instead: a matrix times a vector gives a vector of
+// length m, a vector times a matrix one of length n (real ones run as matrix-vector
+// products at memory bandwidth).
 // Operands may be views (transposes, strided sections): they are read in place.
 sl_status sl_matmul(sl_array a, sl_array b, sl_array *out);
+
+// Sum of the element-wise products of `conj(a)` and `b`, arrays of the same shape (rank
+// 0 result): the inner product of complex vectors (Fortran's `dot_product`, BLAS
+// `cdotc`, numpy's `vdot`). For real arrays it is `sl_dot`.
+sl_status sl_vdot(sl_array a, sl_array b, sl_array *out);
 
 // Sum of the element-wise products of two arrays of the same shape (rank 0 result): each
 // product is rounded to the arrays' type (as `sl_mul`'s), then they are added as `sl_sum`

@@ -1,7 +1,8 @@
 // y (dense, length rows) = mat (rows x cols) * x (length cols), both in any strided
-// layout. T is defined before this text, and MAT and X name the bindings (1 or 2) the
-// matrix and the vector come in (a vector times a matrix is the transposed matrix times
-// the vector). Two forms, chosen by the launch:
+// layout. T (float, double, or vec2/dvec2 for complex), MUL(u, v) (T's product), MAT and
+// X (the bindings, 1 or 2, the matrix and the vector come in: a vector times a matrix is
+// the transposed matrix times the vector) and OP_MAT, OP_X (the identity, or the complex
+// conjugate) are defined before this text. Two forms, chosen by the launch:
 // - LANE_PER_ROW: each invocation sums one row; neighbouring lanes read neighbouring
 //   elements when the matrix's columns are contiguous.
 // - otherwise each workgroup sums one row (row = workgroup x + y * groups x), its lanes
@@ -33,7 +34,7 @@ void main() {
     }
     precise T acc = T(0);
     for (int p = 0; p < cols; p++) {
-        acc += mat.v[mo + i * rs + p * cs] * x.v[xo + p * xs];
+        acc += MUL(OP_MAT(mat.v[mo + i * rs + p * cs]), OP_X(x.v[xo + p * xs]));
     }
     y.v[i] = acc;
 #else
@@ -42,7 +43,7 @@ void main() {
     precise T acc = T(0);
     if (i < rows) {
         for (int p = l; p < cols; p += LANES) {
-            acc += mat.v[mo + i * rs + p * cs] * x.v[xo + p * xs];
+            acc += MUL(OP_MAT(mat.v[mo + i * rs + p * cs]), OP_X(x.v[xo + p * xs]));
         }
     }
     part[l] = acc;

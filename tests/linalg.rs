@@ -107,6 +107,10 @@ fn mul(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
     [a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0]]
 }
 
+fn conj(a: [f64; 2]) -> [f64; 2] {
+    [a[0], -a[1]]
+}
+
 /// `a * b` by the definition, in f64.
 fn product(a: &M, b: &M) -> M {
     assert_eq!(a.cols, b.rows);
@@ -234,6 +238,103 @@ fn matrix_vector_products() {
     }
 }
 
+/// Products of every shape class (matrix x matrix, x vector, vector x matrix) in every
+/// type, complex ones included, with operands dense, transposed or strided sections.
+#[test]
+fn matrix_products_of_every_type() {
+    let mut rng = rng("matrix_products_of_every_type");
+    let shapes = [(1, 1, 1), (3, 17, 5), (17, 65, 3), (65, 3, 129), (129, 129, 17), (300, 1, 1), (1, 300, 17)];
+    for dt in [SL_F32, SL_F64, SL_C64, SL_C128] {
+        for (m, k, n) in shapes {
+            let (fa, fb) = (FORMS[rng.random_range(0..3)], FORMS[rng.random_range(0..3)]);
+            let (ha, a) = operand(&mut rng, dt, m, k, fa, false);
+            let (hb, b) = operand(&mut rng, dt, k, n, fb, false);
+            let mut c = 0;
+            ok(sl_matmul(ha, hb, &mut c));
+            assert_eq!(shape_of(c), vec![m, n]);
+            let what = format!("{dt} {m}x{k} {fa:?} times {k}x{n} {fb:?}");
+            assert_matches(&what, &M::download(c, m, n), &product(&a, &b), 4.0 * eps(dt) * (k as f64 + 2.0));
+            release(&[ha, hb, c]);
+        }
+    }
+}
+
+/// `sl_vdot` conjugates its first operand, `sl_dot` does not; for real arrays they agree.
+#[test]
+fn inner_products() {
+    let mut rng = rng("inner_products");
+    for dt in [SL_F32, SL_F64, SL_C64, SL_C128] {
+        for len in [1, 17, 1000] {
+            let form = FORMS[rng.random_range(0..3)];
+            let (ha, a) = operand(&mut rng, dt, len, 1, form, true);
+            let (hb, b) = operand(&mut rng, dt, len, 1, Form::Dense, true);
+            let (mut d, mut vd) = (0, 0);
+            ok(sl_dot(ha, hb, &mut d));
+            ok(sl_vdot(ha, hb, &mut vd));
+            let tol = 4.0 * eps(dt) * (len as f64 + 2.0);
+            let conjugated = M { v: a.v.iter().map(|&z| conj(z)).collect(), ..a.clone() };
+            assert_matches(&format!("dot {dt} {len}"), &M::download(d, 1, 1), &product(&a.transposed(), &b), tol);
+            assert_matches(
+                &format!("vdot {dt} {len}"),
+                &M::download(vd, 1, 1),
+                &product(&conjugated.transposed(), &b),
+                tol,
+            );
+            release(&[ha, hb, d, vd]);
+        }
+    }
+}
+
+/// Rounds of products of every kind on new operands of the same shapes and layouts. Under
+/// `SLUICE_COMPARE=compute` with the error action every result is checked against the
+/// reference run (a difference fails the read); otherwise every round after the first
+/// replays its flushes from the trace cache.
+#[test]
+#[ignore = "run by products_compared_and_replayed in a child process"]
+fn product_rounds_child() {
+    let mut rng = rng("product_rounds_child");
+    let compared = std::env::var("SLUICE_COMPARE").is_ok();
+    let trace = || {
+        let mut s: sl_cache_stats = unsafe { std::mem::zeroed() };
+        ok(sl_get_cache_stats(SL_CACHE_TRACE, &mut s));
+        s
+    };
+    let mut hits_after_first = 0;
+    for round in 0..3 {
+        for dt in [SL_F32, SL_F64, SL_C64, SL_C128] {
+            let (ha, a) = operand(&mut rng, dt, 65, 17, Form::Section, false);
+            let (hx, x) = operand(&mut rng, dt, 17, 1, Form::Dense, true);
+            let (hb, b) = operand(&mut rng, dt, 17, 33, Form::Transposed, false);
+            let (mut y, mut z, mut c) = (0, 0, 0);
+            ok(sl_matmul(ha, hx, &mut y));
+            ok(sl_matmul(hx, hb, &mut z));
+            ok(sl_matmul(ha, hb, &mut c));
+            let tol = 4.0 * eps(dt) * 19.0;
+            assert_matches(&format!("{dt} matvec"), &M::download(y, 65, 1), &product(&a, &x), tol);
+            assert_matches(&format!("{dt} vecmat"), &M::download(z, 1, 33), &product(&x.transposed(), &b), tol);
+            assert_matches(&format!("{dt} matmul"), &M::download(c, 65, 33), &product(&a, &b), tol);
+            release(&[ha, hx, hb, y, z, c]);
+        }
+        if round == 0 {
+            hits_after_first = trace().hits;
+        }
+    }
+    if compared {
+        let mut s = sl_compare_stats { values_checked: 0, mismatches: 0 };
+        ok(sl_get_compare_stats(&mut s));
+        assert!(s.values_checked > 0 && s.mismatches == 0, "{s:?}");
+    } else {
+        let hits = trace().hits - hits_after_first;
+        assert!(hits >= 2 * 4 * 3, "{hits} trace cache hits in the repeated rounds");
+    }
+}
+
+#[test]
+fn products_compared_and_replayed() {
+    child("product_rounds_child", &[("SLUICE_COMPARE", "compute"), ("SLUICE_COMPARE_ACTION", "error")]);
+    child("product_rounds_child", &[]);
+}
+
 /// Bad operands are refused at the call with the shapes in the message; the runtime goes
 /// on working.
 #[test]
@@ -246,6 +347,7 @@ fn product_errors() {
     fails(sl_matmul(ha, hv, &mut out), SL_ERR_SHAPE_MISMATCH, "[3, 4] times [3]");
     fails(sl_matmul(hv, hv, &mut out), SL_ERR_SHAPE_MISMATCH, "use dot");
     fails(sl_matmul(ha, hd, &mut out), SL_ERR_DTYPE_MISMATCH, "f32 and f64");
+    fails(sl_vdot(hv, hd, &mut out), SL_ERR_SHAPE_MISMATCH, "[3] and [4]");
     ok(sl_matmul(hv, ha, &mut out));
     assert_eq!(shape_of(out), vec![4]);
     release(&[ha, hv, hd, out]);

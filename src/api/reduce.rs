@@ -121,9 +121,10 @@ pub extern "C" fn sl_cumprod(a: sl_array, dim: i32, out: *mut sl_array) -> sl_st
     boundary!("sl_cumprod", |site| scan(site, ScanOp::Prod, a, dim, out))
 }
 
-/// Matrix product of `a` (m x k) and `b` (k x n); f32 or f64. Either may be a vector of
-/// length k instead: a matrix times a vector gives a vector of length m, a vector times a
-/// matrix one of length n (both run as matrix-vector products at memory bandwidth).
+/// Matrix product of `a` (m x k) and `b` (k x n), of one type: f32, f64, c64 or c128.
+/// Either may be a vector of length k instead: a matrix times a vector gives a vector of
+/// length m, a vector times a matrix one of length n (real ones run as matrix-vector
+/// products at memory bandwidth).
 /// Operands may be views (transposes, strided sections): they are read in place.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_matmul(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
@@ -132,6 +133,20 @@ pub extern "C" fn sl_matmul(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_
         let rt = runtime()?;
         let (a, b) = (node(&rt, a)?, node(&rt, b)?);
         let n = graph(&rt, site).matmul(&a, &b)?;
+        put(&rt, out, n)
+    })
+}
+
+/// Sum of the element-wise products of `conj(a)` and `b`, arrays of the same shape (rank
+/// 0 result): the inner product of complex vectors (Fortran's `dot_product`, BLAS
+/// `cdotc`, numpy's `vdot`). For real arrays it is `sl_dot`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_vdot(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_vdot", |site| {
+        let out = out_slot(out)?;
+        let rt = runtime()?;
+        let (a, b) = (node(&rt, a)?, node(&rt, b)?);
+        let n = graph(&rt, site).vdot(&a, &b)?;
         put(&rt, out, n)
     })
 }

@@ -703,10 +703,10 @@ impl Graph<'_> {
     /// length m: the product node is m x 1 or 1 x n, which executors run as matrix x
     /// vector.
     pub fn matmul(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
-        if !a.dtype.is_float() || a.dtype != b.dtype {
+        if !(a.dtype.is_float() || a.dtype.is_complex()) || a.dtype != b.dtype {
             bail!(
                 DTypeMismatch,
-                "matmul needs two f32 or two f64 arrays (complex matmul is not implemented), got {} and {}",
+                "matmul needs two arrays of one float or complex type (f32, f64, c64, c128), got {} and {}",
                 a.dtype,
                 b.dtype
             );
@@ -726,7 +726,12 @@ impl Graph<'_> {
         if b2.shape.dim(0) != k {
             bail!(ShapeMismatch, "matmul: inner dimensions differ ({} times {})", a.shape, b.shape);
         }
-        let c = self.pending(Op::MatMul, a.dtype, Shape::sized("matmul", &[m as u64, n as u64])?, smallvec![a2, b2]);
+        let c = self.pending(
+            Op::MatMul { conj: [false; 2] },
+            a.dtype,
+            Shape::sized("matmul", &[m as u64, n as u64])?,
+            smallvec![a2, b2],
+        );
         match (ra, rb) {
             (1, _) => self.reshape(&c, Shape::new(&[n])),
             (_, 1) => self.reshape(&c, Shape::new(&[m])),
@@ -742,5 +747,13 @@ impl Graph<'_> {
         }
         let p = self.binary(BinaryOp::Mul, a, b)?;
         self.reduce(ReduceOp::Sum, &p, None)
+    }
+
+    /// `dot(conj(a), b)`: the inner product of complex vectors (for real ones, `dot`).
+    pub fn vdot(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
+        if a.shape != b.shape {
+            bail!(ShapeMismatch, "vdot: shapes {} and {} differ", a.shape, b.shape);
+        }
+        self.dot(&self.unary(UnaryOp::Conj, a)?, b)
     }
 }

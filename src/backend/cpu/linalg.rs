@@ -1,7 +1,7 @@
-//! Matrix products: matrix x vector by a loop at memory bandwidth, the rest through the
-//! `gemm` crate.
+//! Matrix products: real matrix x vector by a loop at memory bandwidth, the rest (complex
+//! types, conjugated operands) through the `gemm` crate.
 
-use gemm::{Parallelism, gemm};
+use gemm::{Parallelism, c32, c64, gemm};
 use multiversion::multiversion;
 
 use super::math::Real;
@@ -34,13 +34,12 @@ fn host(v: &Value, size: usize) -> Result<*const u8> {
     }
 }
 
-/// `c = a * b` with `a` m x k and `b` k x n in any strided layout; `c` dense column-major.
-#[allow(clippy::too_many_arguments)]
+/// `c = a * b` with `a` m x k and `b` k x n in any strided layout, their elements
+/// conjugated as `conj` says (complex types); `c` dense column-major.
 pub fn matmul(
     dtype: DType,
-    m: usize,
-    k: usize,
-    n: usize,
+    [m, k, n]: [usize; 3],
+    conj: [bool; 2],
     a: &Value,
     b: &Value,
     c: &Value,
@@ -54,14 +53,13 @@ pub fn matmul(
         return Ok(());
     }
     let (sa, sb) = (a.layout.strides, b.layout.strides);
-    // A matrix times a vector (n = 1) or a vector times a matrix (m = 1, the transposed
-    // matrix times the vector): (matrix, its strides, the vector and its stride).
-    let matvec = if n == 1 {
-        Some((m, ops.a, [sa[0], sa[1]], ops.b, sb[0]))
-    } else if m == 1 {
-        Some((n, ops.b, [sb[1], sb[0]], ops.a, sa[1]))
-    } else {
-        None
+    // A real matrix times a vector (n = 1) or a vector times a matrix (m = 1, the
+    // transposed matrix times the vector): (matrix, its strides, the vector and its stride).
+    let matvec = match (n, m) {
+        _ if !dtype.is_float() => None,
+        (1, _) => Some((m, ops.a, [sa[0], sa[1]], ops.b, sb[0])),
+        (_, 1) => Some((n, ops.b, [sb[1], sb[0]], ops.a, sa[1])),
+        _ => None,
     };
     if let Some((rows, mat, [rs, cs], x, xs)) = matvec
         && (rs == 1 || cs == 1)
@@ -78,14 +76,13 @@ pub fn matmul(
         }
         match dtype {
             DType::F32 => matvec!(f32),
-            DType::F64 => matvec!(f64),
-            _ => bail!(DTypeMismatch, "matmul needs f32 or f64 operands, not {dtype}"),
+            _ => matvec!(f64),
         }
         return Ok(());
     }
     let small = m * n * k < 1 << 18;
     macro_rules! call {
-        ($t:ty) => {{
+        ($t:ty, $zero:expr, $one:expr) => {{
             // A small product runs on the calling thread: handing it to the pool (and
             // waking a worker) would cost more than the product (a solver's matvec).
             let multiply = move |threads: usize| {
@@ -107,11 +104,11 @@ pub fn matmul(
                         b as *const $t,
                         sb[1] as isize,
                         sb[0] as isize,
-                        0.0,
-                        1.0,
+                        $zero,
+                        $one,
                         false,
-                        false,
-                        false,
+                        conj[0],
+                        conj[1],
                         parallelism,
                     )
                 }
@@ -120,9 +117,11 @@ pub fn matmul(
         }};
     }
     match dtype {
-        DType::F32 => call!(f32),
-        DType::F64 => call!(f64),
-        _ => bail!(DTypeMismatch, "matmul needs f32 or f64 operands, not {dtype}"),
+        DType::F32 => call!(f32, 0.0, 1.0),
+        DType::F64 => call!(f64, 0.0, 1.0),
+        DType::C64 => call!(c32, c32::new(0.0, 0.0), c32::new(1.0, 0.0)),
+        DType::C128 => call!(c64, c64::new(0.0, 0.0), c64::new(1.0, 0.0)),
+        _ => bail!(DTypeMismatch, "matmul needs float or complex operands, not {dtype}"),
     }
     Ok(())
 }

@@ -324,15 +324,15 @@ impl VulkanExecutor {
     /// when one side is a vector. Operands beyond one storage-buffer range, more
     /// workgroups than the device's counts, or f64 on a device without it, run on the CPU.
     fn matmul_launch(&self, work: &Work, inputs: &[Value], outputs: &[Value]) -> Result<Plan> {
-        let Work::MatMul { dtype, m, k, n } = *work else { unreachable!("a matmul step") };
+        let Work::MatMul { dtype, conj, m, k, n } = *work else { unreachable!("a matmul step") };
         let (a, b) = (&inputs[0].layout, &inputs[1].layout);
         let caps = &self.ctx.caps;
         let fits = |v: &Value| (v.storage.byte_len() as u64) <= caps.chunk_bytes;
-        if !(inputs.iter().chain(outputs).all(fits) && (dtype == DType::F32 || self.target.float64)) {
+        if !(inputs.iter().chain(outputs).all(fits) && (dtype.real() == DType::F32 || self.target.float64)) {
             return Ok(Plan::Cpu(work.clone()));
         }
         let launch = if n == 1 || m == 1 {
-            self.gemv_launch(dtype, m, k, n, a, b)?
+            self.gemv_launch(dtype, conj, [m, k, n], a, b)?
         } else {
             let numbers = [
                 m as i64,
@@ -350,11 +350,8 @@ impl VulkanExecutor {
             match words(&numbers).filter(|_| groups_fit) {
                 Some(words) => {
                     let mut launch = Launch { words, ranges: vec![1; 4], ..Launch::default() };
-                    let source = format!(
-                        "#version 450\n#define T {}\n{}",
-                        glsl::reg_type(dtype),
-                        include_str!("../../../kernels/matmul.comp")
-                    );
+                    let header = product_header(dtype, &[("OP_A", conj[0]), ("OP_B", conj[1])]);
+                    let source = format!("{header}{}", include_str!("../../../kernels/matmul.comp"));
                     let pipeline = self.programs.pipeline(&source, &launch.ranges)?;
                     launch.dispatches.push((pipeline, [tiles[0] as u32, tiles[1] as u32, 1]));
                     Some(launch)
@@ -372,9 +369,8 @@ impl VulkanExecutor {
     fn gemv_launch(
         &self,
         dtype: DType,
-        m: usize,
-        k: usize,
-        n: usize,
+        conj: [bool; 2],
+        [m, k, n]: [usize; 3],
         a: &Layout,
         b: &Layout,
     ) -> Result<Option<Launch>> {
@@ -384,6 +380,7 @@ impl VulkanExecutor {
         } else {
             (n, 2, b, [b.strides[1], b.strides[0]], a, a.strides[1])
         };
+        let conj_mat = conj[mat_binding - 1];
         let caps = &self.ctx.caps;
         let loop_limit = self.target.max_loop_iterations.unwrap_or(usize::MAX);
         let lane_per_row = rs.abs() <= cs.abs() && rows >= 4 * GEMV_LANES && k <= loop_limit;
@@ -398,9 +395,9 @@ impl VulkanExecutor {
         }
         let mut launch = Launch { words, ranges: vec![1; 4], ..Launch::default() };
         if rows > 0 {
+            let header = product_header(dtype, &[("OP_MAT", conj_mat), ("OP_X", conj[2 - mat_binding])]);
             let source = format!(
-                "#version 450\n#define T {}\n#define MAT {mat_binding}\n#define X {}\n{}{}",
-                glsl::reg_type(dtype),
+                "{header}#define MAT {mat_binding}\n#define X {}\n{}{}",
                 3 - mat_binding,
                 if lane_per_row { "#define LANE_PER_ROW\n" } else { "" },
                 include_str!("../../../kernels/gemv.comp")
@@ -411,6 +408,22 @@ impl VulkanExecutor {
         }
         Ok(Some(launch))
     }
+}
+
+/// The definitions the product kernels read: the element type T, its product MUL, and
+/// each operand's op (named in `ops`: the identity, or the conjugate when true).
+fn product_header(dtype: DType, ops: &[(&str, bool)]) -> String {
+    let mut h = format!("#version 450\n#define T {}\n", glsl::reg_type(dtype));
+    if dtype.is_complex() {
+        h.push_str("#define MUL(u, v) T((u).x * (v).x - (u).y * (v).y, (u).x * (v).y + (u).y * (v).x)\n");
+    } else {
+        h.push_str("#define MUL(u, v) ((u) * (v))\n");
+    }
+    for &(name, conj) in ops {
+        let body = if conj && dtype.is_complex() { "T((z).x, -(z).y)" } else { "(z)" };
+        h.push_str(&format!("#define {name}(z) {body}\n"));
+    }
+    h
 }
 
 /// `numbers` as the words of a kernel's parameter block, if each fits an int.
