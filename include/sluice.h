@@ -101,6 +101,9 @@ typedef uint64_t sl_rng;
 // of size 0) gives the value noted with each op.
 typedef int32_t sl_reduce_op;
 
+// What `sl_gemm` does to an operand before the product.
+typedef int32_t sl_transpose_op;
+
 // Executor choice for `sl_config.backend` (0 keeps the default).
 typedef int32_t sl_backend;
 
@@ -273,6 +276,13 @@ typedef struct {
 #define SL_COL_MAJOR 0
 
 #define SL_ROW_MAJOR 1
+
+#define SL_NO_TRANS 0
+
+#define SL_TRANS 1
+
+// Transposed and conjugated (for real types the same as `SL_TRANS`).
+#define SL_CONJ_TRANS 2
 
 #define SL_NEG 0
 
@@ -1069,6 +1079,34 @@ sl_status sl_cumprod(sl_array a, int32_t dim, sl_array *out);
 // products at memory bandwidth).
 // Operands may be views (transposes, strided sections): they are read in place.
 sl_status sl_matmul(sl_array a, sl_array b, sl_array *out);
+
+// The general product `out = alpha * op_a(a) * op_b(b) + beta * c` (BLAS `gemm`), op
+// being `SL_NO_TRANS`, `SL_TRANS` or `SL_CONJ_TRANS`. `a` and `b` are matrices of one
+// float or complex type, read in place whatever their layout (a transposed operand is
+// not copied); either may be a vector as in `sl_matmul` (its op then only conjugates).
+// `c` has the product's shape and type, or is 0 for none; with `beta` 0 it is not read.
+// `c` is not changed: the result is a new array. Real scalars; see `sl_gemm_c`.
+sl_status sl_gemm(sl_transpose_op op_a,
+                  sl_array a,
+                  sl_transpose_op op_b,
+                  sl_array b,
+                  double alpha,
+                  sl_array c,
+                  double beta,
+                  sl_array *out);
+
+// `sl_gemm` with complex scalars `alpha = alpha_re + i alpha_im`, `beta = beta_re + i
+// beta_im` (complex operands; real ones take scalars with zero imaginary parts).
+sl_status sl_gemm_c(sl_transpose_op op_a,
+                    sl_array a,
+                    sl_transpose_op op_b,
+                    sl_array b,
+                    double alpha_re,
+                    double alpha_im,
+                    sl_array c,
+                    double beta_re,
+                    double beta_im,
+                    sl_array *out);
 
 // Sum of the element-wise products of `conj(a)` and `b`, arrays of the same shape (rank
 // 0 result): the inner product of complex vectors (Fortran's `dot_product`, BLAS

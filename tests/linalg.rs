@@ -285,6 +285,62 @@ fn inner_products() {
     }
 }
 
+/// `op` applied to a matrix's values (`SL_NO_TRANS`, `SL_TRANS`, `SL_CONJ_TRANS`).
+fn apply(op: sl_transpose_op, x: &M) -> M {
+    match op {
+        SL_NO_TRANS => x.clone(),
+        SL_TRANS => x.transposed(),
+        _ => M { v: x.transposed().v.iter().map(|&z| conj(z)).collect(), ..x.transposed() },
+    }
+}
+
+/// `alpha op(a) op(b) + beta c` for every pair of ops, with and without `c`, operands
+/// dense, transposed or sections, against the product of the ops' results in f64.
+#[test]
+fn general_products() {
+    let mut rng = rng("general_products");
+    let ops = [SL_NO_TRANS, SL_TRANS, SL_CONJ_TRANS];
+    for dt in [SL_F32, SL_F64, SL_C64, SL_C128] {
+        for (oa, ob) in ops.iter().flat_map(|&x| ops.iter().map(move |&y| (x, y))) {
+            let (m, k, n) = (
+                [1, 3, 17, 65][rng.random_range(0..4)],
+                [1, 17, 129][rng.random_range(0..3)],
+                [1, 5, 33][rng.random_range(0..3)],
+            );
+            let shape_of_op = |op, r, c| if op == SL_NO_TRANS { (r, c) } else { (c, r) };
+            let (ar, ac) = shape_of_op(oa, m, k);
+            let (br, bc) = shape_of_op(ob, k, n);
+            let (fa, fb) = (FORMS[rng.random_range(0..3)], FORMS[rng.random_range(0..3)]);
+            let (ha, a) = operand(&mut rng, dt, ar, ac, fa, false);
+            let (hb, b) = operand(&mut rng, dt, br, bc, fb, false);
+            let (hc, cm) = operand(&mut rng, dt, m, n, Form::Dense, false);
+            let scalar = |rng: &mut StdRng| round(dt, M::random(rng, dt, 1, 1).v[0].map(|p| 2.0 * p));
+            let (alpha, beta) = (scalar(&mut rng), scalar(&mut rng));
+            let p = product(&apply(oa, &a), &apply(ob, &b));
+            let with_c = M {
+                v: p.v
+                    .iter()
+                    .zip(&cm.v)
+                    .map(|(&x, &c)| {
+                        let (s, t) = (mul(alpha, x), mul(beta, c));
+                        [s[0] + t[0], s[1] + t[1]]
+                    })
+                    .collect(),
+                ..p.clone()
+            };
+            let (mut g, mut g0) = (0, 0);
+            ok(sl_gemm_c(oa, ha, ob, hb, alpha[0], alpha[1], hc, beta[0], beta[1], &mut g));
+            ok(sl_gemm(oa, ha, ob, hb, 1.0, 0, 0.0, &mut g0));
+            assert_eq!(shape_of(g), vec![m, n]);
+            let what = format!("{dt} gemm op_a {oa} ({ar}x{ac} {fa:?}) op_b {ob} ({br}x{bc} {fb:?})");
+            let tol = 8.0 * eps(dt) * (k as f64 + 4.0);
+            assert_matches(&what, &M::download(g, m, n), &with_c, tol);
+            assert_matches(&format!("{what} without c"), &M::download(g0, m, n), &p, tol);
+            release(&[ha, hb, hc, g, g0]);
+        }
+    }
+}
+
 /// Rounds of products of every kind on new operands of the same shapes and layouts. Under
 /// `SLUICE_COMPARE=compute` with the error action every result is checked against the
 /// reference run (a difference fails the read); otherwise every round after the first
@@ -348,6 +404,24 @@ fn product_errors() {
     fails(sl_matmul(hv, hv, &mut out), SL_ERR_SHAPE_MISMATCH, "use dot");
     fails(sl_matmul(ha, hd, &mut out), SL_ERR_DTYPE_MISMATCH, "f32 and f64");
     fails(sl_vdot(hv, hd, &mut out), SL_ERR_SHAPE_MISMATCH, "[3] and [4]");
+    fails(sl_gemm(7, ha, SL_NO_TRANS, ha, 1.0, 0, 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "op_a is 7");
+    fails(sl_gemm(SL_TRANS, ha, -1, ha, 1.0, 0, 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "op_b is -1");
+    fails(
+        sl_gemm(SL_NO_TRANS, ha, SL_NO_TRANS, ha, 1.0, 0, 0.0, &mut out),
+        SL_ERR_SHAPE_MISMATCH,
+        "[3, 4] times [3, 4]",
+    );
+    fails(
+        sl_gemm(SL_TRANS, ha, SL_NO_TRANS, ha, 1.0, hv, 1.0, &mut out),
+        SL_ERR_SHAPE_MISMATCH,
+        "c is [3] but op(a) op(b) is [4, 4]",
+    );
+    fails(
+        sl_gemm_c(SL_TRANS, ha, SL_NO_TRANS, ha, 1.0, 1.0, 0, 0.0, 0.0, &mut out),
+        SL_ERR_DTYPE_MISMATCH,
+        "alpha is complex",
+    );
+    assert_eq!(out, 0);
     ok(sl_matmul(hv, ha, &mut out));
     assert_eq!(shape_of(out), vec![4]);
     release(&[ha, hv, hd, out]);
