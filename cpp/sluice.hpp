@@ -888,6 +888,8 @@ inline Array scatter(const Array& dst, const std::vector<Array>& indices, const 
 inline Array matmul(const Array& a, const Array& b) { return detail::make(sl_matmul, a.handle(), b.handle()); }
 // Sum of the element-wise products of two arrays of the same shape (rank 0).
 inline Array dot(const Array& a, const Array& b) { return detail::make(sl_dot, a.handle(), b.handle()); }
+// The m x n matrix of a[i] * b[j] for vectors a (length m) and b (length n).
+inline Array outer(const Array& a, const Array& b) { return detail::make(sl_outer, a.handle(), b.handle()); }
 // dot(conj(a), b): the inner product of complex vectors.
 inline Array vdot(const Array& a, const Array& b) { return detail::make(sl_vdot, a.handle(), b.handle()); }
 

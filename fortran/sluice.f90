@@ -570,6 +570,12 @@ module sluice
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
+    function sl_outer(a, b, out) result(status) bind(C, name="sl_outer")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
     function sl_vdot(a, b, out) result(status) bind(C, name="sl_vdot")
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: a, b
@@ -595,7 +601,7 @@ module sluice
     end function
   end interface
   public :: sl_add, sl_sub, sl_mul, sl_div, sl_rem, sl_pow, sl_atan2, sl_hypot, sl_min, sl_max, sl_eq, sl_ne, &
-    sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor, sl_matmul, sl_dot, sl_vdot, sl_gemm, sl_gemm_c
+    sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor, sl_matmul, sl_dot, sl_vdot, sl_outer, sl_gemm, sl_gemm_c
 
   ! Element-wise ops with a scalar.
   interface
@@ -1591,7 +1597,7 @@ module sluice
     atanh, erf, aint, anint, not, floor, ceiling, nint, atan2, hypot, min, max, mod, iand, ior, ieor, real, &
     dble, int, logical, conjg, aimag, cmplx, sum, product, maxval, minval, count, any, all, minloc, maxloc, matmul, dot_product, &
     transpose, reshape, cshift, eoshift, spread, merge, shape, size
-  public :: gemm
+  public :: gemm, outer
   public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
   public :: set_compare, compare_stats, reference, debug_peek
@@ -2579,6 +2585,13 @@ contains
     call finish(sl_vdot(vector_a%handle, vector_b%handle, r%handle), stat)
   end function
 
+  ! The matrix of vector_a(i) * vector_b(j).
+  type(sl_array) function outer(vector_a, vector_b, stat) result(r)
+    type(sl_array), intent(in) :: vector_a, vector_b
+    integer, intent(out), optional :: stat
+    call finish(sl_outer(vector_a%handle, vector_b%handle, r%handle), stat)
+  end function
+
   ! alpha op_a(a) op_b(b) + beta c, op SL_NO_TRANS, SL_TRANS or SL_CONJ_TRANS; without c
   ! (or beta) alpha op_a(a) op_b(b). c is not changed: the result is a new array.
   type(sl_array) function gemm_real(op_a, a, op_b, b, alpha, c, beta, stat) result(r)
@@ -2588,13 +2601,10 @@ contains
     type(sl_array), intent(in), optional :: c
     real(c_double), intent(in), optional :: beta
     integer, intent(out), optional :: stat
-    integer(c_int64_t) :: ch
     real(c_double) :: bt
-    ch = 0
     bt = 0
-    if (present(c)) ch = c%handle
     if (present(beta)) bt = beta
-    call finish(sl_gemm(int(op_a, c_int32_t), a%handle, int(op_b, c_int32_t), b%handle, alpha, ch, bt, r%handle), stat)
+    r = gemm_complex(op_a, a, op_b, b, cmplx(alpha, 0, c_double_complex), c, cmplx(bt, 0, c_double_complex), stat)
   end function
 
   type(sl_array) function gemm_complex(op_a, a, op_b, b, alpha, c, beta, stat) result(r)

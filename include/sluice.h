@@ -1108,6 +1108,10 @@ sl_status sl_gemm_c(sl_transpose_op op_a,
                     double beta_im,
                     sl_array *out);
 
+// The outer product of vectors `a` (length m) and `b` (length n): the m x n matrix of
+// `a[i] * b[j]` (no conjugation), computed element-wise and fused with its neighbours.
+sl_status sl_outer(sl_array a, sl_array b, sl_array *out);
+
 // Sum of the element-wise products of `conj(a)` and `b`, arrays of the same shape (rank
 // 0 result): the inner product of complex vectors (Fortran's `dot_product`, BLAS
 // `cdotc`, numpy's `vdot`). For real arrays it is `sl_dot`.

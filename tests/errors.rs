@@ -270,6 +270,7 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_matmul", Box::new(move |o| sl_matmul(a, a, o)));
     add("sl_dot", Box::new(move |o| sl_dot(a, stale, o)));
     add("sl_vdot", Box::new(move |o| sl_vdot(stale, a, o)));
+    add("sl_outer", Box::new(move |o| sl_outer(a, stale, o)));
     add("sl_gemm", Box::new(move |o| sl_gemm(SL_NO_TRANS, a, 3, a, 1.0, 0, 0.0, o)));
     add("sl_gemm_c", Box::new(move |o| sl_gemm_c(SL_TRANS, a, SL_NO_TRANS, a, 1.0, 0.0, stale, 1.0, 0.0, o)));
     add("sl_transpose", Box::new(move |o| sl_transpose(stale, o)));

@@ -285,6 +285,29 @@ fn inner_products() {
     }
 }
 
+/// Outer products of vectors (dense or strided) in every type.
+#[test]
+fn outer_products() {
+    let mut rng = rng("outer_products");
+    for dt in [SL_F32, SL_F64, SL_C64, SL_C128] {
+        for (m, n) in [(1, 1), (3, 17), (65, 2)] {
+            let form = FORMS[rng.random_range(0..3)];
+            let (ha, a) = operand(&mut rng, dt, m, 1, form, true);
+            let (hb, b) = operand(&mut rng, dt, n, 1, Form::Dense, true);
+            let mut o = 0;
+            ok(sl_outer(ha, hb, &mut o));
+            assert_eq!(shape_of(o), vec![m, n]);
+            assert_matches(
+                &format!("outer {dt} {m} {n}"),
+                &M::download(o, m, n),
+                &product(&a, &b.transposed()),
+                2.0 * eps(dt),
+            );
+            release(&[ha, hb, o]);
+        }
+    }
+}
+
 /// `op` applied to a matrix's values (`SL_NO_TRANS`, `SL_TRANS`, `SL_CONJ_TRANS`).
 fn apply(op: sl_transpose_op, x: &M) -> M {
     match op {
@@ -404,6 +427,7 @@ fn product_errors() {
     fails(sl_matmul(hv, hv, &mut out), SL_ERR_SHAPE_MISMATCH, "use dot");
     fails(sl_matmul(ha, hd, &mut out), SL_ERR_DTYPE_MISMATCH, "f32 and f64");
     fails(sl_vdot(hv, hd, &mut out), SL_ERR_SHAPE_MISMATCH, "[3] and [4]");
+    fails(sl_outer(ha, hv, &mut out), SL_ERR_SHAPE_MISMATCH, "two vectors, got [3, 4] and [3]");
     fails(sl_gemm(7, ha, SL_NO_TRANS, ha, 1.0, 0, 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "op_a is 7");
     fails(sl_gemm(SL_TRANS, ha, -1, ha, 1.0, 0, 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "op_b is -1");
     fails(

@@ -205,6 +205,19 @@ pub extern "C" fn sl_gemm_c(
     boundary!("sl_gemm_c", |site| gemm(site, [op_a, op_b], a, b, (alpha_re, alpha_im), c, (beta_re, beta_im), out))
 }
 
+/// The outer product of vectors `a` (length m) and `b` (length n): the m x n matrix of
+/// `a[i] * b[j]` (no conjugation), computed element-wise and fused with its neighbours.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_outer(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_outer", |site| {
+        let out = out_slot(out)?;
+        let rt = runtime()?;
+        let (a, b) = (node(&rt, a)?, node(&rt, b)?);
+        let n = graph(&rt, site).outer(&a, &b)?;
+        put(&rt, out, n)
+    })
+}
+
 /// Sum of the element-wise products of `conj(a)` and `b`, arrays of the same shape (rank
 /// 0 result): the inner product of complex vectors (Fortran's `dot_product`, BLAS
 /// `cdotc`, numpy's `vdot`). For real arrays it is `sl_dot`.

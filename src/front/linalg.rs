@@ -118,6 +118,18 @@ impl Graph<'_> {
         self.reduce(ReduceOp::Sum, &p, None)
     }
 
+    /// The outer product of vectors `a` (length m) and `b` (length n): the m x n matrix
+    /// of `a[i] * b[j]`, an element-wise product of broadcast views (no conjugation).
+    pub fn outer(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
+        if a.shape.rank() != 1 || b.shape.rank() != 1 {
+            bail!(ShapeMismatch, "outer needs two vectors, got {} and {}", a.shape, b.shape);
+        }
+        let (m, n) = (a.shape.dim(0), b.shape.dim(0));
+        let column = self.reshape(a, Shape::new(&[m, 1]))?;
+        let row = self.reshape(b, Shape::new(&[1, n]))?;
+        self.binary(BinaryOp::Mul, &column, &row)
+    }
+
     /// `dot(conj(a), b)`: the inner product of complex vectors (for real ones, `dot`).
     pub fn vdot(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
         if a.shape != b.shape {

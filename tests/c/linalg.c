@@ -1,6 +1,6 @@
 /* Matrix products from C: a complex least-squares normal equation built with sl_gemm
  * (A^H A and A^H b, A read in place through its conjugate transpose), a real
- * alpha A^T x + beta y, and sl_vdot, each against plain loops on random inputs; bad
+ * alpha A^T x + beta y, sl_outer and sl_vdot, each against plain loops on random inputs; bad
  * operation flags and shapes are refused. */
 #include <complex.h>
 #include <math.h>
@@ -53,6 +53,15 @@ int main(void) {
         for (int p = 0; p < M; p++) want += 2.0 * ar[p + j * M] * x[p];
         EXPECT(fabs(y2[j] - want) < 1e-13 * M, "2 A^T x - 0.5 y [%d]: %g vs %g", j, y2[j], want);
     }
+
+    /* outer(x, y): M x N. */
+    static double o[M * N];
+    sl_array ho;
+    OK(sl_outer(hx, hy, &ho));
+    OK(sl_read(ho, SL_COL_MAJOR, o, sizeof o));
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++) EXPECT(o[i + j * M] == x[i] * y[j], "outer (%d, %d)", i, j);
+    OK(sl_release(ho));
 
     /* vdot conjugates its first operand. */
     sl_array hv;

@@ -1,5 +1,5 @@
 // Matrix products from C++: gemm with every op on real and complex matrices (complex
-// scalars), matmul of a complex matrix and vector, vdot, against std::complex loops on
+// scalars), matmul of a complex matrix and vector, outer, vdot, against std::complex loops on
 // random inputs; a bad shape throws.
 #include <complex>
 #include <string>
@@ -70,6 +70,10 @@ int main() {
     for (int64_t p = 0; p < k; p++) want += std::conj(zx[p]) * zx[p] * Z(0, 1);
     const Z got = sluice::vdot(Array(zx), sluice::mul(Array(zx), Z(0, 1))).read<Z>()[0];
     EXPECT(std::abs(got - want) < 1e-13 * k, "vdot " << got << " vs " << want);
+
+    const std::vector<double> o = sluice::outer(Array(b), Array(c)).read<double>();
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < k; i++) EXPECT(o[i + j * k] == b[i] * c[j], "outer (" << i << ", " << j << ")");
 
     EXPECT_ERROR(SL_ERR_SHAPE_MISMATCH, "inner dimensions", sluice::gemm(Op::none, Array(a, {k, m}), Op::none, Array(b)));
     return test::finish("linalg");

@@ -1,14 +1,14 @@
 ! Products under Fortran's names and gemm: matmul of complex(8) matrices and of a vector
 ! on either side, dot_product (the first vector conjugated, as Fortran's is), and gemm
 ! with transposed and conjugate-transposed operands and real or complex scalars, against
-! Fortran's own matmul, dot_product and transpose on random inputs.
+! Fortran's own matmul, dot_product and transpose on random inputs; outer products.
 program linalg
   use sluice
   use checks
   implicit none
   integer, parameter :: m = 13, k = 9, n = 6
   complex(8) :: za(m, k), zb(k, n), zc(m, n), zx(k), got(m, n), gotv(m), d
-  real(8) :: ra(k, m), rb(k, n), rc(m, n), rgot(m, n), rv(k), rgotv(m)
+  real(8) :: ra(k, m), rb(k, n), rc(m, n), rgot(m, n), rv(k), rgotv(m), rout(m, k)
   complex(8), parameter :: alpha = (0.5d0, -2d0), beta = (1.5d0, 0.25d0)
   type(sl_array) :: a, b, c, x, r, bad
   integer :: stat
@@ -45,6 +45,9 @@ program linalg
   call expect(maxval(abs(rgot - (2 * matmul(transpose(ra), rb) - rc))) <= 1d-13 * k, 'gemm trans, real')
   rgotv = matmul(sl_array(rv), sl_array(ra))
   call expect(maxval(abs(rgotv - matmul(rv, ra))) <= 1d-13 * k, 'vector times matrix')
+
+  rout = outer(sl_array(rc(:, 1)), sl_array(rv))
+  call expect(all(rout == spread(rc(:, 1), 2, k) * spread(rv, 1, m)), 'outer')
 
   bad = gemm(SL_NO_TRANS, a, SL_NO_TRANS, a, 1d0, stat=stat)
   call expect_error(stat, SL_ERR_SHAPE_MISMATCH, 'inner dimensions', 'gemm of non-conforming matrices')
