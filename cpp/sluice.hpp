@@ -884,10 +884,31 @@ inline Array scatter(const Array& dst, const std::vector<Array>& indices, const 
 // ---------------------------------------------------------------------------------------
 // Linear algebra
 
-// a (m x k) times b (k x n, or a vector of length k); f32 or f64.
+// a (m x k) times b (k x n); either may be a vector of length k (f32, f64, c64, c128).
 inline Array matmul(const Array& a, const Array& b) { return detail::make(sl_matmul, a.handle(), b.handle()); }
 // Sum of the element-wise products of two arrays of the same shape (rank 0).
 inline Array dot(const Array& a, const Array& b) { return detail::make(sl_dot, a.handle(), b.handle()); }
+// The m x n matrix of a[i] * b[j] for vectors a (length m) and b (length n).
+inline Array outer(const Array& a, const Array& b) { return detail::make(sl_outer, a.handle(), b.handle()); }
+// dot(conj(a), b): the inner product of complex vectors.
+inline Array vdot(const Array& a, const Array& b) { return detail::make(sl_vdot, a.handle(), b.handle()); }
+
+// What gemm does to an operand first.
+enum class Op : sl_transpose_op { none = SL_NO_TRANS, trans = SL_TRANS, conj_trans = SL_CONJ_TRANS };
+
+// alpha op_a(a) op_b(b) + beta c; an empty c (Array()) for none. With beta 0, c is not
+// read. c is not changed: the result is a new array.
+inline Array gemm(Op op_a, const Array& a, Op op_b, const Array& b, double alpha = 1.0, const Array& c = Array(),
+                  double beta = 0.0) {
+    return detail::make(sl_gemm, static_cast<sl_transpose_op>(op_a), a.handle(), static_cast<sl_transpose_op>(op_b),
+                        b.handle(), alpha, c.handle(), beta);
+}
+// gemm with complex scalars.
+inline Array gemm(Op op_a, const Array& a, Op op_b, const Array& b, std::complex<double> alpha,
+                  const Array& c = Array(), std::complex<double> beta = 0.0) {
+    return detail::make(sl_gemm_c, static_cast<sl_transpose_op>(op_a), a.handle(), static_cast<sl_transpose_op>(op_b),
+                        b.handle(), alpha.real(), alpha.imag(), c.handle(), beta.real(), beta.imag());
+}
 
 }  // namespace sluice
 

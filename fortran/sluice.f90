@@ -43,6 +43,8 @@ module sluice
     SL_C64 = 6, SL_C128 = 7
   ! Layouts of application buffers (sl_layout).
   integer(c_int32_t), parameter, public :: SL_COL_MAJOR = 0, SL_ROW_MAJOR = 1
+  ! What gemm does to an operand first.
+  integer(c_int32_t), parameter, public :: SL_NO_TRANS = 0, SL_TRANS = 1, SL_CONJ_TRANS = 2
   ! Unary op codes (sl_unary_op; C names SL_NEG, ...).
   integer(c_int32_t), parameter, public :: SL_UNARY_NEG = 0, SL_UNARY_ABS = 1, SL_UNARY_SIGN = 2, &
     SL_UNARY_SQRT = 3, SL_UNARY_RSQRT = 4, SL_UNARY_CBRT = 5, SL_UNARY_RCP = 6, SL_UNARY_EXP = 7, &
@@ -568,9 +570,38 @@ module sluice
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
+    function sl_outer(a, b, out) result(status) bind(C, name="sl_outer")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_vdot(a, b, out) result(status) bind(C, name="sl_vdot")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_gemm(op_a, a, op_b, b, alpha, c, beta, out) result(status) bind(C, name="sl_gemm")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int32_t), value :: op_a, op_b
+      integer(c_int64_t), value :: a, b, c
+      real(c_double), value :: alpha, beta
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_gemm_c(op_a, a, op_b, b, alpha_re, alpha_im, c, beta_re, beta_im, out) result(status) &
+        bind(C, name="sl_gemm_c")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int32_t), value :: op_a, op_b
+      integer(c_int64_t), value :: a, b, c
+      real(c_double), value :: alpha_re, alpha_im, beta_re, beta_im
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
   end interface
   public :: sl_add, sl_sub, sl_mul, sl_div, sl_rem, sl_pow, sl_atan2, sl_hypot, sl_min, sl_max, sl_eq, sl_ne, &
-    sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor, sl_matmul, sl_dot
+    sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor, sl_matmul, sl_dot, sl_vdot, sl_outer, sl_gemm, sl_gemm_c
 
   ! Element-wise ops with a scalar.
   interface
@@ -1530,6 +1561,10 @@ module sluice
   interface dot_product
     module procedure dot_product_arr
   end interface
+  ! alpha op_a(a) op_b(b) + beta c, BLAS's general product (real or complex scalars).
+  interface gemm
+    module procedure gemm_real, gemm_complex
+  end interface
   interface transpose
     module procedure transpose_arr
   end interface
@@ -1562,6 +1597,7 @@ module sluice
     atanh, erf, aint, anint, not, floor, ceiling, nint, atan2, hypot, min, max, mod, iand, ior, ieor, real, &
     dble, int, logical, conjg, aimag, cmplx, sum, product, maxval, minval, count, any, all, minloc, maxloc, matmul, dot_product, &
     transpose, reshape, cshift, eoshift, spread, merge, shape, size
+  public :: gemm, outer
   public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
   public :: set_compare, compare_stats, reference, debug_peek
@@ -2535,33 +2571,57 @@ contains
   ! ---------------------------------------------------------------------------------------
   ! Products.
 
-  ! Fortran's matmul: matrix x matrix, matrix x vector, or vector x matrix (a row vector).
+  ! Fortran's matmul: matrix x matrix, matrix x vector, or vector x matrix.
   type(sl_array) function matmul_arr(matrix_a, matrix_b, stat) result(r)
     type(sl_array), intent(in) :: matrix_a, matrix_b
     integer, intent(out), optional :: stat
-    integer(c_int64_t), allocatable :: dims(:)
-    integer(c_int64_t) :: row, full
-    integer(c_int) :: status
-    status = shape_of(matrix_a%handle, dims)
-    if (status /= SL_OK .or. size(dims) /= 1) then
-      ! Matrices, or a bad handle for sl_matmul to report.
-      call finish(sl_matmul(matrix_a%handle, matrix_b%handle, r%handle), stat)
-      return
-    end if
-    row = 0
-    full = 0
-    status = sl_reshape(matrix_a%handle, 2_c_int32_t, [1_c_int64_t, dims(1)], row)
-    if (status == SL_OK) status = sl_matmul(row, matrix_b%handle, full)
-    if (status == SL_OK) status = sl_project(full, 0_c_int32_t, 0_c_int64_t, r%handle)
-    call drop(row, status)
-    call drop(full, status)
-    call finish(status, stat)
+    call finish(sl_matmul(matrix_a%handle, matrix_b%handle, r%handle), stat)
   end function
 
+  ! Fortran's dot_product: the first vector conjugated when complex.
   type(sl_array) function dot_product_arr(vector_a, vector_b, stat) result(r)
     type(sl_array), intent(in) :: vector_a, vector_b
     integer, intent(out), optional :: stat
-    call finish(sl_dot(vector_a%handle, vector_b%handle, r%handle), stat)
+    call finish(sl_vdot(vector_a%handle, vector_b%handle, r%handle), stat)
+  end function
+
+  ! The matrix of vector_a(i) * vector_b(j).
+  type(sl_array) function outer(vector_a, vector_b, stat) result(r)
+    type(sl_array), intent(in) :: vector_a, vector_b
+    integer, intent(out), optional :: stat
+    call finish(sl_outer(vector_a%handle, vector_b%handle, r%handle), stat)
+  end function
+
+  ! alpha op_a(a) op_b(b) + beta c, op SL_NO_TRANS, SL_TRANS or SL_CONJ_TRANS; without c
+  ! (or beta) alpha op_a(a) op_b(b). c is not changed: the result is a new array.
+  type(sl_array) function gemm_real(op_a, a, op_b, b, alpha, c, beta, stat) result(r)
+    integer, intent(in) :: op_a, op_b
+    type(sl_array), intent(in) :: a, b
+    real(c_double), intent(in) :: alpha
+    type(sl_array), intent(in), optional :: c
+    real(c_double), intent(in), optional :: beta
+    integer, intent(out), optional :: stat
+    real(c_double) :: bt
+    bt = 0
+    if (present(beta)) bt = beta
+    r = gemm_complex(op_a, a, op_b, b, cmplx(alpha, 0, c_double_complex), c, cmplx(bt, 0, c_double_complex), stat)
+  end function
+
+  type(sl_array) function gemm_complex(op_a, a, op_b, b, alpha, c, beta, stat) result(r)
+    integer, intent(in) :: op_a, op_b
+    type(sl_array), intent(in) :: a, b
+    complex(c_double_complex), intent(in) :: alpha
+    type(sl_array), intent(in), optional :: c
+    complex(c_double_complex), intent(in), optional :: beta
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: ch
+    complex(c_double_complex) :: bt
+    ch = 0
+    bt = 0
+    if (present(c)) ch = c%handle
+    if (present(beta)) bt = beta
+    call finish(sl_gemm_c(int(op_a, c_int32_t), a%handle, int(op_b, c_int32_t), b%handle, real(alpha, c_double), &
+      aimag(alpha), ch, real(bt, c_double), aimag(bt), r%handle), stat)
   end function
 
   ! ---------------------------------------------------------------------------------------

@@ -101,6 +101,9 @@ typedef uint64_t sl_rng;
 // of size 0) gives the value noted with each op.
 typedef int32_t sl_reduce_op;
 
+// What `sl_gemm` does to an operand before the product.
+typedef int32_t sl_transpose_op;
+
 // Executor choice for `sl_config.backend` (0 keeps the default).
 typedef int32_t sl_backend;
 
@@ -273,6 +276,13 @@ typedef struct {
 #define SL_COL_MAJOR 0
 
 #define SL_ROW_MAJOR 1
+
+#define SL_NO_TRANS 0
+
+#define SL_TRANS 1
+
+// Transposed and conjugated (for real types the same as `SL_TRANS`).
+#define SL_CONJ_TRANS 2
 
 #define SL_NEG 0
 
@@ -1063,8 +1073,49 @@ sl_status sl_cumsum(sl_array a, int32_t dim, sl_array *out);
 // Inclusive cumulative product along `dim`.
 sl_status sl_cumprod(sl_array a, int32_t dim, sl_array *out);
 
-// Matrix product of `a` (m x k) and `b` (k x n, or a vector of length k); f32 or f64.
+// Matrix product of `a` (m x k) and `b` (k x n), of one type: f32, f64, c64 or c128.
+// Either may be a vector of length k instead: a matrix times a vector gives a vector of
+// length m, a vector times a matrix one of length n (real ones run as matrix-vector
+// products at memory bandwidth).
+// Operands may be views (transposes, strided sections): they are read in place.
 sl_status sl_matmul(sl_array a, sl_array b, sl_array *out);
+
+// The general product `out = alpha * op_a(a) * op_b(b) + beta * c` (BLAS `gemm`), op
+// being `SL_NO_TRANS`, `SL_TRANS` or `SL_CONJ_TRANS`. `a` and `b` are matrices of one
+// float or complex type, read in place whatever their layout (a transposed operand is
+// not copied); either may be a vector as in `sl_matmul` (its op then only conjugates).
+// `c` has the product's shape and type, or is 0 for none; with `beta` 0 it is not read.
+// `c` is not changed: the result is a new array. Real scalars; see `sl_gemm_c`.
+sl_status sl_gemm(sl_transpose_op op_a,
+                  sl_array a,
+                  sl_transpose_op op_b,
+                  sl_array b,
+                  double alpha,
+                  sl_array c,
+                  double beta,
+                  sl_array *out);
+
+// `sl_gemm` with complex scalars `alpha = alpha_re + i alpha_im`, `beta = beta_re + i
+// beta_im` (complex operands; real ones take scalars with zero imaginary parts).
+sl_status sl_gemm_c(sl_transpose_op op_a,
+                    sl_array a,
+                    sl_transpose_op op_b,
+                    sl_array b,
+                    double alpha_re,
+                    double alpha_im,
+                    sl_array c,
+                    double beta_re,
+                    double beta_im,
+                    sl_array *out);
+
+// The outer product of vectors `a` (length m) and `b` (length n): the m x n matrix of
+// `a[i] * b[j]` (no conjugation), computed element-wise and fused with its neighbours.
+sl_status sl_outer(sl_array a, sl_array b, sl_array *out);
+
+// Sum of the element-wise products of `conj(a)` and `b`, arrays of the same shape (rank
+// 0 result): the inner product of complex vectors (Fortran's `dot_product`, BLAS
+// `cdotc`, numpy's `vdot`). For real arrays it is `sl_dot`.
+sl_status sl_vdot(sl_array a, sl_array b, sl_array *out);
 
 // Sum of the element-wise products of two arrays of the same shape (rank 0 result): each
 // product is rounded to the arrays' type (as `sl_mul`'s), then they are added as `sl_sum`

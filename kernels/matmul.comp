@@ -1,5 +1,6 @@
 // c (m x n, dense column-major) = a (m x k) * b (k x n), both in any strided layout.
-// T (float or double) is defined before this text. Each workgroup computes a TILE x TILE
+// T (float, double, or vec2/dvec2 for complex), MUL(u, v) (T's product) and OP_A, OP_B
+// (the identity, or the complex conjugate) are defined before this text. Each workgroup computes a TILE x TILE
 // block of c, staging TILE x TILE blocks of a and b in shared memory; each invocation
 // accumulates one element in T, in order of the inner index.
 //
@@ -25,12 +26,12 @@ void main() {
     precise T acc = T(0);
     for (int t = 0; t < k; t += TILE) {
         // ta[p][li] = a(i, t + p); tb[lj][p] = b(t + p, j)
-        ta[lj][li] = (i < m && t + lj < k) ? a.v[ao + i * a0 + (t + lj) * a1] : T(0);
-        tb[lj][li] = (t + li < k && j < n) ? b.v[bo + (t + li) * b0 + j * b1] : T(0);
+        ta[lj][li] = (i < m && t + lj < k) ? OP_A(a.v[ao + i * a0 + (t + lj) * a1]) : T(0);
+        tb[lj][li] = (t + li < k && j < n) ? OP_B(b.v[bo + (t + li) * b0 + j * b1]) : T(0);
         memoryBarrierShared();
         barrier();
         for (int p = 0; p < TILE; p++) {
-            acc += ta[p][li] * tb[lj][p];
+            acc += MUL(ta[p][li], tb[lj][p]);
         }
         memoryBarrierShared();
         barrier();

@@ -119,7 +119,7 @@ fn shape_dtype_and_dimension_errors() {
     let m = Arr::new(SL_F32, &[2, 3], vec![V::F32(1.0); 6]).upload();
     fails(sl_permute(m, perm.as_ptr(), 2, &mut out), SL_ERR_INVALID_ARGUMENT, "not a permutation");
     fails(sl_matmul(m, m, &mut out), SL_ERR_SHAPE_MISMATCH, "inner dimensions");
-    fails(sl_matmul(i, i, &mut out), SL_ERR_DTYPE_MISMATCH, "f32 or two f64");
+    fails(sl_matmul(i, i, &mut out), SL_ERR_DTYPE_MISMATCH, "one float or complex type");
     let (st, ct, sd) = ([1i64, 0], [2i64, 3], [1i64, 1]);
     fails(sl_section(m, st.as_ptr(), ct.as_ptr(), sd.as_ptr(), &mut out), SL_ERR_INVALID_ARGUMENT, "leaves the array");
     let zero = [0i64, 1];
@@ -269,6 +269,10 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_reduce", Box::new(move |o| sl_reduce(99, a, 0, o)));
     add("sl_matmul", Box::new(move |o| sl_matmul(a, a, o)));
     add("sl_dot", Box::new(move |o| sl_dot(a, stale, o)));
+    add("sl_vdot", Box::new(move |o| sl_vdot(stale, a, o)));
+    add("sl_outer", Box::new(move |o| sl_outer(a, stale, o)));
+    add("sl_gemm", Box::new(move |o| sl_gemm(SL_NO_TRANS, a, 3, a, 1.0, 0, 0.0, o)));
+    add("sl_gemm_c", Box::new(move |o| sl_gemm_c(SL_TRANS, a, SL_NO_TRANS, a, 1.0, 0.0, stale, 1.0, 0.0, o)));
     add("sl_transpose", Box::new(move |o| sl_transpose(stale, o)));
     add("sl_binary_scalar_c", Box::new(move |o| sl_binary_scalar_c(SL_ADD, stale, 1.0, 2.0, o)));
     add("sl_scalar_binary_c", Box::new(move |o| sl_scalar_binary_c(SL_LT, 1.0, 2.0, a, o)));

@@ -3,6 +3,7 @@
 use super::error::boundary;
 use super::types::*;
 use super::{graph, node, out_slot, put, reduce_op, runtime};
+use crate::front::linalg::Transpose;
 use crate::ir::{CallSite, ReduceOp, Result, ScanOp, bail};
 
 /// `SL_ALL_DIMS` (-1) or a dimension.
@@ -121,7 +122,11 @@ pub extern "C" fn sl_cumprod(a: sl_array, dim: i32, out: *mut sl_array) -> sl_st
     boundary!("sl_cumprod", |site| scan(site, ScanOp::Prod, a, dim, out))
 }
 
-/// Matrix product of `a` (m x k) and `b` (k x n, or a vector of length k); f32 or f64.
+/// Matrix product of `a` (m x k) and `b` (k x n), of one type: f32, f64, c64 or c128.
+/// Either may be a vector of length k instead: a matrix times a vector gives a vector of
+/// length m, a vector times a matrix one of length n (real ones run as matrix-vector
+/// products at memory bandwidth).
+/// Operands may be views (transposes, strided sections): they are read in place.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_matmul(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
     boundary!("sl_matmul", |site| {
@@ -129,6 +134,100 @@ pub extern "C" fn sl_matmul(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_
         let rt = runtime()?;
         let (a, b) = (node(&rt, a)?, node(&rt, b)?);
         let n = graph(&rt, site).matmul(&a, &b)?;
+        put(&rt, out, n)
+    })
+}
+
+fn transpose_op(t: sl_transpose_op, name: &str) -> Result<Transpose> {
+    match t {
+        SL_NO_TRANS => Ok(Transpose::None),
+        SL_TRANS => Ok(Transpose::Transpose),
+        SL_CONJ_TRANS => Ok(Transpose::Conjugate),
+        t => bail!(InvalidArgument, "{name} is {t}, not SL_NO_TRANS, SL_TRANS or SL_CONJ_TRANS"),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn gemm(
+    site: CallSite,
+    ops: [sl_transpose_op; 2],
+    a: sl_array,
+    b: sl_array,
+    alpha: (f64, f64),
+    c: sl_array,
+    beta: (f64, f64),
+    out: *mut sl_array,
+) -> Result<()> {
+    let out = out_slot(out)?;
+    let ops = [transpose_op(ops[0], "op_a")?, transpose_op(ops[1], "op_b")?];
+    let rt = runtime()?;
+    let (a, b) = (node(&rt, a)?, node(&rt, b)?);
+    let c = if c == 0 { None } else { Some(node(&rt, c)?) };
+    let n = graph(&rt, site).gemm(ops, &a, &b, alpha, c.as_ref(), beta)?;
+    put(&rt, out, n)
+}
+
+/// The general product `out = alpha * op_a(a) * op_b(b) + beta * c` (BLAS `gemm`), op
+/// being `SL_NO_TRANS`, `SL_TRANS` or `SL_CONJ_TRANS`. `a` and `b` are matrices of one
+/// float or complex type, read in place whatever their layout (a transposed operand is
+/// not copied); either may be a vector as in `sl_matmul` (its op then only conjugates).
+/// `c` has the product's shape and type, or is 0 for none; with `beta` 0 it is not read.
+/// `c` is not changed: the result is a new array. Real scalars; see `sl_gemm_c`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_gemm(
+    op_a: sl_transpose_op,
+    a: sl_array,
+    op_b: sl_transpose_op,
+    b: sl_array,
+    alpha: f64,
+    c: sl_array,
+    beta: f64,
+    out: *mut sl_array,
+) -> sl_status {
+    boundary!("sl_gemm", |site| gemm(site, [op_a, op_b], a, b, (alpha, 0.0), c, (beta, 0.0), out))
+}
+
+/// `sl_gemm` with complex scalars `alpha = alpha_re + i alpha_im`, `beta = beta_re + i
+/// beta_im` (complex operands; real ones take scalars with zero imaginary parts).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_gemm_c(
+    op_a: sl_transpose_op,
+    a: sl_array,
+    op_b: sl_transpose_op,
+    b: sl_array,
+    alpha_re: f64,
+    alpha_im: f64,
+    c: sl_array,
+    beta_re: f64,
+    beta_im: f64,
+    out: *mut sl_array,
+) -> sl_status {
+    boundary!("sl_gemm_c", |site| gemm(site, [op_a, op_b], a, b, (alpha_re, alpha_im), c, (beta_re, beta_im), out))
+}
+
+/// The outer product of vectors `a` (length m) and `b` (length n): the m x n matrix of
+/// `a[i] * b[j]` (no conjugation), computed element-wise and fused with its neighbours.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_outer(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_outer", |site| {
+        let out = out_slot(out)?;
+        let rt = runtime()?;
+        let (a, b) = (node(&rt, a)?, node(&rt, b)?);
+        let n = graph(&rt, site).outer(&a, &b)?;
+        put(&rt, out, n)
+    })
+}
+
+/// Sum of the element-wise products of `conj(a)` and `b`, arrays of the same shape (rank
+/// 0 result): the inner product of complex vectors (Fortran's `dot_product`, BLAS
+/// `cdotc`, numpy's `vdot`). For real arrays it is `sl_dot`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_vdot(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_vdot", |site| {
+        let out = out_slot(out)?;
+        let rt = runtime()?;
+        let (a, b) = (node(&rt, a)?, node(&rt, b)?);
+        let n = graph(&rt, site).vdot(&a, &b)?;
         put(&rt, out, n)
     })
 }

@@ -52,6 +52,13 @@ pub type sl_layout = i32;
 pub const SL_COL_MAJOR: sl_layout = 0;
 pub const SL_ROW_MAJOR: sl_layout = 1;
 
+/// What `sl_gemm` does to an operand before the product.
+pub type sl_transpose_op = i32;
+pub const SL_NO_TRANS: sl_transpose_op = 0;
+pub const SL_TRANS: sl_transpose_op = 1;
+/// Transposed and conjugated (for real types the same as `SL_TRANS`).
+pub const SL_CONJ_TRANS: sl_transpose_op = 2;
+
 /// Pass as `dim` to a reduction to reduce over every element.
 pub const SL_ALL_DIMS: i32 = -1;
 /// The largest rank of an array.

@@ -340,26 +340,28 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
             })
         }
         Op::Scatter { mode } => scatter(*mode, t, ins),
-        Op::MatMul => {
+        Op::MatMul { conj } => {
             let (a, b) = (ins[0], ins[1]);
-            let k = a.shape.dim(1);
+            let (m, k) = (a.shape.dim(0), a.shape.dim(1));
+            // An operand's element, conjugated as the op says.
+            let at = |r: &Reference, i: usize, c: bool| match r.at(i) {
+                Elem::C(re, im) if c => Elem::C(re, -im),
+                e => e,
+            };
             each(&|_, c| {
                 let (i, j) = (c[0] as usize, c[1] as usize);
-                let dot = |f: &dyn Fn(Elem, Elem) -> Elem| {
-                    (0..k).map(|p| f(a.at(i + p * a.shape.dim(0)), b.at(p + j * k))).fold(None, |acc, x| {
-                        Some(match (acc, x) {
-                            (None, x) => x,
-                            (Some(Elem::I(s)), Elem::I(x)) => Elem::I(s.wrapping_add(x)),
-                            (Some(s), x) => Elem::F(s.f() + x.f()),
-                        })
-                    })
-                };
-                let zero = if t.is_float() { Elem::F(0.0) } else { Elem::I(0) };
-                dot(&|x, y| match (x, y) {
-                    (Elem::I(x), Elem::I(y)) => Elem::I(x.wrapping_mul(y)),
-                    _ => Elem::F(x.f() * y.f()),
-                })
-                .unwrap_or(zero)
+                let terms = (0..k).map(|p| (at(a, i + p * m, conj[0]), at(b, p + j * k, conj[1])));
+                match t {
+                    _ if t.is_complex() => {
+                        let (re, im) = terms.fold((0.0, 0.0), |(re, im), (x, y)| {
+                            let ((xr, xi), (yr, yi)) = (x.parts(), y.parts());
+                            (re + xr * yr - xi * yi, im + xr * yi + xi * yr)
+                        });
+                        Elem::C(re, im)
+                    }
+                    _ if t.is_float() => Elem::F(terms.map(|(x, y)| x.f() * y.f()).sum()),
+                    _ => Elem::I(terms.fold(0i64, |s, (x, y)| s.wrapping_add(x.i().wrapping_mul(y.i())))),
+                }
             })
         }
     }

@@ -30,9 +30,11 @@ pub enum Work {
         kernel: Arc<Kernel>,
         compiled: Arc<dyn CompiledKernel>,
     },
-    /// inputs [a (m x k), b (k x n)] -> [c (m x n)]
+    /// inputs [a (m x k), b (k x n)] -> [c (m x n)], with the elements of a and of b
+    /// conjugated as `conj` says.
     MatMul {
         dtype: DType,
+        conj: [bool; 2],
         m: usize,
         k: usize,
         n: usize,
@@ -108,7 +110,7 @@ pub fn step_profile<'a>(
             let read = kernel.inputs.iter().map(|i| i.dtype.size() * i.shape.numel()).sum();
             (Some(kernel), kernel.domain.numel(), read)
         }
-        Work::MatMul { dtype, m, k, n } => (None, m * n, (m * k + k * n) * dtype.size()),
+        Work::MatMul { dtype, m, k, n, .. } => (None, m * n, (m * k + k * n) * dtype.size()),
         // The destination, the values and one i64 index per destination dimension.
         Work::Scatter { dtype, dst_shape, values_shape, .. } => {
             let per_value = dtype.size() + 8 * dst_shape.rank();

@@ -697,39 +697,4 @@ impl Graph<'_> {
         check_dim(name, axis, a.shape.rank())?;
         Ok(self.pending(Op::Scan { op, axis: axis as u8 }, t, a.shape, smallvec![a.clone()]))
     }
-
-    /// `a` (m x k) times `b` (k x n, or a vector of length k).
-    pub fn matmul(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
-        if !a.dtype.is_float() || a.dtype != b.dtype {
-            bail!(
-                DTypeMismatch,
-                "matmul needs two f32 or two f64 arrays (complex matmul is not implemented), got {} and {}",
-                a.dtype,
-                b.dtype
-            );
-        }
-        if a.shape.rank() != 2 || !(1..=2).contains(&b.shape.rank()) {
-            bail!(ShapeMismatch, "matmul needs a matrix times a matrix or vector, got {} and {}", a.shape, b.shape);
-        }
-        let (m, k) = (a.shape.dim(0), a.shape.dim(1));
-        if b.shape.dim(0) != k {
-            bail!(ShapeMismatch, "matmul: inner dimensions differ ({} x {} times {})", m, k, b.shape);
-        }
-        let vector = b.shape.rank() == 1;
-        let b2 = if vector { self.reshape(b, Shape::new(&[k, 1]))? } else { b.clone() };
-        let n = b2.shape.dim(1);
-        let c =
-            self.pending(Op::MatMul, a.dtype, Shape::sized("matmul", &[m as u64, n as u64])?, smallvec![a.clone(), b2]);
-        if vector { self.reshape(&c, Shape::new(&[m])) } else { Ok(c) }
-    }
-
-    /// Sum of element-wise products of two arrays of the same shape: a fused
-    /// multiply-and-reduce, which is bandwidth-bound.
-    pub fn dot(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
-        if a.shape != b.shape {
-            bail!(ShapeMismatch, "dot: shapes {} and {} differ", a.shape, b.shape);
-        }
-        let p = self.binary(BinaryOp::Mul, a, b)?;
-        self.reduce(ReduceOp::Sum, &p, None)
-    }
 }

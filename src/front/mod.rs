@@ -4,6 +4,7 @@ mod complex;
 pub mod graph;
 pub mod handles;
 pub mod host;
+pub mod linalg;
 pub mod rng;
 pub mod runtime;
 pub mod scope;

@@ -175,8 +175,9 @@ pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &
                 })
                 .collect();
             let work = match &first.op {
-                Op::MatMul => Work::MatMul {
+                Op::MatMul { conj } => Work::MatMul {
                     dtype: first.dtype,
+                    conj: *conj,
                     m: ins[0].shape.dim(0),
                     k: ins[0].shape.dim(1),
                     n: ins[1].shape.dim(1),

@@ -367,15 +367,16 @@ pub enum Op {
     /// inputs: [dst, values, index_0, ...]; out = dst with values written at the indices;
     /// out-of-range indices are dropped.
     Scatter { mode: ScatterMode },
-    /// inputs: [a (m x k), b (k x n)]
-    MatMul,
+    /// inputs: [a (m x k), b (k x n)]; `conj` conjugates the elements of a and of b
+    /// (complex types; false for real ones).
+    MatMul { conj: [bool; 2] },
 }
 
 impl Op {
     /// Whether the op can be part of a fused kernel (primitive ops), as opposed to an
     /// intrinsic that runs as its own step.
     pub fn is_fusible(&self) -> bool {
-        !matches!(self, Op::Scatter { .. } | Op::MatMul | Op::Source)
+        !matches!(self, Op::Scatter { .. } | Op::MatMul { .. } | Op::Source)
     }
 
     pub fn name(&self) -> &'static str {
@@ -397,7 +398,7 @@ impl Op {
             Op::Scan { op: ScanOp::Prod, .. } => "cumprod",
             Op::Gather => "gather",
             Op::Scatter { .. } => "scatter",
-            Op::MatMul => "matmul",
+            Op::MatMul { .. } => "matmul",
         }
     }
 }

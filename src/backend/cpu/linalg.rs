@@ -1,7 +1,10 @@
-//! Matrix multiplication through the `gemm` crate.
+//! Matrix products: real matrix x vector by a loop at memory bandwidth, the rest (complex
+//! types, conjugated operands) through the `gemm` crate.
 
-use gemm::{Parallelism, gemm};
+use gemm::{Parallelism, c32, c64, gemm};
+use multiversion::multiversion;
 
+use super::math::Real;
 use super::threads::Workers;
 use crate::ir::{DType, Result, Value, bail};
 
@@ -31,13 +34,12 @@ fn host(v: &Value, size: usize) -> Result<*const u8> {
     }
 }
 
-/// `c = a * b` with `a` m x k and `b` k x n in any strided layout; `c` dense column-major.
-#[allow(clippy::too_many_arguments)]
+/// `c = a * b` with `a` m x k and `b` k x n in any strided layout, their elements
+/// conjugated as `conj` says (complex types); `c` dense column-major.
 pub fn matmul(
     dtype: DType,
-    m: usize,
-    k: usize,
-    n: usize,
+    [m, k, n]: [usize; 3],
+    conj: [bool; 2],
     a: &Value,
     b: &Value,
     c: &Value,
@@ -51,9 +53,36 @@ pub fn matmul(
         return Ok(());
     }
     let (sa, sb) = (a.layout.strides, b.layout.strides);
+    // A real matrix times a vector (n = 1) or a vector times a matrix (m = 1, the
+    // transposed matrix times the vector): (matrix, its strides, the vector and its stride).
+    let matvec = match (n, m) {
+        _ if !dtype.is_float() => None,
+        (1, _) => Some((m, ops.a, [sa[0], sa[1]], ops.b, sb[0])),
+        (_, 1) => Some((n, ops.b, [sb[1], sb[0]], ops.a, sa[1])),
+        _ => None,
+    };
+    if let Some((rows, mat, [rs, cs], x, xs)) = matvec
+        && (rs == 1 || cs == 1)
+    {
+        macro_rules! matvec {
+            ($t:ty) => {{
+                let mat = Strided { ptr: mat as *const $t, rs: rs as isize, cs: cs as isize };
+                // SAFETY: the operands span their layouts; `c` is a fresh buffer of `rows`.
+                unsafe {
+                    let x = contiguous(x as *const $t, xs as isize, k);
+                    gemv(rows, k, mat, &x, ops.c as *mut $t, workers)
+                }
+            }};
+        }
+        match dtype {
+            DType::F32 => matvec!(f32),
+            _ => matvec!(f64),
+        }
+        return Ok(());
+    }
     let small = m * n * k < 1 << 18;
     macro_rules! call {
-        ($t:ty) => {{
+        ($t:ty, $zero:expr, $one:expr) => {{
             // A small product runs on the calling thread: handing it to the pool (and
             // waking a worker) would cost more than the product (a solver's matvec).
             let multiply = move |threads: usize| {
@@ -75,11 +104,11 @@ pub fn matmul(
                         b as *const $t,
                         sb[1] as isize,
                         sb[0] as isize,
-                        0.0,
-                        1.0,
+                        $zero,
+                        $one,
                         false,
-                        false,
-                        false,
+                        conj[0],
+                        conj[1],
                         parallelism,
                     )
                 }
@@ -88,9 +117,108 @@ pub fn matmul(
         }};
     }
     match dtype {
-        DType::F32 => call!(f32),
-        DType::F64 => call!(f64),
-        _ => bail!(DTypeMismatch, "matmul needs f32 or f64 operands, not {dtype}"),
+        DType::F32 => call!(f32, 0.0, 1.0),
+        DType::F64 => call!(f64, 0.0, 1.0),
+        DType::C64 => call!(c32, c32::new(0.0, 0.0), c32::new(1.0, 0.0)),
+        DType::C128 => call!(c64, c64::new(0.0, 0.0), c64::new(1.0, 0.0)),
+        _ => bail!(DTypeMismatch, "matmul needs float or complex operands, not {dtype}"),
     }
     Ok(())
+}
+
+/// A matrix read in place: element (i, p) at `ptr + i * rs + p * cs`.
+#[derive(Copy, Clone)]
+struct Strided<T> {
+    ptr: *const T,
+    rs: isize,
+    cs: isize,
+}
+
+// SAFETY: the step that owns the matrix waits for the product to finish.
+unsafe impl<T> Send for Strided<T> {}
+unsafe impl<T> Sync for Strided<T> {}
+
+/// Rows per task of a matrix-vector product: a block of `y` that stays in L1 while the
+/// matrix streams past.
+const GEMV_ROWS: usize = 512;
+
+/// `y = mat * x` for a `rows x cols` matrix with unit stride along rows or along columns
+/// and a dense `x`; `y` dense. Memory-bound: each element of the matrix is read once, in
+/// the order it is stored, by rows split across the workers.
+///
+/// # Safety
+/// `mat` spans `rows x cols` elements, `x` holds `cols` and `y` `rows`, not overlapping.
+unsafe fn gemv<T: Real>(rows: usize, cols: usize, mat: Strided<T>, x: &[T], y: *mut T, workers: &Workers) {
+    let y = Strided { ptr: y as *const T, rs: 1, cs: 0 };
+    let serial = rows * cols < 1 << 16;
+    workers.for_each(rows.div_ceil(GEMV_ROWS), serial, |tasks| {
+        // Whole structs, so the closure does not capture their bare pointers.
+        let (mat, y) = (mat, y);
+        let start = tasks.start * GEMV_ROWS;
+        let end = (tasks.end * GEMV_ROWS).min(rows);
+        // SAFETY: each task writes its own rows of `y`; the caller's bounds hold.
+        unsafe {
+            let out = std::slice::from_raw_parts_mut((y.ptr as *mut T).add(start), end - start);
+            let first = mat.ptr.offset(start as isize * mat.rs);
+            if mat.rs == 1 {
+                gemv_columns(Strided { ptr: first, ..mat }, x, out);
+            } else {
+                for (i, yi) in out.iter_mut().enumerate() {
+                    *yi = dot(std::slice::from_raw_parts(first.offset(i as isize * mat.rs), cols), x);
+                }
+            }
+        }
+    });
+}
+
+/// `out = mat * x` where the matrix's columns are contiguous: `out` accumulates four
+/// columns at a time, so it is loaded and stored once per four columns.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
+unsafe fn gemv_columns<T: Real>(mat: Strided<T>, x: &[T], out: &mut [T]) {
+    let len = out.len();
+    // SAFETY: column p spans `len` elements from `ptr + p * cs` (the caller's bounds).
+    let col = |p: usize| unsafe { std::slice::from_raw_parts(mat.ptr.offset(p as isize * mat.cs), len) };
+    out.fill(T::ZERO);
+    let quads = x.len() / 4 * 4;
+    for p in (0..quads).step_by(4) {
+        let (c0, c1, c2, c3) = (col(p), col(p + 1), col(p + 2), col(p + 3));
+        let (x0, x1, x2, x3) = (x[p], x[p + 1], x[p + 2], x[p + 3]);
+        for ((((o, &a0), &a1), &a2), &a3) in out.iter_mut().zip(c0).zip(c1).zip(c2).zip(c3) {
+            *o = *o + a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3;
+        }
+    }
+    for (p, &xp) in x.iter().enumerate().skip(quads) {
+        for (o, &a) in out.iter_mut().zip(col(p)) {
+            *o = *o + a * xp;
+        }
+    }
+}
+
+/// Sum of products with sixteen partial sums, so the loop vectorises.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
+fn dot<T: Real>(a: &[T], b: &[T]) -> T {
+    const LANES: usize = 16;
+    let mut acc = [T::ZERO; LANES];
+    let (ac, bc) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let tail: T = ac.remainder().iter().zip(bc.remainder()).fold(T::ZERO, |s, (&x, &y)| s + x * y);
+    for (ca, cb) in ac.zip(bc) {
+        for l in 0..LANES {
+            acc[l] = acc[l] + ca[l] * cb[l];
+        }
+    }
+    acc.iter().fold(tail, |s, &v| s + v)
+}
+
+/// The `len` elements at `ptr` with `stride`, borrowed when they are contiguous.
+///
+/// # Safety
+/// The elements lie in one live allocation.
+unsafe fn contiguous<'a, T: Copy>(ptr: *const T, stride: isize, len: usize) -> std::borrow::Cow<'a, [T]> {
+    unsafe {
+        if stride == 1 {
+            std::borrow::Cow::Borrowed(std::slice::from_raw_parts(ptr, len))
+        } else {
+            (0..len).map(|p| *ptr.offset(p as isize * stride)).collect()
+        }
+    }
 }

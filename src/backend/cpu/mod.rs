@@ -72,8 +72,8 @@ impl Executor for CpuExecutor {
                 };
                 vm::run(prog, inputs, params, outputs, &self.workers)
             }
-            Work::MatMul { dtype, m, k, n } => {
-                linalg::matmul(*dtype, *m, *k, *n, &inputs[0], &inputs[1], &outputs[0], &self.workers)
+            Work::MatMul { dtype, conj, m, k, n } => {
+                linalg::matmul(*dtype, [*m, *k, *n], *conj, &inputs[0], &inputs[1], &outputs[0], &self.workers)
             }
             Work::Scatter { mode, dtype, dst_shape, values_shape } => scatter::scatter(
                 *mode,

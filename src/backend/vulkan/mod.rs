@@ -70,10 +70,12 @@ pub enum Handwritten {
     Scan,
     /// Copies of whole slices (`kernels/gather.comp`).
     Gather,
+    /// Matrix times vector (`kernels/gemv.comp`).
+    Gemv,
 }
 
 /// Dispatches recorded so far in this process, per `Handwritten` kernel.
-static HANDWRITTEN_DISPATCHES: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+static HANDWRITTEN_DISPATCHES: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
 
 impl Handwritten {
     fn count(self) {
@@ -92,6 +94,9 @@ pub const CPU_DRIVER_LOOP_LIMIT: usize = 65_535;
 
 /// Edge of the square blocks of `kernels/matmul.comp`.
 const MATMUL_TILE: usize = 16;
+
+/// Invocations per workgroup of `kernels/gemv.comp`.
+const GEMV_LANES: usize = 64;
 
 /// A kernel the device cannot run, compiled for the CPU executor instead.
 struct Routed {
@@ -315,37 +320,115 @@ impl VulkanExecutor {
         Ok(launch)
     }
 
-    /// `c = a b` with the tiled kernel (`kernels/matmul.comp`). Operands beyond one
-    /// storage-buffer range, more tiles than the device's workgroup counts, or f64 on a
-    /// device without it, run on the CPU.
+    /// `c = a b` with the tiled kernel (`kernels/matmul.comp`), or with `kernels/gemv.comp`
+    /// when one side is a vector. Operands beyond one storage-buffer range, more
+    /// workgroups than the device's counts, or f64 on a device without it, run on the CPU.
     fn matmul_launch(&self, work: &Work, inputs: &[Value], outputs: &[Value]) -> Result<Plan> {
-        let Work::MatMul { dtype, m, k, n } = *work else { unreachable!("a matmul step") };
+        let Work::MatMul { dtype, conj, m, k, n } = *work else { unreachable!("a matmul step") };
         let (a, b) = (&inputs[0].layout, &inputs[1].layout);
-        let numbers =
-            [m as i64, n as i64, k as i64, a.offset, a.strides[0], a.strides[1], b.offset, b.strides[0], b.strides[1]];
-        let words: Option<Vec<u32>> = numbers.iter().map(|&v| i32::try_from(v).ok().map(|v| v as u32)).collect();
         let caps = &self.ctx.caps;
         let fits = |v: &Value| (v.storage.byte_len() as u64) <= caps.chunk_bytes;
-        let tiles = [m.div_ceil(MATMUL_TILE), n.div_ceil(MATMUL_TILE)];
-        let groups_fit = tiles[0] <= caps.max_groups_x as usize && tiles[1] <= caps.max_groups_y as usize;
-        let (Some(words), true) = (
-            words,
-            groups_fit && inputs.iter().chain(outputs).all(fits) && (dtype == DType::F32 || self.target.float64),
-        ) else {
+        if !(inputs.iter().chain(outputs).all(fits) && (dtype.real() == DType::F32 || self.target.float64)) {
             return Ok(Plan::Cpu(work.clone()));
+        }
+        let launch = if n == 1 || m == 1 {
+            self.gemv_launch(dtype, conj, [m, k, n], a, b)?
+        } else {
+            let numbers = [
+                m as i64,
+                n as i64,
+                k as i64,
+                a.offset,
+                a.strides[0],
+                a.strides[1],
+                b.offset,
+                b.strides[0],
+                b.strides[1],
+            ];
+            let tiles = [m.div_ceil(MATMUL_TILE), n.div_ceil(MATMUL_TILE)];
+            let groups_fit = tiles[0] <= caps.max_groups_x as usize && tiles[1] <= caps.max_groups_y as usize;
+            match words(&numbers).filter(|_| groups_fit) {
+                Some(words) => {
+                    let mut launch = Launch { words, ranges: vec![1; 4], ..Launch::default() };
+                    let header = product_header(dtype, &[("OP_A", conj[0]), ("OP_B", conj[1])]);
+                    let source = format!("{header}{}", include_str!("../../../kernels/matmul.comp"));
+                    let pipeline = self.programs.pipeline(&source, &launch.ranges)?;
+                    launch.dispatches.push((pipeline, [tiles[0] as u32, tiles[1] as u32, 1]));
+                    Some(launch)
+                }
+                None => None,
+            }
         };
+        Ok(launch.map_or_else(|| Plan::Cpu(work.clone()), Plan::Device))
+    }
+
+    /// A matrix times a vector (`n = 1`) or a vector times a matrix (`m = 1`: the
+    /// transposed matrix times the vector) with `kernels/gemv.comp`: a lane per row when
+    /// the matrix's columns are contiguous and there are rows enough to fill the device,
+    /// else a workgroup per row. None when the device cannot run it.
+    fn gemv_launch(
+        &self,
+        dtype: DType,
+        conj: [bool; 2],
+        [m, k, n]: [usize; 3],
+        a: &Layout,
+        b: &Layout,
+    ) -> Result<Option<Launch>> {
+        // (rows, matrix binding, matrix layout, its strides, vector layout, its stride)
+        let (rows, mat_binding, mat, [rs, cs], x, xs) = if n == 1 {
+            (m, 1, a, [a.strides[0], a.strides[1]], b, b.strides[0])
+        } else {
+            (n, 2, b, [b.strides[1], b.strides[0]], a, a.strides[1])
+        };
+        let conj_mat = conj[mat_binding - 1];
+        let caps = &self.ctx.caps;
+        let loop_limit = self.target.max_loop_iterations.unwrap_or(usize::MAX);
+        let lane_per_row = rs.abs() <= cs.abs() && rows >= 4 * GEMV_LANES && k <= loop_limit;
+        let groups = if lane_per_row { rows.div_ceil(GEMV_LANES) } else { rows };
+        let max_x = caps.max_groups_x as usize;
+        let grid = [groups.min(max_x), groups.div_ceil(max_x)];
+        let Some(words) = words(&[rows as i64, k as i64, mat.offset, rs, cs, x.offset, xs]) else {
+            return Ok(None);
+        };
+        if grid[1] > caps.max_groups_y as usize || k / GEMV_LANES > loop_limit {
+            return Ok(None);
+        }
         let mut launch = Launch { words, ranges: vec![1; 4], ..Launch::default() };
-        if m > 0 && n > 0 {
+        if rows > 0 {
+            let header = product_header(dtype, &[("OP_MAT", conj_mat), ("OP_X", conj[2 - mat_binding])]);
             let source = format!(
-                "#version 450\n#define T {}\n{}",
-                glsl::reg_type(dtype),
-                include_str!("../../../kernels/matmul.comp")
+                "{header}#define MAT {mat_binding}\n#define X {}\n{}{}",
+                3 - mat_binding,
+                if lane_per_row { "#define LANE_PER_ROW\n" } else { "" },
+                include_str!("../../../kernels/gemv.comp")
             );
             let pipeline = self.programs.pipeline(&source, &launch.ranges)?;
-            launch.dispatches.push((pipeline, [tiles[0] as u32, tiles[1] as u32, 1]));
+            launch.dispatches.push((pipeline, [grid[0] as u32, grid[1] as u32, 1]));
+            Handwritten::Gemv.count();
         }
-        Ok(Plan::Device(launch))
+        Ok(Some(launch))
     }
+}
+
+/// The definitions the product kernels read: the element type T, its product MUL, and
+/// each operand's op (named in `ops`: the identity, or the conjugate when true).
+fn product_header(dtype: DType, ops: &[(&str, bool)]) -> String {
+    let mut h = format!("#version 450\n#define T {}\n", glsl::reg_type(dtype));
+    if dtype.is_complex() {
+        h.push_str("#define MUL(u, v) T((u).x * (v).x - (u).y * (v).y, (u).x * (v).y + (u).y * (v).x)\n");
+    } else {
+        h.push_str("#define MUL(u, v) ((u) * (v))\n");
+    }
+    for &(name, conj) in ops {
+        let body = if conj && dtype.is_complex() { "T((z).x, -(z).y)" } else { "(z)" };
+        h.push_str(&format!("#define {name}(z) {body}\n"));
+    }
+    h
+}
+
+/// `numbers` as the words of a kernel's parameter block, if each fits an int.
+fn words(numbers: &[i64]) -> Option<Vec<u32>> {
+    numbers.iter().map(|&v| i32::try_from(v).ok().map(|v| v as u32)).collect()
 }
 
 impl Executor for VulkanExecutor {

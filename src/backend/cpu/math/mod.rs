@@ -95,7 +95,7 @@ mod trig;
 
 /// For callers that fuse a kernel into a loop of their own (Box-Muller in `cpu::random`).
 pub(crate) use exp_log::ln_normal;
-pub(crate) use real::{Fma, NoFma, Ops};
+pub(crate) use real::{Fma, NoFma, Ops, Real};
 pub(crate) use trig::TWO_OVER_PI;
 
 #[cfg(test)]

@@ -1,0 +1,140 @@
+//! Matrix products in their BLAS forms, built as product nodes (`Op::MatMul`, an
+//! intrinsic each executor computes its own way) with the scaling and the added `c` of
+//! `alpha op(a) op(b) + beta c` as element-wise nodes around them.
+
+use std::sync::Arc;
+
+use smallvec::smallvec;
+
+use super::graph::Graph;
+use crate::ir::{BinaryOp, Node, Op, ReduceOp, Result, Shape, UnaryOp, bail};
+
+/// What a general product does to an operand first.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Transpose {
+    None,
+    Transpose,
+    /// Transposed and conjugated (complex types; for real ones, `Transpose`).
+    Conjugate,
+}
+
+impl Graph<'_> {
+    /// `a` (m x k, or a vector of length k) times `b` (k x n, or a vector of length k). A
+    /// vector times a matrix gives a vector of length n, a matrix times a vector one of
+    /// length m: the product node is m x 1 or 1 x n, which executors run as matrix x
+    /// vector.
+    pub fn matmul(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
+        self.product("matmul", a, b, [false; 2])
+    }
+
+    /// `matmul` with the elements of `a` and of `b` conjugated as `conj` says; `name` is
+    /// the call's, for messages.
+    fn product(&self, name: &str, a: &Arc<Node>, b: &Arc<Node>, conj: [bool; 2]) -> Result<Arc<Node>> {
+        if !(a.dtype.is_float() || a.dtype.is_complex()) || a.dtype != b.dtype {
+            bail!(
+                DTypeMismatch,
+                "{name} needs two arrays of one float or complex type (f32, f64, c64, c128), got {} and {}",
+                a.dtype,
+                b.dtype
+            );
+        }
+        let (ra, rb) = (a.shape.rank(), b.shape.rank());
+        if !(1..=2).contains(&ra) || !(1..=2).contains(&rb) || ra + rb == 2 {
+            bail!(
+                ShapeMismatch,
+                "{name} needs a matrix or vector times a matrix or vector, not two vectors (use dot), got {} and {}",
+                a.shape,
+                b.shape
+            );
+        }
+        let a2 = if ra == 1 { self.reshape(a, Shape::new(&[1, a.shape.dim(0)]))? } else { a.clone() };
+        let b2 = if rb == 1 { self.reshape(b, Shape::new(&[b.shape.dim(0), 1]))? } else { b.clone() };
+        let (m, k, n) = (a2.shape.dim(0), a2.shape.dim(1), b2.shape.dim(1));
+        if b2.shape.dim(0) != k {
+            bail!(ShapeMismatch, "{name}: inner dimensions differ ({} times {})", a.shape, b.shape);
+        }
+        let conj = conj.map(|c| c && a.dtype.is_complex());
+        let c =
+            self.pending(Op::MatMul { conj }, a.dtype, Shape::sized(name, &[m as u64, n as u64])?, smallvec![a2, b2]);
+        match (ra, rb) {
+            (1, _) => self.reshape(&c, Shape::new(&[n])),
+            (_, 1) => self.reshape(&c, Shape::new(&[m])),
+            _ => Ok(c),
+        }
+    }
+
+    /// `alpha op(a) op(b) + beta c` (without `c`: `alpha op(a) op(b)`). A transposed
+    /// matrix is a view read in place; a vector operand is taken as it is (a row on the
+    /// left, a column on the right), conjugated by `Transpose::Conjugate`. `c` has the
+    /// product's type and shape; with `beta` zero it is not read (as in BLAS). Scalars are
+    /// (re, im) pairs; real operands take real ones.
+    pub fn gemm(
+        &self,
+        ops: [Transpose; 2],
+        a: &Arc<Node>,
+        b: &Arc<Node>,
+        alpha: (f64, f64),
+        c: Option<&Arc<Node>>,
+        beta: (f64, f64),
+    ) -> Result<Arc<Node>> {
+        let op = |t: Transpose, x: &Arc<Node>| match t {
+            Transpose::None => Ok(x.clone()),
+            _ if x.shape.rank() == 2 => self.transpose(x),
+            _ => Ok(x.clone()),
+        };
+        let conj = ops.map(|t| t == Transpose::Conjugate);
+        let p = self.product("gemm", &op(ops[0], a)?, &op(ops[1], b)?, conj)?;
+        let p = self.scaled(&p, alpha, "alpha")?;
+        let Some(c) = c else { return Ok(p) };
+        if c.dtype != p.dtype {
+            bail!(DTypeMismatch, "gemm: c is {} but the product is {}", c.dtype, p.dtype);
+        }
+        if c.shape != p.shape {
+            bail!(ShapeMismatch, "gemm: c is {} but op(a) op(b) is {}", c.shape, p.shape);
+        }
+        if beta == (0.0, 0.0) {
+            return Ok(p);
+        }
+        self.binary(BinaryOp::Add, &p, &self.scaled(c, beta, "beta")?)
+    }
+
+    /// `x * s` (x itself for s = 1); `name` is the scalar's, for messages.
+    fn scaled(&self, x: &Arc<Node>, s: (f64, f64), name: &str) -> Result<Arc<Node>> {
+        match s {
+            (1.0, 0.0) => Ok(x.clone()),
+            _ if x.dtype.is_complex() => self.binary_scalar_complex(BinaryOp::Mul, x, s, false),
+            (re, 0.0) => self.binary_scalar(BinaryOp::Mul, x, re, false),
+            _ => bail!(DTypeMismatch, "gemm: {name} is complex but the operands are {}", x.dtype),
+        }
+    }
+
+    /// Sum of element-wise products of two arrays of the same shape: a fused
+    /// multiply-and-reduce, which is bandwidth-bound.
+    pub fn dot(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
+        if a.shape != b.shape {
+            bail!(ShapeMismatch, "dot: shapes {} and {} differ", a.shape, b.shape);
+        }
+        let p = self.binary(BinaryOp::Mul, a, b)?;
+        self.reduce(ReduceOp::Sum, &p, None)
+    }
+
+    /// The outer product of vectors `a` (length m) and `b` (length n): the m x n matrix
+    /// of `a[i] * b[j]`, an element-wise product of broadcast views (no conjugation).
+    pub fn outer(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
+        if a.shape.rank() != 1 || b.shape.rank() != 1 {
+            bail!(ShapeMismatch, "outer needs two vectors, got {} and {}", a.shape, b.shape);
+        }
+        let (m, n) = (a.shape.dim(0), b.shape.dim(0));
+        let column = self.reshape(a, Shape::new(&[m, 1]))?;
+        let row = self.reshape(b, Shape::new(&[1, n]))?;
+        self.binary(BinaryOp::Mul, &column, &row)
+    }
+
+    /// `dot(conj(a), b)`: the inner product of complex vectors (for real ones, `dot`).
+    pub fn vdot(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
+        if a.shape != b.shape {
+            bail!(ShapeMismatch, "vdot: shapes {} and {} differ", a.shape, b.shape);
+        }
+        self.dot(&self.unary(UnaryOp::Conj, a)?, b)
+    }
+}

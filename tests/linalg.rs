@@ -1,0 +1,452 @@
+//! Matrix products in their BLAS forms against plain f64 loops, on random operands of odd
+//! sizes given as dense arrays and as views read in place (transposes, strided sections
+//! with offsets), for every float and complex type.
+
+mod common;
+
+use common::*;
+use rand::Rng;
+use rand::rngs::StdRng;
+use sluice::*;
+
+/// A column-major matrix (or vector) of complex values held in f64; real types have zero
+/// imaginary parts.
+#[derive(Clone, Debug)]
+struct M {
+    rows: usize,
+    cols: usize,
+    v: Vec<[f64; 2]>,
+}
+
+impl M {
+    fn random(rng: &mut StdRng, dt: sl_dtype, rows: usize, cols: usize) -> M {
+        let complex = is_complex(dt);
+        let mut draw = || {
+            if complex {
+                [rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)]
+            } else {
+                [rng.random_range(-1.0..1.0), 0.0]
+            }
+        };
+        let v = (0..rows * cols).map(|_| round(dt, draw())).collect();
+        M { rows, cols, v }
+    }
+
+    fn at(&self, i: usize, j: usize) -> [f64; 2] {
+        self.v[i + j * self.rows]
+    }
+
+    fn transposed(&self) -> M {
+        let v = (0..self.rows * self.cols).map(|x| self.at(x / self.cols, x % self.cols)).collect();
+        M { rows: self.cols, cols: self.rows, v }
+    }
+
+    fn upload(&self, dt: sl_dtype, shape: &[usize]) -> sl_array {
+        let mut bytes = Vec::new();
+        for z in &self.v {
+            let parts = if is_complex(dt) { &z[..] } else { &z[..1] };
+            for &p in parts {
+                if matches!(dt, SL_F32 | SL_C64) {
+                    bytes.extend_from_slice(&(p as f32).to_le_bytes());
+                } else {
+                    bytes.extend_from_slice(&p.to_le_bytes());
+                }
+            }
+        }
+        let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        let mut h = 0;
+        ok(sl_create(
+            dt,
+            dims.len() as i32,
+            dims.as_ptr(),
+            SL_COL_MAJOR,
+            bytes.as_ptr() as *const _,
+            bytes.len(),
+            &mut h,
+        ));
+        h
+    }
+
+    fn download(h: sl_array, rows: usize, cols: usize) -> M {
+        let dt = dtype_of(h);
+        assert_eq!(numel(&shape_of(h)), rows * cols, "result shape {:?}", shape_of(h));
+        let part = if matches!(dt, SL_F32 | SL_C64) { 4 } else { 8 };
+        let per = if is_complex(dt) { 2 } else { 1 };
+        let mut b = vec![0u8; rows * cols * part * per];
+        ok(sl_read(h, SL_COL_MAJOR, b.as_mut_ptr() as *mut _, b.len()));
+        let parts: Vec<f64> = b
+            .chunks_exact(part)
+            .map(|c| {
+                if part == 4 {
+                    f32::from_le_bytes(c.try_into().unwrap()) as f64
+                } else {
+                    f64::from_le_bytes(c.try_into().unwrap())
+                }
+            })
+            .collect();
+        let v = parts.chunks_exact(per).map(|p| [p[0], if per == 2 { p[1] } else { 0.0 }]).collect();
+        M { rows, cols, v }
+    }
+}
+
+fn is_complex(dt: sl_dtype) -> bool {
+    matches!(dt, SL_C64 | SL_C128)
+}
+
+/// `z` rounded to the parts' type, so the reference multiplies what the runtime does.
+fn round(dt: sl_dtype, z: [f64; 2]) -> [f64; 2] {
+    if matches!(dt, SL_F32 | SL_C64) { z.map(|p| p as f32 as f64) } else { z }
+}
+
+/// Machine epsilon of the parts' type.
+fn eps(dt: sl_dtype) -> f64 {
+    if matches!(dt, SL_F32 | SL_C64) { f32::EPSILON as f64 } else { f64::EPSILON }
+}
+
+fn mul(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
+    [a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0]]
+}
+
+fn conj(a: [f64; 2]) -> [f64; 2] {
+    [a[0], -a[1]]
+}
+
+/// `a * b` by the definition, in f64.
+fn product(a: &M, b: &M) -> M {
+    assert_eq!(a.cols, b.rows);
+    let mut v = Vec::with_capacity(a.rows * b.cols);
+    for j in 0..b.cols {
+        for i in 0..a.rows {
+            v.push((0..a.cols).fold([0.0, 0.0], |s, p| {
+                let t = mul(a.at(i, p), b.at(p, j));
+                [s[0] + t[0], s[1] + t[1]]
+            }));
+        }
+    }
+    M { rows: a.rows, cols: b.cols, v }
+}
+
+/// Every element of `got` within `tol` of `want` (in each part).
+#[track_caller]
+fn assert_matches(what: &str, got: &M, want: &M, tol: f64) {
+    assert_eq!((got.rows, got.cols), (want.rows, want.cols), "{what}: shape");
+    for (x, (g, w)) in got.v.iter().zip(&want.v).enumerate() {
+        let err = (g[0] - w[0]).abs().max((g[1] - w[1]).abs());
+        assert!(
+            err <= tol,
+            "{what}: element ({}, {}) got {g:?}, want {w:?} (error {err:e} > {tol:e})",
+            x % want.rows,
+            x / want.rows
+        );
+    }
+}
+
+/// How an operand reaches the product.
+#[derive(Copy, Clone, Debug)]
+enum Form {
+    Dense,
+    /// The transpose of a dense array: rows contiguous.
+    Transposed,
+    /// Every other row and a column offset of a larger array: no unit stride.
+    Section,
+}
+
+const FORMS: [Form; 3] = [Form::Dense, Form::Transposed, Form::Section];
+
+/// A random `rows x cols` operand given in `form`, with its values; `vector` gives it as
+/// a rank-1 array (a column; `rows` or `cols` is 1).
+fn operand(rng: &mut StdRng, dt: sl_dtype, rows: usize, cols: usize, form: Form, vector: bool) -> (sl_array, M) {
+    let (h, m) = match form {
+        Form::Dense => {
+            let m = M::random(rng, dt, rows, cols);
+            (m.upload(dt, &[rows, cols]), m)
+        }
+        Form::Transposed => {
+            let t = M::random(rng, dt, cols, rows);
+            let ht = t.upload(dt, &[cols, rows]);
+            let mut h = 0;
+            ok(sl_transpose(ht, &mut h));
+            release(&[ht]);
+            (h, t.transposed())
+        }
+        Form::Section => {
+            let (pr, pc) = (2 * rows + 1, cols + 3);
+            let p = M::random(rng, dt, pr, pc);
+            let hp = p.upload(dt, &[pr, pc]);
+            let (start, count, stride) = ([1i64, 2], [rows as i64, cols as i64], [2i64, 1]);
+            let mut h = 0;
+            ok(sl_section(hp, start.as_ptr(), count.as_ptr(), stride.as_ptr(), &mut h));
+            release(&[hp]);
+            let v = (0..rows * cols).map(|x| p.at(1 + 2 * (x % rows), 2 + x / rows)).collect();
+            (h, M { rows, cols, v })
+        }
+    };
+    if !vector {
+        return (h, m);
+    }
+    let dims = [(rows * cols) as i64];
+    let mut v = 0;
+    ok(sl_reshape(h, 1, dims.as_ptr(), &mut v));
+    release(&[h]);
+    (v, m)
+}
+
+const SIZES: [usize; 6] = [1, 3, 17, 65, 129, 300];
+
+/// Dispatches of the Vulkan matrix-vector kernel so far.
+fn gemv_dispatches() -> u64 {
+    sluice::backend::vulkan::Handwritten::Gemv.dispatches()
+}
+
+/// Matrix x vector and vector x matrix, with the matrix dense, transposed or a strided
+/// section, and the vector dense or strided; on Vulkan through the GEMV kernel.
+#[test]
+fn matrix_vector_products() {
+    let mut rng = rng("matrix_vector_products");
+    for dt in [SL_F32, SL_F64] {
+        for &rows in &SIZES {
+            for &k in &[1, 17, 300, 1000] {
+                for form in FORMS {
+                    let before = gemv_dispatches();
+                    let (ha, a) = operand(&mut rng, dt, rows, k, form, false);
+                    let xform = FORMS[rng.random_range(0..3)];
+                    let (hx, x) = operand(&mut rng, dt, k, 1, xform, true);
+                    let mut y = 0;
+                    ok(sl_matmul(ha, hx, &mut y));
+                    assert_eq!(shape_of(y), vec![rows]);
+                    let tol = 2.0 * eps(dt) * (k as f64 + 2.0);
+                    let what = format!("{dt} {rows}x{k} {form:?} times {xform:?} vector");
+                    assert_matches(&what, &M::download(y, rows, 1), &product(&a, &x), tol);
+                    // x^T a^T: the vector on the left of the transposed matrix
+                    let (mut at, mut z) = (0, 0);
+                    ok(sl_transpose(ha, &mut at));
+                    ok(sl_matmul(hx, at, &mut z));
+                    assert_eq!(shape_of(z), vec![rows]);
+                    assert_matches(
+                        &format!("vector times {what}"),
+                        &M::download(z, 1, rows),
+                        &product(&a, &x).transposed(),
+                        tol,
+                    );
+                    if on_vulkan() {
+                        assert!(gemv_dispatches() >= before + 2, "{what}: the GEMV kernel did not run");
+                    }
+                    release(&[ha, hx, y, at, z]);
+                }
+            }
+        }
+    }
+}
+
+/// Products of every shape class (matrix x matrix, x vector, vector x matrix) in every
+/// type, complex ones included, with operands dense, transposed or strided sections.
+#[test]
+fn matrix_products_of_every_type() {
+    let mut rng = rng("matrix_products_of_every_type");
+    let shapes = [(1, 1, 1), (3, 17, 5), (17, 65, 3), (65, 3, 129), (129, 129, 17), (300, 1, 1), (1, 300, 17)];
+    for dt in [SL_F32, SL_F64, SL_C64, SL_C128] {
+        for (m, k, n) in shapes {
+            let (fa, fb) = (FORMS[rng.random_range(0..3)], FORMS[rng.random_range(0..3)]);
+            let (ha, a) = operand(&mut rng, dt, m, k, fa, false);
+            let (hb, b) = operand(&mut rng, dt, k, n, fb, false);
+            let mut c = 0;
+            ok(sl_matmul(ha, hb, &mut c));
+            assert_eq!(shape_of(c), vec![m, n]);
+            let what = format!("{dt} {m}x{k} {fa:?} times {k}x{n} {fb:?}");
+            assert_matches(&what, &M::download(c, m, n), &product(&a, &b), 4.0 * eps(dt) * (k as f64 + 2.0));
+            release(&[ha, hb, c]);
+        }
+    }
+}
+
+/// `sl_vdot` conjugates its first operand, `sl_dot` does not; for real arrays they agree.
+#[test]
+fn inner_products() {
+    let mut rng = rng("inner_products");
+    for dt in [SL_F32, SL_F64, SL_C64, SL_C128] {
+        for len in [1, 17, 1000] {
+            let form = FORMS[rng.random_range(0..3)];
+            let (ha, a) = operand(&mut rng, dt, len, 1, form, true);
+            let (hb, b) = operand(&mut rng, dt, len, 1, Form::Dense, true);
+            let (mut d, mut vd) = (0, 0);
+            ok(sl_dot(ha, hb, &mut d));
+            ok(sl_vdot(ha, hb, &mut vd));
+            let tol = 4.0 * eps(dt) * (len as f64 + 2.0);
+            let conjugated = M { v: a.v.iter().map(|&z| conj(z)).collect(), ..a.clone() };
+            assert_matches(&format!("dot {dt} {len}"), &M::download(d, 1, 1), &product(&a.transposed(), &b), tol);
+            assert_matches(
+                &format!("vdot {dt} {len}"),
+                &M::download(vd, 1, 1),
+                &product(&conjugated.transposed(), &b),
+                tol,
+            );
+            release(&[ha, hb, d, vd]);
+        }
+    }
+}
+
+/// Outer products of vectors (dense or strided) in every type.
+#[test]
+fn outer_products() {
+    let mut rng = rng("outer_products");
+    for dt in [SL_F32, SL_F64, SL_C64, SL_C128] {
+        for (m, n) in [(1, 1), (3, 17), (65, 2)] {
+            let form = FORMS[rng.random_range(0..3)];
+            let (ha, a) = operand(&mut rng, dt, m, 1, form, true);
+            let (hb, b) = operand(&mut rng, dt, n, 1, Form::Dense, true);
+            let mut o = 0;
+            ok(sl_outer(ha, hb, &mut o));
+            assert_eq!(shape_of(o), vec![m, n]);
+            assert_matches(
+                &format!("outer {dt} {m} {n}"),
+                &M::download(o, m, n),
+                &product(&a, &b.transposed()),
+                2.0 * eps(dt),
+            );
+            release(&[ha, hb, o]);
+        }
+    }
+}
+
+/// `op` applied to a matrix's values (`SL_NO_TRANS`, `SL_TRANS`, `SL_CONJ_TRANS`).
+fn apply(op: sl_transpose_op, x: &M) -> M {
+    match op {
+        SL_NO_TRANS => x.clone(),
+        SL_TRANS => x.transposed(),
+        _ => M { v: x.transposed().v.iter().map(|&z| conj(z)).collect(), ..x.transposed() },
+    }
+}
+
+/// `alpha op(a) op(b) + beta c` for every pair of ops, with and without `c`, operands
+/// dense, transposed or sections, against the product of the ops' results in f64.
+#[test]
+fn general_products() {
+    let mut rng = rng("general_products");
+    let ops = [SL_NO_TRANS, SL_TRANS, SL_CONJ_TRANS];
+    for dt in [SL_F32, SL_F64, SL_C64, SL_C128] {
+        for (oa, ob) in ops.iter().flat_map(|&x| ops.iter().map(move |&y| (x, y))) {
+            let (m, k, n) = (
+                [1, 3, 17, 65][rng.random_range(0..4)],
+                [1, 17, 129][rng.random_range(0..3)],
+                [1, 5, 33][rng.random_range(0..3)],
+            );
+            let shape_of_op = |op, r, c| if op == SL_NO_TRANS { (r, c) } else { (c, r) };
+            let (ar, ac) = shape_of_op(oa, m, k);
+            let (br, bc) = shape_of_op(ob, k, n);
+            let (fa, fb) = (FORMS[rng.random_range(0..3)], FORMS[rng.random_range(0..3)]);
+            let (ha, a) = operand(&mut rng, dt, ar, ac, fa, false);
+            let (hb, b) = operand(&mut rng, dt, br, bc, fb, false);
+            let (hc, cm) = operand(&mut rng, dt, m, n, Form::Dense, false);
+            let scalar = |rng: &mut StdRng| round(dt, M::random(rng, dt, 1, 1).v[0].map(|p| 2.0 * p));
+            let (alpha, beta) = (scalar(&mut rng), scalar(&mut rng));
+            let p = product(&apply(oa, &a), &apply(ob, &b));
+            let with_c = M {
+                v: p.v
+                    .iter()
+                    .zip(&cm.v)
+                    .map(|(&x, &c)| {
+                        let (s, t) = (mul(alpha, x), mul(beta, c));
+                        [s[0] + t[0], s[1] + t[1]]
+                    })
+                    .collect(),
+                ..p.clone()
+            };
+            let (mut g, mut g0) = (0, 0);
+            ok(sl_gemm_c(oa, ha, ob, hb, alpha[0], alpha[1], hc, beta[0], beta[1], &mut g));
+            ok(sl_gemm(oa, ha, ob, hb, 1.0, 0, 0.0, &mut g0));
+            assert_eq!(shape_of(g), vec![m, n]);
+            let what = format!("{dt} gemm op_a {oa} ({ar}x{ac} {fa:?}) op_b {ob} ({br}x{bc} {fb:?})");
+            let tol = 8.0 * eps(dt) * (k as f64 + 4.0);
+            assert_matches(&what, &M::download(g, m, n), &with_c, tol);
+            assert_matches(&format!("{what} without c"), &M::download(g0, m, n), &p, tol);
+            release(&[ha, hb, hc, g, g0]);
+        }
+    }
+}
+
+/// Rounds of products of every kind on new operands of the same shapes and layouts. Under
+/// `SLUICE_COMPARE=compute` with the error action every result is checked against the
+/// reference run (a difference fails the read); otherwise every round after the first
+/// replays its flushes from the trace cache.
+#[test]
+#[ignore = "run by products_compared_and_replayed in a child process"]
+fn product_rounds_child() {
+    let mut rng = rng("product_rounds_child");
+    let compared = std::env::var("SLUICE_COMPARE").is_ok();
+    let trace = || {
+        let mut s: sl_cache_stats = unsafe { std::mem::zeroed() };
+        ok(sl_get_cache_stats(SL_CACHE_TRACE, &mut s));
+        s
+    };
+    let mut hits_after_first = 0;
+    for round in 0..3 {
+        for dt in [SL_F32, SL_F64, SL_C64, SL_C128] {
+            let (ha, a) = operand(&mut rng, dt, 65, 17, Form::Section, false);
+            let (hx, x) = operand(&mut rng, dt, 17, 1, Form::Dense, true);
+            let (hb, b) = operand(&mut rng, dt, 17, 33, Form::Transposed, false);
+            let (mut y, mut z, mut c) = (0, 0, 0);
+            ok(sl_matmul(ha, hx, &mut y));
+            ok(sl_matmul(hx, hb, &mut z));
+            ok(sl_matmul(ha, hb, &mut c));
+            let tol = 4.0 * eps(dt) * 19.0;
+            assert_matches(&format!("{dt} matvec"), &M::download(y, 65, 1), &product(&a, &x), tol);
+            assert_matches(&format!("{dt} vecmat"), &M::download(z, 1, 33), &product(&x.transposed(), &b), tol);
+            assert_matches(&format!("{dt} matmul"), &M::download(c, 65, 33), &product(&a, &b), tol);
+            release(&[ha, hx, hb, y, z, c]);
+        }
+        if round == 0 {
+            hits_after_first = trace().hits;
+        }
+    }
+    if compared {
+        let mut s = sl_compare_stats { values_checked: 0, mismatches: 0 };
+        ok(sl_get_compare_stats(&mut s));
+        assert!(s.values_checked > 0 && s.mismatches == 0, "{s:?}");
+    } else {
+        let hits = trace().hits - hits_after_first;
+        assert!(hits >= 2 * 4 * 3, "{hits} trace cache hits in the repeated rounds");
+    }
+}
+
+#[test]
+fn products_compared_and_replayed() {
+    child("product_rounds_child", &[("SLUICE_COMPARE", "compute"), ("SLUICE_COMPARE_ACTION", "error")]);
+    child("product_rounds_child", &[]);
+}
+
+/// Bad operands are refused at the call with the shapes in the message; the runtime goes
+/// on working.
+#[test]
+fn product_errors() {
+    let mut rng = rng("product_errors");
+    let (ha, _) = operand(&mut rng, SL_F32, 3, 4, Form::Dense, false);
+    let (hv, _) = operand(&mut rng, SL_F32, 3, 1, Form::Dense, true);
+    let (hd, _) = operand(&mut rng, SL_F64, 4, 1, Form::Dense, true);
+    let mut out = 0;
+    fails(sl_matmul(ha, hv, &mut out), SL_ERR_SHAPE_MISMATCH, "[3, 4] times [3]");
+    fails(sl_matmul(hv, hv, &mut out), SL_ERR_SHAPE_MISMATCH, "use dot");
+    fails(sl_matmul(ha, hd, &mut out), SL_ERR_DTYPE_MISMATCH, "f32 and f64");
+    fails(sl_vdot(hv, hd, &mut out), SL_ERR_SHAPE_MISMATCH, "[3] and [4]");
+    fails(sl_outer(ha, hv, &mut out), SL_ERR_SHAPE_MISMATCH, "two vectors, got [3, 4] and [3]");
+    fails(sl_gemm(7, ha, SL_NO_TRANS, ha, 1.0, 0, 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "op_a is 7");
+    fails(sl_gemm(SL_TRANS, ha, -1, ha, 1.0, 0, 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "op_b is -1");
+    fails(
+        sl_gemm(SL_NO_TRANS, ha, SL_NO_TRANS, ha, 1.0, 0, 0.0, &mut out),
+        SL_ERR_SHAPE_MISMATCH,
+        "[3, 4] times [3, 4]",
+    );
+    fails(
+        sl_gemm(SL_TRANS, ha, SL_NO_TRANS, ha, 1.0, hv, 1.0, &mut out),
+        SL_ERR_SHAPE_MISMATCH,
+        "c is [3] but op(a) op(b) is [4, 4]",
+    );
+    fails(
+        sl_gemm_c(SL_TRANS, ha, SL_NO_TRANS, ha, 1.0, 1.0, 0, 0.0, 0.0, &mut out),
+        SL_ERR_DTYPE_MISMATCH,
+        "alpha is complex",
+    );
+    assert_eq!(out, 0);
+    ok(sl_matmul(hv, ha, &mut out));
+    assert_eq!(shape_of(out), vec![4]);
+    release(&[ha, hv, hd, out]);
+}
