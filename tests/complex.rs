@@ -965,7 +965,7 @@ fn refusals() {
         fails(sl_complex(h, h, &mut out), SL_ERR_DTYPE_MISMATCH, "complex");
         let mut g = 0;
         ok(sl_rng_create(SL_RNG_PHILOX, 1, &mut g));
-        fails(sl_random_normal(g, dt, 1, [3].as_ptr(), &mut out), SL_ERR_DTYPE_MISMATCH, "f32 or f64");
+        fails(sl_random_uniform(g, dt, 1, [3].as_ptr(), &mut out), SL_ERR_DTYPE_MISMATCH, "f32 or f64");
         ok(sl_rng_destroy(g));
         assert_eq!(out, 0);
         // The runtime stays usable.

@@ -9,7 +9,10 @@
 use std::sync::Arc;
 
 use super::graph::Graph;
-use crate::ir::{BinaryOp, DType, Node, NodeState, Op, ReduceOp, Result, Scalar, ScanOp, Shape, UnaryOp, bail};
+use super::rng::Rng;
+use crate::ir::{
+    BinaryOp, DType, Distribution, Node, NodeState, Op, ReduceOp, Result, Scalar, ScanOp, Shape, UnaryOp, bail,
+};
 
 impl Graph<'_> {
     /// The real and imaginary parts of `z` (a real `z` has a zero imaginary part).
@@ -123,14 +126,25 @@ impl Graph<'_> {
         }
     }
 
-    /// e^re (cos im, sin im); a zero imaginary part stays exactly zero (e^re may be
-    /// infinite, and infinity times 0 would be NaN).
+    /// e^re (cos im, sin im), each part finite wherever it is (see `exp_times`); a zero
+    /// imaginary part stays exactly zero (e^re may be infinite, and infinity times 0
+    /// would be NaN).
     fn complex_exp(&self, re: &Arc<Node>, im: &Arc<Node>) -> Result<Arc<Node>> {
-        let (b, u) = (|o, x: &Arc<Node>, y: &Arc<Node>| self.binary(o, x, y), |o, x: &Arc<Node>| self.unary(o, x));
-        let e = u(UnaryOp::Exp, re)?;
-        let zero_im = b(BinaryOp::Eq, im, &self.zero(im.dtype))?;
-        let im_out = self.select(&zero_im, im, &b(BinaryOp::Mul, &e, &u(UnaryOp::Sin, im)?)?)?;
-        self.make_complex(&b(BinaryOp::Mul, &e, &u(UnaryOp::Cos, im)?)?, &im_out)
+        let zero_im = self.binary(BinaryOp::Eq, im, &self.zero(im.dtype))?;
+        let im_out = self.select(&zero_im, im, &self.exp_times(re, &self.unary(UnaryOp::Sin, im)?)?)?;
+        self.make_complex(&self.exp_times(re, &self.unary(UnaryOp::Cos, im)?)?, &im_out)
+    }
+
+    /// `e^x c` (|c| <= 1), finite wherever it is: where e^x overflows, as
+    /// (e^(x/2) c) e^(x/2).
+    fn exp_times(&self, x: &Arc<Node>, c: &Arc<Node>) -> Result<Arc<Node>> {
+        use BinaryOp::{Lt, Mul};
+        let (b, u) = (|o, p: &Arc<Node>, q: &Arc<Node>| self.binary(o, p, q), |o, p: &Arc<Node>| self.unary(o, p));
+        let t = x.dtype;
+        let direct = b(Mul, &u(UnaryOp::Exp, x)?, c)?;
+        let root = u(UnaryOp::Exp, &b(Mul, x, &self.real_constant(t, 0.5))?)?;
+        let far = b(Mul, &b(Mul, &root, c)?, &root)?;
+        self.select(&b(Lt, x, &self.exp_overflow_edge(t))?, &direct, &far)
     }
 
     /// The parts of sinh, cosh or tanh (`f`) of `x + iy`. Each part is a product or
@@ -169,22 +183,23 @@ impl Graph<'_> {
         Ok((re, im))
     }
 
-    /// `f(x) * c` for f = sinh (`odd`) or cosh, finite wherever the product is: where
-    /// f(x) overflows, f(x) is e^|x| / 2 to working precision, and the product is taken
-    /// as ((e^(|x|/2) c) / 2) e^(|x|/2).
+    /// Just below where e^x overflows (88.7 for f32, 709.8 for f64).
+    fn exp_overflow_edge(&self, t: DType) -> Arc<Node> {
+        self.real_constant(t, if t == DType::F32 { 88.0 } else { 709.0 })
+    }
+
+    /// `f(x) c` (|c| <= 1) for f = sinh (`odd`) or cosh, finite wherever it is: where
+    /// e^|x| overflows (before f does), f(x) is e^|x| / 2 to working precision, and the
+    /// product is `exp_times(|x|, c / 2)`.
     fn hyperbolic_times(&self, x: &Arc<Node>, c: &Arc<Node>, odd: bool) -> Result<Arc<Node>> {
         use BinaryOp::{Lt, Mul};
         let (b, u) = (|o, p: &Arc<Node>, q: &Arc<Node>| self.binary(o, p, q), |o, p: &Arc<Node>| self.unary(o, p));
         let t = x.dtype;
         let direct = b(Mul, &u(if odd { UnaryOp::Sinh } else { UnaryOp::Cosh }, x)?, c)?;
-        let half = self.real_constant(t, 0.5);
         let ax = u(UnaryOp::Abs, x)?;
-        let root = u(UnaryOp::Exp, &b(Mul, &ax, &half)?)?;
-        let far = b(Mul, &b(Mul, &b(Mul, &root, c)?, &half)?, &root)?;
+        let far = self.exp_times(&ax, &b(Mul, c, &self.real_constant(t, 0.5))?)?;
         let far = if odd { self.select(&b(Lt, x, &self.zero(t))?, &u(UnaryOp::Neg, &far)?, &far)? } else { far };
-        // cosh overflows past 89.4 (f32) and 710.5 (f64).
-        let edge = self.real_constant(t, if t == DType::F32 { 88.0 } else { 709.0 });
-        self.select(&b(Lt, &ax, &edge)?, &direct, &far)
+        self.select(&b(Lt, &ax, &self.exp_overflow_edge(t))?, &direct, &far)
     }
 
     /// tanh(x + iy) by Kahan's formula: with t = tan y, b = 1 + t^2, s = sinh x and
@@ -381,6 +396,31 @@ impl Graph<'_> {
                 self.polar(&modulus, &angle)
             }
         }
+    }
+
+    /// Complex normal numbers of type `t`: element k is (x_2k + i x_2k+1) / sqrt(2) for
+    /// the real normal draw x of 2n values of the parts' type, so its parts are the
+    /// Box-Muller pair of one pair of uniforms: independent, each of variance 1/2, and
+    /// E|z|^2 = 1 (the standard complex normal).
+    pub(crate) fn complex_random(
+        &self,
+        rng_id: u64,
+        rng: &Rng,
+        dist: Distribution,
+        t: DType,
+        shape: Shape,
+    ) -> Result<Arc<Node>> {
+        if dist != Distribution::Normal {
+            bail!(DTypeMismatch, "uniform random numbers are f32 or f64, not {t}; make {t} from two real draws");
+        }
+        let pairs = Shape::sized("random", &[2, shape.numel() as u64])?;
+        let draw = self.random(rng_id, rng, dist, t.real(), pairs)?;
+        let scale = self.real_constant(t.real(), std::f64::consts::FRAC_1_SQRT_2);
+        let part = |k| -> Result<Arc<Node>> {
+            let column = self.reshape(&self.project(&draw, 0, k)?, shape)?;
+            self.binary(BinaryOp::Mul, &column, &scale)
+        };
+        self.make_complex(&part(0)?, &part(1)?)
     }
 
     /// `r (cos theta, sin theta)`.

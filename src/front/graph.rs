@@ -178,6 +178,9 @@ impl Graph<'_> {
     /// `rng` (its id `rng_id`). The seed and draw are operands of their own (not shared
     /// with other ops), so a replayed macro can give each draw its new value.
     pub fn random(&self, rng_id: u64, rng: &Rng, dist: Distribution, dtype: DType, shape: Shape) -> Result<Arc<Node>> {
+        if dtype.is_complex() {
+            return self.complex_random(rng_id, rng, dist, dtype, shape);
+        }
         if !dtype.is_float() {
             bail!(DTypeMismatch, "random numbers are f32 or f64, not {dtype}");
         }
