@@ -647,6 +647,16 @@ sl_status sl_scalar_binary_c(sl_binary_op op, double re, double im, sl_array b, 
 // A rank-0 array of complex type `dtype` (`SL_C64` or `SL_C128`) holding `re + i im`.
 sl_status sl_scalar_c(sl_dtype dtype, double re, double im, sl_array *out);
 
+// A new array of complex type `dtype` (`SL_C64` or `SL_C128`) and shape
+// `dims[0..rank]` with every element `re + i im` (`sl_constant` makes complex arrays
+// with a zero imaginary part).
+sl_status sl_constant_c(sl_dtype dtype,
+                        int32_t rank,
+                        const int64_t *dims,
+                        double re,
+                        double im,
+                        sl_array *out);
+
 // Switches result comparison for every thread: flushes planned from now on run the
 // reference beside the optimised run and compare as `settings` says. Starts the runtime
 // if needed (so its environment settings do not override these later).

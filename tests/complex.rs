@@ -238,9 +238,24 @@ fn gather_and_scatter() {
             want[i as usize] = vals[j];
         }
         assert_all_close("scatter", &read(s).1, &want, 0.0, |_| 0.0);
+        // Add: every value landing on an element adds to it, part by part (in some order:
+        // each addition rounds, so within 2 eps of the sum of the magnitudes added).
+        let mut a = 0;
+        ok(sl_scatter(pending(z), &ih, 1, vh, SL_SCATTER_ADD, &mut a));
+        let mut want = v.clone();
+        let mut size: Vec<f64> = v.iter().map(|&z| modulus(z)).collect();
+        for (j, &i) in idx.iter().enumerate() {
+            let w = &mut want[i as usize];
+            *w = (w.0 + vals[j].0, w.1 + vals[j].1);
+            size[i as usize] += modulus(vals[j]);
+        }
+        let tol = 2.0 * eps(dt) * (k as f64 + 1.0);
+        assert_all_close("scatter add", &read(a).1, &want, tol, |i| size[i]);
         let mut bad = 0;
-        fails(sl_scatter(z, &ih, 1, vh, SL_SCATTER_ADD, &mut bad), SL_ERR_DTYPE_MISMATCH, "only replacing");
-        release(&[z, ih, g, vh, s]);
+        for mode in [SL_SCATTER_MIN, SL_SCATTER_MAX] {
+            fails(sl_scatter(z, &ih, 1, vh, mode, &mut bad), SL_ERR_DTYPE_MISMATCH, "no order");
+        }
+        release(&[z, ih, g, vh, s, a]);
     }
 }
 
@@ -433,6 +448,13 @@ fn scalar_forms() {
         let mut c = 0;
         ok(sl_scalar_c(dt, s.0, s.1, &mut c));
         assert_all_close("sl_scalar_c", &read(c).1, &[s], 0.0, |_| 0.0);
+        let mut filled = 0;
+        ok(sl_constant_c(dt, 2, [3, 2].as_ptr(), s.0, s.1, &mut filled));
+        assert_eq!(shape_of(filled), [3, 2]);
+        assert_all_close("sl_constant_c", &read(filled).1, &[s; 6], 0.0, |_| 0.0);
+        let mut bad = 0;
+        fails(sl_constant_c(part_type(dt), 1, [3].as_ptr(), 1.0, 1.0, &mut bad), SL_ERR_DTYPE_MISMATCH, "c64 or c128");
+        release(&[filled]);
         release(&[h, real, out, c]);
     }
 }

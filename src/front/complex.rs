@@ -11,7 +11,8 @@ use std::sync::Arc;
 use super::graph::Graph;
 use super::rng::Rng;
 use crate::ir::{
-    BinaryOp, DType, Distribution, Node, NodeState, Op, ReduceOp, Result, Scalar, ScanOp, Shape, UnaryOp, bail,
+    BinaryOp, DType, Distribution, Node, NodeState, Op, ReduceOp, Result, Scalar, ScanOp, ScatterMode, Shape, UnaryOp,
+    bail,
 };
 
 impl Graph<'_> {
@@ -61,6 +62,33 @@ impl Graph<'_> {
         let part = t.real();
         let (re, im) = (self.app_scalar(part, re)?, self.app_scalar(part, im)?);
         self.make_complex(&self.operand(part, re), &self.operand(part, im))
+    }
+
+    /// An array of complex type `t` and `shape` with every element `re + i im`.
+    pub fn complex_constant(&self, t: DType, shape: Shape, re: f64, im: f64) -> Result<Arc<Node>> {
+        let re = self.constant(t.real(), shape, re)?;
+        self.make_complex(&re, &self.constant(t.real(), Shape::SCALAR, im)?)
+    }
+
+    /// Scatter into a complex array with accumulation: adding adds each part (two real
+    /// scatters); min and max have no complex meaning. (Replacing moves whole elements.)
+    pub(crate) fn complex_scatter(
+        &self,
+        dst: &Arc<Node>,
+        indices: &[Arc<Node>],
+        values: &Arc<Node>,
+        mode: ScatterMode,
+    ) -> Result<Arc<Node>> {
+        if mode != ScatterMode::Add {
+            bail!(
+                DTypeMismatch,
+                "scatter: taking the minimum or maximum is not defined for {} arrays (complex numbers have no order)",
+                dst.dtype
+            );
+        }
+        let (dr, di) = self.parts(dst)?;
+        let (vr, vi) = self.parts(values)?;
+        self.make_complex(&self.scatter(&dr, indices, &vr, mode)?, &self.scatter(&di, indices, &vi, mode)?)
     }
 
     /// Unary ops on complex values, and the complex-only ops on real values.

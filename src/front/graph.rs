@@ -232,8 +232,7 @@ impl Graph<'_> {
     /// part).
     pub fn constant(&self, dtype: DType, shape: Shape, v: f64) -> Result<Arc<Node>> {
         if dtype.is_complex() {
-            let re = self.constant(dtype.real(), shape, v)?;
-            return self.make_complex(&re, &self.constant(dtype.real(), Shape::SCALAR, 0.0)?);
+            return self.complex_constant(dtype, shape, v, 0.0);
         }
         Ok(self.fill(dtype, shape, self.app_scalar(dtype, v)?, false))
     }
@@ -655,7 +654,7 @@ impl Graph<'_> {
             bail!(DTypeMismatch, "scatter: adding is not defined for bool arrays");
         }
         if dst.dtype.is_complex() && mode != ScatterMode::Replace {
-            bail!(DTypeMismatch, "scatter: only replacing is implemented for {} arrays", dst.dtype);
+            return self.complex_scatter(dst, indices, values, mode);
         }
         let mut refs: Vec<&Arc<Node>> = vec![values];
         refs.extend(indices.iter());
