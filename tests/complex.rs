@@ -54,20 +54,7 @@ fn upload(dt: sl_dtype, shape: &[usize], v: &[Z]) -> sl_array {
 /// Reads a complex array back: its type and values.
 #[track_caller]
 fn read(h: sl_array) -> (sl_dtype, Vec<Z>) {
-    let dt = dtype_of(h);
-    assert!(COMPLEX.contains(&dt), "expected a complex array, got type {dt}");
-    let n = numel(&shape_of(h));
-    let part = if dt == SL_C64 { 4 } else { 8 };
-    let mut b = vec![0u8; n * 2 * part];
-    ok(sl_read(h, SL_COL_MAJOR, b.as_mut_ptr() as *mut _, b.len()));
-    let p = |c: &[u8]| {
-        if part == 4 {
-            f32::from_le_bytes(c.try_into().unwrap()) as f64
-        } else {
-            f64::from_le_bytes(c.try_into().unwrap())
-        }
-    };
-    (dt, b.chunks_exact(2 * part).map(|c| (p(&c[..part]), p(&c[part..]))).collect())
+    (dtype_of(h), download_complex(h))
 }
 
 /// Reads a real array (f32, f64 or bool) back as f64 values.
@@ -1219,10 +1206,27 @@ fn comparison_and_peek_child() {
         assert_eq!(peeked, read_back, "peek and read of {dt}");
         let want3: Vec<Z> = got.iter().map(|z| stored(dt, (3.0 * z.0, 3.0 * z.1))).collect();
         assert_all_close("peek", &read(y).1, &want3, 0.0, |_| 0.0);
+        // Parts that cancel: c = b (0.1 + 1000 i), so the real parts of c / b and of
+        // c conj(b) are 1e-4 of the values' size, their f32 errors far more than 1e-5 of
+        // themselves; they are held to the error their terms allow.
+        let c: Vec<Z> = b.iter().map(|&z| stored(dt, mul(z, (0.1, 1000.0)))).collect();
+        let hc = upload(dt, &[n], &c);
+        let (mut quotient, mut conj_b, mut product) = (0, 0, 0);
+        ok(sl_div(hc, hb, &mut quotient));
+        ok(sl_conj(hb, &mut conj_b));
+        ok(sl_mul(hc, conj_b, &mut product));
+        for z in [quotient, product] {
+            let (mut re, mut im) = (0, 0);
+            ok(sl_real(z, &mut re));
+            ok(sl_imag(z, &mut im));
+            read_real(re);
+            read_real(im);
+            release(&[re, im]);
+        }
         let mut s = sl_compare_stats { values_checked: 0, mismatches: 0 };
         ok(sl_get_compare_stats(&mut s));
-        assert!(s.values_checked >= 3 && s.mismatches == 0, "{s:?}");
-        release(&[ha, hb, q, t, x, r, y]);
+        assert!(s.values_checked >= 7 && s.mismatches == 0, "{s:?}");
+        release(&[ha, hb, q, t, x, r, y, hc, quotient, conj_b, product]);
     }
 }
 
@@ -1247,13 +1251,12 @@ fn planted_wrong_op_child() {
 #[test]
 fn comparison_and_peek() {
     // Every stored value is compared, parts of complex ones too: Smith's division stores
-    // real intermediates that cancel (a - b r), whose f32 errors are large relative to
-    // themselves, so the absolute tolerance is widened (the planted error is 2^-8 of
-    // values near 1).
-    let env = [("SLUICE_COMPARE", "compute"), ("SLUICE_COMPARE_ACTION", "error"), ("SLUICE_COMPARE_ABS_TOL", "1e-3")];
+    // real intermediates that cancel (a - b r), held to the error their terms allow (the
+    // reference's error scale), with the default tolerances.
+    let env = [("SLUICE_COMPARE", "compute"), ("SLUICE_COMPARE_ACTION", "error")];
     child("comparison_and_peek_child", &env);
     let here = if on_vulkan() { "sub@vulkan" } else { "sub@cpu" };
-    child("planted_wrong_op_child", &[env[0], env[1], env[2], ("SLUICE_TEST_PERTURB", here)]);
+    child("planted_wrong_op_child", &[env[0], env[1], ("SLUICE_TEST_PERTURB", here)]);
 }
 
 /// On Vulkan, complex kernels run on the device (both types: lavapipe has 64-bit floats),

@@ -532,7 +532,7 @@ fn complex_normals() {
             ok(sl_conj(z, &mut conj));
             let stream = Stream { kind, seed, draw: 0 };
             for (h, sign) in [(z, 1.0), (conj, -1.0)] {
-                let got = read_complex(h, dt);
+                let got = download_complex(h);
                 assert_eq!(got.len(), n);
                 for (k, &(re, im)) in got.iter().enumerate() {
                     for (j, v, s) in [(2 * k, re, 1.0), (2 * k + 1, im, sign)] {
@@ -544,7 +544,7 @@ fn complex_normals() {
                 }
             }
             assert_eq!(state(g), (seed, 1), "a complex array takes one draw");
-            let big = read_complex(draw(g, true, dt, &[1 << 18]), dt);
+            let big = download_complex(draw(g, true, dt, &[1 << 18]));
             let m = big.len();
             let se = |sd: f64| 6.0 * sd / (m as f64).sqrt();
             let (re, im): (Vec<f64>, Vec<f64>) = big.iter().copied().unzip();
@@ -565,20 +565,4 @@ fn complex_normals() {
             release(&[z, conj]);
         }
     }
-}
-
-/// A complex array read back as (re, im) pairs in f64.
-fn read_complex(h: sl_array, dt: sl_dtype) -> Vec<(f64, f64)> {
-    let n = numel(&shape_of(h));
-    let part = if dt == SL_C64 { 4 } else { 8 };
-    let mut b = vec![0u8; n * 2 * part];
-    ok(sl_read(h, SL_COL_MAJOR, b.as_mut_ptr() as *mut _, b.len()));
-    let p = |c: &[u8]| {
-        if part == 4 {
-            f32::from_le_bytes(c.try_into().unwrap()) as f64
-        } else {
-            f64::from_le_bytes(c.try_into().unwrap())
-        }
-    };
-    b.chunks_exact(2 * part).map(|c| (p(&c[..part]), p(&c[part..]))).collect()
 }
