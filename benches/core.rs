@@ -220,6 +220,76 @@ fn fused(c: &mut Criterion) {
     check(sl_release(y));
 }
 
+/// `((a b + conj(a)) 0.5 - b) (1 - 2i)` plus `a`: six complex ops on two complex arrays,
+/// one output.
+fn chain6_complex(a: sl_array, b: sl_array) -> sl_array {
+    let (mut p, mut c, mut s, mut h, mut d, mut r, mut out) = (0, 0, 0, 0, 0, 0, 0);
+    check(sl_scope_begin());
+    check(sl_mul(a, b, &mut p));
+    check(sl_conj(a, &mut c));
+    check(sl_add(p, c, &mut s));
+    check(sl_mul_scalar(s, 0.5, &mut h));
+    check(sl_sub(h, b, &mut d));
+    check(sl_binary_scalar_c(SL_MUL, d, 1.0, -2.0, &mut r));
+    check(sl_add(r, a, &mut out));
+    check(sl_keep(out));
+    check(sl_scope_end());
+    out
+}
+
+/// A complex array of `n` elements with parts from `parts` (f32 for c64, f64 for c128).
+fn upload_complex<T>(dtype: sl_dtype, parts: &[T]) -> sl_array {
+    let n = (parts.len() / 2) as i64;
+    let mut h = 0;
+    let bytes = std::mem::size_of_val(parts);
+    check(sl_create(dtype, 1, &n, SL_COL_MAJOR, parts.as_ptr() as *const _, bytes, &mut h));
+    h
+}
+
+/// A 6-op complex element-wise chain on 2^22 elements (issue 16: within 1.5x the memory
+/// floor) and, in the same group, its floor: a triad over the same bytes (two inputs, one
+/// output, 2^23 parts each).
+fn complex_chain(c: &mut Criterion) {
+    const M: usize = 1 << 22;
+    let mut g = c.benchmark_group("complex");
+    g.sample_size(20).measurement_time(Duration::from_secs(4));
+    let re: Vec<f32> = (0..2 * M).map(|i| ((i % 1000) as f32) * 0.001 - 0.5).collect();
+    let im: Vec<f32> = (0..2 * M).map(|i| ((i % 777) as f32) * 0.002 - 0.7).collect();
+    {
+        let mut out = vec![0f32; 2 * M];
+        g.bench_function("triad_floor_c64", |bench| bench.iter(|| triad(&mut out, &re, &im, 3.0)));
+        black_box(&out);
+    }
+    let (a, b) = (upload_complex(SL_C64, &re), upload_complex(SL_C64, &im));
+    g.bench_function("chain6_c64", |bench| {
+        bench.iter(|| {
+            let out = chain6_complex(a, b);
+            compute(out);
+            check(sl_release(out));
+        })
+    });
+    check(sl_release(a));
+    check(sl_release(b));
+    let (re, im): (Vec<f64>, Vec<f64>) =
+        (re.iter().map(|&x| x as f64).collect(), im.iter().map(|&x| x as f64).collect());
+    {
+        let mut out = vec![0f64; 2 * M];
+        g.bench_function("triad_floor_c128", |bench| bench.iter(|| triad(&mut out, &re, &im, 3.0)));
+        black_box(&out);
+    }
+    let (a, b) = (upload_complex(SL_C128, &re), upload_complex(SL_C128, &im));
+    g.bench_function("chain6_c128", |bench| {
+        bench.iter(|| {
+            let out = chain6_complex(a, b);
+            compute(out);
+            check(sl_release(out));
+        })
+    });
+    g.finish();
+    check(sl_release(a));
+    check(sl_release(b));
+}
+
 /// Sums of f32 arrays (accumulated in f64): 2^20 elements (4 MiB, about what the caches
 /// hold) and 2^24 (64 MiB, bound by memory: compare with `bandwidth/read_f32`).
 fn sums(c: &mut Criterion) {
@@ -940,6 +1010,7 @@ criterion_group!(
     bandwidth,
     random,
     fused,
+    complex_chain,
     midsize,
     shared_core,
     sums,

@@ -393,7 +393,8 @@ public:
         return s;
     }
     void set_state(uint64_t seed, uint64_t draw) { detail::check(sl_rng_set_state(rng_, seed, draw)); }
-    // Values uniform on [0, 1) / standard normal, of dtype f32 or f64.
+    // Values uniform on [0, 1) / standard normal, of dtype f32 or f64; normal values also
+    // of c64 or c128 (the standard complex normal: parts independent, each of variance 1/2).
     Array uniform(DType dtype, const Shape& dims) const {
         return detail::make(sl_random_uniform, rng_, static_cast<sl_dtype>(dtype), detail::length(dims.size()),
                             dims.data());
@@ -648,8 +649,9 @@ inline Array isfinite(const Array& a) { return detail::make(sl_isfinite, a.handl
 
 // ---------------------------------------------------------------------------------------
 // Complex numbers: DType::c64 holds std::complex<float>, DType::c128 std::complex<double>.
-// The arithmetic, comparison and math functions above take them where they have a
-// meaning (+ - * /, ==, !=, abs, exp, log, sqrt, sum, prod, mean, cumsum, cumprod).
+// The arithmetic, comparison and math functions take them where they have a meaning
+// (+ - * /, pow, ==, !=, abs, exp, log, sqrt, sin, cos, tan, sinh, cosh, tanh, sum, prod,
+// mean, cumsum, cumprod, scatter replacing or adding, Rng::normal).
 
 inline Array conj(const Array& a) { return detail::make(sl_conj, a.handle()); }
 // The parts, of the parts' type (a real array: itself, and zeros).
@@ -664,6 +666,11 @@ inline Array polar(const Array& r, const Array& theta) { return detail::make(sl_
 // A rank-0 complex array (dtype c64 or c128).
 inline Array scalar(DType dtype, std::complex<double> value) {
     return detail::make(sl_scalar_c, static_cast<sl_dtype>(dtype), value.real(), value.imag());
+}
+// An array of complex `dtype` with every element `value`.
+inline Array constant(DType dtype, const Shape& dims, std::complex<double> value) {
+    return detail::make(sl_constant_c, static_cast<sl_dtype>(dtype), detail::length(dims.size()), dims.data(),
+                        value.real(), value.imag());
 }
 // op with a complex scalar: the array is complex, or real and taken as complex.
 inline Array binary(sl_binary_op op, const Array& a, std::complex<double> s) {
@@ -684,6 +691,8 @@ inline Array eq(const Array& a, std::complex<double> s) { return binary(SL_EQ, a
 inline Array eq(std::complex<double> s, const Array& b) { return binary(SL_EQ, s, b); }
 inline Array ne(const Array& a, std::complex<double> s) { return binary(SL_NE, a, s); }
 inline Array ne(std::complex<double> s, const Array& b) { return binary(SL_NE, s, b); }
+inline Array pow(const Array& a, std::complex<double> s) { return binary(SL_POW, a, s); }
+inline Array pow(std::complex<double> s, const Array& b) { return binary(SL_POW, s, b); }
 
 // ---------------------------------------------------------------------------------------
 // Element-wise binary ops, each with arrays or a scalar on either side (arrays broadcast;

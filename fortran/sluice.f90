@@ -1176,7 +1176,7 @@ module sluice
   end interface
   ! Complex numbers (SL_C64 holds complex(4), SL_C128 complex(8)).
   public :: sl_conj, sl_real, sl_imag, sl_arg, sl_isfinite, sl_complex, sl_polar, &
-    sl_binary_scalar_c, sl_scalar_binary_c, sl_scalar_c
+    sl_binary_scalar_c, sl_scalar_binary_c, sl_scalar_c, sl_constant_c
   interface
     function sl_conj(a, out) result(status) bind(C, name="sl_conj")
       import :: c_int, c_int64_t
@@ -1239,6 +1239,14 @@ module sluice
     function sl_scalar_c(dtype, re, im, out) result(status) bind(C, name="sl_scalar_c")
       import :: c_int, c_int32_t, c_int64_t, c_double
       integer(c_int32_t), value :: dtype
+      real(c_double), value :: re, im
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_constant_c(dtype, rank, dims, re, im, out) result(status) bind(C, name="sl_constant_c")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
       real(c_double), value :: re, im
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
@@ -1327,7 +1335,7 @@ module sluice
     module procedure div_any, div_r4, div_r8, div_i4, div_i8, div_c4, div_c8
   end interface
   interface operator(**)
-    module procedure pow_any, pow_r4, pow_r8, pow_i4, pow_i8
+    module procedure pow_any, pow_r4, pow_r8, pow_i4, pow_i8, pow_c4, pow_c8
   end interface
   interface operator(==)
     module procedure eq_any, eq_r4, eq_r8, eq_i4, eq_i8
@@ -1457,6 +1465,14 @@ module sluice
   end interface
   interface is_inf
     module procedure is_inf_arr
+  end interface
+  ! Neither NaN nor infinite (complex: both parts).
+  interface is_finite
+    module procedure is_finite_arr
+  end interface
+  ! The phase angle of a complex array, atan2(aimag(z), real(z)) (Fortran has no intrinsic).
+  interface arg
+    module procedure arg_arr
   end interface
   interface floor
     module procedure floor_arr
@@ -1598,7 +1614,7 @@ module sluice
     dble, int, logical, conjg, aimag, cmplx, sum, product, maxval, minval, count, any, all, minloc, maxloc, matmul, dot_product, &
     transpose, reshape, cshift, eoshift, spread, merge, shape, size
   public :: gemm, outer
-  public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, mean, cumsum, cumprod, section, &
+  public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, is_finite, arg, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
   public :: set_compare, compare_stats, reference, debug_peek
   public :: scope_begin, scope_end, keep, release, update, retain, eval, hint_read, sync, init, live_handles, &
@@ -1773,6 +1789,22 @@ contains
     class default
       v = 0
       scalar_value = .false.
+    end select
+  end function
+
+  ! Whether `s` is a complex(4) or complex(8) scalar, and its value.
+  logical function complex_value(s, z)
+    class(*), intent(in) :: s
+    complex(c_double_complex), intent(out) :: z
+    complex_value = .true.
+    select type (s)
+    type is (complex(c_float_complex))
+      z = cmplx(s, kind=c_double_complex)
+    type is (complex(c_double_complex))
+      z = s
+    class default
+      z = 0
+      complex_value = .false.
     end select
   end function
 
@@ -2202,13 +2234,18 @@ contains
   ! ---------------------------------------------------------------------------------------
   ! Creating arrays.
 
-  ! An array of type `dtype` (SL_F64, ...) and shape `shape`, every element `value`.
+  ! An array of type `dtype` (SL_F64, ...) and shape `shape`, every element `value` (a
+  ! complex value for SL_C64 or SL_C128 arrays).
   type(sl_array) function constant(dtype, shape, value, stat) result(r)
     integer, intent(in) :: dtype, shape(:)
     class(*), intent(in) :: value
     integer, intent(out), optional :: stat
     real(c_double) :: v
-    if (scalar_value(value, v)) then
+    complex(c_double_complex) :: z
+    if (complex_value(value, z)) then
+      call finish(sl_constant_c(int(dtype, c_int32_t), size(shape, kind=c_int32_t), int(shape, c_int64_t), &
+        z%re, z%im, r%handle), stat)
+    else if (scalar_value(value, v)) then
       call finish(sl_constant(int(dtype, c_int32_t), size(shape, kind=c_int32_t), int(shape, c_int64_t), v, &
         r%handle), stat)
     else
@@ -3876,6 +3913,18 @@ contains
     r = unary(SL_UNARY_ISINF, x, stat)
   end function
 
+  type(sl_array) function is_finite_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ISFINITE, x, stat)
+  end function
+
+  type(sl_array) function arg_arr(z, stat) result(r)
+    type(sl_array), intent(in) :: z
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ARG, z, stat)
+  end function
+
   ! Element-wise functions of two arguments.
   type(sl_array) function atan2_arr(y, x, stat) result(r)
     type(sl_array), intent(in) :: y
@@ -4225,6 +4274,18 @@ contains
     complex(c_double_complex), intent(in) :: s
     type(sl_array), intent(in) :: b
     call finish(sl_scalar_binary_c(SL_BINARY_DIV, real(s%re, c_double), real(s%im, c_double), b%handle, r%handle))
+  end function
+
+  type(sl_array) function pow_c4(s, b) result(r)
+    complex(c_float_complex), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    call finish(sl_scalar_binary_c(SL_BINARY_POW, real(s%re, c_double), real(s%im, c_double), b%handle, r%handle))
+  end function
+
+  type(sl_array) function pow_c8(s, b) result(r)
+    complex(c_double_complex), intent(in) :: s
+    type(sl_array), intent(in) :: b
+    call finish(sl_scalar_binary_c(SL_BINARY_POW, real(s%re, c_double), real(s%im, c_double), b%handle, r%handle))
   end function
 
 end module sluice

@@ -657,6 +657,16 @@ sl_status sl_scalar_binary_c(sl_binary_op op, double re, double im, sl_array b, 
 // A rank-0 array of complex type `dtype` (`SL_C64` or `SL_C128`) holding `re + i im`.
 sl_status sl_scalar_c(sl_dtype dtype, double re, double im, sl_array *out);
 
+// A new array of complex type `dtype` (`SL_C64` or `SL_C128`) and shape
+// `dims[0..rank]` with every element `re + i im` (`sl_constant` makes complex arrays
+// with a zero imaginary part).
+sl_status sl_constant_c(sl_dtype dtype,
+                        int32_t rank,
+                        const int64_t *dims,
+                        double re,
+                        double im,
+                        sl_array *out);
+
 // Switches result comparison for every thread: flushes planned from now on run the
 // reference beside the optimised run and compare as `settings` says. Starts the runtime
 // if needed (so its environment settings do not override these later).
@@ -1018,7 +1028,9 @@ sl_status sl_random_uniform(sl_rng rng,
 
 // Like `sl_random_uniform`, with standard normal values: elements 2j and 2j+1 are the
 // Box-Muller pair sqrt(-2 ln(1-u)) cos(2 pi v), sqrt(-2 ln(1-u)) sin(2 pi v) of the
-// uniform elements u = 2j and v = 2j+1 of the same type.
+// uniform elements u = 2j and v = 2j+1 of the same type. `SL_C64`/`SL_C128` give the
+// standard complex normal: parts independent, each of variance 1/2 (E|z|^2 = 1); element
+// k is (x_2k + i x_2k+1) / sqrt(2) for the f32/f64 normal draw x of 2n values.
 sl_status sl_random_normal(sl_rng rng,
                            sl_dtype dtype,
                            int32_t rank,

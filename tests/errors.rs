@@ -277,6 +277,7 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_binary_scalar_c", Box::new(move |o| sl_binary_scalar_c(SL_ADD, stale, 1.0, 2.0, o)));
     add("sl_scalar_binary_c", Box::new(move |o| sl_scalar_binary_c(SL_LT, 1.0, 2.0, a, o)));
     add("sl_scalar_c", Box::new(move |o| sl_scalar_c(SL_F64, 1.0, 2.0, o)));
+    add("sl_constant_c", Box::new(move |o| sl_constant_c(SL_F64, 1, d.as_ptr(), 1.0, 2.0, o)));
     let unary = named!(Unary: sl_neg, sl_abs, sl_sign, sl_sqrt, sl_rsqrt, sl_cbrt, sl_rcp, sl_exp, sl_exp2,
         sl_expm1, sl_log, sl_log2, sl_log10, sl_log1p, sl_sin, sl_cos, sl_tan, sl_asin, sl_acos, sl_atan, sl_sinh,
         sl_cosh, sl_tanh, sl_asinh, sl_acosh, sl_atanh, sl_erf, sl_floor, sl_ceil, sl_round, sl_trunc, sl_isnan,

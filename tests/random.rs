@@ -503,6 +503,7 @@ fn bad_arguments() {
     let dims = [4i64];
     let mut out = 0;
     fails(sl_random_uniform(g, SL_I32, 1, dims.as_ptr(), &mut out), SL_ERR_DTYPE_MISMATCH, "f32 or f64");
+    fails(sl_random_uniform(g, SL_C64, 1, dims.as_ptr(), &mut out), SL_ERR_DTYPE_MISMATCH, "two real draws");
     fails(sl_random_normal(g, SL_F32, -1, dims.as_ptr(), &mut out), SL_ERR_INVALID_ARGUMENT, "rank");
     let a = draw(g, false, SL_F32, &[4]);
     fails(sl_random_uniform(a, SL_F32, 1, dims.as_ptr(), &mut out), SL_ERR_INVALID_HANDLE, "random number generator");
@@ -511,4 +512,57 @@ fn bad_arguments() {
     fails(sl_rng_set_state(g, 1, 2), SL_ERR_INVALID_HANDLE, "not a live");
     assert_eq!(download(a).v.len(), 4, "arrays drawn before the generator went stay valid");
     release(&[a]);
+}
+
+/// Complex normal numbers: element k of a c64 (c128) draw is (x_2k + i x_2k+1) / sqrt(2)
+/// for the f32 (f64) normal stream x of the same draw, on the executor in use, read
+/// through a fused op too; and the statistics of the standard complex normal: parts of
+/// variance 1/2, uncorrelated, E|z|^2 = 1 (six standard errors, as `statistics`).
+#[test]
+fn complex_normals() {
+    let mut r = rng("complex_normals");
+    for (kind, sk) in [(RngKind::Philox, SL_RNG_PHILOX), (RngKind::Fast, SL_RNG_FAST)] {
+        for (dt, part) in [(SL_C64, DType::F32), (SL_C128, DType::F64)] {
+            let seed = rand_val(&mut r, SL_I64, 0.0, 1e15, false).f() as u64;
+            let g = rng_new(sk, seed);
+            let shape = [rand_val(&mut r, SL_I64, 1.0, 300.0, false).f() as usize, 3, 7];
+            let n = numel(&shape);
+            let z = draw(g, true, dt, &shape);
+            let mut conj = 0;
+            ok(sl_conj(z, &mut conj));
+            let stream = Stream { kind, seed, draw: 0 };
+            for (h, sign) in [(z, 1.0), (conj, -1.0)] {
+                let got = download_complex(h);
+                assert_eq!(got.len(), n);
+                for (k, &(re, im)) in got.iter().enumerate() {
+                    for (j, v, s) in [(2 * k, re, 1.0), (2 * k + 1, im, sign)] {
+                        let want = s * stream.normal(part, j as u64) * std::f64::consts::FRAC_1_SQRT_2;
+                        // The stream's tolerance, and the rounding of the scaling.
+                        let tol = normal_tolerance(&stream, part, j as u64) + want.abs() * 1.2e-7;
+                        assert!((v - want).abs() <= tol, "{kind:?} {dt} element {k} part {}: {v} vs {want}", j % 2);
+                    }
+                }
+            }
+            assert_eq!(state(g), (seed, 1), "a complex array takes one draw");
+            let big = download_complex(draw(g, true, dt, &[1 << 18]));
+            let m = big.len();
+            let se = |sd: f64| 6.0 * sd / (m as f64).sqrt();
+            let (re, im): (Vec<f64>, Vec<f64>) = big.iter().copied().unzip();
+            let mean = |a: &[f64]| a.iter().sum::<f64>() / m as f64;
+            let second = |a: &[f64]| a.iter().map(|x| x * x).sum::<f64>() / m as f64;
+            let ctx = format!("{kind:?} {dt}");
+            // A part's mean has standard deviation sqrt(1/2), its square's sqrt(2) / 2,
+            // |z|^2 (exponential with mean 1) 1.
+            for (p, what) in [(&re, "real"), (&im, "imaginary")] {
+                assert!(mean(p).abs() < se(0.5f64.sqrt()), "{ctx}: {what} part mean {}", mean(p));
+                assert!((second(p) - 0.5).abs() < se(0.5f64.sqrt()), "{ctx}: {what} part variance {}", second(p));
+            }
+            let abs2: f64 = big.iter().map(|&(a, b)| a * a + b * b).sum::<f64>() / m as f64;
+            assert!((abs2 - 1.0).abs() < se(1.0), "{ctx}: E|z|^2 = {abs2}");
+            let c = correlation(&re, &im);
+            assert!(c.abs() < se(1.0), "{ctx}: correlation {c} of the parts");
+            ok(sl_rng_destroy(g));
+            release(&[z, conj]);
+        }
+    }
 }

@@ -1,12 +1,13 @@
 //! Complex numbers (`SL_C64`, `SL_C128`): their own functions and the scalar forms of the
-//! binary ops. Arithmetic, comparisons for equality, `abs`, `exp`, `log`, `sqrt`, the
-//! reductions `sum`, `prod`, `mean`, the scans, views, `select`, `concat`, `gather` and
-//! `scatter` (replacing) take complex arrays through the general calls.
+//! binary ops. Arithmetic, `pow`, comparisons for equality, `abs`, `exp`, `log`, `sqrt`,
+//! the trigonometric and hyperbolic functions, the reductions `sum`, `prod`, `mean`, the
+//! scans, views, `select`, `concat`, `gather`, `scatter` (replacing or adding) and
+//! `sl_random_normal` take complex arrays through the general calls.
 
 use super::elementwise::{binary, unary};
 use super::error::boundary;
 use super::types::*;
-use super::{binary_op, graph, node, out_slot, parse_dtype, put, runtime};
+use super::{binary_op, graph, node, out_slot, parse_dtype, parse_shape, put, runtime};
 use crate::ir::{BinaryOp, CallSite, Result, UnaryOp, bail};
 
 /// Element-wise complex conjugate (a real array is its own conjugate).
@@ -104,6 +105,30 @@ pub extern "C" fn sl_scalar_c(dtype: sl_dtype, re: f64, im: f64, out: *mut sl_ar
         }
         let rt = runtime()?;
         let n = graph(&rt, site).complex_scalar(t, re, im)?;
+        put(&rt, out, n)
+    })
+}
+
+/// A new array of complex type `dtype` (`SL_C64` or `SL_C128`) and shape
+/// `dims[0..rank]` with every element `re + i im` (`sl_constant` makes complex arrays
+/// with a zero imaginary part).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_constant_c(
+    dtype: sl_dtype,
+    rank: i32,
+    dims: *const i64,
+    re: f64,
+    im: f64,
+    out: *mut sl_array,
+) -> sl_status {
+    boundary!("sl_constant_c", |site| {
+        let out = out_slot(out)?;
+        let (t, s) = (parse_dtype(dtype)?, parse_shape(rank, dims)?);
+        if !t.is_complex() {
+            bail!(DTypeMismatch, "sl_constant_c makes c64 or c128 arrays, not {t}; use sl_constant");
+        }
+        let rt = runtime()?;
+        let n = graph(&rt, site).complex_constant(t, s, re, im)?;
         put(&rt, out, n)
     })
 }

@@ -92,7 +92,9 @@ pub extern "C" fn sl_random_uniform(
 
 /// Like `sl_random_uniform`, with standard normal values: elements 2j and 2j+1 are the
 /// Box-Muller pair sqrt(-2 ln(1-u)) cos(2 pi v), sqrt(-2 ln(1-u)) sin(2 pi v) of the
-/// uniform elements u = 2j and v = 2j+1 of the same type.
+/// uniform elements u = 2j and v = 2j+1 of the same type. `SL_C64`/`SL_C128` give the
+/// standard complex normal: parts independent, each of variance 1/2 (E|z|^2 = 1); element
+/// k is (x_2k + i x_2k+1) / sqrt(2) for the f32/f64 normal draw x of 2n values.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_random_normal(
     rng: sl_rng,

@@ -76,7 +76,7 @@ pub fn compare(reference: &Reference, value: &Value, tol: Tolerance) -> Option<M
             }
             (Data::Float(r), Elem::F(g)) => {
                 let want = rounded(dtype, r[i]);
-                ([(g, want), (0.0, 0.0)], 1, want.abs())
+                ([(g, want), (0.0, 0.0)], 1, reference.magnitude(i).max(want.abs()))
             }
             (Data::Int(r), g) => ([(g.i() as f64, r[i] as f64), (0.0, 0.0)], 1, (r[i] as f64).abs()),
             (Data::Float(r), g) => ([(g.f(), r[i]), (0.0, 0.0)], 1, r[i].abs()),

@@ -166,11 +166,12 @@ pub fn use_memory(pool: Arc<HostPool>) {
     *MEMORY.lock() = Some(pool);
 }
 
-/// The reference `make` builds for `n`, counted against the memory limit first; why not
-/// when it does not fit.
-fn counted(n: &Node, make: impl FnOnce() -> Reference) -> std::result::Result<Arc<Counted>, String> {
-    // f64 or i64 per element.
-    let bytes = n.shape.checked_numel().and_then(|e| e.checked_mul(8)).unwrap_or(usize::MAX);
+/// The reference `make` builds for `n` (with an error scale if `scaled`), counted against
+/// the memory limit first; why not when it does not fit.
+fn counted(n: &Node, scaled: bool, make: impl FnOnce() -> Reference) -> std::result::Result<Arc<Counted>, String> {
+    // f64 or i64 per element, and the f64 error scale.
+    let per_element = if scaled { 16 } else { 8 };
+    let bytes = n.shape.checked_numel().and_then(|e| e.checked_mul(per_element)).unwrap_or(usize::MAX);
     let pool = MEMORY.lock().clone();
     let memory = match pool.map(|p| p.reserve(bytes)).transpose() {
         Ok(m) => m,
@@ -217,7 +218,7 @@ fn input_reference(
         return Err(None); // in the flush, without a reference: one of its inputs failed
     }
     let value = n.wait().ok().and_then(|v| host(&v).ok()).ok_or(None)?;
-    let r = counted(n, || Reference::of_value(n.dtype, n.shape, &value)).map_err(Some)?;
+    let r = counted(n, false, || Reference::of_value(n.dtype, n.shape, &value)).map_err(Some)?;
     *n.reference.lock() = Some(r.clone());
     Ok(r)
 }
@@ -250,7 +251,7 @@ pub fn attach_references(
                 .map_err(|why| why.map(|w| format!("{w} (an input of {} made by {})", n.op.name(), n.site)))
                 .and_then(|ins| {
                     let ins: Vec<&Reference> = ins.iter().map(|r| &***r).collect();
-                    counted(n, || reference::evaluate(n, &ins)).map_err(Some)
+                    counted(n, reference::carries_scale(n, &ins), || reference::evaluate(n, &ins)).map_err(Some)
                 });
             match made {
                 Ok(r) => *n.reference.lock() = Some(r),

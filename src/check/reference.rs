@@ -29,6 +29,24 @@ pub struct Reference {
     /// through (an f32 value cast to f64 still carries f32 rounding errors): tolerances
     /// follow it.
     pub precision: DType,
+    /// For the parts of complex values and the real arithmetic on them (the lowering of
+    /// complex ops, `front/complex.rs`), the size their rounding errors are relative to,
+    /// per element: a part's is the modulus of its complex value, a ± b's |a ± b| plus
+    /// the scales of a and b, and so on through the arithmetic (first-order error
+    /// propagation). So a part that cancels (of a complex product or quotient) is held to
+    /// the error of the complex value, as complex values are. `None`: each value's own
+    /// size (real work never starting from a complex part keeps its strict tolerance).
+    pub scale: Option<Vec<f64>>,
+}
+
+/// Whether the reference of `n` (from inputs `ins`) keeps an error scale: the parts of
+/// complex values, and real arithmetic, selects and casts of values that keep one.
+pub fn carries_scale(n: &Node, ins: &[&Reference]) -> bool {
+    use BinaryOp::{Add, Div, Mul, Sub};
+    use UnaryOp::{Imag, Neg, Real};
+    let part = matches!(n.op, Op::Unary(Real | Imag));
+    let passes_on = matches!(n.op, Op::Binary(Add | Sub | Mul | Div) | Op::Unary(Neg) | Op::Select | Op::Cast);
+    n.dtype.is_float() && (part || passes_on && ins.iter().any(|i| i.scale.is_some()))
 }
 
 /// The narrower of two floating-point types.
@@ -183,7 +201,20 @@ impl Reference {
             v.extend(elems.map(|e| wrap(dtype, e.i())));
             Data::Int(v)
         };
-        Reference { dtype, shape, data, precision: dtype.real() }
+        Reference { dtype, shape, data, precision: dtype.real(), scale: None }
+    }
+
+    /// The size the rounding errors of element `i` are relative to.
+    pub fn magnitude(&self, i: usize) -> f64 {
+        match &self.scale {
+            Some(s) => s[i],
+            None => self.at(i).f().abs(),
+        }
+    }
+
+    /// `magnitude` of element `i` of an operand (rank-0 operands: everywhere).
+    fn operand_magnitude(&self, i: usize) -> f64 {
+        self.magnitude(if self.shape.rank() == 0 { 0 } else { i })
     }
 
     /// The elements of `value` (in host memory) as a reference.
@@ -261,7 +292,46 @@ pub fn evaluate(n: &Node, ins: &[&Reference]) -> Reference {
     if floating(r.dtype) {
         r.precision = ins.iter().filter(|i| floating(i.dtype)).fold(r.precision, |p, i| narrower(p, i.precision));
     }
+    if carries_scale(n, ins) {
+        r.scale = Some(scale(n, ins, &r));
+    }
     r
+}
+
+/// The error scale of node `n` (value `r`): a part's, its complex value's modulus; an
+/// arithmetic op's, |f| plus each input's scale times the size of f's derivative in it.
+fn scale(n: &Node, ins: &[&Reference], r: &Reference) -> Vec<f64> {
+    let value = |x: &Reference, i: usize| x.operand(i).f();
+    (0..r.shape.numel())
+        .map(|i| {
+            let own = r.at(i).f().abs();
+            // Where the propagation breaks down (division by 0, infinite terms), the
+            // value's own size.
+            let finite_or_own = |s: f64| if s.is_finite() { s } else { own };
+            let m = |j: usize| ins[j].operand_magnitude(i);
+            finite_or_own(match n.op {
+                Op::Unary(UnaryOp::Real | UnaryOp::Imag) => {
+                    let (re, im) = ins[0].operand(i).parts();
+                    re.hypot(im)
+                }
+                Op::Binary(BinaryOp::Add | BinaryOp::Sub) => own + m(0) + m(1),
+                Op::Binary(BinaryOp::Mul) => own + m(0) * value(ins[1], i).abs() + value(ins[0], i).abs() * m(1),
+                Op::Binary(BinaryOp::Div) => {
+                    let d = value(ins[1], i).abs();
+                    own + m(0) / d + own / d * m(1)
+                }
+                Op::Select => {
+                    if ins[0].operand(i).nonzero() {
+                        m(1)
+                    } else {
+                        m(2)
+                    }
+                }
+                Op::Cast if ins[0].dtype.is_float() => m(0),
+                _ => own.max(m(0)),
+            })
+        })
+        .collect()
 }
 
 fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {

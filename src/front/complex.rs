@@ -9,7 +9,11 @@
 use std::sync::Arc;
 
 use super::graph::Graph;
-use crate::ir::{BinaryOp, DType, Node, NodeState, Op, ReduceOp, Result, Scalar, ScanOp, Shape, UnaryOp, bail};
+use super::rng::Rng;
+use crate::ir::{
+    BinaryOp, DType, Distribution, Node, NodeState, Op, ReduceOp, Result, Scalar, ScanOp, ScatterMode, Shape, UnaryOp,
+    bail,
+};
 
 impl Graph<'_> {
     /// The real and imaginary parts of `z` (a real `z` has a zero imaginary part).
@@ -60,6 +64,33 @@ impl Graph<'_> {
         self.make_complex(&self.operand(part, re), &self.operand(part, im))
     }
 
+    /// An array of complex type `t` and `shape` with every element `re + i im`.
+    pub fn complex_constant(&self, t: DType, shape: Shape, re: f64, im: f64) -> Result<Arc<Node>> {
+        let re = self.constant(t.real(), shape, re)?;
+        self.make_complex(&re, &self.constant(t.real(), Shape::SCALAR, im)?)
+    }
+
+    /// Scatter into a complex array with accumulation: adding adds each part (two real
+    /// scatters); min and max have no complex meaning. (Replacing moves whole elements.)
+    pub(crate) fn complex_scatter(
+        &self,
+        dst: &Arc<Node>,
+        indices: &[Arc<Node>],
+        values: &Arc<Node>,
+        mode: ScatterMode,
+    ) -> Result<Arc<Node>> {
+        if mode != ScatterMode::Add {
+            bail!(
+                DTypeMismatch,
+                "scatter: taking the minimum or maximum is not defined for {} arrays (complex numbers have no order)",
+                dst.dtype
+            );
+        }
+        let (dr, di) = self.parts(dst)?;
+        let (vr, vi) = self.parts(values)?;
+        self.make_complex(&self.scatter(&dr, indices, &vr, mode)?, &self.scatter(&di, indices, &vi, mode)?)
+    }
+
     /// Unary ops on complex values, and the complex-only ops on real values.
     pub(crate) fn complex_unary(&self, op: UnaryOp, z: &Arc<Node>) -> Result<Arc<Node>> {
         use UnaryOp as U;
@@ -100,18 +131,137 @@ impl Graph<'_> {
                 let one = self.make_complex(&self.real_constant(re.dtype, 1.0), &self.zero(re.dtype))?;
                 self.complex_binary(BinaryOp::Div, &one, z)
             }
-            // e^re (cos im, sin im); a zero imaginary part stays exactly zero (e^re may
-            // be infinite, and infinity times 0 would be NaN).
-            U::Exp => {
-                let e = u(U::Exp, &re)?;
-                let zero_im = b(BinaryOp::Eq, &im, &self.zero(im.dtype))?;
-                let im_out = self.select(&zero_im, &im, &b(BinaryOp::Mul, &e, &u(U::Sin, &im)?)?)?;
-                self.make_complex(&b(BinaryOp::Mul, &e, &u(U::Cos, &im)?)?, &im_out)
-            }
+            U::Exp => self.complex_exp(&re, &im),
             U::Log => self.make_complex(&u(U::Log, &b(BinaryOp::Hypot, &re, &im)?)?, &b(BinaryOp::Atan2, &im, &re)?),
             U::Sqrt => self.complex_sqrt(&re, &im),
+            U::Sinh | U::Cosh | U::Tanh => {
+                let (r, i) = self.hyperbolic(op, &re, &im)?;
+                self.make_complex(&r, &i)
+            }
+            // As C99 Annex G defines them, through iz = (-im, re): cos z = cosh(iz),
+            // sin z = -i sinh(iz), tan z = -i tanh(iz). Special values and signed zeros
+            // follow from the hyperbolic functions'.
+            U::Cos => {
+                let (r, i) = self.hyperbolic(U::Cosh, &u(U::Neg, &im)?, &re)?;
+                self.make_complex(&r, &i)
+            }
+            U::Sin | U::Tan => {
+                let f = if op == U::Sin { U::Sinh } else { U::Tanh };
+                let (r, i) = self.hyperbolic(f, &u(U::Neg, &im)?, &re)?;
+                self.make_complex(&i, &u(U::Neg, &r)?)
+            }
             _ => unreachable!("refused above"),
         }
+    }
+
+    /// e^re (cos im, sin im), each part finite wherever it is (see `exp_times`); a zero
+    /// imaginary part stays exactly zero (e^re may be infinite, and infinity times 0
+    /// would be NaN).
+    fn complex_exp(&self, re: &Arc<Node>, im: &Arc<Node>) -> Result<Arc<Node>> {
+        let zero_im = self.binary(BinaryOp::Eq, im, &self.zero(im.dtype))?;
+        let im_out = self.select(&zero_im, im, &self.exp_times(re, &self.unary(UnaryOp::Sin, im)?)?)?;
+        self.make_complex(&self.exp_times(re, &self.unary(UnaryOp::Cos, im)?)?, &im_out)
+    }
+
+    /// `e^x c` (|c| <= 1), finite wherever it is: where e^x overflows, as
+    /// (e^(x/2) c) e^(x/2).
+    fn exp_times(&self, x: &Arc<Node>, c: &Arc<Node>) -> Result<Arc<Node>> {
+        use BinaryOp::{Lt, Mul};
+        let (b, u) = (|o, p: &Arc<Node>, q: &Arc<Node>| self.binary(o, p, q), |o, p: &Arc<Node>| self.unary(o, p));
+        let t = x.dtype;
+        let direct = b(Mul, &u(UnaryOp::Exp, x)?, c)?;
+        let root = u(UnaryOp::Exp, &b(Mul, x, &self.real_constant(t, 0.5))?)?;
+        let far = b(Mul, &b(Mul, &root, c)?, &root)?;
+        self.select(&b(Lt, x, &self.exp_overflow_edge(t))?, &direct, &far)
+    }
+
+    /// The parts of sinh, cosh or tanh (`f`) of `x + iy`. Each part is a product or
+    /// quotient of real functions, so each is accurate relative to itself (no
+    /// cancellation). Special values as C99 Annex G gives them for csinh, ccosh and
+    /// ctanh, except the sign of a zero part where Annex G leaves it unspecified.
+    fn hyperbolic(&self, f: UnaryOp, x: &Arc<Node>, y: &Arc<Node>) -> Result<(Arc<Node>, Arc<Node>)> {
+        use BinaryOp::{And, Eq, Lt, Or};
+        let (b, u) = (|o, p: &Arc<Node>, q: &Arc<Node>| self.binary(o, p, q), |o, p: &Arc<Node>| self.unary(o, p));
+        if f == UnaryOp::Tanh {
+            return self.complex_tanh(x, y);
+        }
+        let sinh = f == UnaryOp::Sinh;
+        // sinh: (sinh x cos y, cosh x sin y); cosh: (cosh x cos y, sinh x sin y).
+        let re = self.hyperbolic_times(x, &u(UnaryOp::Cos, y)?, sinh)?;
+        let im = self.hyperbolic_times(x, &u(UnaryOp::Sin, y)?, !sinh)?;
+        let zero = self.zero(x.dtype);
+        let (x_zero, y_zero) = (b(Eq, x, &zero)?, b(Eq, y, &zero)?);
+        let y_bad = u(UnaryOp::Not, &u(UnaryOp::IsFinite, y)?)?;
+        // An infinite x with an infinite or NaN y: the part made with cos y is an
+        // infinity (sinh: x, cosh: |x|), not inf * NaN.
+        let inf_x_bad_y = b(And, &u(UnaryOp::IsInf, x)?, &y_bad)?;
+        if sinh {
+            // sinh(±0 + iy) has real part ±0 and sinh(x ± i0) imaginary part ±0 whatever
+            // the other part is (no 0 * NaN or inf * 0).
+            let re = self.select(&b(Or, &x_zero, &inf_x_bad_y)?, x, &re)?;
+            return Ok((re, self.select(&y_zero, y, &im)?));
+        }
+        let re = self.select(&inf_x_bad_y, &u(UnaryOp::Abs, x)?, &re)?;
+        // sinh x sin y with a zero factor: a zero with the product's sign (cosh is even,
+        // so cosh(-x + i0) = cosh(x - i0)), also where sinh x overflows or is NaN and
+        // where sin y is NaN.
+        let signed_y = self.select(&b(Lt, x, &zero)?, &u(UnaryOp::Neg, y)?, y)?;
+        let im = self.select(&b(And, &y_zero, &u(UnaryOp::Not, &x_zero)?)?, &signed_y, &im)?;
+        let im = self.select(&b(And, &x_zero, &y_bad)?, x, &im)?;
+        Ok((re, im))
+    }
+
+    /// Just below where e^x overflows (88.7 for f32, 709.8 for f64).
+    fn exp_overflow_edge(&self, t: DType) -> Arc<Node> {
+        self.real_constant(t, if t == DType::F32 { 88.0 } else { 709.0 })
+    }
+
+    /// `f(x) c` (|c| <= 1) for f = sinh (`odd`) or cosh, finite wherever it is: where
+    /// e^|x| overflows (before f does), f(x) is e^|x| / 2 to working precision, and the
+    /// product is `exp_times(|x|, c / 2)`.
+    fn hyperbolic_times(&self, x: &Arc<Node>, c: &Arc<Node>, odd: bool) -> Result<Arc<Node>> {
+        use BinaryOp::{Lt, Mul};
+        let (b, u) = (|o, p: &Arc<Node>, q: &Arc<Node>| self.binary(o, p, q), |o, p: &Arc<Node>| self.unary(o, p));
+        let t = x.dtype;
+        let direct = b(Mul, &u(if odd { UnaryOp::Sinh } else { UnaryOp::Cosh }, x)?, c)?;
+        let ax = u(UnaryOp::Abs, x)?;
+        let far = self.exp_times(&ax, &b(Mul, c, &self.real_constant(t, 0.5))?)?;
+        let far = if odd { self.select(&b(Lt, x, &self.zero(t))?, &u(UnaryOp::Neg, &far)?, &far)? } else { far };
+        self.select(&b(Lt, &ax, &self.exp_overflow_edge(t))?, &direct, &far)
+    }
+
+    /// tanh(x + iy) by Kahan's formula: with t = tan y, b = 1 + t^2, s = sinh x and
+    /// r = sqrt(1 + s^2), tanh = (b s r + i t) / (1 + b s^2); no part cancels. Past
+    /// |x| = 12 (f32) or 20 (f64), where s^2 could overflow, tanh = sign(x) +
+    /// i 4 sin y cos y e^(-2|x|) to working precision (e^(-2|x|) is below eps^2).
+    fn complex_tanh(&self, x: &Arc<Node>, y: &Arc<Node>) -> Result<(Arc<Node>, Arc<Node>)> {
+        use BinaryOp::{Add, And, Div, Eq, Lt, Mul};
+        let (b, u) = (|o, p: &Arc<Node>, q: &Arc<Node>| self.binary(o, p, q), |o, p: &Arc<Node>| self.unary(o, p));
+        let t = x.dtype;
+        let (zero, one) = (self.zero(t), self.real_constant(t, 1.0));
+        let s = u(UnaryOp::Sinh, x)?;
+        let tn = u(UnaryOp::Tan, y)?;
+        let beta = b(Add, &one, &b(Mul, &tn, &tn)?)?;
+        let rho = u(UnaryOp::Sqrt, &b(Add, &one, &b(Mul, &s, &s)?)?)?;
+        let beta_s = b(Mul, &beta, &s)?;
+        let den = b(Add, &one, &b(Mul, &beta_s, &s)?)?;
+        let near_re = b(Div, &b(Mul, &beta_s, &rho)?, &den)?;
+        let near_im = b(Div, &tn, &den)?;
+        let ax = u(UnaryOp::Abs, x)?;
+        let far_re = self.select(&b(Lt, x, &zero)?, &u(UnaryOp::Neg, &one)?, &one)?;
+        let decay = u(UnaryOp::Exp, &b(Mul, &ax, &self.real_constant(t, -2.0))?)?;
+        let sin_cos = b(Mul, &b(Mul, &self.real_constant(t, 4.0), &u(UnaryOp::Sin, y)?)?, &u(UnaryOp::Cos, y)?)?;
+        let far_im = b(Mul, &sin_cos, &decay)?;
+        let near = b(Lt, &ax, &self.real_constant(t, if t == DType::F32 { 12.0 } else { 20.0 }))?;
+        let (re, im) = (self.select(&near, &near_re, &far_re)?, self.select(&near, &near_im, &far_im)?);
+        // tanh(±0 + iy) = ±0 + i tan y (NaN for infinite y); tanh(x ± i0) = tanh x ± i0;
+        // tanh(±inf + iy) = ±1 ± i0 for an infinite or NaN y; NaN x: NaN real part.
+        let re = self.select(&b(Eq, x, &zero)?, x, &re)?;
+        let re = self.select(&u(UnaryOp::IsNan, x)?, x, &re)?;
+        let y_bad = u(UnaryOp::Not, &u(UnaryOp::IsFinite, y)?)?;
+        let im = self.select(&b(And, &u(UnaryOp::IsInf, x)?, &y_bad)?, &zero, &im)?;
+        let im = self.select(&b(Eq, y, &zero)?, y, &im)?;
+        Ok((re, im))
     }
 
     /// The principal square root: with t = sqrt((|re| + |z|) / 2) (halves added, so
@@ -183,10 +333,43 @@ impl Graph<'_> {
             }
             BinaryOp::Div if y_real => self.make_complex(&b(op, &xr, &yr)?, &b(op, &xi, &yr)?),
             BinaryOp::Div => self.smith_division(&xr, &xi, &yr, &yi),
+            BinaryOp::Pow => self.complex_pow((&xr, &xi), (&yr, &yi), y_real),
             BinaryOp::Eq => b(BinaryOp::And, &b(op, &xr, &yr)?, &b(op, &xi, &yi)?),
             BinaryOp::Ne => b(BinaryOp::Or, &b(op, &xr, &yr)?, &b(op, &xi, &yi)?),
             _ => unreachable!("refused above"),
         }
+    }
+
+    /// The principal power x^y = exp(y log x), with x^0 = 1 (any x) and 0^y = 0 for
+    /// re y > 0. A real exponent (`y_real`) multiplies the logarithm's parts alone (no
+    /// 0 * inf from its zero imaginary part). The error grows with |y log x|: the
+    /// exponent's parts carry a few units of roundoff of their size into the angle.
+    fn complex_pow(
+        &self,
+        (xr, xi): (&Arc<Node>, &Arc<Node>),
+        (yr, yi): (&Arc<Node>, &Arc<Node>),
+        y_real: bool,
+    ) -> Result<Arc<Node>> {
+        use BinaryOp::{Add, And, Atan2, Eq, Gt, Hypot, Mul, Sub};
+        let (b, u) = (|o, p: &Arc<Node>, q: &Arc<Node>| self.binary(o, p, q), |o, p: &Arc<Node>| self.unary(o, p));
+        let log_mod = u(UnaryOp::Log, &b(Hypot, xr, xi)?)?;
+        let angle = b(Atan2, xi, xr)?;
+        let (re, im) = if y_real {
+            (b(Mul, yr, &log_mod)?, b(Mul, yr, &angle)?)
+        } else {
+            (
+                b(Sub, &b(Mul, yr, &log_mod)?, &b(Mul, yi, &angle)?)?,
+                b(Add, &b(Mul, yr, &angle)?, &b(Mul, yi, &log_mod)?)?,
+            )
+        };
+        let (pr, pi) = self.parts(&self.complex_exp(&re, &im)?)?;
+        let t = xr.dtype;
+        let (zero, one) = (self.zero(t), self.real_constant(t, 1.0));
+        let is_zero = |r: &Arc<Node>, i: &Arc<Node>| b(And, &b(Eq, r, &zero)?, &b(Eq, i, &zero)?);
+        let base_zero = b(And, &is_zero(xr, xi)?, &b(Gt, yr, &zero)?)?;
+        let (pr, pi) = (self.select(&base_zero, &zero, &pr)?, self.select(&base_zero, &zero, &pi)?);
+        let power_zero = is_zero(yr, yi)?;
+        self.make_complex(&self.select(&power_zero, &one, &pr)?, &self.select(&power_zero, &zero, &pi)?)
     }
 
     /// (a + ib) / (c + id) by Smith's method: divide through by the larger of |c|, |d|,
@@ -241,6 +424,31 @@ impl Graph<'_> {
                 self.polar(&modulus, &angle)
             }
         }
+    }
+
+    /// Complex normal numbers of type `t`: element k is (x_2k + i x_2k+1) / sqrt(2) for
+    /// the real normal draw x of 2n values of the parts' type, so its parts are the
+    /// Box-Muller pair of one pair of uniforms: independent, each of variance 1/2, and
+    /// E|z|^2 = 1 (the standard complex normal).
+    pub(crate) fn complex_random(
+        &self,
+        rng_id: u64,
+        rng: &Rng,
+        dist: Distribution,
+        t: DType,
+        shape: Shape,
+    ) -> Result<Arc<Node>> {
+        if dist != Distribution::Normal {
+            bail!(DTypeMismatch, "uniform random numbers are f32 or f64, not {t}; make {t} from two real draws");
+        }
+        let pairs = Shape::sized("random", &[2, shape.numel() as u64])?;
+        let draw = self.random(rng_id, rng, dist, t.real(), pairs)?;
+        let scale = self.real_constant(t.real(), std::f64::consts::FRAC_1_SQRT_2);
+        let part = |k| -> Result<Arc<Node>> {
+            let column = self.reshape(&self.project(&draw, 0, k)?, shape)?;
+            self.binary(BinaryOp::Mul, &column, &scale)
+        };
+        self.make_complex(&part(0)?, &part(1)?)
     }
 
     /// `r (cos theta, sin theta)`.

@@ -178,6 +178,9 @@ impl Graph<'_> {
     /// `rng` (its id `rng_id`). The seed and draw are operands of their own (not shared
     /// with other ops), so a replayed macro can give each draw its new value.
     pub fn random(&self, rng_id: u64, rng: &Rng, dist: Distribution, dtype: DType, shape: Shape) -> Result<Arc<Node>> {
+        if dtype.is_complex() {
+            return self.complex_random(rng_id, rng, dist, dtype, shape);
+        }
         if !dtype.is_float() {
             bail!(DTypeMismatch, "random numbers are f32 or f64, not {dtype}");
         }
@@ -229,8 +232,7 @@ impl Graph<'_> {
     /// part).
     pub fn constant(&self, dtype: DType, shape: Shape, v: f64) -> Result<Arc<Node>> {
         if dtype.is_complex() {
-            let re = self.constant(dtype.real(), shape, v)?;
-            return self.make_complex(&re, &self.constant(dtype.real(), Shape::SCALAR, 0.0)?);
+            return self.complex_constant(dtype, shape, v, 0.0);
         }
         Ok(self.fill(dtype, shape, self.app_scalar(dtype, v)?, false))
     }
@@ -652,7 +654,7 @@ impl Graph<'_> {
             bail!(DTypeMismatch, "scatter: adding is not defined for bool arrays");
         }
         if dst.dtype.is_complex() && mode != ScatterMode::Replace {
-            bail!(DTypeMismatch, "scatter: only replacing is implemented for {} arrays", dst.dtype);
+            return self.complex_scatter(dst, indices, values, mode);
         }
         let mut refs: Vec<&Arc<Node>> = vec![values];
         refs.extend(indices.iter());

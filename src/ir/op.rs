@@ -99,7 +99,7 @@ impl UnaryOp {
         use UnaryOp::*;
         if t.is_complex() {
             return match self {
-                Neg | Conj | Sqrt | Rcp | Exp | Log => Some(t),
+                Neg | Conj | Sqrt | Rcp | Exp | Log | Sin | Cos | Tan | Sinh | Cosh | Tanh => Some(t),
                 Abs | Arg | Real | Imag => Some(t.real()),
                 IsNan | IsInf | IsFinite => Some(DType::Bool),
                 _ => None,
@@ -199,7 +199,7 @@ impl BinaryOp {
         use BinaryOp::*;
         if t.is_complex() {
             return match self {
-                Add | Sub | Mul | Div => Some(t),
+                Add | Sub | Mul | Div | Pow => Some(t),
                 Eq | Ne => Some(DType::Bool),
                 _ => None,
             };

@@ -1,7 +1,9 @@
 /* Complex arrays from C: C99 `double _Complex` and `float _Complex` buffers pass to
  * sl_create and sl_read as they are; arithmetic, conj, abs, exp, a complex scalar and a
- * sum are checked against <complex.h> on random inputs. */
+ * sum are checked against <complex.h> on random inputs; sin ... tanh and pow against its
+ * long double functions, with a complex constant, scatter adding and complex normals. */
 #include <complex.h>
+#include <float.h>
 #include <math.h>
 
 #include "check.h"
@@ -89,9 +91,97 @@ static void float_complex_row_major(void) {
     OK(sl_scope_end());
 }
 
+typedef sl_status (*unary_fn)(sl_array, sl_array *);
+
+/* |got - want| <= units sqrt(2) eps |want| (README's bounds are per part, relative to
+ * the part: 8 eps for sin, cos, sinh, cosh, 25 for tan, tanh). */
+static int within(double complex got, long double complex want, double units) {
+    return cabsl(got - want) <= units * sqrtl(2) * DBL_EPSILON * cabsl(want);
+}
+
+/* The bound on x^y in eps of |x^y| (tests/complex.rs derives it). */
+static double pow_units(double complex x, double complex y) {
+    double l = fabs(log(cabs(x))), t = fabs(carg(x)), p = fabs(creal(y)), q = fabs(cimag(y));
+    return 4 * (p * l + q * t + p * t + q * l) + 3 * (p + q) + 5.5;
+}
+
+static void functions(void) {
+    static double complex z[N], w[N], out[N];
+    for (int i = 0; i < N; i++) {
+        z[i] = uniform(-6, 6) + uniform(-6, 6) * I;
+        w[i] = uniform(-2, 2) + uniform(-2, 2) * I;
+    }
+    OK(sl_scope_begin());
+    int64_t n = N;
+    sl_array hz, hw, r;
+    OK(sl_create(SL_C128, 1, &n, SL_COL_MAJOR, z, sizeof z, &hz));
+    OK(sl_create(SL_C128, 1, &n, SL_COL_MAJOR, w, sizeof w, &hw));
+    struct {
+        const char *name;
+        unary_fn f;
+        long double complex (*ref)(long double complex);
+        double units;
+    } cases[] = {{"sin", sl_sin, csinl, 8},    {"cos", sl_cos, ccosl, 8},    {"tan", sl_tan, ctanl, 25},
+                 {"sinh", sl_sinh, csinhl, 8}, {"cosh", sl_cosh, ccoshl, 8}, {"tanh", sl_tanh, ctanhl, 25}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        OK(cases[k].f(hz, &r));
+        OK(sl_read(r, SL_COL_MAJOR, out, sizeof out));
+        for (int i = 0; i < N; i++) {
+            long double complex want = cases[k].ref(z[i]);
+            EXPECT(within(out[i], want, cases[k].units), "%s(%g%+gi) = %g%+gi, want %Lg%+Lgi", cases[k].name,
+                   creal(z[i]), cimag(z[i]), creal(out[i]), cimag(out[i]), creall(want), cimagl(want));
+        }
+    }
+    /* Powers: arrays, a complex scalar exponent, a complex scalar base. */
+    const double complex s = 0.75 - 1.25 * I;
+    for (int form = 0; form < 3; form++) {
+        if (form == 0) OK(sl_pow(hz, hw, &r));
+        if (form == 1) OK(sl_binary_scalar_c(SL_POW, hz, creal(s), cimag(s), &r));
+        if (form == 2) OK(sl_scalar_binary_c(SL_POW, creal(s), cimag(s), hw, &r));
+        OK(sl_read(r, SL_COL_MAJOR, out, sizeof out));
+        for (int i = 0; i < N; i++) {
+            double complex x = form == 2 ? s : z[i], y = form == 1 ? s : w[i];
+            long double complex want = cpowl(x, y);
+            EXPECT(within(out[i], want, pow_units(x, y)), "pow form %d: (%g%+gi)^(%g%+gi) = %g%+gi, want %Lg%+Lgi", form,
+                   creal(x), cimag(x), creal(y), cimag(y), creal(out[i]), cimag(out[i]), creall(want), cimagl(want));
+        }
+    }
+    /* Scatter adding w into a complex constant: repeated indices add up. */
+    enum { M = 50 };
+    int64_t m = M, idx[N];
+    double complex acc[M], got[M];
+    double size[M];
+    for (int j = 0; j < M; j++) acc[j] = s, size[j] = cabs(s);
+    for (int i = 0; i < N; i++) {
+        idx[i] = (int64_t)uniform(0, M - 0.5);
+        acc[idx[i]] += w[i];
+        size[idx[i]] += cabs(w[i]);
+    }
+    sl_array base, hi, added, bad;
+    OK(sl_constant_c(SL_C128, 1, &m, creal(s), cimag(s), &base));
+    OK(sl_create(SL_I64, 1, &n, SL_COL_MAJOR, idx, sizeof idx, &hi));
+    OK(sl_scatter(base, &hi, 1, hw, SL_SCATTER_ADD, &added));
+    OK(sl_read(added, SL_COL_MAJOR, got, sizeof got));
+    /* One rounding per addition, in any order. */
+    for (int j = 0; j < M; j++)
+        EXPECT(cabs(got[j] - acc[j]) <= 2 * DBL_EPSILON * (N + 1) * size[j], "scatter add at %d", j);
+    FAILS(sl_scatter(base, &hi, 1, hw, SL_SCATTER_MIN, &bad), SL_ERR_DTYPE_MISMATCH, "no order");
+    /* Complex normals: E|z|^2 = 1 within six standard errors (|z|^2 is exponential). */
+    sl_rng g;
+    OK(sl_rng_create(SL_RNG_PHILOX, (uint64_t)uniform(0, 1e9), &g));
+    OK(sl_random_normal(g, SL_C128, 1, &n, &r));
+    OK(sl_read(r, SL_COL_MAJOR, out, sizeof out));
+    double power = 0;
+    for (int i = 0; i < N; i++) power += creal(out[i] * conj(out[i]));
+    EXPECT(fabs(power / N - 1) < 6 / sqrt(N), "complex normal E|z|^2 = %g", power / N);
+    OK(sl_rng_destroy(g));
+    OK(sl_scope_end());
+}
+
 int main(void) {
     seed_rng("complex");
     double_complex();
+    functions();
     float_complex_row_major();
     sl_shutdown();
     if (failures) fprintf(stderr, "%d failures\n", failures);

@@ -254,6 +254,25 @@ pub fn download(h: sl_array) -> Arr {
     Arr { dt, shape, v: from_bytes(dt, &b) }
 }
 
+/// Reads a complex (c64 or c128) array back as (real, imaginary) pairs in f64.
+#[track_caller]
+pub fn download_complex(h: sl_array) -> Vec<(f64, f64)> {
+    let dt = dtype_of(h);
+    assert!(dt == SL_C64 || dt == SL_C128, "expected a complex array, got type {dt}");
+    let n = numel(&shape_of(h));
+    let part = if dt == SL_C64 { 4 } else { 8 };
+    let mut b = vec![0u8; n * 2 * part];
+    ok(sl_read(h, SL_COL_MAJOR, b.as_mut_ptr() as *mut _, b.len()));
+    let p = |c: &[u8]| {
+        if part == 4 {
+            f32::from_le_bytes(c.try_into().unwrap()) as f64
+        } else {
+            f64::from_le_bytes(c.try_into().unwrap())
+        }
+    };
+    b.chunks_exact(2 * part).map(|c| (p(&c[..part]), p(&c[part..]))).collect()
+}
+
 pub fn release(hs: &[sl_array]) {
     for &h in hs {
         ok(sl_release(h));
