@@ -476,3 +476,104 @@ fn debug_peek_of_a_transform() {
     assert_eq!(read(y), peeked);
     release(&[a, y]);
 }
+
+/// Every kind of transform, fused with element-wise work, read back.
+fn transforms_of_every_kind(rng: &mut StdRng) -> Vec<(sl_array, Vec<Z>)> {
+    let shape = [12, 5];
+    let x = random(rng, 60, false);
+    let a = upload(SL_C128, &shape, &x);
+    let r = upload(SL_F64, &shape, &x);
+    let mut s = 0;
+    ok(sl_add(a, a, &mut s));
+    let y = fft(s, &[0, 1], SL_FFT_ORTHO);
+    let z = ifft(y, &[1], SL_FFT_FORWARD);
+    let h = rfft(r, &[1, 0], SL_FFT_BACKWARD);
+    let back = irfft(h, &[1, 0], 12, SL_FFT_BACKWARD);
+    let twice: Vec<Z> = x.iter().map(|z| (2.0 * z.0, 2.0 * z.1)).collect();
+    let mut want_y = twice.clone();
+    for d in [0, 1] {
+        want_y = dft(&want_y, &shape, d, false);
+    }
+    let want_y = scaled(want_y, 1.0 / 60f64.sqrt());
+    let want_z = dft(&want_y, &shape, 1, true);
+    let real: Vec<Z> = x.iter().map(|z| (z.0, 0.0)).collect();
+    release(&[a, r, s, h]);
+    vec![(y, want_y), (z, want_z), (back, real)]
+}
+
+/// In result-comparison mode the transforms' references agree with the executor's.
+#[test]
+#[ignore = "run by compare_mode_checks_transforms in a child process"]
+fn compare_mode_child() {
+    let mut rng = rng("compare_mode_child");
+    for (h, want) in transforms_of_every_kind(&mut rng) {
+        assert_within("compared transform", SL_C128, 60, &read(h), &want);
+        release(&[h]);
+    }
+    let mut s = sl_compare_stats { values_checked: 0, mismatches: 0 };
+    ok(sl_get_compare_stats(&mut s));
+    assert!(
+        s.values_checked >= 3 && s.mismatches == 0,
+        "checked {} values, {} mismatches",
+        s.values_checked,
+        s.mismatches
+    );
+}
+
+#[test]
+fn compare_mode_checks_transforms() {
+    for mode in ["compute", "copyout"] {
+        let tol = [("SLUICE_COMPARE_ABS_TOL", "1e-10"), ("SLUICE_COMPARE_REL_TOL", "1e-10")];
+        let env = [("SLUICE_COMPARE", mode), ("SLUICE_COMPARE_ACTION", "error"), tol[0], tol[1]];
+        child("compare_mode_child", &env);
+    }
+}
+
+/// A loop of transforms plans its flush once: later ones replay the trace cache's entry.
+#[test]
+fn trace_cache_replays_transforms() {
+    let mut rng = rng("trace_cache_replays_transforms");
+    let mut hits_before: sl_cache_stats = unsafe { std::mem::zeroed() };
+    ok(sl_get_cache_stats(SL_CACHE_TRACE, &mut hits_before));
+    let x = random(&mut rng, 40 * 3, false);
+    let a = upload(SL_C64, &[40, 3], &x);
+    // Scalars that no strength reduction folds (as 0 or 1 would be).
+    for k in [0.5, 1.5, 2.5, 3.5] {
+        let mut s = 0;
+        ok(sl_scalar_c(SL_C64, k, 1.0, &mut s));
+        let mut b = 0;
+        ok(sl_mul(a, s, &mut b));
+        let y = fft(b, &[0], SL_FFT_BACKWARD);
+        let scaled_x: Vec<Z> = stored(SL_C64, &x).iter().map(|&z| mul(z, (k, 1.0))).collect();
+        assert_within("fft in a loop", SL_C64, 40, &read(y), &dft(&scaled_x, &[40, 3], 0, false));
+        release(&[s, b, y]);
+    }
+    let mut hits: sl_cache_stats = unsafe { std::mem::zeroed() };
+    ok(sl_get_cache_stats(SL_CACHE_TRACE, &mut hits));
+    // Other tests run at the same time may add hits, never take them away.
+    assert!(hits.hits >= hits_before.hits + 3, "trace cache hits {} -> {}", hits_before.hits, hits.hits);
+    release(&[a]);
+}
+
+#[test]
+#[ignore = "run by profile_names_transforms in a child process"]
+fn profile_child() {
+    let mut rng = rng("profile_child");
+    for (h, want) in transforms_of_every_kind(&mut rng) {
+        assert_within("profiled transform", SL_C128, 60, &read(h), &want);
+        release(&[h]);
+    }
+}
+
+/// The profile's steps name the transforms.
+#[test]
+fn profile_names_transforms() {
+    let base = std::env::temp_dir().join(format!("sluice-fft-profile-{}", std::process::id()));
+    let base = base.to_str().unwrap().to_string();
+    child("profile_child", &[("SLUICE_PROFILE", &base)]);
+    let raw = std::fs::read_to_string(format!("{base}.json")).unwrap();
+    assert!(raw.contains("\"fft\""), "no fft step in the profile: {raw:.2000}");
+    for ext in ["txt", "json", "trace.json"] {
+        let _ = std::fs::remove_file(format!("{base}.{ext}"));
+    }
+}
