@@ -577,3 +577,20 @@ fn profile_names_transforms() {
         let _ = std::fs::remove_file(format!("{base}.{ext}"));
     }
 }
+
+/// On Vulkan, transforms run on the CPU executor for now (the documented interim path):
+/// each is counted as a step run on the host.
+#[test]
+fn vulkan_transforms_take_the_host_path() {
+    if !on_vulkan() {
+        return;
+    }
+    let mut rng = rng("vulkan_transforms_take_the_host_path");
+    let x = random(&mut rng, 64, false);
+    let a = upload(SL_C64, &[64], &x);
+    let before = stats().host_steps;
+    let y = fft(a, &[0], SL_FFT_BACKWARD);
+    assert_within("fft on vulkan", SL_C64, 64, &read(y), &dft(&stored(SL_C64, &x), &[64], 0, false));
+    assert!(stats().host_steps > before, "the transform ran on the host");
+    release(&[a, y]);
+}

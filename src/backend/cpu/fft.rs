@@ -184,14 +184,55 @@ fn pass<T: Part, I: Element<T>, O: Element<T>>(
     });
 }
 
-/// Complex lines of `fft`'s length transformed where they are (`ins`), then moved out.
-fn complex_lines<T: Part>(
+/// A complex pass along `d` of `src` (shaped `shape`) into `dst` with `fft`. Where both
+/// are dense and the lines are the first dimension's, they are runs of memory: each block
+/// is copied into place and transformed there (rustfft takes the lines of a block in one
+/// call); otherwise lines go through the block buffers of `pass`.
+#[allow(clippy::too_many_arguments)]
+fn complex_pass<T: Part>(
+    workers: &Workers,
     fft: &Arc<dyn Fft<T>>,
-) -> impl Fn(&mut [Complex<T>], &mut [Complex<T>], &mut [Complex<T>]) + Sync {
-    move |ins, outs, scratch| {
-        fft.process_with_scratch(ins, scratch);
-        outs.copy_from_slice(ins);
+    src: Strided<Complex<T>>,
+    shape: &Shape,
+    dst: Strided<Complex<T>>,
+    d: usize,
+    scale: T,
+) {
+    let dense = shape.dense_strides();
+    let is_dense = |s: &Strided<Complex<T>>| (0..shape.rank()).all(|k| shape.dim(k) <= 1 || s.strides[k] == dense[k]);
+    let n = shape.dim(d);
+    if !(is_dense(&src) && is_dense(&dst) && shape.dims()[..d].iter().all(|&l| l == 1)) {
+        let lines = |ins: &mut [Complex<T>], outs: &mut [Complex<T>], scratch: &mut [Complex<T>]| {
+            fft.process_outofplace_with_scratch(ins, outs, scratch);
+        };
+        pass(workers, src, shape, dst, d, n, scale, fft.get_outofplace_scratch_len(), &lines);
+        return;
     }
+    let lines = shape.numel() / n;
+    let per_block = (BLOCK_ELEMENTS / n).clamp(1, lines);
+    let serial = shape.numel() < SERIAL_ELEMENTS;
+    let unit = T::one();
+    workers.for_each(lines.div_ceil(per_block), serial, |range| {
+        let mut scratch = vec![Complex::default(); fft.get_inplace_scratch_len()];
+        for block in range {
+            let first = block * per_block;
+            let count = per_block.min(lines - first);
+            // SAFETY: the block's lines lie inside both arrays (dense layouts of `shape`);
+            // tasks write disjoint blocks, and a block copied onto itself is not copied.
+            let out = unsafe {
+                let from = src.at(src.offset + (first * n) as i64);
+                let to = dst.at(dst.offset + (first * n) as i64);
+                if from != to {
+                    std::ptr::copy_nonoverlapping(from, to, count * n);
+                }
+                std::slice::from_raw_parts_mut(to, count * n)
+            };
+            fft.process_with_scratch(out, &mut scratch);
+            if scale != unit {
+                out.iter_mut().for_each(|x| *x = *x * scale);
+            }
+        }
+    });
 }
 
 fn run<T: Part>(
@@ -218,17 +259,15 @@ fn run<T: Part>(
     let dims = spec.dims();
     let last = dims.len() - 1;
     // A complex-to-complex pass along `d` from `src` to `dst` (shaped `shape`).
-    let complex_pass = |src: Strided<Complex<T>>, dst: Strided<Complex<T>>, d: usize, s: T| {
-        let fft = complex_plan(shape.dim(d));
-        let len = fft.get_inplace_scratch_len();
-        pass(workers, src, shape, dst, d, shape.dim(d), s, len, &complex_lines(&fft));
+    let input_pass = |src: Strided<Complex<T>>, dst: Strided<Complex<T>>, d: usize, s: T| {
+        complex_pass(workers, &complex_plan(shape.dim(d)), src, shape, dst, d, s);
     };
     match spec.kind {
         FftKind::Complex => {
             let out = Strided::<Complex<T>>::of(output)?;
             for (i, &d) in dims.iter().enumerate() {
                 let src = if i == 0 { Strided::of(input)? } else { out };
-                complex_pass(src, out, d as usize, if i == last { scale } else { unit });
+                input_pass(src, out, d as usize, if i == last { scale } else { unit });
             }
         }
         FftKind::RealToComplex => {
@@ -245,10 +284,8 @@ fn run<T: Part>(
             pass(workers, Strided::of(input)?, shape, out, halved, h, first_scale, r2c.get_scratch_len(), &lines);
             for (i, &d) in dims[..last].iter().enumerate() {
                 let d = d as usize;
-                let fft = complex_plan(out_shape.dim(d));
-                let len = fft.get_inplace_scratch_len();
                 let s = if i + 1 == last { scale } else { unit };
-                pass(workers, out, out_shape, out, d, out_shape.dim(d), s, len, &complex_lines(&fft));
+                complex_pass(workers, &complex_plan(out_shape.dim(d)), out, out_shape, out, d, s);
             }
         }
         FftKind::ComplexToReal => {
@@ -262,7 +299,7 @@ fn run<T: Part>(
                 let Some(b) = buf.host_bytes() else { bail!(Internal, "host memory without bytes") };
                 let tmp = Strided::dense(b.as_ptr() as *mut Complex<T>, shape);
                 for (i, &d) in dims[..last].iter().enumerate() {
-                    complex_pass(if i == 0 { src } else { tmp }, tmp, d as usize, unit);
+                    input_pass(if i == 0 { src } else { tmp }, tmp, d as usize, unit);
                 }
                 src = tmp;
                 Some(buf)
