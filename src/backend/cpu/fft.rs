@@ -160,23 +160,41 @@ fn pass<T: Part, I: Element<T>, O: Element<T>>(
                 *base = (offset(&src.strides, src.offset), offset(&dst.strides, dst.offset));
             }
             let (sd, dd) = (src.strides[dim], dst.strides[dim]);
+            // A strided line is walked point by point across the block's lines, which are
+            // neighbours in memory (one cache line and page serve them all); a contiguous
+            // one line by line.
             // SAFETY: every line lies inside its array (the layouts span the shapes).
             unsafe {
-                for (b, &(s, _)) in bases[..count].iter().enumerate() {
-                    let line = &mut ins[b * n_in..(b + 1) * n_in];
-                    for (k, x) in line.iter_mut().enumerate() {
-                        *x = *src.at(s + k as i64 * sd);
+                if sd.abs() == 1 {
+                    for (b, &(s, _)) in bases[..count].iter().enumerate() {
+                        for (k, x) in ins[b * n_in..(b + 1) * n_in].iter_mut().enumerate() {
+                            *x = *src.at(s + k as i64 * sd);
+                        }
+                    }
+                } else {
+                    for k in 0..n_in {
+                        for (b, &(s, _)) in bases[..count].iter().enumerate() {
+                            ins[b * n_in + k] = *src.at(s + k as i64 * sd);
+                        }
                     }
                 }
             }
             let (ins, outs) = (&mut ins[..count * n_in], &mut outs[..count * n_out]);
             transform(ins, outs, &mut scratch);
+            let scaled = |x: O| if scale == unit { x } else { x.scaled(scale) };
             // SAFETY: as above; tasks write disjoint lines.
             unsafe {
-                for (b, &(_, d)) in bases[..count].iter().enumerate() {
-                    let line = &outs[b * n_out..(b + 1) * n_out];
-                    for (k, &x) in line.iter().enumerate() {
-                        *dst.at(d + k as i64 * dd) = if scale == unit { x } else { x.scaled(scale) };
+                if dd.abs() == 1 {
+                    for (b, &(_, d)) in bases[..count].iter().enumerate() {
+                        for (k, &x) in outs[b * n_out..(b + 1) * n_out].iter().enumerate() {
+                            *dst.at(d + k as i64 * dd) = scaled(x);
+                        }
+                    }
+                } else {
+                    for k in 0..n_out {
+                        for (b, &(_, d)) in bases[..count].iter().enumerate() {
+                            *dst.at(d + k as i64 * dd) = scaled(outs[b * n_out + k]);
+                        }
                     }
                 }
             }
