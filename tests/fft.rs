@@ -117,18 +117,15 @@ fn dft(x: &[Z], shape: &[usize], dim: usize, inverse: bool) -> Vec<Z> {
     let n = shape[dim];
     let stride: usize = shape[..dim].iter().product();
     let sign = if inverse { 1.0 } else { -1.0 };
-    let mut y = vec![(0.0, 0.0); x.len()];
-    for i in 0..x.len() {
-        let k = (i / stride) % n;
-        let start = i - k * stride;
-        let mut s = (0.0, 0.0);
-        for j in 0..n {
-            let t = mul(x[start + j * stride], twiddle(j, k, n, sign));
-            s = (s.0 + t.0, s.1 + t.1);
-        }
-        y[i] = s;
-    }
-    y
+    (0..x.len())
+        .map(|i| {
+            let k = (i / stride) % n;
+            let start = i - k * stride;
+            (0..n)
+                .map(|j| mul(x[start + j * stride], twiddle(j, k, n, sign)))
+                .fold((0.0, 0.0), |s, t| (s.0 + t.0, s.1 + t.1))
+        })
+        .collect()
 }
 
 fn scaled(x: Vec<Z>, s: f64) -> Vec<Z> {

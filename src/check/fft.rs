@@ -38,7 +38,7 @@ fn lines(x: &mut [Complex<f64>], shape: &Shape, dim: usize, f: &mut dyn FnMut(&m
     let n = shape.dim(dim);
     let stride: usize = shape.dims()[..dim].iter().product();
     let mut buf = Vec::with_capacity(n);
-    for start in (0..shape.numel()).filter(|i| (i / stride) % n == 0) {
+    for start in (0..shape.numel()).filter(|i| (i / stride).is_multiple_of(n)) {
         buf.clear();
         buf.extend((0..n).map(|k| x[start + k * stride]));
         f(&mut buf);
@@ -82,7 +82,7 @@ pub fn transform(spec: &FftSpec, shape: &Shape, out_shape: &Shape, mut x: Vec<Co
             let stride: usize = shape.dims()[..halved].iter().product();
             let h = shape.dim(halved);
             let mut out = vec![Complex::default(); out_shape.numel()];
-            for start in (0..shape.numel()).filter(|i| (i / stride) % h == 0) {
+            for start in (0..shape.numel()).filter(|i| (i / stride).is_multiple_of(h)) {
                 let (outer, inner) = (start / (stride * h), start % stride);
                 let half = |k: usize| x[start + k * stride];
                 let mut full: Vec<Complex<f64>> = (0..n)

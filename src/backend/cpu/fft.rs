@@ -122,6 +122,9 @@ impl<E> Strided<E> {
     }
 }
 
+/// A transform of a block's lines: input lines, output lines, the plan's scratch.
+type Lines<'a, T, I, O> = &'a (dyn Fn(&mut [I], &mut [O], &mut [Complex<T>]) + Sync);
+
 /// One pass: the lines along `dim` of `src` (shaped `src_shape`) are copied into blocks,
 /// transformed by `transform` (lines of `src_shape[dim]` elements in, of
 /// `dst_shape[dim]` out) and copied to `dst`, multiplied by `scale` when it is not 1.
@@ -136,7 +139,7 @@ fn pass<T: Part, I: Element<T>, O: Element<T>>(
     n_out: usize,
     scale: T,
     scratch_len: usize,
-    transform: &(dyn Fn(&mut [I], &mut [O], &mut [Complex<T>]) + Sync),
+    transform: Lines<T, I, O>,
 ) {
     let n_in = src_shape.dim(dim);
     let lines_shape = src_shape.with_dim(dim, 1);
