@@ -44,6 +44,8 @@ enum class DType : sl_dtype {
 };
 enum class Layout : sl_layout { col_major = SL_COL_MAJOR, row_major = SL_ROW_MAJOR };
 enum class Boundary : sl_boundary { fill = SL_BOUNDARY_FILL, clamp = SL_BOUNDARY_CLAMP, wrap = SL_BOUNDARY_WRAP };
+// Which direction of a Fourier transform is scaled (see sl_fft_norm).
+enum class FftNorm : sl_fft_norm { backward = SL_FFT_BACKWARD, ortho = SL_FFT_ORTHO, forward = SL_FFT_FORWARD };
 enum class ScatterMode : sl_scatter_mode {
     replace = SL_SCATTER_REPLACE,
     add = SL_SCATTER_ADD,
@@ -917,6 +919,27 @@ inline Array gemm(Op op_a, const Array& a, Op op_b, const Array& b, std::complex
                   const Array& c = Array(), std::complex<double> beta = 0.0) {
     return detail::make(sl_gemm_c, static_cast<sl_transpose_op>(op_a), a.handle(), static_cast<sl_transpose_op>(op_b),
                         b.handle(), alpha.real(), alpha.imag(), c.handle(), beta.real(), beta.imag());
+}
+
+// ---------------------------------------------------------------------------------------
+// Fourier transforms along 1 to 3 of the array's dimensions, batched over the others
+
+// The discrete Fourier transform along `dims` (a real array is taken as complex).
+inline Array fft(const Array& a, const std::vector<int32_t>& dims, FftNorm norm = FftNorm::backward) {
+    return detail::make(sl_fft, a.handle(), detail::length(dims.size()), dims.data(), static_cast<sl_fft_norm>(norm));
+}
+// Its inverse; with the default normalisation ifft(fft(a, dims), dims) is a.
+inline Array ifft(const Array& a, const std::vector<int32_t>& dims, FftNorm norm = FftNorm::backward) {
+    return detail::make(sl_ifft, a.handle(), detail::length(dims.size()), dims.data(), static_cast<sl_fft_norm>(norm));
+}
+// The transform of a real array; the last of `dims` (length n) keeps n/2 + 1 points.
+inline Array rfft(const Array& a, const std::vector<int32_t>& dims, FftNorm norm = FftNorm::backward) {
+    return detail::make(sl_rfft, a.handle(), detail::length(dims.size()), dims.data(), static_cast<sl_fft_norm>(norm));
+}
+// The real array of length `n` along the last of `dims` whose rfft is `a`.
+inline Array irfft(const Array& a, const std::vector<int32_t>& dims, int64_t n, FftNorm norm = FftNorm::backward) {
+    return detail::make(sl_irfft, a.handle(), detail::length(dims.size()), dims.data(), n,
+                        static_cast<sl_fft_norm>(norm));
 }
 
 }  // namespace sluice

@@ -67,6 +67,8 @@ module sluice
     SL_REDUCE_ARGMIN = 8, SL_REDUCE_ARGMAX = 9
   ! What views yield outside their source (sl_boundary), and how scatter combines (sl_scatter_mode).
   integer(c_int32_t), parameter, public :: SL_BOUNDARY_FILL = 0, SL_BOUNDARY_CLAMP = 1, SL_BOUNDARY_WRAP = 2
+  ! Which direction of a Fourier transform is scaled (sl_fft_norm).
+  integer(c_int32_t), parameter, public :: SL_FFT_BACKWARD = 0, SL_FFT_ORTHO = 1, SL_FFT_FORWARD = 2
   integer(c_int32_t), parameter, public :: SL_SCATTER_REPLACE = 0, SL_SCATTER_ADD = 1, SL_SCATTER_MIN = 2, &
     SL_SCATTER_MAX = 3
   ! Caches (sl_cache), what sl_macro_begin says to do (sl_macro_mode), bit generators (sl_rng_kind).
@@ -602,6 +604,43 @@ module sluice
   end interface
   public :: sl_add, sl_sub, sl_mul, sl_div, sl_rem, sl_pow, sl_atan2, sl_hypot, sl_min, sl_max, sl_eq, sl_ne, &
     sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor, sl_matmul, sl_dot, sl_vdot, sl_outer, sl_gemm, sl_gemm_c
+
+  ! Fourier transforms (dims are 0-based, as in C).
+  interface
+    function sl_fft(a, ndims, dims, norm, out) result(status) bind(C, name="sl_fft")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: ndims, norm
+      integer(c_int32_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_ifft(a, ndims, dims, norm, out) result(status) bind(C, name="sl_ifft")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: ndims, norm
+      integer(c_int32_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_rfft(a, ndims, dims, norm, out) result(status) bind(C, name="sl_rfft")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: ndims, norm
+      integer(c_int32_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_irfft(a, ndims, dims, n, norm, out) result(status) bind(C, name="sl_irfft")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a, n
+      integer(c_int32_t), value :: ndims, norm
+      integer(c_int32_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+  end interface
+  public :: sl_fft, sl_ifft, sl_rfft, sl_irfft
 
   ! Element-wise ops with a scalar.
   interface
@@ -1616,6 +1655,7 @@ module sluice
   public :: gemm, outer
   public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, is_finite, arg, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
+  public :: fft, ifft, rfft, irfft
   public :: set_compare, compare_stats, reference, debug_peek
   public :: scope_begin, scope_end, keep, release, update, retain, eval, hint_read, sync, init, live_handles, &
     error_message, macro_begin, macro_end, macro_cancel, rng_create, rng_destroy, rng_get_state, rng_set_state, &
@@ -2603,6 +2643,61 @@ contains
     integer, intent(in) :: dim
     integer, intent(out), optional :: stat
     call finish(sl_cumprod(array%handle, c_dim(dim), r%handle), stat)
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! Fourier transforms along dims (1-based, one to three of them), batched over the others;
+  ! norm is SL_FFT_BACKWARD (the default: the inverse scaled by 1/n), SL_FFT_ORTHO or
+  ! SL_FFT_FORWARD.
+
+  ! The discrete Fourier transform (a real array is taken as complex).
+  type(sl_array) function fft(array, dims, norm, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: dims(:)
+    integer, intent(in), optional :: norm
+    integer, intent(out), optional :: stat
+    call finish(sl_fft(array%handle, size(dims, kind=c_int32_t), c_dims(dims), c_norm(norm), r%handle), stat)
+  end function
+
+  ! Its inverse: ifft(fft(x, dims), dims) is x.
+  type(sl_array) function ifft(array, dims, norm, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: dims(:)
+    integer, intent(in), optional :: norm
+    integer, intent(out), optional :: stat
+    call finish(sl_ifft(array%handle, size(dims, kind=c_int32_t), c_dims(dims), c_norm(norm), r%handle), stat)
+  end function
+
+  ! The transform of a real array: the last of dims (length n) keeps n/2 + 1 points.
+  type(sl_array) function rfft(array, dims, norm, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: dims(:)
+    integer, intent(in), optional :: norm
+    integer, intent(out), optional :: stat
+    call finish(sl_rfft(array%handle, size(dims, kind=c_int32_t), c_dims(dims), c_norm(norm), r%handle), stat)
+  end function
+
+  ! The real array of length n along the last of dims whose rfft is `array`.
+  type(sl_array) function irfft(array, dims, n, norm, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: dims(:), n
+    integer, intent(in), optional :: norm
+    integer, intent(out), optional :: stat
+    call finish(sl_irfft(array%handle, size(dims, kind=c_int32_t), c_dims(dims), int(n, c_int64_t), c_norm(norm), &
+      r%handle), stat)
+  end function
+
+  ! 1-based dimensions as the C API's 0-based ones.
+  pure function c_dims(dims) result(c)
+    integer, intent(in) :: dims(:)
+    integer(c_int32_t) :: c(size(dims))
+    c = int(dims - 1, c_int32_t)
+  end function
+
+  integer(c_int32_t) function c_norm(norm)
+    integer, intent(in), optional :: norm
+    c_norm = SL_FFT_BACKWARD
+    if (present(norm)) c_norm = int(norm, c_int32_t)
   end function
 
   ! ---------------------------------------------------------------------------------------

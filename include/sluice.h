@@ -78,6 +78,11 @@ typedef struct {
 // Unary element-wise operations (`sl_unary`).
 typedef int32_t sl_unary_op;
 
+// Which direction of a Fourier transform (`sl_fft` and friends) is scaled. `n` is the
+// number of points transformed: the product of the transformed dimensions' lengths (for
+// `sl_rfft` and `sl_irfft`, the real array's).
+typedef int32_t sl_fft_norm;
+
 // How `sl_macro_begin` starts a section.
 typedef int32_t sl_macro_mode;
 
@@ -478,6 +483,15 @@ typedef struct {
 
 // The largest of the element and the values landing on it (for bool: "or").
 #define SL_SCATTER_MAX 3
+
+// Forward transforms unscaled, inverse ones scaled by 1/n (numpy's default).
+#define SL_FFT_BACKWARD 0
+
+// Both directions scaled by 1/sqrt(n), so the transform is unitary.
+#define SL_FFT_ORTHO 1
+
+// Forward transforms scaled by 1/n, inverse ones unscaled.
+#define SL_FFT_FORWARD 2
 
 #define SL_BACKEND_DEFAULT 0
 
@@ -895,6 +909,37 @@ sl_status sl_min_scalar(sl_array a, double s, sl_array *out);
 
 // Element-wise max(a, s) for a scalar `s`.
 sl_status sl_max_scalar(sl_array a, double s, sl_array *out);
+
+// The discrete Fourier transform of `a` along the `ndims` (1 to 3) distinct dimensions
+// listed in `dims`, batched over the others: `out[k] = sum_j a[j] exp(-2 pi i j k / n)`
+// per transformed dimension. Any length (mixed radix, Bluestein for large prime
+// factors). `a` is c64 or c128, or f32 or f64 (taken as complex with zero imaginary
+// parts); the result is complex of the same precision and shape. `norm` picks the scale
+// (`sl_fft_norm`). Integer input, a listed dimension of length 0, out of range or listed
+// twice, are refused at the call.
+sl_status sl_fft(sl_array a, int32_t ndims, const int32_t *dims, sl_fft_norm norm, sl_array *out);
+
+// The inverse of `sl_fft` (the sign of the exponent is +), with the same arguments; with
+// `SL_FFT_BACKWARD` it is scaled by 1/n, so `sl_ifft(sl_fft(a))` gives `a` back.
+sl_status sl_ifft(sl_array a, int32_t ndims, const int32_t *dims, sl_fft_norm norm, sl_array *out);
+
+// The Fourier transform of a real array `a` (f32 or f64) along the listed dimensions,
+// keeping the non-redundant half as numpy's `rfftn` does: the last listed dimension, of
+// length n, becomes n/2 + 1 long (rounded down); the result is c64 or c128.
+sl_status sl_rfft(sl_array a, int32_t ndims, const int32_t *dims, sl_fft_norm norm, sl_array *out);
+
+// The inverse of `sl_rfft`: a complex array `a` (c64 or c128) holding the half spectrum
+// along the last listed dimension gives the real array (f32 or f64) whose length there
+// is `n`, which must satisfy n/2 + 1 == that dimension's length (rounded down; so
+// `n` is needed to tell even from odd lengths). The imaginary parts of the zero
+// frequency (and, for even `n`, of the n/2 frequency) are ignored, as numpy's `irfftn`
+// does.
+sl_status sl_irfft(sl_array a,
+                   int32_t ndims,
+                   const int32_t *dims,
+                   int64_t n,
+                   sl_fft_norm norm,
+                   sl_array *out);
 
 // Opens a code reuse section named `name` reading `inputs` (their values are what vary
 // between runs) with `controls` (values the section's calls depend on, e.g. an if/else;

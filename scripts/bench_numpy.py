@@ -5,8 +5,8 @@ Monte Carlo option pricing of `examples/c/monte_carlo.c` at 4M paths written the
 numpy user would; the conjugate gradient solve of `roundtrip/cg_80_f64_x50` (the same
 80 x 80 system, 50 iterations, the residual read every iteration); and `a*x + b` and
 `dot(x, x)` of 2^20 f32 for the `midsize` benchmarks; the 8-op chain of `fused/chain8_*`
-on 2^24 f32 and f64; and square f32 matmuls of 1024 and 2048 (OpenBLAS sgemm, its own
-threads). Writes the median of each to target/criterion/numpy.json (ns)."""
+on 2^24 f32 and f64; square f32 matmuls of 1024 and 2048 (OpenBLAS sgemm, its own
+threads); and the complex f32 Fourier transforms of `benches/fft.rs`. Writes the median of each to target/criterion/numpy.json (ns)."""
 import json
 import math
 import os
@@ -95,6 +95,12 @@ def main():
     y_chain = ((i % 777) * 0.002 - 0.7).astype(np.float32)
     x_chain64, y_chain64 = x_chain.astype(np.float64), y_chain.astype(np.float64)
     mats = {m: g.random((m, m), dtype=np.float32) - np.float32(0.5) for m in (1024, 2048)}
+    # The complex f32 transforms of benches/fft.rs (numpy 2 transforms c64 in single
+    # precision with pocketfft, one thread).
+    def signal(shape):
+        return (g.random(shape) + 1j * g.random(shape)).astype(np.complex64)
+
+    ffts = {"1d": signal(1 << 20), "batched": signal((64, 1 << 14)), "2d": signal((2048, 2048))}
     cases = {
         "uniform_f32_store": lambda: g.random(N, dtype=np.float32),
         "uniform_f64_store": lambda: g.random(N),
@@ -113,6 +119,9 @@ def main():
         "chain8_f64": lambda: chain8(x_chain64, y_chain64),
         "sgemm_1024": lambda: mats[1024] @ mats[1024],
         "sgemm_2048": lambda: mats[2048] @ mats[2048],
+        "fft_1d_2p20_c64": lambda: np.fft.fft(ffts["1d"]),
+        "fft_batched_64x2p14_c64": lambda: np.fft.fft(ffts["batched"], axis=-1),
+        "fft_2d_2048x2048_c64": lambda: np.fft.fft2(ffts["2d"]),
     }
     # A filtered run keeps the other cases' times from an earlier run.
     results = {}

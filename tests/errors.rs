@@ -273,6 +273,10 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_outer", Box::new(move |o| sl_outer(a, stale, o)));
     add("sl_gemm", Box::new(move |o| sl_gemm(SL_NO_TRANS, a, 3, a, 1.0, 0, 0.0, o)));
     add("sl_gemm_c", Box::new(move |o| sl_gemm_c(SL_TRANS, a, SL_NO_TRANS, a, 1.0, 0.0, stale, 1.0, 0.0, o)));
+    add("sl_fft", Box::new(move |o| sl_fft(a, 1, &99, SL_FFT_BACKWARD, o)));
+    add("sl_ifft", Box::new(move |o| sl_ifft(stale, 1, &0, SL_FFT_BACKWARD, o)));
+    add("sl_rfft", Box::new(move |o| sl_rfft(a, 1, &0, 99, o)));
+    add("sl_irfft", Box::new(move |o| sl_irfft(a, 1, &0, 5, SL_FFT_BACKWARD, o)));
     add("sl_transpose", Box::new(move |o| sl_transpose(stale, o)));
     add("sl_binary_scalar_c", Box::new(move |o| sl_binary_scalar_c(SL_ADD, stale, 1.0, 2.0, o)));
     add("sl_scalar_binary_c", Box::new(move |o| sl_scalar_binary_c(SL_LT, 1.0, 2.0, a, o)));

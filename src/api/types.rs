@@ -204,6 +204,17 @@ pub const SL_SCATTER_MIN: sl_scatter_mode = 2;
 /// The largest of the element and the values landing on it (for bool: "or").
 pub const SL_SCATTER_MAX: sl_scatter_mode = 3;
 
+/// Which direction of a Fourier transform (`sl_fft` and friends) is scaled. `n` is the
+/// number of points transformed: the product of the transformed dimensions' lengths (for
+/// `sl_rfft` and `sl_irfft`, the real array's).
+pub type sl_fft_norm = i32;
+/// Forward transforms unscaled, inverse ones scaled by 1/n (numpy's default).
+pub const SL_FFT_BACKWARD: sl_fft_norm = 0;
+/// Both directions scaled by 1/sqrt(n), so the transform is unitary.
+pub const SL_FFT_ORTHO: sl_fft_norm = 1;
+/// Forward transforms scaled by 1/n, inverse ones unscaled.
+pub const SL_FFT_FORWARD: sl_fft_norm = 2;
+
 /// Details of the last failed call on this thread. Strings stay valid until the next
 /// failing call on the same thread.
 #[repr(C)]

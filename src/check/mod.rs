@@ -5,6 +5,7 @@
 //! reported) or when the application reads them (`copyout`).
 
 mod compare;
+mod fft;
 pub mod reference;
 
 use std::sync::Arc;

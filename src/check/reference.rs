@@ -410,6 +410,16 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
             })
         }
         Op::Scatter { mode } => scatter(*mode, t, ins),
+        Op::Fft(spec) => {
+            let src = ins[0];
+            let x = (0..src.shape.numel()).map(|i| {
+                let (re, im) = src.at(i).parts();
+                rustfft::num_complex::Complex::new(re, im)
+            });
+            let y = super::fft::transform(spec, &src.shape, &shape, x.collect());
+            let complex = t.is_complex();
+            Reference::new(t, shape, y.into_iter().map(|z| if complex { Elem::C(z.re, z.im) } else { Elem::F(z.re) }))
+        }
         Op::MatMul { conj } => {
             let (a, b) = (ins[0], ins[1]);
             let (m, k) = (a.shape.dim(0), a.shape.dim(1));

@@ -16,7 +16,9 @@ use smallvec::SmallVec;
 use crate::backend::vulkan;
 use crate::config::{Backend, Config};
 use crate::ir::kernel::Kernel;
-use crate::ir::{CallSite, DType, Error, ErrorKind, Inputs, Promise, Result, Scalar, ScatterMode, Shape, Value};
+use crate::ir::{
+    CallSite, DType, Error, ErrorKind, FftSpec, Inputs, Promise, Result, Scalar, ScatterMode, Shape, Value,
+};
 
 /// A kernel in the executor's own compiled form.
 pub trait CompiledKernel: Send + Sync {
@@ -39,6 +41,13 @@ pub enum Work {
         k: usize,
         n: usize,
     },
+    /// inputs [a] -> [transform of a]; `dtype` and `shape` are the input's.
+    Fft {
+        spec: FftSpec,
+        dtype: DType,
+        shape: Shape,
+        out_shape: Shape,
+    },
     /// inputs [dst, values, index_0, ...] (indices i64, shaped like values) -> [out]
     Scatter {
         mode: ScatterMode,
@@ -53,6 +62,7 @@ impl Work {
         match self {
             Work::Kernel { .. } => "kernel",
             Work::MatMul { .. } => "matmul",
+            Work::Fft { .. } => "fft",
             Work::Scatter { .. } => "scatter",
         }
     }
@@ -111,6 +121,7 @@ pub fn step_profile<'a>(
             (Some(kernel), kernel.domain.numel(), read)
         }
         Work::MatMul { dtype, m, k, n, .. } => (None, m * n, (m * k + k * n) * dtype.size()),
+        Work::Fft { dtype, shape, .. } => (None, shape.numel(), shape.numel() * dtype.size()),
         // The destination, the values and one i64 index per destination dimension.
         Work::Scatter { dtype, dst_shape, values_shape, .. } => {
             let per_value = dtype.size() + 8 * dst_shape.rank();

@@ -182,6 +182,9 @@ pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &
                     k: ins[0].shape.dim(1),
                     n: ins[1].shape.dim(1),
                 },
+                Op::Fft(spec) => {
+                    Work::Fft { spec: *spec, dtype: ins[0].dtype, shape: ins[0].shape, out_shape: first.shape }
+                }
                 Op::Scatter { mode } => Work::Scatter {
                     mode: *mode,
                     dtype: first.dtype,

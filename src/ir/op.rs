@@ -328,6 +328,64 @@ pub enum ScatterMode {
     Max,
 }
 
+/// Which values a Fourier transform takes and gives.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum FftKind {
+    /// Complex to complex, forward or inverse.
+    Complex,
+    /// Real to complex, forward: the last transformed dimension keeps `n / 2 + 1` points.
+    RealToComplex,
+    /// Complex to real, inverse: the last transformed dimension grows back to the
+    /// output's length.
+    ComplexToReal,
+}
+
+/// Which direction of a Fourier transform is scaled, and by what.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum FftNorm {
+    /// The inverse is scaled by 1/n (numpy's default).
+    Backward,
+    /// Both directions are scaled by 1/sqrt(n).
+    Ortho,
+    /// The forward transform is scaled by 1/n.
+    Forward,
+}
+
+impl FftNorm {
+    /// The factor a transform of `n` points (product over its dimensions) is scaled by.
+    pub fn scale(self, n: usize, inverse: bool) -> f64 {
+        match (self, inverse) {
+            (FftNorm::Ortho, _) => 1.0 / (n as f64).sqrt(),
+            (FftNorm::Backward, true) | (FftNorm::Forward, false) => 1.0 / n as f64,
+            _ => 1.0,
+        }
+    }
+}
+
+/// A Fourier transform along up to three dimensions of an array, batched over the others.
+/// The transform is separable: one-dimensional transforms along each dimension in turn.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct FftSpec {
+    pub kind: FftKind,
+    pub inverse: bool,
+    pub norm: FftNorm,
+    /// The transformed dimensions, distinct; `dims[..ndims]`. For the real kinds the last
+    /// one is the halved dimension.
+    pub dims: [u8; 3],
+    pub ndims: u8,
+}
+
+impl FftSpec {
+    pub fn dims(&self) -> &[u8] {
+        &self.dims[..self.ndims as usize]
+    }
+
+    /// The halved dimension of the real kinds (the last transformed one).
+    pub fn halved_dim(&self) -> usize {
+        self.dims[self.ndims as usize - 1] as usize
+    }
+}
+
 /// What a graph node computes. Node inputs are listed per variant.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Op {
@@ -370,13 +428,16 @@ pub enum Op {
     /// inputs: [a (m x k), b (k x n)]; `conj` conjugates the elements of a and of b
     /// (complex types; false for real ones).
     MatMul { conj: [bool; 2] },
+    /// inputs: [a]; complex input for `Complex` and `ComplexToReal`, real for
+    /// `RealToComplex`. The output's shape gives the transformed lengths.
+    Fft(FftSpec),
 }
 
 impl Op {
     /// Whether the op can be part of a fused kernel (primitive ops), as opposed to an
     /// intrinsic that runs as its own step.
     pub fn is_fusible(&self) -> bool {
-        !matches!(self, Op::Scatter { .. } | Op::MatMul { .. } | Op::Source)
+        !matches!(self, Op::Scatter { .. } | Op::MatMul { .. } | Op::Fft(_) | Op::Source)
     }
 
     pub fn name(&self) -> &'static str {
@@ -399,6 +460,12 @@ impl Op {
             Op::Gather => "gather",
             Op::Scatter { .. } => "scatter",
             Op::MatMul { .. } => "matmul",
+            Op::Fft(spec) => match (spec.kind, spec.inverse) {
+                (FftKind::Complex, false) => "fft",
+                (FftKind::Complex, true) => "ifft",
+                (FftKind::RealToComplex, _) => "rfft",
+                (FftKind::ComplexToReal, _) => "irfft",
+            },
         }
     }
 }

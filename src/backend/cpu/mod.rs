@@ -4,6 +4,7 @@
 mod access;
 mod complex;
 mod elem;
+mod fft;
 mod linalg;
 pub mod math;
 mod ops;
@@ -32,11 +33,12 @@ impl CompiledKernel for program::Program {
 pub struct CpuExecutor {
     workers: threads::Workers,
     memory: Arc<HostPool>,
+    fft_plans: fft::Plans,
 }
 
 impl CpuExecutor {
     pub fn new(threads: usize, memory: Arc<HostPool>) -> Result<CpuExecutor> {
-        Ok(CpuExecutor { workers: threads::Workers::new(threads)?, memory })
+        Ok(CpuExecutor { workers: threads::Workers::new(threads)?, memory, fft_plans: fft::Plans::new() })
     }
 }
 
@@ -75,6 +77,16 @@ impl Executor for CpuExecutor {
             Work::MatMul { dtype, conj, m, k, n } => {
                 linalg::matmul(*dtype, [*m, *k, *n], *conj, &inputs[0], &inputs[1], &outputs[0], &self.workers)
             }
+            Work::Fft { spec, dtype, shape, out_shape } => fft::fft(
+                &self.fft_plans,
+                &self.workers,
+                &self.memory,
+                spec,
+                *dtype,
+                (shape, out_shape),
+                &inputs[0],
+                &outputs[0],
+            ),
             Work::Scatter { mode, dtype, dst_shape, values_shape } => scatter::scatter(
                 *mode,
                 *dtype,
