@@ -30,6 +30,15 @@ pub fn map<T: Real, K: UnaryKernel<T> + ?Sized, O: Ops>(src: &[T], dst: &mut [T]
     }
 }
 
+/// Block size for kernels that choose a code path per block from the range of its inputs.
+pub const BLOCK: usize = 256;
+
+/// Vectorisable OR-reduction.
+#[inline(always)]
+pub fn any<T: Copy>(xs: &[T], f: impl Fn(T) -> bool) -> bool {
+    xs.iter().fold(false, |acc, &x| acc | f(x))
+}
+
 /// A binary elementwise function.
 pub trait BinaryKernel<T: Real> {
     fn eval<O: Ops>(a: T, b: T) -> T;
