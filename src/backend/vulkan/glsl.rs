@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::backend::cpu::math::{COS_TURNS_F32, SIN_TURNS_F32, TWO_OVER_PI};
+use crate::backend::cpu::math::{COS_TURNS_F32, LN1P_Q_F32, LN2_PARTS_F32, SIN_TURNS_F32, TWO_OVER_PI};
 use crate::ir::kernel::{Inst, Kernel};
 use crate::ir::{BinaryOp, DType, Distribution, RngKind, Scalar, UnaryOp};
 
@@ -336,7 +336,7 @@ impl Helpers {
                     format!("{vec}(r_f64({name}_w.x, {name}_w.y), r_f64({name}_w.z, {name}_w.w))")
                 };
                 pair += &format!("{vec} {name}_uv = {uv};\n");
-                let ln = self.unary(UnaryOp::Log, t, &format!("({ty}(1) - {name}_uv.x)"));
+                let ln = self.ln_one_minus(t, &format!("{name}_uv.x"));
                 let cos_sin = self.cos_sin_turns(t, &format!("{name}_uv.y"));
                 pair += &format!("precise {ty} {name}_r = sqrt({ty}(-2) * {ln});\n{name}_nv = {name}_r * {cos_sin};\n");
                 out.push_str(&format!(
@@ -345,6 +345,17 @@ impl Helpers {
                 format!("(((uint({name}_e) & 1u) == 0u) ? {name}_nv.x : {name}_nv.y)")
             }
         }
+    }
+
+    /// `ln(1 - u)` of a uniform value `u` of type `t` (`1 - u` is exact and normal). f32 takes
+    /// the CPU executor's log without special cases (`r_ln_normal`): a device's own f32 `log`
+    /// may be far off near 1 (lavapipe's by hundreds of ulps), which put small normal values
+    /// 1e-6 off on devices without f64. f64 takes the double-precision library's.
+    fn ln_one_minus(&mut self, t: DType, u: &str) -> String {
+        if t == DType::F32 {
+            return format!("r_ln_normal(1.0 - {u})");
+        }
+        self.unary(UnaryOp::Log, t, &format!("(1.0lf - {u})"))
     }
 
     /// `(cos 2 pi v, sin 2 pi v)` (a `vec2`/`dvec2`) of a uniform value `v` of type `t`. f32
@@ -397,7 +408,7 @@ impl Helpers {
                 } else {
                     writeln!(s, "{vec} {uv} = {vec}(r_f64({w}.x, {w}.y), r_f64({w}.z, {w}.w));").unwrap();
                 }
-                let ln = self.unary(UnaryOp::Log, t, &format!("({ty}(1) - {uv}.x)"));
+                let ln = self.ln_one_minus(t, &format!("{uv}.x"));
                 let cos_sin = self.cos_sin_turns(t, &format!("{uv}.y"));
                 writeln!(s, "precise {ty} {name}_r{q} = sqrt({ty}(-2) * {ln});\n{name}_nv[{q}] = {name}_r{q} * {cos_sin};")
                     .unwrap();
@@ -464,6 +475,7 @@ impl Helpers {
         }
         if self.random {
             s += include_str!("random.glsl");
+            s += &ln_normal_f32();
             s += &cos_sin_turns_f32();
         }
         if self.random_f64 {
@@ -481,17 +493,36 @@ impl Helpers {
     }
 }
 
+/// GLSL Horner form of `c[0] + c[1] g + ...` in the variable `g`, with f32 literals.
+fn horner_f32(c: &[f32], g: &str) -> String {
+    let mut e = format!("{:?}", c[c.len() - 1]);
+    for k in c[..c.len() - 1].iter().rev() {
+        e = format!("({k:?} + {g} * {e})");
+    }
+    e
+}
+
+/// `r_ln_normal(x)`: `ln x` for a positive normal f32 `x`, as the CPU executor's
+/// `math::ln_normal` computes it: `x = 2^k m`, `m` in `[sqrt(2)/2, sqrt(2))` from the bits,
+/// `log(1 + f) = f + f^2 Q(f)` for `f = m - 1` (exact), plus `k ln 2` in two parts.
+fn ln_normal_f32() -> String {
+    let [hi, lo] = LN2_PARTS_F32;
+    format!(
+        "float r_ln_normal(float x) {{\n\
+         uint b = floatBitsToUint(x);\n\
+         int k = int(b - 0x3f3504f3u) >> 23;\n\
+         float f = uintBitsToFloat(b - (uint(k) << 23)) - 1.0;\n\
+         float p = f + f * f * {};\n\
+         float kf = float(k);\n\
+         return kf * {hi:?} + (kf * {lo:?} + p);\n}}\n",
+        horner_f32(&LN1P_Q_F32, "f")
+    )
+}
+
 /// `r_cos_sin_turns(v)`: `vec2(cos 2 pi v, sin 2 pi v)` for an f32 `v` in `[0, 1]`, as the CPU
 /// executor computes it (`math::cos_sin_turns`, the same fits): `v = n/4 + f` exactly with
 /// `|f| <= 1/8`, the fits in `f`, then `n` quarter turns.
 fn cos_sin_turns_f32() -> String {
-    let horner = |c: &[f32]| {
-        let mut e = format!("{:?}", c[c.len() - 1]);
-        for k in c[..c.len() - 1].iter().rev() {
-            e = format!("({k:?} + g * {e})");
-        }
-        e
-    };
     format!(
         "vec2 r_cos_sin_turns(float v) {{\n\
          float q = roundEven(4.0 * v);\n\
@@ -501,8 +532,8 @@ fn cos_sin_turns_f32() -> String {
          uint n = uint(q);\n\
          cs = (n & 1u) != 0u ? vec2(-cs.y, cs.x) : cs;\n\
          return (n & 2u) != 0u ? -cs : cs;\n}}\n",
-        horner(&COS_TURNS_F32),
-        horner(&SIN_TURNS_F32)
+        horner_f32(&COS_TURNS_F32, "g"),
+        horner_f32(&SIN_TURNS_F32, "g")
     )
 }
 

@@ -15,10 +15,11 @@
 //!   product for `n P2`). Over all f32 inputs up to 2^17 the smallest `|r|` is 2^-27.8 (x =
 //!   252.898), where the tail's rounding errors (~2^-56) stay below 1/30 ulp of `r`.
 //! * f32 lanes with `2^17 < |x| <= 2^22`: the reduction in f64 arithmetic (three parts,
-//!   28+28+53 bits; formerly the only f32 path, at half the SIMD width). [`run`] scans
-//!   the input first (two instructions per vector); only when some lane is beyond 2^17 does it
-//!   pick a path per block of 256 elements: the f32 one, the f64 one, or both where the block is
-//!   mixed. Every result depends on its input alone, not on its neighbours.
+//!   28+28+53 bits; formerly the only f32 path, at half the SIMD width). [`run`] runs the
+//!   main path over the slice and finds in the same pass whether some lane is beyond 2^17; only
+//!   then does it pick a path per block of 256 elements: the f32 one (its values stay), the f64
+//!   one, or both where the block is mixed. Every result depends on its input alone, not on its
+//!   neighbours.
 //!
 //! Then `sin r = r + r^3 S(r^2)` and `cos r = 1 - r^2/2 + r^4 C(r^2)` (the `1 - r^2/2` step is
 //! compensated as in fdlibm), both corrected to first order in `rl`; the quadrant `n mod 4`
