@@ -410,8 +410,11 @@ impl Helpers {
                 }
                 let ln = self.ln_one_minus(t, &format!("{uv}.x"));
                 let cos_sin = self.cos_sin_turns(t, &format!("{uv}.y"));
-                writeln!(s, "precise {ty} {name}_r{q} = sqrt({ty}(-2) * {ln});\n{name}_nv[{q}] = {name}_r{q} * {cos_sin};")
-                    .unwrap();
+                writeln!(
+                    s,
+                    "precise {ty} {name}_r{q} = sqrt({ty}(-2) * {ln});\n{name}_nv[{q}] = {name}_r{q} * {cos_sin};"
+                )
+                .unwrap();
             }
         }
         s

@@ -46,11 +46,12 @@ pub trait Within<T: Real> {
 
 /// `dst[i] = p.eval(src[i])`, and whether some `|src[i]| > limit` (NaNs ignored, infinities
 /// included): then the caller redoes those lanes. One pass, so the loads of a slice still in
-/// memory overlap the arithmetic; it keeps 64 running maxima `a > m ? a : m` (that is `maxps`:
-/// an FP max reduction would not vectorise), a vector instruction per vector of results.
+/// memory overlap the arithmetic; it keeps 16 running maxima `a > m ? a : m` (that is `maxps`:
+/// an FP max reduction would not vectorise), a vector instruction per vector of results. (64,
+/// four AVX-512 vectors of f32 per step, ran out of registers: constants were reloaded.)
 #[inline(always)]
 pub fn map_within<T: Real, P: Within<T>, O: Ops>(p: &P, src: &[T], dst: &mut [T], limit: T) -> bool {
-    const W: usize = 64;
+    const W: usize = 16;
     let mut acc = [T::ZERO; W];
     let (mut s, mut d) = (src.chunks_exact(W), dst.chunks_exact_mut(W));
     for (s, d) in (&mut s).zip(&mut d) {

@@ -73,8 +73,8 @@
 //!   denormals-are-zero); with FTZ/DAZ set, subnormal inputs and results are not handled as
 //!   documented.
 //! * sin/cos/tan: the main vector path is Cody–Waite in the slice's own type (f32:
-//!   `|x| <= 2^17`, f64: `|x| <= 2^20`). The same pass finds whether some lane is beyond that (one
-//!   instruction per vector); if so, f32 lanes up to 2^22 are redone with the reduction in f64
+//!   `|x| <= 2^17`, f64: `|x| <= 2^20`). A scan of the input first (two instructions per vector)
+//!   finds whether some lane is beyond that; if so, f32 lanes up to 2^22 use the reduction in f64
 //!   arithmetic (vectorised, chosen per 256-element block: a block with lanes on both sides of
 //!   2^17 runs both paths, about 1.1 ns/element instead of 0.35), and lanes beyond every vector
 //!   range are redone one at a time in f64 with an exact Payne–Hanek reduction (f32 rounds
@@ -82,7 +82,8 @@
 //!   other lanes of the slice.
 //! * exp: blocks of 256 elements whose lanes are all within +-87 (f32) or +-708 (f64), where
 //!   `2^n` is normal, skip the clamps and scale in one step (the same bits, a third fewer
-//!   instructions); other blocks are redone with the full kernel.
+//!   instructions; the range check is in the same pass); other blocks are redone with the full
+//!   kernel.
 //! * `multiversion` only picks the AVX-512 clone on CPUs with the Ice-Lake-level AVX-512
 //!   extensions (it deliberately avoids Skylake-X's AVX-512); others use the AVX2 clone.
 

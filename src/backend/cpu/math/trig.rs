@@ -15,11 +15,12 @@
 //!   product for `n P2`). Over all f32 inputs up to 2^17 the smallest `|r|` is 2^-27.8 (x =
 //!   252.898), where the tail's rounding errors (~2^-56) stay below 1/30 ulp of `r`.
 //! * f32 lanes with `2^17 < |x| <= 2^22`: the reduction in f64 arithmetic (three parts,
-//!   28+28+53 bits; formerly the only f32 path, at half the SIMD width). [`run`] runs the
-//!   main path over the slice and finds in the same pass whether some lane is beyond 2^17; only
-//!   then does it pick a path per block of 256 elements: the f32 one (its values stay), the f64
-//!   one, or both where the block is mixed. Every result depends on its input alone, not on its
-//!   neighbours.
+//!   28+28+53 bits; formerly the only f32 path, at half the SIMD width). [`run`] scans
+//!   the input first (two instructions per vector); only when some lane is beyond 2^17 does it
+//!   pick a path per block of 256 elements: the f32 one, the f64 one, or both where the block is
+//!   mixed. Every result depends on its input alone, not on its neighbours. (Scanning in the
+//!   main path's own pass, as exp does, was not measurably faster in the chain benchmark
+//!   under load; the scan's loads run ahead for an input still in memory.)
 //!
 //! Then `sin r = r + r^3 S(r^2)` and `cos r = 1 - r^2/2 + r^4 C(r^2)` (the `1 - r^2/2` step is
 //! compensated as in fdlibm), both corrected to first order in `rl`; the quadrant `n mod 4`
@@ -32,7 +33,7 @@
 //! the f64 result is rounded). glibc's own reduction was 8 ulps off at the double nearest a
 //! multiple of pi/2 (6381956970095103 * 2^797).
 
-use super::driver::{BLOCK, Within, any, map_within};
+use super::driver::{BLOCK, any};
 use super::real::{NoFma, Ops, Real, fast_two_sum, poly, round_int, sel, two_sum};
 
 /// Which of the three functions a kernel computes.
@@ -337,45 +338,68 @@ pub fn tan<T: TrigConsts, O: Ops>(x: T) -> T {
     finish::<T, O>(Kind::Tan, x, T::reduce::<O>(x))
 }
 
-
-/// The main path as a [`Within`] kernel.
-struct MainPath(Kind);
-
-impl<T: TrigConsts> Within<T> for MainPath {
-    #[inline(always)]
-    fn eval<O: Ops>(&self, x: T) -> T {
-        main_path::<T, O>(self.0, x)
+/// Whether some `|x| > limit` (NaNs ignored, infinities included). Keeps 64 independent running
+/// maxima `a > m ? a : m` (that is `maxps`: an FP max reduction would not vectorise), so the
+/// scan costs two instructions per vector.
+#[inline(always)]
+fn any_above<T: Real>(xs: &[T], limit: T) -> bool {
+    const W: usize = 64;
+    let mut acc = [T::ZERO; W];
+    let mut chunks = xs.chunks_exact(W);
+    for c in &mut chunks {
+        for i in 0..W {
+            let a = c[i].abs();
+            acc[i] = sel(a > acc[i], a, acc[i]);
+        }
     }
+    for (m, &x) in acc.iter_mut().zip(chunks.remainder()) {
+        let a = x.abs();
+        *m = sel(a > *m, a, *m);
+    }
+    any(&acc, |m| m > limit)
 }
 
 /// The slice loop (inlined into the calling clone, so every path vectorises with the clone's
-/// instructions). One main-path pass that also finds whether some lane is beyond its range
-/// `LIMIT` ([`map_within`]); if none is (the common case), that is all. Otherwise:
-/// * f32, per block of [`BLOCK`] elements: the main path's values stay if all its lanes are
-///   within `LIMIT`; the f64 reduction replaces them if none is, and for the lanes beyond
-///   `LIMIT` if mixed, so every result depends on its input alone, not on its neighbours.
-/// * f64: the main path's values stay (it has no second tier).
+/// instructions). A scan of the input first (two instructions per vector) finds whether some lane
+/// is beyond the main path's range `LIMIT`; if none is (the common case), one main-path loop.
+/// Otherwise:
+/// * f32, per block of [`BLOCK`] elements: the main path if all its lanes are within `LIMIT`, the
+///   f64 reduction if none is, and both (each lane takes its own range's result) if mixed, so
+///   every result depends on its input alone, not on its neighbours.
+/// * f64: the main path (it has no second tier).
 /// * Then finite lanes beyond `WIDE_LIMIT` are redone one at a time in f64 (`huge_value`).
 #[inline(always)]
 pub fn run<T: TrigConsts, O: Ops>(k: Kind, src: &[T], dst: &mut [T]) {
     // (No closures around the kernels: one that LLVM declines to inline would be compiled
     // without the clone's target features, and call libm's fma per element.)
-    if !map_within::<T, _, O>(&MainPath(k), src, dst, T::LIMIT) {
+    if !any_above(src, T::LIMIT) {
+        for (d, &x) in dst.iter_mut().zip(src) {
+            *d = main_path::<T, O>(k, x);
+        }
         return;
     }
     if T::WIDE_LIMIT > T::LIMIT {
         // NaN lanes count as beyond: both paths return NaN for them.
         let within = |x: T| x.abs() <= T::LIMIT;
         for (s, d) in src.chunks(BLOCK).zip(dst.chunks_mut(BLOCK)) {
-            if !any(s, within) {
+            if !any(s, |x| !within(x)) {
+                for (d, &x) in d.iter_mut().zip(s) {
+                    *d = main_path::<T, O>(k, x);
+                }
+            } else if !any(s, within) {
                 for (d, &x) in d.iter_mut().zip(s) {
                     *d = wide_path::<T, O>(k, x);
                 }
-            } else if any(s, |x| !within(x)) {
+            } else {
                 for (d, &x) in d.iter_mut().zip(s) {
-                    *d = sel(within(x), *d, wide_path::<T, O>(k, x));
+                    let (m, w) = (main_path::<T, O>(k, x), wide_path::<T, O>(k, x));
+                    *d = sel(within(x), m, w);
                 }
             }
+        }
+    } else {
+        for (d, &x) in dst.iter_mut().zip(src) {
+            *d = main_path::<T, O>(k, x);
         }
     }
     let huge = |x: T| x.abs() > T::WIDE_LIMIT && x.abs() < T::INF;
