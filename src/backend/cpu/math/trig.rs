@@ -115,7 +115,7 @@ pub(super) const PIO2_F32_HI_CHUNKS: [f32; 4] = [1.5625, 0.008178711, 0.00011730
 /// f32 [`TrigConsts::COS_TURNS`] and [`TrigConsts::SIN_TURNS`] (relative error 2^-30.9 and
 /// 2^-25.1, the latter bound by the rounding of 2 pi); the Vulkan random numbers use them too.
 pub(crate) const COS_TURNS_F32: [f32; 4] = [-19.739208, 64.93918, -85.4295, 58.814777];
-pub(crate) const SIN_TURNS_F32: [f32; 4] = [6.2831855, -41.34176, 81.604614, -75.83747];
+pub(crate) const SIN_TURNS_F32: [f32; 4] = [core::f32::consts::TAU, -41.34176, 81.604614, -75.83747];
 
 pub trait TrigConsts: Real {
     /// `sin r = r + r^3 S(r^2)`
@@ -186,7 +186,8 @@ impl TrigConsts for f64 {
         -1.6929816626426644,
     ];
     const SIN_TURNS: &'static [f64] = &[
-        6.283185307179586,
+        // The fit's leading coefficient is 2 pi rounded.
+        core::f64::consts::TAU,
         -41.341702240399236,
         81.60524927574441,
         -76.70585965977858,
