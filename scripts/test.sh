@@ -32,6 +32,9 @@ SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_BLOCKED_SCAN=on 
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_HANDWRITTEN=on cargo test --locked --test reductions --test transpose --test scans --test gather
 # Gathers as on a device without 64-bit floats: f64 slices are still copied on the device, as bits.
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_F64=on cargo test --locked --test gather
+# Random numbers as on a device without 64-bit floats: f32 kernels must not need them, and
+# f32 normal values keep their accuracy without a double-precision cosine.
+SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_F64=on cargo test --locked --test random
 # Dispatches of at most 3 workgroups along x and y: invocations take many points or rows, and
 # on lavapipe kernels whose loops would then exceed its limit must run on the CPU instead.
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_MAX_GROUPS=3 cargo test --locked --test ops --test reductions --test scans --test fusion --test transpose --test scatter --test gather

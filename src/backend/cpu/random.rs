@@ -107,8 +107,6 @@ trait Sample: Copy {
     fn uniforms(words: &[u32], out: &mut [Self]);
     /// Two scratch arrays of `BATCH` values.
     fn scratch(v: &mut Values) -> (&mut [Self], &mut [Self]);
-    /// cos(2 pi v) and sin(2 pi v) for v in [0, 1).
-    fn cos_sin_turns<O: Ops>(v: Self) -> (Self, Self);
     /// The Box-Muller pair of uniforms `u` (radius) and `v` (angle):
     /// `sqrt(-2 ln(1 - u))` times `cos(2 pi v)` and `sin(2 pi v)`.
     fn normal_pair<O: Ops>(u: Self, v: Self) -> (Self, Self);
@@ -178,7 +176,7 @@ unsafe fn whole_groups<T: Vectors>(
 }
 
 macro_rules! sample {
-    ($t:ty, $words:expr, $buf:ident, $terms:expr, |$w:ident| $from:expr) => {
+    ($t:ty, $words:expr, $buf:ident, |$w:ident| $from:expr) => {
         impl Sample for $t {
             const WORDS: u64 = $words;
             #[inline(always)]
@@ -194,61 +192,20 @@ macro_rules! sample {
             fn scratch(v: &mut Values) -> (&mut [Self], &mut [Self]) {
                 v.$buf.split_at_mut(BATCH)
             }
-            /// v is cut exactly into quarter turns q / 4 and f in [-1/8, 1/8], whose
-            /// cosine and sine are Taylor series in f: 2 pi v is never rounded.
-            #[inline(always)]
-            fn cos_sin_turns<O: Ops>(v: Self) -> (Self, Self) {
-                const COS: [f64; $terms + 1] = turn_series(false);
-                const SIN: [f64; $terms] = turn_series(true);
-                let q = (4.0 * v).round_ties_even();
-                let f = v - 0.25 * q;
-                let g = f * f;
-                let (mut c, mut s) = (COS[$terms] as $t, SIN[$terms - 1] as $t);
-                for k in (0..$terms).rev() {
-                    c = O::mla(c, g, COS[k] as $t);
-                }
-                for k in (0..$terms - 1).rev() {
-                    s = O::mla(s, g, SIN[k] as $t);
-                }
-                s *= f;
-                // The quarter turns rotate (c, s) q times.
-                // SAFETY: q is a whole number in 0..=4 (`as` would add a per-lane NaN and
-                // range check, which does not vectorise).
-                let q: i32 = unsafe { q.to_int_unchecked() };
-                let (c, s) = if q & 1 != 0 { (s, c) } else { (c, s) };
-                (if (q + 1) & 2 != 0 { -c } else { c }, if q & 2 != 0 { -s } else { s })
-            }
             /// 1 - u is exact (a multiple of u's unit in [2^-24, 1] or [2^-53, 1]), so
             /// normal: the log needs none of its fix-ups for other arguments.
             #[inline(always)]
             fn normal_pair<O: Ops>(u: Self, v: Self) -> (Self, Self) {
                 let radius = (-2.0 * math::ln_normal::<$t, O>(1.0 - u)).sqrt();
-                let (c, s) = Self::cos_sin_turns::<O>(v);
+                let (c, s) = math::cos_sin_turns::<$t, O>(v);
                 (radius * c, radius * s)
             }
         }
     };
 }
 
-/// Taylor coefficients in f of cos(2 pi f) (`odd` false: powers 0, 2, 4, ...) or of
-/// sin(2 pi f) (powers 1, 3, 5, ...). With |2 pi f| <= pi / 4, 5 sine and 6 cosine terms
-/// leave an error below 2e-9 (f32), 9 and 10 below 1e-19 (f64).
-const fn turn_series<const N: usize>(odd: bool) -> [f64; N] {
-    let tau = std::f64::consts::TAU;
-    let mut c = [0.0; N];
-    let (mut term, mut power) = if odd { (tau, 1) } else { (1.0, 0) };
-    let mut k = 0;
-    while k < N {
-        c[k] = term;
-        term = -term * tau * tau / ((power + 1) * (power + 2)) as f64;
-        power += 2;
-        k += 1;
-    }
-    c
-}
-
-sample!(f32, 1, f32s, 5, |w| f32_from_word(w[0]));
-sample!(f64, 2, f64s, 9, |w| f64_from_words(w[0], w[1]));
+sample!(f32, 1, f32s, |w| f32_from_word(w[0]));
+sample!(f64, 2, f64s, |w| f64_from_words(w[0], w[1]));
 
 /// The values of up to `BATCH` elements `run.base + run.step * l` into `out`.
 #[inline(always)]
@@ -844,7 +801,8 @@ mod philox_x86 {
 mod tests {
     use super::*;
 
-    /// cos and sin of 2 pi v against libm's in f64, over every quarter turn and its edges.
+    /// cos and sin of 2 pi v against libm's in f64, over every quarter turn and its edges,
+    /// with and without FMA.
     #[test]
     fn turns() {
         let tau = std::f64::consts::TAU;
@@ -854,13 +812,15 @@ mod tests {
                     continue;
                 }
                 let (v32, v64) = (v as f32, v);
-                let (c, s) = f32::cos_sin_turns::<Fma>(v32);
                 let (wc, ws) = ((tau * v32 as f64).cos(), (tau * v32 as f64).sin());
-                assert!((c as f64 - wc).abs() <= 1.2e-7 && (s as f64 - ws).abs() <= 1.2e-7, "f32 {v32}: {c} {s}");
+                for (c, s) in [math::cos_sin_turns::<f32, Fma>(v32), math::cos_sin_turns::<f32, NoFma>(v32)] {
+                    assert!((c as f64 - wc).abs() <= 1.2e-7 && (s as f64 - ws).abs() <= 1.2e-7, "f32 {v32}: {c} {s}");
+                }
                 // f64's own 2 pi v is rounded, by up to 4.4e-16.
-                let (c, s) = f64::cos_sin_turns::<Fma>(v64);
                 let (wc, ws) = ((tau * v64).cos(), (tau * v64).sin());
-                assert!((c - wc).abs() <= 1e-15 && (s - ws).abs() <= 1e-15, "f64 {v64}: {c} {s} vs {wc} {ws}");
+                for (c, s) in [math::cos_sin_turns::<f64, Fma>(v64), math::cos_sin_turns::<f64, NoFma>(v64)] {
+                    assert!((c - wc).abs() <= 1e-15 && (s - ws).abs() <= 1e-15, "f64 {v64}: {c} {s} vs {wc} {ws}");
+                }
             }
         }
     }

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::backend::cpu::math::TWO_OVER_PI;
+use crate::backend::cpu::math::{COS_TURNS_F32, LN1P_Q_F32, LN2_PARTS_F32, SIN_TURNS_F32, TWO_OVER_PI};
 use crate::ir::kernel::{Inst, Kernel};
 use crate::ir::{BinaryOp, DType, Distribution, RngKind, Scalar, UnaryOp};
 
@@ -78,8 +78,9 @@ pub struct Helpers {
     float64: bool,
     /// Whether the double-precision math library is used.
     math: bool,
-    /// Whether the random streams are used.
+    /// Whether the random streams are used, and f64 random values.
     random: bool,
+    random_f64: bool,
     /// At most how many loop iterations one run of the expressions made so far spends in
     /// helper functions (drivers that end loops early count them: `Target::max_loop_iterations`).
     loops: usize,
@@ -99,7 +100,7 @@ fn fmod_loops(t: DType) -> usize {
 
 impl Helpers {
     pub fn new(float64: bool) -> Helpers {
-        Helpers { used: Vec::new(), float64, math: false, random: false, loops: 0 }
+        Helpers { used: Vec::new(), float64, math: false, random: false, random_f64: false, loops: 0 }
     }
 
     /// At most how many loop iterations one evaluation of `k`'s live instructions spends
@@ -297,6 +298,7 @@ impl Helpers {
         self.random = true;
         self.loops += RANDOM_LOOPS;
         let f32 = t == DType::F32;
+        self.random_f64 |= !f32;
         let (ty, vec) = (reg_type(t), if f32 { "vec2" } else { "dvec2" });
         let block = |out: &mut String, b: &str| {
             out.push_str(&format!(
@@ -323,8 +325,7 @@ impl Helpers {
                 words(&format!("((uint({name}_e) & 1u) != 0u)"))
             }
             Distribution::Normal => {
-                // The pair's radius sqrt(-2 ln(1 - u)) times cos(2 pi v) and sin(2 pi v) =
-                // cos(2 pi (v - 1/4)) (v - 1/4 is exact).
+                // The pair's radius sqrt(-2 ln(1 - u)) times cos(2 pi v) and sin(2 pi v).
                 let p = format!("{name}_p");
                 let mut pair = String::new();
                 let uv = if f32 {
@@ -335,20 +336,41 @@ impl Helpers {
                     format!("{vec}(r_f64({name}_w.x, {name}_w.y), r_f64({name}_w.z, {name}_w.w))")
                 };
                 pair += &format!("{vec} {name}_uv = {uv};\n");
-                let ln = self.unary(UnaryOp::Log, t, &format!("({ty}(1) - {name}_uv.x)"));
-                let c = |v: f64| literal(Scalar::F64(v).cast(t));
-                let tau = c(std::f64::consts::TAU);
-                let cos = self.unary(UnaryOp::Cos, t, &format!("({tau} * {name}_uv.y)"));
-                let sin = self.unary(UnaryOp::Cos, t, &format!("({tau} * ({name}_uv.y - {}))", c(0.25)));
-                pair += &format!(
-                    "precise {ty} {name}_r = sqrt({ty}(-2) * {ln});\n{name}_nv = {vec}({name}_r * {cos}, {name}_r * {sin});\n"
-                );
+                let ln = self.ln_one_minus(t, &format!("{name}_uv.x"));
+                let cos_sin = self.cos_sin_turns(t, &format!("{name}_uv.y"));
+                pair += &format!("precise {ty} {name}_r = sqrt({ty}(-2) * {ln});\n{name}_nv = {name}_r * {cos_sin};\n");
                 out.push_str(&format!(
                     "uint64_t {p} = {name}_e >> 1;\nif ({p} != {name}_pair) {{\n{name}_pair = {p};\n{pair}}}\n"
                 ));
                 format!("(((uint({name}_e) & 1u) == 0u) ? {name}_nv.x : {name}_nv.y)")
             }
         }
+    }
+
+    /// `ln(1 - u)` of a uniform value `u` of type `t` (`1 - u` is exact and normal). f32 takes
+    /// the CPU executor's log without special cases (`r_ln_normal`): a device's own f32 `log`
+    /// may be far off near 1 (lavapipe's by hundreds of ulps), which put small normal values
+    /// 1e-6 off on devices without f64. f64 takes the double-precision library's.
+    fn ln_one_minus(&mut self, t: DType, u: &str) -> String {
+        if t == DType::F32 {
+            return format!("r_ln_normal(1.0 - {u})");
+        }
+        self.unary(UnaryOp::Log, t, &format!("(1.0lf - {u})"))
+    }
+
+    /// `(cos 2 pi v, sin 2 pi v)` (a `vec2`/`dvec2`) of a uniform value `v` of type `t`. f32
+    /// takes the angle in turns as the CPU executor does (`r_cos_sin_turns`), exact in the
+    /// quarter turns: `2 pi v` rounded to f32 put values near a zero of the cosine up to
+    /// 3e-6 off on devices without f64, whose GLSL `cos` has no better argument either.
+    /// f64 rounds `2 pi v` by at most 4.4e-16.
+    fn cos_sin_turns(&mut self, t: DType, v: &str) -> String {
+        if t == DType::F32 {
+            return format!("r_cos_sin_turns({v})");
+        }
+        let tau = literal(Scalar::F64(std::f64::consts::TAU));
+        let cos = self.unary(UnaryOp::Cos, t, &format!("({tau} * {v})"));
+        let sin = self.unary(UnaryOp::Cos, t, &format!("({tau} * ({v} - 0.25lf))"));
+        format!("dvec2({cos}, {sin})")
     }
 
     /// The statements computing the values of `step` consecutive elements `first ..` (a
@@ -366,14 +388,13 @@ impl Helpers {
     ) -> String {
         self.random = true;
         let f32 = t == DType::F32;
+        self.random_f64 |= !f32;
         let (ty, vec) = (reg_type(t), if f32 { "vec2" } else { "dvec2" });
         let shift = if f32 { 2 } else { 1 };
         let w = format!("{name}_w");
         let mut s = format!("uvec4 {w} = r_block({philox}, {seed}, {draw}, {first} >> {shift});\n");
         if dist == Distribution::Normal {
             writeln!(s, "{vec} {name}_nv[{}];", step / 2).unwrap();
-            let c = |v: f64| literal(Scalar::F64(v).cast(t));
-            let tau = c(std::f64::consts::TAU);
             for q in 0..step / 2 {
                 let uv = format!("{name}_uv{q}");
                 if f32 {
@@ -387,14 +408,11 @@ impl Helpers {
                 } else {
                     writeln!(s, "{vec} {uv} = {vec}(r_f64({w}.x, {w}.y), r_f64({w}.z, {w}.w));").unwrap();
                 }
-                let ln = self.unary(UnaryOp::Log, t, &format!("({ty}(1) - {uv}.x)"));
-                let cos = self.unary(UnaryOp::Cos, t, &format!("({tau} * {uv}.y)"));
-                let sin = self.unary(UnaryOp::Cos, t, &format!("({tau} * ({uv}.y - {}))", c(0.25)));
+                let ln = self.ln_one_minus(t, &format!("{uv}.x"));
+                let cos_sin = self.cos_sin_turns(t, &format!("{uv}.y"));
                 writeln!(
                     s,
-                    "precise {ty} {name}_r{q} = sqrt({ty}(-2) * {ln});\n\
-                     precise {ty} {name}_c{q} = {name}_r{q} * {cos}, {name}_s{q} = {name}_r{q} * {sin};\n\
-                     {name}_nv[{q}] = {vec}({name}_c{q}, {name}_s{q});"
+                    "precise {ty} {name}_r{q} = sqrt({ty}(-2) * {ln});\n{name}_nv[{q}] = {name}_r{q} * {cos_sin};"
                 )
                 .unwrap();
             }
@@ -460,6 +478,11 @@ impl Helpers {
         }
         if self.random {
             s += include_str!("random.glsl");
+            s += &ln_normal_f32();
+            s += &cos_sin_turns_f32();
+        }
+        if self.random_f64 {
+            s += include_str!("random_f64.glsl");
         }
         for (name, t) in &self.used {
             s += &match name.as_str() {
@@ -471,6 +494,50 @@ impl Helpers {
         }
         s
     }
+}
+
+/// GLSL Horner form of `c[0] + c[1] g + ...` in the variable `g`, with f32 literals.
+fn horner_f32(c: &[f32], g: &str) -> String {
+    let mut e = format!("{:?}", c[c.len() - 1]);
+    for k in c[..c.len() - 1].iter().rev() {
+        e = format!("({k:?} + {g} * {e})");
+    }
+    e
+}
+
+/// `r_ln_normal(x)`: `ln x` for a positive normal f32 `x`, as the CPU executor's
+/// `math::ln_normal` computes it: `x = 2^k m`, `m` in `[sqrt(2)/2, sqrt(2))` from the bits,
+/// `log(1 + f) = f + f^2 Q(f)` for `f = m - 1` (exact), plus `k ln 2` in two parts.
+fn ln_normal_f32() -> String {
+    let [hi, lo] = LN2_PARTS_F32;
+    format!(
+        "float r_ln_normal(float x) {{\n\
+         uint b = floatBitsToUint(x);\n\
+         int k = int(b - 0x3f3504f3u) >> 23;\n\
+         float f = uintBitsToFloat(b - (uint(k) << 23)) - 1.0;\n\
+         float p = f + f * f * {};\n\
+         float kf = float(k);\n\
+         return kf * {hi:?} + (kf * {lo:?} + p);\n}}\n",
+        horner_f32(&LN1P_Q_F32, "f")
+    )
+}
+
+/// `r_cos_sin_turns(v)`: `vec2(cos 2 pi v, sin 2 pi v)` for an f32 `v` in `[0, 1]`, as the CPU
+/// executor computes it (`math::cos_sin_turns`, the same fits): `v = n/4 + f` exactly with
+/// `|f| <= 1/8`, the fits in `f`, then `n` quarter turns.
+fn cos_sin_turns_f32() -> String {
+    format!(
+        "vec2 r_cos_sin_turns(float v) {{\n\
+         float q = roundEven(4.0 * v);\n\
+         float f = v - 0.25 * q;\n\
+         float g = f * f;\n\
+         vec2 cs = vec2(1.0 + g * {}, f * {});\n\
+         uint n = uint(q);\n\
+         cs = (n & 1u) != 0u ? vec2(-cs.y, cs.x) : cs;\n\
+         return (n & 2u) != 0u ? -cs : cs;\n}}\n",
+        horner_f32(&COS_TURNS_F32, "g"),
+        horner_f32(&SIN_TURNS_F32, "g")
+    )
 }
 
 /// The bits of 2/pi for math.glsl's large trigonometric arguments (the CPU executor's

@@ -38,9 +38,3 @@ uvec4 r_block(bool philox, int64_t seed, int64_t draw, uint64_t b) {
 float r_f32(uint w) {
     return float(w >> 8) * (1.0 / 16777216.0);
 }
-
-// A uniform f64 from two words: 53 bits.
-double r_f64(uint hi, uint lo) {
-    uint64_t bits = (uint64_t(hi) << 21) ^ uint64_t(lo >> 11);
-    return double(bits) * (1.0lf / 9007199254740992.0lf);
-}

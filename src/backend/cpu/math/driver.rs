@@ -9,7 +9,7 @@
 use multiversion::multiversion;
 use multiversion::target::target_cfg_f;
 
-use super::real::{Fma, NoFma, Ops, Real};
+use super::real::{Fma, NoFma, Ops, Real, sel};
 
 /// A unary elementwise function.
 pub trait UnaryKernel<T: Real> {
@@ -28,6 +28,46 @@ pub fn map<T: Real, K: UnaryKernel<T> + ?Sized, O: Ops>(src: &[T], dst: &mut [T]
     for (d, &s) in dst.iter_mut().zip(src) {
         *d = K::eval::<O>(s);
     }
+}
+
+/// Block size for kernels that choose a code path per block from the range of its inputs.
+pub const BLOCK: usize = 256;
+
+/// Vectorisable OR-reduction.
+#[inline(always)]
+pub fn any<T: Copy>(xs: &[T], f: impl Fn(T) -> bool) -> bool {
+    xs.iter().fold(false, |acc, &x| acc | f(x))
+}
+
+/// A kernel's fast path, valid for `|x|` up to some limit: [`map_within`].
+pub trait Within<T: Real> {
+    fn eval<O: Ops>(&self, x: T) -> T;
+}
+
+/// `dst[i] = p.eval(src[i])`, and whether some `|src[i]| > limit` (NaNs ignored, infinities
+/// included): then the caller redoes those lanes. One pass, so the loads of a slice still in
+/// memory overlap the arithmetic; it keeps 16 running maxima `a > m ? a : m` (that is `maxps`:
+/// an FP max reduction would not vectorise), a vector instruction per vector of results. (64,
+/// four AVX-512 vectors of f32 per step, ran out of registers: constants were reloaded.)
+#[inline(always)]
+pub fn map_within<T: Real, P: Within<T>, O: Ops>(p: &P, src: &[T], dst: &mut [T], limit: T) -> bool {
+    const W: usize = 16;
+    let mut acc = [T::ZERO; W];
+    let (mut s, mut d) = (src.chunks_exact(W), dst.chunks_exact_mut(W));
+    for (s, d) in (&mut s).zip(&mut d) {
+        for i in 0..W {
+            let x = s[i];
+            d[i] = p.eval::<O>(x);
+            let a = x.abs();
+            acc[i] = sel(a > acc[i], a, acc[i]);
+        }
+    }
+    for ((m, &x), d) in acc.iter_mut().zip(s.remainder()).zip(d.into_remainder()) {
+        *d = p.eval::<O>(x);
+        let a = x.abs();
+        *m = sel(a > *m, a, *m);
+    }
+    any(&acc, |m| m > limit)
 }
 
 /// A binary elementwise function.

@@ -80,6 +80,10 @@
 //!   range are redone one at a time in f64 with an exact Payne–Hanek reduction (f32 rounds
 //!   that result). Each result depends on its input alone, not on the
 //!   other lanes of the slice.
+//! * exp: blocks of 256 elements whose lanes are all within +-87 (f32) or +-708 (f64), where
+//!   `2^n` is normal, skip the clamps and scale in one step (the same bits, a third fewer
+//!   instructions; the range check is in the same pass); other blocks are redone with the full
+//!   kernel.
 //! * `multiversion` only picks the AVX-512 clone on CPUs with the Ice-Lake-level AVX-512
 //!   extensions (it deliberately avoids Skylake-X's AVX-512); others use the AVX2 clone.
 
@@ -94,9 +98,9 @@ mod special;
 mod trig;
 
 /// For callers that fuse a kernel into a loop of their own (Box-Muller in `cpu::random`).
-pub(crate) use exp_log::ln_normal;
+pub(crate) use exp_log::{LN1P_Q_F32, LN2_PARTS_F32, ln_normal};
 pub(crate) use real::{Fma, NoFma, Ops, Real};
-pub(crate) use trig::TWO_OVER_PI;
+pub(crate) use trig::{COS_TURNS_F32, SIN_TURNS_F32, TWO_OVER_PI, cos_sin_turns};
 
 #[cfg(test)]
 mod tests;
@@ -110,8 +114,19 @@ mod kernels {
         Asinh Acosh Atanh Erf Floor Ceil Round Trunc Pow Atan2 Hypot);
 }
 
+/// The slice loop of a unary function.
+#[derive(Clone, Copy)]
+enum Run {
+    /// `driver::map`.
+    Map,
+    /// `trig::run`: a code path per block from the range of its inputs.
+    Trig(trig::Kind),
+    /// `exp_log::run_exp`: a cheaper path for blocks whose results are normal.
+    Exp,
+}
+
 macro_rules! unary_fns {
-    ($($variant:ident, $name:literal => $m:ident :: $f:ident, $f32:ident, $f64:ident, $trig:expr;)*) => {
+    ($($variant:ident, $name:literal => $m:ident :: $f:ident, $f32:ident, $f64:ident, $run:expr;)*) => {
         /// A unary function, for callers that select the function at run time.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum UnaryFn { $($variant,)* }
@@ -132,10 +147,10 @@ macro_rules! unary_fns {
                 fn eval<O: Ops>(x: f32) -> f32 { $m::$f::<f32, O>(x) }
                 #[inline(always)]
                 fn run<O: Ops>(src: &[f32], dst: &mut [f32]) {
-                    let kind: Option<trig::Kind> = $trig;
-                    match kind {
-                        Some(k) => trig::run::<f32, O>(k, src, dst),
-                        None => driver::map::<f32, Self, O>(src, dst),
+                    match $run {
+                        Run::Map => driver::map::<f32, Self, O>(src, dst),
+                        Run::Trig(k) => trig::run::<f32, O>(k, src, dst),
+                        Run::Exp => exp_log::run_exp::<f32, O>(src, dst),
                     }
                 }
             }
@@ -144,10 +159,10 @@ macro_rules! unary_fns {
                 fn eval<O: Ops>(x: f64) -> f64 { $m::$f::<f64, O>(x) }
                 #[inline(always)]
                 fn run<O: Ops>(src: &[f64], dst: &mut [f64]) {
-                    let kind: Option<trig::Kind> = $trig;
-                    match kind {
-                        Some(k) => trig::run::<f64, O>(k, src, dst),
-                        None => driver::map::<f64, Self, O>(src, dst),
+                    match $run {
+                        Run::Map => driver::map::<f64, Self, O>(src, dst),
+                        Run::Trig(k) => trig::run::<f64, O>(k, src, dst),
+                        Run::Exp => exp_log::run_exp::<f64, O>(src, dst),
                     }
                 }
             }
@@ -200,31 +215,31 @@ macro_rules! unary_fns {
 }
 
 unary_fns! {
-    Cbrt, "cbrt" => power::cbrt, cbrt_f32, cbrt_f64, None;
-    Exp, "exp" => exp_log::exp, exp_f32, exp_f64, None;
-    Exp2, "exp2" => exp_log::exp2, exp2_f32, exp2_f64, None;
-    Expm1, "expm1" => exp_log::expm1, expm1_f32, expm1_f64, None;
-    Log, "log" => exp_log::log, log_f32, log_f64, None;
-    Log2, "log2" => exp_log::log2, log2_f32, log2_f64, None;
-    Log10, "log10" => exp_log::log10, log10_f32, log10_f64, None;
-    Log1p, "log1p" => exp_log::log1p, log1p_f32, log1p_f64, None;
-    Sin, "sin" => trig::sin, sin_f32, sin_f64, Some(trig::Kind::Sin);
-    Cos, "cos" => trig::cos, cos_f32, cos_f64, Some(trig::Kind::Cos);
-    Tan, "tan" => trig::tan, tan_f32, tan_f64, Some(trig::Kind::Tan);
-    Asin, "asin" => inv_trig::asin, asin_f32, asin_f64, None;
-    Acos, "acos" => inv_trig::acos, acos_f32, acos_f64, None;
-    Atan, "atan" => inv_trig::atan, atan_f32, atan_f64, None;
-    Sinh, "sinh" => hyper::sinh, sinh_f32, sinh_f64, None;
-    Cosh, "cosh" => hyper::cosh, cosh_f32, cosh_f64, None;
-    Tanh, "tanh" => hyper::tanh, tanh_f32, tanh_f64, None;
-    Asinh, "asinh" => hyper::asinh, asinh_f32, asinh_f64, None;
-    Acosh, "acosh" => hyper::acosh, acosh_f32, acosh_f64, None;
-    Atanh, "atanh" => hyper::atanh, atanh_f32, atanh_f64, None;
-    Erf, "erf" => special::erf, erf_f32, erf_f64, None;
-    Floor, "floor" => round::floor, floor_f32, floor_f64, None;
-    Ceil, "ceil" => round::ceil, ceil_f32, ceil_f64, None;
-    Round, "round" => round::round, round_f32, round_f64, None;
-    Trunc, "trunc" => round::trunc, trunc_f32, trunc_f64, None;
+    Cbrt, "cbrt" => power::cbrt, cbrt_f32, cbrt_f64, Run::Map;
+    Exp, "exp" => exp_log::exp, exp_f32, exp_f64, Run::Exp;
+    Exp2, "exp2" => exp_log::exp2, exp2_f32, exp2_f64, Run::Map;
+    Expm1, "expm1" => exp_log::expm1, expm1_f32, expm1_f64, Run::Map;
+    Log, "log" => exp_log::log, log_f32, log_f64, Run::Map;
+    Log2, "log2" => exp_log::log2, log2_f32, log2_f64, Run::Map;
+    Log10, "log10" => exp_log::log10, log10_f32, log10_f64, Run::Map;
+    Log1p, "log1p" => exp_log::log1p, log1p_f32, log1p_f64, Run::Map;
+    Sin, "sin" => trig::sin, sin_f32, sin_f64, Run::Trig(trig::Kind::Sin);
+    Cos, "cos" => trig::cos, cos_f32, cos_f64, Run::Trig(trig::Kind::Cos);
+    Tan, "tan" => trig::tan, tan_f32, tan_f64, Run::Trig(trig::Kind::Tan);
+    Asin, "asin" => inv_trig::asin, asin_f32, asin_f64, Run::Map;
+    Acos, "acos" => inv_trig::acos, acos_f32, acos_f64, Run::Map;
+    Atan, "atan" => inv_trig::atan, atan_f32, atan_f64, Run::Map;
+    Sinh, "sinh" => hyper::sinh, sinh_f32, sinh_f64, Run::Map;
+    Cosh, "cosh" => hyper::cosh, cosh_f32, cosh_f64, Run::Map;
+    Tanh, "tanh" => hyper::tanh, tanh_f32, tanh_f64, Run::Map;
+    Asinh, "asinh" => hyper::asinh, asinh_f32, asinh_f64, Run::Map;
+    Acosh, "acosh" => hyper::acosh, acosh_f32, acosh_f64, Run::Map;
+    Atanh, "atanh" => hyper::atanh, atanh_f32, atanh_f64, Run::Map;
+    Erf, "erf" => special::erf, erf_f32, erf_f64, Run::Map;
+    Floor, "floor" => round::floor, floor_f32, floor_f64, Run::Map;
+    Ceil, "ceil" => round::ceil, ceil_f32, ceil_f64, Run::Map;
+    Round, "round" => round::round, round_f32, round_f64, Run::Map;
+    Trunc, "trunc" => round::trunc, trunc_f32, trunc_f64, Run::Map;
 }
 
 macro_rules! binary_fns {

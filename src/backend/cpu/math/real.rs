@@ -63,7 +63,12 @@ pub trait Real:
     /// Hardware truncation; only call through [`Fma`] (needs SSE4.1).
     fn hw_trunc(self) -> Self;
     /// `2^n` for an integral `n` in the normal exponent range `[-(bias-1), bias]`.
-    fn exp2i(n: Self) -> Self;
+    #[inline(always)]
+    fn exp2i(n: Self) -> Self {
+        Self::exp2i_biased(n + Self::MAGIC)
+    }
+    /// `2^n` from `q = n + MAGIC` (as [`round_int`] computes it), `n` as for [`Real::exp2i`].
+    fn exp2i_biased(q: Self) -> Self;
     /// Bit `bit` of the integer `n` held by `q = n + MAGIC` (`|n| < 2^(MANT-1)`): the low
     /// mantissa bits of `q` are `n` in two's complement.
     fn biased_bit(q: Self, bit: u32) -> bool;
@@ -135,11 +140,10 @@ macro_rules! impl_real {
                 $t::trunc(self)
             }
             #[inline(always)]
-            fn exp2i(n: Self) -> Self {
-                // The low bits of `n + MAGIC` are `n`; add the bias and shift into the exponent
-                // field (everything above the exponent is shifted out).
-                let b = (n + Self::MAGIC).to_bits().wrapping_add($bias);
-                $t::from_bits(b << $mant)
+            fn exp2i_biased(q: Self) -> Self {
+                // The low bits of `q` are `n`; add the bias and shift into the exponent field
+                // (everything above the exponent is shifted out).
+                $t::from_bits(q.to_bits().wrapping_add($bias) << $mant)
             }
             #[inline(always)]
             fn biased_bit(q: Self, bit: u32) -> bool {

@@ -843,11 +843,12 @@ fn trig_f32_pio2_split() {
     assert_eq!(PIO2_F32[1], (core::f64::consts::FRAC_PI_2 - PIO2_F32[0] as f64) as f32);
 }
 
-/// Trig results depend on the input only, not on the other lanes of the slice (a block with a
-/// lane beyond the f32 path's range is recomputed with the f64 reduction, but only that lane
-/// takes the new value), and a lone element matches the same element in a long slice.
+/// Trig and exp results depend on the input only, not on the other lanes of the slice (a block
+/// with a lane beyond the f32 path's range is recomputed with the f64 reduction, but only that
+/// lane takes the new value; exp's blocks with every lane within `EXP_NORMAL` take a shorter
+/// path, here the lone elements), and a lone element matches the same element in a long slice.
 #[test]
-fn trig_results_independent_of_neighbours() {
+fn results_independent_of_neighbours() {
     let mut rng = Rng(seed() ^ 0x7219);
     let n = 3000;
     let xs: Vec<f32> = (0..n)
@@ -861,7 +862,7 @@ fn trig_results_independent_of_neighbours() {
         .collect();
     let mut all = vec![0f32; n];
     let mut one = [0f32];
-    for f in [UnaryFn::Sin, UnaryFn::Cos, UnaryFn::Tan] {
+    for f in [UnaryFn::Sin, UnaryFn::Cos, UnaryFn::Tan, UnaryFn::Exp] {
         for nofma in [false, true] {
             let run = |src: &[f32], dst: &mut [f32]| {
                 if nofma { unary_f32_nofma(f, src, dst) } else { unary_f32(f, src, dst) }

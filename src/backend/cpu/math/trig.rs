@@ -2,9 +2,10 @@
 //!
 //! Vector path: Cody–Waite reduction `x = n pi/2 + r`, `|r| <= pi/4` (a little more where `n` is
 //! rounded from a short product), `r` kept as `r + rl` with `rl` the tail.
-//! * f64: pi/2 in four parts (33+33+33+53 bits), so `n * P_i` is exact for `n < 2^20` even
-//!   without FMA and the cancellation in `x - n P1` is exact (Sterbenz); two-sums carry the
-//!   rounding errors. Valid for `|x| <= 2^20`.
+//! * f64, valid for `|x| <= 2^20`: on the FMA clones the three-part scheme of f32 below
+//!   ([`reduce_fused`], pi/2 = `P1 + P2 + P3` + O(2^-164), 8 instructions). Without FMA, pi/2 in
+//!   four parts (33+33+33+53 bits), so `n * P_i` is exact for `n < 2^20` and the cancellation in
+//!   `x - n P1` is exact (Sterbenz); two-sums carry the rounding errors.
 //! * f32, main path, all in f32 (full SIMD width): valid for `|x| <= 2^17` (`|n| < 2^17`).
 //!   pi/2 = `P1 + P2 + P3` + O(2^-73), each part the f32 rounding of the rest ([`PIO2_F32`]).
 //!   `x - n P1` is exact: one FMA on the FMA clones; on the baseline, `P1` cut into four chunks
@@ -17,7 +18,9 @@
 //!   28+28+53 bits; formerly the only f32 path, at half the SIMD width). [`run`] scans
 //!   the input first (two instructions per vector); only when some lane is beyond 2^17 does it
 //!   pick a path per block of 256 elements: the f32 one, the f64 one, or both where the block is
-//!   mixed. Every result depends on its input alone, not on its neighbours.
+//!   mixed. Every result depends on its input alone, not on its neighbours. (Scanning in the
+//!   main path's own pass, as exp does, was not measurably faster in the chain benchmark
+//!   under load; the scan's loads run ahead for an input still in memory.)
 //!
 //! Then `sin r = r + r^3 S(r^2)` and `cos r = 1 - r^2/2 + r^4 C(r^2)` (the `1 - r^2/2` step is
 //! compensated as in fdlibm), both corrected to first order in `rl`; the quadrant `n mod 4`
@@ -30,6 +33,7 @@
 //! the f64 result is rounded). glibc's own reduction was 8 ulps off at the double nearest a
 //! multiple of pi/2 (6381956970095103 * 2^797).
 
+use super::driver::{BLOCK, any};
 use super::real::{NoFma, Ops, Real, fast_two_sum, poly, round_int, sel, two_sum};
 
 /// Which of the three functions a kernel computes.
@@ -108,11 +112,22 @@ pub(super) const PIO2_F32: [f32; 3] = [core::f32::consts::FRAC_PI_2, -4.371139e-
 /// `|n| < 2^17` without FMA (the baseline's replacement for one fused `x - n * PIO2_F32[0]`).
 pub(super) const PIO2_F32_HI_CHUNKS: [f32; 4] = [1.5625, 0.008178711, 0.00011730194, 3.5762787e-7];
 
+/// f32 [`TrigConsts::COS_TURNS`] and [`TrigConsts::SIN_TURNS`] (relative error 2^-30.9 and
+/// 2^-25.1, the latter bound by the rounding of 2 pi); the Vulkan random numbers use them too.
+pub(crate) const COS_TURNS_F32: [f32; 4] = [-19.739208, 64.93918, -85.4295, 58.814777];
+pub(crate) const SIN_TURNS_F32: [f32; 4] = [core::f32::consts::TAU, -41.34176, 81.604614, -75.83747];
+
 pub trait TrigConsts: Real {
     /// `sin r = r + r^3 S(r^2)`
     const SIN: &'static [Self];
     /// `cos r = 1 - r^2/2 + r^4 C(r^2)`
     const COS: &'static [Self];
+    /// `cos 2 pi f = 1 + f^2 C(f^2)` and `sin 2 pi f = f S(f^2)` for `|f| <= 1/8` ([`cos_sin_turns`]).
+    const COS_TURNS: &'static [Self];
+    const SIN_TURNS: &'static [Self];
+    /// pi/2 = `PIO2[0] + PIO2[1] + PIO2[2]` + O(2^-25 ulp), each part the rounding of what the
+    /// previous ones leave.
+    const PIO2: [Self; 3];
     /// Largest `|x|` the main vector path handles.
     const LIMIT: Self;
     /// Largest `|x|` the second vector tier ([`TrigConsts::reduce_wide`]) handles; equal to
@@ -124,6 +139,24 @@ pub trait TrigConsts: Real {
     fn reduce<O: Ops>(x: Self) -> (Self, Self, Self);
     /// The same, valid for `|x| <= WIDE_LIMIT`.
     fn reduce_wide<O: Ops>(x: Self) -> (Self, Self, Self);
+}
+
+/// `x - n pi/2` as `r + rl` (`rl` the tail) on the FMA clones, for `|n| < 2^(MANT-6)` and
+/// `|x|` within the type's `LIMIT`. `r1 = x - n PIO2[0]` is exact: one FMA, and `x` and the
+/// product are multiples of `r1`'s unit once `|x| >= 1/2` (below, `n = 0`), `|r1| < 1`. `r =
+/// r1 - th` with `th = RN(n PIO2[1])`: `r1` is a multiple of `th`'s ulp, so `d = r1 - r` is exact
+/// (fast two-sum), and the remainder `d - n PIO2[1] - n PIO2[2]` takes two more FMAs, its
+/// rounding errors far below `r`'s ulp (`|r| >= 2^-27.8` for f32 inputs up to 2^17, where the
+/// tail's errors stay below 1/30 ulp; the nearest f64 up to 2^20 to a multiple of pi/2 is much
+/// farther than the truncation `n * 2^-164` of pi/2).
+#[inline(always)]
+fn reduce_fused<T: TrigConsts, O: Ops>(x: T, n: T) -> (T, T) {
+    let [p1, p2, p3] = T::PIO2;
+    let r1 = O::mla(n, -p1, x);
+    let th = n * p2;
+    let r = r1 - th;
+    let u = O::mla(n, -p2, r1 - r);
+    (r, O::mla(n, -p3, u))
 }
 
 impl TrigConsts for f64 {
@@ -143,10 +176,36 @@ impl TrigConsts for f64 {
         2.087570568855178e-09,
         -1.1358764799839056e-11,
     ];
+    const COS_TURNS: &'static [f64] = &[
+        -19.739208802178716,
+        64.93939402266697,
+        -85.45681720617853,
+        60.24464127097987,
+        -26.426245843951058,
+        7.902869416918028,
+        -1.6929816626426644,
+    ];
+    const SIN_TURNS: &'static [f64] = &[
+        // The fit's leading coefficient is 2 pi rounded.
+        core::f64::consts::TAU,
+        -41.341702240399236,
+        81.60524927574441,
+        -76.70585965977858,
+        42.058680289090525,
+        -15.093562599270248,
+        3.7761210919908,
+    ];
+    const PIO2: [f64; 3] = [core::f64::consts::FRAC_PI_2, 6.123233995736766e-17, -1.4973849048591698e-33];
     const LIMIT: f64 = 1048576.0;
     const WIDE_LIMIT: f64 = Self::LIMIT;
     #[inline(always)]
     fn reduce<O: Ops>(x: f64) -> (f64, f64, f64) {
+        if O::FMA {
+            let q = O::mla(x, core::f64::consts::FRAC_2_PI, Self::MAGIC);
+            let (r, rl) = reduce_fused::<f64, O>(x, q - Self::MAGIC);
+            return (r, rl, q);
+        }
+        // Without FMA: pi/2 in four parts of 33+33+33+53 bits.
         const P1: f64 = 1.5707963267341256;
         const P2: f64 = 6.077100506303966e-11;
         const P3: f64 = 2.0222662487111665e-21;
@@ -155,10 +214,10 @@ impl TrigConsts for f64 {
         let n = q - Self::MAGIC;
         // n * P1..P3 are exact; x - n P1 is exact (Sterbenz); two-sums keep what the next
         // subtractions round away.
-        let r1 = O::mla(n, -P1, x);
+        let r1 = x - n * P1;
         let (r2, e2) = two_sum(r1, n * -P2);
         let (r3, e3) = two_sum(r2, n * -P3);
-        let (r, rl) = fast_two_sum(r3, O::mla(n, -P4, e2 + e3));
+        let (r, rl) = fast_two_sum(r3, (e2 + e3) - n * P4);
         (r, rl, q)
     }
     #[inline(always)]
@@ -170,43 +229,34 @@ impl TrigConsts for f64 {
 impl TrigConsts for f32 {
     const SIN: &'static [f32] = &[-0.16666667, 0.008333371, -0.00019849418, 2.794573e-6];
     const COS: &'static [f32] = &[0.041666646, -0.0013887292, 2.4428959e-5];
+    const COS_TURNS: &'static [f32] = &COS_TURNS_F32;
+    const SIN_TURNS: &'static [f32] = &SIN_TURNS_F32;
+    const PIO2: [f32; 3] = PIO2_F32;
     const LIMIT: f32 = 131072.0;
     const WIDE_LIMIT: f32 = 4194304.0;
     #[inline(always)]
     fn reduce<O: Ops>(x: f32) -> (f32, f32, f32) {
-        let [p1, p2, p3] = PIO2_F32;
         // |n| <= 2^17 * 2/pi < 2^17. The rounding of 2/pi and (without FMA) of the product can
         // pick the neighbouring n near a half-integer: then |r| reaches 0.797 (the fits cover it).
         let q = O::mla(x, core::f32::consts::FRAC_2_PI, Self::MAGIC);
         let n = q - Self::MAGIC;
-        // r1 = x - n p1 exactly: with FMA the exact product meets x (both multiples of 2^-24 once
-        // |x| >= 1/2, and |r1| < 1); without, every n * chunk is exact and so is each partial
-        // difference (the same argument, chunk by chunk).
-        let r1 = if O::FMA {
-            O::mla(n, -p1, x)
-        } else {
-            let mut r = x;
-            for c in PIO2_F32_HI_CHUNKS {
-                r = O::mla(n, -c, r);
-            }
-            r
-        };
-        // r = r1 - th with th = n p2 rounded. r1 is a multiple of 2^-24 (or n = 0) and
-        // |th| < 1, so r1 is a multiple of th's ulp: `r1 - r` is exact (fast two-sum), and the exact remainder is
-        // r + ((r1 - r) - n p2) - n p3 - .... With FMA, `(r1 - r) - n p2` is one rounding;
-        // without, `((r1 - r) - th)` is exact and the product's error comes from a Dekker
-        // product. The tail is at most ~2^-32 and only needs a few correct bits.
+        if O::FMA {
+            let (r, rl) = reduce_fused::<f32, O>(x, n);
+            return (r, rl, q);
+        }
+        // Without FMA, the same steps: every n * chunk of p1 is exact and so is each partial
+        // difference (x and the products are multiples of 2^-24 once |x| >= 1/2, |r1| < 1);
+        // then `(r1 - r) - th` is exact and the product's error comes from a Dekker product.
+        let [_, p2, p3] = PIO2_F32;
+        let mut r1 = x;
+        for c in PIO2_F32_HI_CHUNKS {
+            r1 = O::mla(n, -c, r1);
+        }
         let th = n * p2;
         let r = r1 - th;
-        let d = r1 - r;
-        let u = if O::FMA {
-            O::mla(n, -p2, d)
-        } else {
-            let (_, tl) = O::two_prod(n, p2);
-            (d - th) - tl
-        };
-        let rl = O::mla(n, -p3, u);
-        (r, rl, q)
+        let (_, tl) = O::two_prod(n, p2);
+        let u = ((r1 - r) - th) - tl;
+        (r, O::mla(n, -p3, u), q)
     }
     #[inline(always)]
     fn reduce_wide<O: Ops>(x: f32) -> (f32, f32, f32) {
@@ -260,6 +310,20 @@ fn finish<T: TrigConsts, O: Ops>(k: Kind, x: T, (r, rl, q): (T, T, T)) -> T {
     }
 }
 
+/// `(cos 2 pi v, sin 2 pi v)` for `|v| <= 1` (Box-Muller's angle in turns): `v = n/4 + f` exactly,
+/// `|f| <= 1/8`, so `2 pi v` is never rounded and zeros stay exact; then the quarter turns
+/// `n` rotate the fits' `(cos 2 pi f, sin 2 pi f)`. Within a few ulps (no compensated steps).
+#[inline(always)]
+pub fn cos_sin_turns<T: TrigConsts, O: Ops>(v: T) -> (T, T) {
+    let q = O::mla(v, T::from_f64(4.0), T::MAGIC);
+    let n = q - T::MAGIC;
+    let f = O::mla(n, T::from_f64(-0.25), v);
+    let g = f * f;
+    let c = O::mla(g, poly::<T, O>(g, T::COS_TURNS), T::ONE);
+    let s = f * poly::<T, O>(g, T::SIN_TURNS);
+    (quadrant(s, c, q + T::ONE), quadrant(s, c, q))
+}
+
 #[inline(always)]
 pub fn sin<T: TrigConsts, O: Ops>(x: T) -> T {
     finish::<T, O>(Kind::Sin, x, T::reduce::<O>(x))
@@ -273,15 +337,6 @@ pub fn cos<T: TrigConsts, O: Ops>(x: T) -> T {
 #[inline(always)]
 pub fn tan<T: TrigConsts, O: Ops>(x: T) -> T {
     finish::<T, O>(Kind::Tan, x, T::reduce::<O>(x))
-}
-
-/// Block size for choosing the f32 path when some lane is beyond the main path's range.
-const BLOCK: usize = 256;
-
-/// Vectorisable OR-reduction.
-#[inline(always)]
-fn any<T: Copy>(xs: &[T], f: impl Fn(T) -> bool) -> bool {
-    xs.iter().fold(false, |acc, &x| acc | f(x))
 }
 
 /// Whether some `|x| > limit` (NaNs ignored, infinities included). Keeps 64 independent running
