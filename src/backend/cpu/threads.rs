@@ -124,16 +124,25 @@ impl Workers {
         // the others are woken through the pool.
         let helpers = threads.min(n.div_ceil(batch) - 1);
         let posted = self.board.post(&share);
-        let seen = self.board.posts.load(Ordering::SeqCst);
-        let lingering = if posted { self.board.lingering.load(Ordering::SeqCst) } else { 0 };
-        for _ in 0..helpers.saturating_sub(lingering) {
+        let (seen, dismissals) =
+            (self.board.posts.load(Ordering::SeqCst), self.board.dismissals.load(Ordering::SeqCst));
+        // A job not started yet will find this launch on the board too: so at most one
+        // job per worker waits in the pool, however long the workers are kept from running.
+        let coming = if posted {
+            self.board.lingering.load(Ordering::SeqCst) + self.board.summoned.load(Ordering::SeqCst)
+        } else {
+            0
+        };
+        for _ in 0..helpers.saturating_sub(coming) {
             #[cfg(test)]
             self.jobs.fetch_add(1, Ordering::Relaxed);
+            self.board.summoned.fetch_add(1, Ordering::SeqCst);
             let (share, board) = (share.clone(), self.board.clone());
             pool.spawn(move || {
+                board.summoned.fetch_sub(1, Ordering::SeqCst);
                 share.help();
                 drop(share);
-                board.linger(seen);
+                board.linger(seen, dismissals);
             });
         }
         share.help();
@@ -256,6 +265,8 @@ struct Board {
     posts: AtomicU64,
     /// Helpers on the board now.
     lingering: AtomicUsize,
+    /// Helper jobs handed to the pool and not started yet.
+    summoned: AtomicUsize,
     /// Counts dismissals: a helper leaves when this changes.
     dismissals: AtomicU64,
     /// How long a helper stays after its last piece (`LINGER`).
@@ -268,6 +279,7 @@ impl Board {
             current: Mutex::new(None),
             posts: AtomicU64::new(0),
             lingering: AtomicUsize::new(0),
+            summoned: AtomicUsize::new(0),
             dismissals: AtomicU64::new(0),
             linger,
         }
@@ -294,9 +306,10 @@ impl Board {
 
     /// Run by a pool thread after helping: takes pieces of each launch posted after the
     /// `seen`-th, for up to `linger` after the last, yielding between looks so a thread
-    /// waiting for this core runs, then goes back to the pool.
-    fn linger(&self, mut seen: u64) {
-        let dismissals = self.dismissals.load(Ordering::SeqCst);
+    /// waiting for this core runs, then goes back to the pool. A job handed out before a
+    /// dismissal (the `dismissals`-th) and run after it leaves at once: after `stop` the
+    /// pool may still hold many.
+    fn linger(&self, mut seen: u64, dismissals: u64) {
         // Counted before looking at the posts: a launch that counts this helper (and so
         // hands it no job) posted before that count, and the first look sees its post.
         self.lingering.fetch_add(1, Ordering::SeqCst);
