@@ -307,8 +307,8 @@ impl Board {
     /// Run by a pool thread after helping: takes pieces of each launch posted after the
     /// `seen`-th, for up to `linger` after the last, yielding between looks so a thread
     /// waiting for this core runs, then goes back to the pool. A job handed out before a
-    /// dismissal (the `dismissals`-th) and run after it leaves at once: after `stop` the
-    /// pool may still hold many.
+    /// dismissal (the `dismissals`-th) and run after it leaves at once, so `stop` does
+    /// not wait a whole `linger` for each job still in the pool.
     fn linger(&self, mut seen: u64, dismissals: u64) {
         // Counted before looking at the posts: a launch that counts this helper (and so
         // hands it no job) posted before that count, and the first look sees its post.
