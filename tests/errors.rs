@@ -182,10 +182,14 @@ fn last_error_names_the_call_and_its_site() {
     release(&[a, b]);
 }
 
+/// Other tests' failing calls reach the handler from their threads at the same time, so
+/// what it has seen is behind a lock.
+type Seen = std::sync::Mutex<Vec<(sl_status, String)>>;
+
 extern "C" fn count_errors(status: sl_status, info: *const sl_error_info, user: *mut std::ffi::c_void) -> i32 {
-    let seen = unsafe { &mut *(user as *mut Vec<(sl_status, String)>) };
+    let seen = unsafe { &*(user as *const Seen) };
     let f = unsafe { CStr::from_ptr((*info).function) }.to_string_lossy().into_owned();
-    seen.push((status, f));
+    seen.lock().unwrap().push((status, f));
     0
 }
 
@@ -193,12 +197,14 @@ extern "C" fn count_errors(status: sl_status, info: *const sl_error_info, user: 
 fn error_handlers_run_newest_first() {
     // Handlers are process-wide; other tests in this binary may fail calls concurrently,
     // so look only for this test's own call.
-    let mut seen: Vec<(sl_status, String)> = Vec::new();
-    ok(sl_push_error_handler(Some(count_errors), &mut seen as *mut _ as *mut _));
+    // Static: another thread may still be running the handler after it is popped.
+    static SEEN: Seen = Seen::new(Vec::new());
+    ok(sl_push_error_handler(Some(count_errors), &SEEN as *const Seen as *mut _));
     let mut out = 0;
     let st = sl_transpose(0, &mut out);
     ok(sl_pop_error_handler());
     assert_eq!(st, SL_ERR_INVALID_HANDLE);
+    let seen = SEEN.lock().unwrap();
     assert!(seen.iter().any(|(s, f)| *s == SL_ERR_INVALID_HANDLE && f == "sl_transpose"), "{seen:?}");
     fails(sl_push_error_handler(None, std::ptr::null_mut()), SL_ERR_INVALID_ARGUMENT, "NULL");
     still_works();
