@@ -854,22 +854,26 @@ static void c_scan(Fuzzer *f) {
     finish(f, fn, prod ? sl_cumprod(a, dim, o) : sl_cumsum(a, dim, o), &e, o, &pred, 0, tainted(f, as));
 }
 
+/* A matrix or vector times a matrix or vector, not two vectors: [m, k] x [k, n] is [m, n],
+ * [m, k] x [k] is [m] and [k] x [k, n] is [n]. */
 static void c_matmul(Fuzzer *f) {
     Expect e;
     ex_init(&e);
     int as = -1, bs = -1;
     for (int tries = 0; tries < 8 && as < 0; tries++) {
         int k = pool_pick(f);
-        if (k >= 0 && f->pool[k].s.rank == 2 && dt_float(f->pool[k].s.dtype)) as = k;
+        if (k >= 0 && (f->pool[k].s.rank == 1 || f->pool[k].s.rank == 2) && dt_float(f->pool[k].s.dtype)) as = k;
     }
     sl_array a = as >= 0 && rand_pct(&f->r, 95) ? f->pool[as].h : pick_handle(f, &as, 90), b = 0;
-    if (as >= 0 && f->pool[as].s.rank == 2)
+    if (as >= 0 && (f->pool[as].s.rank == 1 || f->pool[as].s.rank == 2)) {
+        const Shadow *sa = &f->pool[as].s;
         for (int i = 0; i < POOL_MAX && bs < 0; i++) {
             const Shadow *t = &f->pool[i].s;
-            if (f->pool[i].h && (t->rank == 1 || t->rank == 2) && t->dims[0] == f->pool[as].s.dims[1] && t->dtype == f->pool[as].s.dtype &&
-                rand_pct(&f->r, 50))
+            if (f->pool[i].h && (t->rank == 2 || (t->rank == 1 && sa->rank == 2)) &&
+                t->dims[0] == sa->dims[sa->rank - 1] && t->dtype == sa->dtype && rand_pct(&f->r, 50))
                 bs = i;
         }
+    }
     if (bs >= 0) b = f->pool[bs].h;
     else b = pick_handle(f, &bs, 95);
     sl_array out, *o = out_ptr(f, &out, &e);
@@ -879,13 +883,16 @@ static void c_matmul(Fuzzer *f) {
     if (as >= 0 && bs >= 0) {
         const Shadow *sa = &f->pool[as].s, *sb = &f->pool[bs].s;
         if (!dt_float(sa->dtype) || sa->dtype != sb->dtype) ex_bad(&e, BAD_DTYPE);
-        else if (sa->rank != 2 || sb->rank < 1 || sb->rank > 2) ex_bad(&e, BAD_SHAPE);
-        else if (sb->dims[0] != sa->dims[1]) ex_bad(&e, BAD_SHAPE);
+        else if (sa->rank < 1 || sa->rank > 2 || sb->rank < 1 || sb->rank > 2 || sa->rank + sb->rank == 2)
+            ex_bad(&e, BAD_SHAPE);
+        else if (sb->dims[0] != sa->dims[sa->rank - 1]) ex_bad(&e, BAD_SHAPE);
         else {
-            int64_t dims[2] = {sa->dims[0], sb->rank == 2 ? sb->dims[1] : 0};
+            int64_t dims[2] = {sa->rank == 2 ? sa->dims[0] : 1, sb->rank == 2 ? sb->dims[1] : 1};
             /* With an empty inner dimension the m x n result may still be too large (refused). */
-            if (countable(&e, sb->rank, dims)) {
-                sh_init(&pred, sa->dtype, sb->rank, dims, sa->known && sb->known);
+            if (countable(&e, 2, dims)) {
+                int rank = sa->rank + sb->rank - 2;
+                int64_t out_dims[2] = {sa->rank == 2 ? dims[0] : dims[1], dims[1]};
+                sh_init(&pred, sa->dtype, rank, out_dims, sa->known && sb->known);
                 sv_matmul(sa, sb, &pred);
             }
         }

@@ -935,7 +935,8 @@ void sv_matmul(const Shadow *a, const Shadow *b, Shadow *out) {
     }
     if (out->numel == 0) return;
     int dt = a->dtype;
-    int64_t m = a->dims[0], k = a->dims[1], n = b->rank == 2 ? b->dims[1] : 1;
+    /* A vector on the left is a 1 x k matrix, on the right a k x 1 one. */
+    int64_t m = a->rank == 2 ? a->dims[0] : 1, k = a->dims[a->rank - 1], n = b->rank == 2 ? b->dims[1] : 1;
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
             long double s = 0, mag = 0, e = 0;
