@@ -1510,7 +1510,8 @@ module sluice
     module procedure is_finite_arr
   end interface
   ! The phase angle of a complex array, atan2(aimag(z), real(z)) (Fortran has no intrinsic).
-  interface arg
+  ! C99's name: `arg` would clash with the programs' own variables of that name.
+  interface carg
     module procedure arg_arr
   end interface
   interface floor
@@ -1653,7 +1654,7 @@ module sluice
     dble, int, logical, conjg, aimag, cmplx, sum, product, maxval, minval, count, any, all, minloc, maxloc, matmul, dot_product, &
     transpose, reshape, cshift, eoshift, spread, merge, shape, size
   public :: gemm, outer
-  public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, is_finite, arg, mean, cumsum, cumprod, section, &
+  public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, is_finite, carg, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
   public :: fft, ifft, rfft, irfft
   public :: set_compare, compare_stats, reference, debug_peek
