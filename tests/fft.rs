@@ -75,27 +75,11 @@ fn upload(dt: sl_dtype, shape: &[usize], v: &[Z]) -> sl_array {
 /// The values of a complex or real array (real ones with zero imaginary parts).
 #[track_caller]
 fn read(h: sl_array) -> Vec<Z> {
-    let a = download_any(h);
-    a.1
-}
-
-#[track_caller]
-fn download_any(h: sl_array) -> (sl_dtype, Vec<Z>) {
-    let dt = dtype_of(h);
-    let n = numel(&shape_of(h));
-    let part = if dt == SL_C64 || dt == SL_F32 { 4 } else { 8 };
-    let per = if is_complex(dt) { 2 } else { 1 };
-    let mut b = vec![0u8; n * per * part];
-    ok(sl_read(h, SL_COL_MAJOR, b.as_mut_ptr() as *mut _, b.len()));
-    let p = |c: &[u8]| {
-        if part == 4 {
-            f32::from_le_bytes(c.try_into().unwrap()) as f64
-        } else {
-            f64::from_le_bytes(c.try_into().unwrap())
-        }
-    };
-    let v = b.chunks_exact(per * part).map(|c| (p(&c[..part]), if per == 2 { p(&c[part..]) } else { 0.0 })).collect();
-    (dt, v)
+    if is_complex(dtype_of(h)) {
+        download_complex(h)
+    } else {
+        download(h).v.into_iter().map(|x| (x.f(), 0.0)).collect()
+    }
 }
 
 fn random(rng: &mut StdRng, n: usize, real: bool) -> Vec<Z> {
