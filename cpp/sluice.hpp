@@ -290,6 +290,12 @@ private:
 
     template <class T> void copy_out(CopyOut fn, T* dst, std::size_t count, Layout layout) const {
         require_dtype(dtype_of<T>());
+        const auto n = static_cast<std::size_t>(numel());
+        if (count != n)
+            throw Error(SL_ERR_INVALID_ARGUMENT,
+                        "sluice::Array::read: the array has " + std::to_string(n) +
+                            " elements; the buffer needs exactly that many, not " + std::to_string(count),
+                        {"sluice::Array::read", "", 0, 0});
         detail::check(fn(handle_, static_cast<sl_layout>(layout), dst, count * sizeof(T)));
     }
 
@@ -593,16 +599,33 @@ inline Array unary(sl_unary_op op, const Array& a) { return detail::make(sl_unar
 inline Array binary(sl_binary_op op, const Array& a, const Array& b) {
     return detail::make(sl_binary, op, a.handle(), b.handle());
 }
-// The scalar converts to the array's type (exactly, or an error).
-inline Array binary(sl_binary_op op, const Array& a, double s) {
-    return detail::make(sl_binary_scalar, op, a.handle(), s);
+namespace detail {
+template <class T> using if_real = std::enable_if_t<std::is_arithmetic_v<T>, Array>;
+}  // namespace detail
+
+// The scalar is weak (README "Type promotion"): an integer scalar takes the array's type,
+// a floating-point one the array's floating-point type, or f64 for an integer array.
+// A bool scalar is a rank-0 bool array: bool is the lowest kind, so it never widens.
+template <class T> detail::if_real<T> binary(sl_binary_op op, const Array& a, T s) {
+    if constexpr (std::is_same_v<T, bool>) return binary(op, a, scalar(DType::b8, s));
+    else if constexpr (std::is_integral_v<T>) return detail::make(sl_binary_scalar_i, op, a.handle(), int64_t(s));
+    else return detail::make(sl_binary_scalar, op, a.handle(), double(s));
 }
-inline Array binary(sl_binary_op op, double s, const Array& b) {
-    return detail::make(sl_scalar_binary, op, s, b.handle());
+template <class T> detail::if_real<T> binary(sl_binary_op op, T s, const Array& b) {
+    if constexpr (std::is_same_v<T, bool>) return binary(op, scalar(DType::b8, s), b);
+    else if constexpr (std::is_integral_v<T>) return detail::make(sl_scalar_binary_i, op, int64_t(s), b.handle());
+    else return detail::make(sl_scalar_binary, op, double(s), b.handle());
 }
-// cond ? a : b element-wise (cond is bool; all three broadcast).
+// cond ? a : b element-wise (cond is bool; all three broadcast; a and b are promoted).
 inline Array select(const Array& cond, const Array& a, const Array& b) {
     return detail::make(sl_select, cond.handle(), a.handle(), b.handle());
+}
+// cond ? a : s and cond ? s : b with a floating-point scalar (PeakStream's cond(p, a, 0.0f)).
+inline Array select(const Array& cond, const Array& a, double s) {
+    return detail::make(sl_select_scalar, cond.handle(), a.handle(), s);
+}
+inline Array select(const Array& cond, double s, const Array& b) {
+    return detail::make(sl_scalar_select, cond.handle(), s, b.handle());
 }
 inline Array cast(const Array& a, DType dtype) {
     return detail::make(sl_cast, a.handle(), static_cast<sl_dtype>(dtype));
@@ -698,73 +721,83 @@ inline Array pow(std::complex<double> s, const Array& b) { return binary(SL_POW,
 
 // ---------------------------------------------------------------------------------------
 // Element-wise binary ops, each with arrays or a scalar on either side (arrays broadcast;
-// the scalar converts to the array's type)
+// the scalar is weak: an integer scalar takes the array's type, a double one the array's
+// floating-point type, or f64 for an integer array; README "Type promotion")
 
 inline Array add(const Array& a, const Array& b) { return detail::make(sl_add, a.handle(), b.handle()); }
 inline Array add(const Array& a, double s) { return detail::make(sl_add_scalar, a.handle(), s); }
-inline Array add(double s, const Array& b) { return add(b, s); }
+template <class T> detail::if_real<T> add(const Array& a, T s) { return binary(SL_ADD, a, s); }
+template <class T> detail::if_real<T> add(T s, const Array& b) { return add(b, s); }
 inline Array sub(const Array& a, const Array& b) { return detail::make(sl_sub, a.handle(), b.handle()); }
 inline Array sub(const Array& a, double s) { return detail::make(sl_sub_scalar, a.handle(), s); }
+template <class T> detail::if_real<T> sub(const Array& a, T s) { return binary(SL_SUB, a, s); }
 inline Array sub(double s, const Array& b) { return detail::make(sl_rsub_scalar, b.handle(), s); }
+template <class T> detail::if_real<T> sub(T s, const Array& b) { return binary(SL_SUB, s, b); }
 inline Array mul(const Array& a, const Array& b) { return detail::make(sl_mul, a.handle(), b.handle()); }
 inline Array mul(const Array& a, double s) { return detail::make(sl_mul_scalar, a.handle(), s); }
-inline Array mul(double s, const Array& b) { return mul(b, s); }
+template <class T> detail::if_real<T> mul(const Array& a, T s) { return binary(SL_MUL, a, s); }
+template <class T> detail::if_real<T> mul(T s, const Array& b) { return mul(b, s); }
 // Integer division truncates; x / 0 is 0 for integers.
 inline Array div(const Array& a, const Array& b) { return detail::make(sl_div, a.handle(), b.handle()); }
 inline Array div(const Array& a, double s) { return detail::make(sl_div_scalar, a.handle(), s); }
+template <class T> detail::if_real<T> div(const Array& a, T s) { return binary(SL_DIV, a, s); }
 inline Array div(double s, const Array& b) { return detail::make(sl_rdiv_scalar, b.handle(), s); }
+template <class T> detail::if_real<T> div(T s, const Array& b) { return binary(SL_DIV, s, b); }
 // Remainder with the sign of the dividend (C fmod, %); x % 0 is 0 for integers.
 inline Array rem(const Array& a, const Array& b) { return detail::make(sl_rem, a.handle(), b.handle()); }
-inline Array rem(const Array& a, double s) { return binary(SL_REM, a, s); }
-inline Array rem(double s, const Array& b) { return binary(SL_REM, s, b); }
+template <class T> detail::if_real<T> rem(const Array& a, T s) { return binary(SL_REM, a, s); }
+template <class T> detail::if_real<T> rem(T s, const Array& b) { return binary(SL_REM, s, b); }
 inline Array pow(const Array& a, const Array& b) { return detail::make(sl_pow, a.handle(), b.handle()); }
 inline Array pow(const Array& a, double s) { return detail::make(sl_pow_scalar, a.handle(), s); }
-inline Array pow(double s, const Array& b) { return binary(SL_POW, s, b); }
+template <class T> detail::if_real<T> pow(const Array& a, T s) { return binary(SL_POW, a, s); }
+template <class T> detail::if_real<T> pow(T s, const Array& b) { return binary(SL_POW, s, b); }
 // The angle of the point (b, a).
 inline Array atan2(const Array& a, const Array& b) { return detail::make(sl_atan2, a.handle(), b.handle()); }
-inline Array atan2(const Array& a, double s) { return binary(SL_ATAN2, a, s); }
-inline Array atan2(double s, const Array& b) { return binary(SL_ATAN2, s, b); }
+template <class T> detail::if_real<T> atan2(const Array& a, T s) { return binary(SL_ATAN2, a, s); }
+template <class T> detail::if_real<T> atan2(T s, const Array& b) { return binary(SL_ATAN2, s, b); }
 inline Array hypot(const Array& a, const Array& b) { return detail::make(sl_hypot, a.handle(), b.handle()); }
-inline Array hypot(const Array& a, double s) { return binary(SL_HYPOT, a, s); }
-inline Array hypot(double s, const Array& b) { return binary(SL_HYPOT, s, b); }
+template <class T> detail::if_real<T> hypot(const Array& a, T s) { return binary(SL_HYPOT, a, s); }
+template <class T> detail::if_real<T> hypot(T s, const Array& b) { return binary(SL_HYPOT, s, b); }
 // Element-wise smaller / larger (NaN if either is NaN); minval/maxval reduce.
 inline Array min(const Array& a, const Array& b) { return detail::make(sl_min, a.handle(), b.handle()); }
 inline Array min(const Array& a, double s) { return detail::make(sl_min_scalar, a.handle(), s); }
-inline Array min(double s, const Array& b) { return min(b, s); }
+template <class T> detail::if_real<T> min(const Array& a, T s) { return binary(SL_MIN, a, s); }
+template <class T> detail::if_real<T> min(T s, const Array& b) { return min(b, s); }
 inline Array max(const Array& a, const Array& b) { return detail::make(sl_max, a.handle(), b.handle()); }
 inline Array max(const Array& a, double s) { return detail::make(sl_max_scalar, a.handle(), s); }
-inline Array max(double s, const Array& b) { return max(b, s); }
+template <class T> detail::if_real<T> max(const Array& a, T s) { return binary(SL_MAX, a, s); }
+template <class T> detail::if_real<T> max(T s, const Array& b) { return max(b, s); }
 
 // Comparisons give bool arrays.
 inline Array eq(const Array& a, const Array& b) { return detail::make(sl_eq, a.handle(), b.handle()); }
-inline Array eq(const Array& a, double s) { return binary(SL_EQ, a, s); }
-inline Array eq(double s, const Array& b) { return binary(SL_EQ, s, b); }
+template <class T> detail::if_real<T> eq(const Array& a, T s) { return binary(SL_EQ, a, s); }
+template <class T> detail::if_real<T> eq(T s, const Array& b) { return binary(SL_EQ, s, b); }
 inline Array ne(const Array& a, const Array& b) { return detail::make(sl_ne, a.handle(), b.handle()); }
-inline Array ne(const Array& a, double s) { return binary(SL_NE, a, s); }
-inline Array ne(double s, const Array& b) { return binary(SL_NE, s, b); }
+template <class T> detail::if_real<T> ne(const Array& a, T s) { return binary(SL_NE, a, s); }
+template <class T> detail::if_real<T> ne(T s, const Array& b) { return binary(SL_NE, s, b); }
 inline Array lt(const Array& a, const Array& b) { return detail::make(sl_lt, a.handle(), b.handle()); }
-inline Array lt(const Array& a, double s) { return binary(SL_LT, a, s); }
-inline Array lt(double s, const Array& b) { return binary(SL_LT, s, b); }
+template <class T> detail::if_real<T> lt(const Array& a, T s) { return binary(SL_LT, a, s); }
+template <class T> detail::if_real<T> lt(T s, const Array& b) { return binary(SL_LT, s, b); }
 inline Array le(const Array& a, const Array& b) { return detail::make(sl_le, a.handle(), b.handle()); }
-inline Array le(const Array& a, double s) { return binary(SL_LE, a, s); }
-inline Array le(double s, const Array& b) { return binary(SL_LE, s, b); }
+template <class T> detail::if_real<T> le(const Array& a, T s) { return binary(SL_LE, a, s); }
+template <class T> detail::if_real<T> le(T s, const Array& b) { return binary(SL_LE, s, b); }
 inline Array gt(const Array& a, const Array& b) { return detail::make(sl_gt, a.handle(), b.handle()); }
-inline Array gt(const Array& a, double s) { return binary(SL_GT, a, s); }
-inline Array gt(double s, const Array& b) { return binary(SL_GT, s, b); }
+template <class T> detail::if_real<T> gt(const Array& a, T s) { return binary(SL_GT, a, s); }
+template <class T> detail::if_real<T> gt(T s, const Array& b) { return binary(SL_GT, s, b); }
 inline Array ge(const Array& a, const Array& b) { return detail::make(sl_ge, a.handle(), b.handle()); }
-inline Array ge(const Array& a, double s) { return binary(SL_GE, a, s); }
-inline Array ge(double s, const Array& b) { return binary(SL_GE, s, b); }
+template <class T> detail::if_real<T> ge(const Array& a, T s) { return binary(SL_GE, a, s); }
+template <class T> detail::if_real<T> ge(T s, const Array& b) { return binary(SL_GE, s, b); }
 
 // Logical on bool, bitwise on integers; `and`, `or`, `xor` are C++ keywords.
 inline Array and_(const Array& a, const Array& b) { return detail::make(sl_and, a.handle(), b.handle()); }
-inline Array and_(const Array& a, double s) { return binary(SL_AND, a, s); }
-inline Array and_(double s, const Array& b) { return binary(SL_AND, s, b); }
+template <class T> detail::if_real<T> and_(const Array& a, T s) { return binary(SL_AND, a, s); }
+template <class T> detail::if_real<T> and_(T s, const Array& b) { return binary(SL_AND, s, b); }
 inline Array or_(const Array& a, const Array& b) { return detail::make(sl_or, a.handle(), b.handle()); }
-inline Array or_(const Array& a, double s) { return binary(SL_OR, a, s); }
-inline Array or_(double s, const Array& b) { return binary(SL_OR, s, b); }
+template <class T> detail::if_real<T> or_(const Array& a, T s) { return binary(SL_OR, a, s); }
+template <class T> detail::if_real<T> or_(T s, const Array& b) { return binary(SL_OR, s, b); }
 inline Array xor_(const Array& a, const Array& b) { return detail::make(sl_xor, a.handle(), b.handle()); }
-inline Array xor_(const Array& a, double s) { return binary(SL_XOR, a, s); }
-inline Array xor_(double s, const Array& b) { return binary(SL_XOR, s, b); }
+template <class T> detail::if_real<T> xor_(const Array& a, T s) { return binary(SL_XOR, a, s); }
+template <class T> detail::if_real<T> xor_(T s, const Array& b) { return binary(SL_XOR, s, b); }
 
 // ---------------------------------------------------------------------------------------
 // Operators: an Array with an Array or an arithmetic scalar on either side

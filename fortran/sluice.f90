@@ -921,6 +921,35 @@ module sluice
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
+    function sl_binary_scalar_i(op, a, s, out) result(status) bind(C, name="sl_binary_scalar_i")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: op
+      integer(c_int64_t), value :: a, s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_scalar_binary_i(op, s, b, out) result(status) bind(C, name="sl_scalar_binary_i")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: op
+      integer(c_int64_t), value :: s, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_select_scalar(cond, a, s, out) result(status) bind(C, name="sl_select_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: cond, a
+      real(c_double), value :: s
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_scalar_select(cond, s, b, out) result(status) bind(C, name="sl_scalar_select")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: cond
+      real(c_double), value :: s
+      integer(c_int64_t), value :: b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
     function sl_select(cond, a, b, out) result(status) bind(C, name="sl_select")
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: cond, a, b
@@ -1296,6 +1325,7 @@ module sluice
   public :: sl_profile_begin, sl_profile_end, sl_set_call_site
   public :: sl_create, sl_constant, sl_scalar, sl_iota, sl_identity, sl_read, sl_rank, sl_shape, sl_get_dtype, &
     sl_numel, sl_live_handles, sl_eval, sl_unary, sl_binary, sl_binary_scalar, sl_scalar_binary, sl_select, &
+    sl_binary_scalar_i, sl_scalar_binary_i, sl_select_scalar, sl_scalar_select, &
     sl_cast, sl_reshape, sl_permute, sl_section, sl_project, sl_shift, sl_rotate, sl_pad, sl_tile, &
     sl_broadcast_to, sl_concat, sl_gather, sl_scatter, sl_macro_begin, sl_macro_end, sl_macro_cancel, &
     sl_rng_create, sl_rng_destroy, sl_rng_get_state, sl_rng_set_state, sl_random_uniform, sl_random_normal, &
@@ -1359,7 +1389,8 @@ module sluice
   end interface
 
   ! Operators: sl_array with sl_array, or with a real(4), real(8), integer(4) or integer(8)
-  ! scalar on either side (converted to the array's type, exactly for integer arrays).
+  ! scalar on either side (weak scalars, README "Type promotion": an integer keeps the array's type, a real
+  ! scalar gives a real result of the array's precision, real(8) for an integer array).
   ! Comparisons give logical (bool) arrays. Operands broadcast as in the C API.
   interface operator(+)
     module procedure add_any, add_r4, add_r8, add_i4, add_i8, add_c4, add_c8
@@ -2303,7 +2334,7 @@ contains
     zero_based = 0
     status = sl_iota(int(dtype, c_int32_t), size(shape, kind=c_int32_t), int(shape, c_int64_t), c_dim(dim), &
       zero_based)
-    if (status == SL_OK) status = sl_add_scalar(zero_based, 1.0_c_double, r%handle)
+    if (status == SL_OK) status = sl_binary_scalar_i(SL_BINARY_ADD, zero_based, 1_c_int64_t, r%handle)
     call drop(zero_based, status)
     call finish(status, stat)
   end function
@@ -2336,6 +2367,8 @@ contains
     class(*), intent(in) :: b
     integer, intent(out), optional :: stat
     real(c_double) :: v
+    integer(c_int64_t) :: other
+    integer(c_int) :: status
     select type (b)
     type is (sl_array)
       call finish(sl_binary(op, a%handle, b%handle, r%handle), stat)
@@ -2343,6 +2376,17 @@ contains
       call finish(sl_binary_scalar_c(op, a%handle, real(b%re, c_double), real(b%im, c_double), r%handle), stat)
     type is (complex(c_double))
       call finish(sl_binary_scalar_c(op, a%handle, b%re, b%im, r%handle), stat)
+    type is (integer(c_int32_t))
+      call finish(sl_binary_scalar_i(op, a%handle, int(b, c_int64_t), r%handle), stat)
+    type is (integer(c_int64_t))
+      call finish(sl_binary_scalar_i(op, a%handle, b, r%handle), stat)
+    type is (logical)
+      ! A logical is a bool array of rank 0: bool is the lowest kind, so it never widens.
+      other = 0
+      status = sl_scalar(SL_BOOL, merge(1.0_c_double, 0.0_c_double, b), other)
+      if (status == SL_OK) status = sl_binary(op, a%handle, other, r%handle)
+      call drop(other, status)
+      call finish(status, stat)
     class default
       if (scalar_value(b, v)) then
         call finish(sl_binary_scalar(op, a%handle, v, r%handle), stat)
@@ -2352,12 +2396,20 @@ contains
     end select
   end function
 
-  ! `s op b` for a scalar s.
+  ! `s op b` for a real or integer scalar s (weak: README "Type promotion").
   type(sl_array) function scalar_left(op, s, b) result(r)
     integer(c_int32_t), intent(in) :: op
-    real(c_double), intent(in) :: s
+    class(*), intent(in) :: s
     type(sl_array), intent(in) :: b
-    call finish(sl_scalar_binary(op, s, b%handle, r%handle))
+    real(c_double) :: v
+    select type (s)
+    type is (integer(c_int32_t))
+      call finish(sl_scalar_binary_i(op, int(s, c_int64_t), b%handle, r%handle))
+    type is (integer(c_int64_t))
+      call finish(sl_scalar_binary_i(op, s, b%handle, r%handle))
+    class default
+      if (scalar_value(s, v)) call finish(sl_scalar_binary(op, v, b%handle, r%handle))
+    end select
   end function
 
   ! The failure of a conversion to a kind Sluice has no type for.
@@ -2611,7 +2663,7 @@ contains
     integer(c_int64_t) :: zero_based
     integer(c_int) :: status
     status = reduce_along(op, array%handle, dim, zero_based)
-    if (status == SL_OK) status = sl_add_scalar(zero_based, 1.0_c_double, r%handle)
+    if (status == SL_OK) status = sl_binary_scalar_i(SL_BINARY_ADD, zero_based, 1_c_int64_t, r%handle)
     call drop(zero_based, status)
     call finish(status, stat)
   end function
@@ -2962,7 +3014,7 @@ contains
     handles = 0
     status = SL_OK
     do i = 1, size(indices)
-      if (status == SL_OK) status = sl_sub_scalar(indices(i)%handle, 1.0_c_double, handles(i))
+      if (status == SL_OK) status = sl_binary_scalar_i(SL_BINARY_SUB, indices(i)%handle, 1_c_int64_t, handles(i))
     end do
   end function
 
@@ -3498,25 +3550,25 @@ contains
   type(sl_array) function add_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_ADD, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_ADD, s, b)
   end function
 
   type(sl_array) function add_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_ADD, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_ADD, s, b)
   end function
 
   type(sl_array) function add_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_ADD, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_ADD, s, b)
   end function
 
   type(sl_array) function add_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_ADD, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_ADD, s, b)
   end function
 
   type(sl_array) function sub_any(a, b) result(r)
@@ -3528,25 +3580,25 @@ contains
   type(sl_array) function sub_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_SUB, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_SUB, s, b)
   end function
 
   type(sl_array) function sub_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_SUB, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_SUB, s, b)
   end function
 
   type(sl_array) function sub_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_SUB, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_SUB, s, b)
   end function
 
   type(sl_array) function sub_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_SUB, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_SUB, s, b)
   end function
 
   type(sl_array) function mul_any(a, b) result(r)
@@ -3558,25 +3610,25 @@ contains
   type(sl_array) function mul_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_MUL, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_MUL, s, b)
   end function
 
   type(sl_array) function mul_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_MUL, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_MUL, s, b)
   end function
 
   type(sl_array) function mul_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_MUL, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_MUL, s, b)
   end function
 
   type(sl_array) function mul_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_MUL, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_MUL, s, b)
   end function
 
   type(sl_array) function div_any(a, b) result(r)
@@ -3588,25 +3640,25 @@ contains
   type(sl_array) function div_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_DIV, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_DIV, s, b)
   end function
 
   type(sl_array) function div_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_DIV, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_DIV, s, b)
   end function
 
   type(sl_array) function div_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_DIV, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_DIV, s, b)
   end function
 
   type(sl_array) function div_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_DIV, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_DIV, s, b)
   end function
 
   type(sl_array) function pow_any(a, b) result(r)
@@ -3618,25 +3670,25 @@ contains
   type(sl_array) function pow_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_POW, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_POW, s, b)
   end function
 
   type(sl_array) function pow_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_POW, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_POW, s, b)
   end function
 
   type(sl_array) function pow_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_POW, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_POW, s, b)
   end function
 
   type(sl_array) function pow_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_POW, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_POW, s, b)
   end function
 
   type(sl_array) function eq_any(a, b) result(r)
@@ -3648,25 +3700,25 @@ contains
   type(sl_array) function eq_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_EQ, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_EQ, s, b)
   end function
 
   type(sl_array) function eq_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_EQ, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_EQ, s, b)
   end function
 
   type(sl_array) function eq_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_EQ, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_EQ, s, b)
   end function
 
   type(sl_array) function eq_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_EQ, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_EQ, s, b)
   end function
 
   type(sl_array) function ne_any(a, b) result(r)
@@ -3678,25 +3730,25 @@ contains
   type(sl_array) function ne_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_NE, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_NE, s, b)
   end function
 
   type(sl_array) function ne_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_NE, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_NE, s, b)
   end function
 
   type(sl_array) function ne_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_NE, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_NE, s, b)
   end function
 
   type(sl_array) function ne_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_NE, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_NE, s, b)
   end function
 
   type(sl_array) function lt_any(a, b) result(r)
@@ -3708,25 +3760,25 @@ contains
   type(sl_array) function lt_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_LT, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_LT, s, b)
   end function
 
   type(sl_array) function lt_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_LT, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_LT, s, b)
   end function
 
   type(sl_array) function lt_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_LT, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_LT, s, b)
   end function
 
   type(sl_array) function lt_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_LT, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_LT, s, b)
   end function
 
   type(sl_array) function le_any(a, b) result(r)
@@ -3738,25 +3790,25 @@ contains
   type(sl_array) function le_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_LE, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_LE, s, b)
   end function
 
   type(sl_array) function le_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_LE, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_LE, s, b)
   end function
 
   type(sl_array) function le_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_LE, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_LE, s, b)
   end function
 
   type(sl_array) function le_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_LE, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_LE, s, b)
   end function
 
   type(sl_array) function gt_any(a, b) result(r)
@@ -3768,25 +3820,25 @@ contains
   type(sl_array) function gt_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_GT, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_GT, s, b)
   end function
 
   type(sl_array) function gt_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_GT, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_GT, s, b)
   end function
 
   type(sl_array) function gt_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_GT, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_GT, s, b)
   end function
 
   type(sl_array) function gt_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_GT, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_GT, s, b)
   end function
 
   type(sl_array) function ge_any(a, b) result(r)
@@ -3798,25 +3850,25 @@ contains
   type(sl_array) function ge_r4(s, b) result(r)
     real(c_float), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_GE, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_GE, s, b)
   end function
 
   type(sl_array) function ge_r8(s, b) result(r)
     real(c_double), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_GE, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_GE, s, b)
   end function
 
   type(sl_array) function ge_i4(s, b) result(r)
     integer(c_int32_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_GE, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_GE, s, b)
   end function
 
   type(sl_array) function ge_i8(s, b) result(r)
     integer(c_int64_t), intent(in) :: s
     type(sl_array), intent(in) :: b
-    r = scalar_left(SL_BINARY_GE, real(s, c_double), b)
+    r = scalar_left(SL_BINARY_GE, s, b)
   end function
 
   ! ---------------------------------------------------------------------------------------

@@ -660,10 +660,14 @@ sl_status sl_complex(sl_array re, sl_array im, sl_array *out);
 // which broadcast.
 sl_status sl_polar(sl_array r, sl_array theta, sl_array *out);
 
-// `out = op(a, re + i im)` for a complex scalar: `a` is complex, or a float array taken
-// as complex of its precision (f32 gives c64). The parts are converted to the type of
-// `a`'s parts. For a real scalar, `sl_binary_scalar` takes a complex `a` too.
-sl_status sl_binary_scalar_c(sl_binary_op op, sl_array a, double re, double im, sl_array *out);
+// `out = op(a, re + i im)` for a weak complex scalar: `a` is complex, or a real array
+// taken as complex of its precision (f32 gives c64; f64, integers and bool give c128).
+// The parts are converted to the result's part type. For a real scalar, `sl_binary_scalar` takes a complex `a` too.
+sl_status sl_binary_scalar_c(sl_binary_op op,
+                             sl_array a,
+                             double re,
+                             double im,
+                             sl_array *out);
 
 // `out = op(re + i im, b)`.
 sl_status sl_scalar_binary_c(sl_binary_op op, double re, double im, sl_array b, sl_array *out);
@@ -709,13 +713,30 @@ sl_status sl_unary(sl_unary_op op, sl_array a, sl_array *out);
 // `out = op(a, b)` for an `SL_*` binary op code.
 sl_status sl_binary(sl_binary_op op, sl_array a, sl_array b, sl_array *out);
 
-// `out = op(a, s)`: the scalar `s` converted to `a`'s type (exactly, or an error).
+// `out = op(a, s)` for a weak floating-point scalar `s`: the result has `a`'s type when
+// `a` is floating point or complex (`s` rounds to it), f64 when `a` is an integer or bool
+// array (README "Type promotion"). For integer scalars, `sl_binary_scalar_i`.
 sl_status sl_binary_scalar(sl_binary_op op, sl_array a, double s, sl_array *out);
 
 // `out = op(s, b)`.
 sl_status sl_scalar_binary(sl_binary_op op, double s, sl_array b, sl_array *out);
 
-// `out = cond ? a : b` element-wise (`cond` is bool; all three broadcast).
+// `out = op(a, s)` for a weak integer scalar `s`: the result has `a`'s type (i64 for a
+// bool `a`); `SL_ERR_DTYPE_MISMATCH` when an integer type cannot hold `s`.
+sl_status sl_binary_scalar_i(sl_binary_op op, sl_array a, int64_t s, sl_array *out);
+
+// `out = op(s, b)` for a weak integer scalar `s` (see `sl_binary_scalar_i`).
+sl_status sl_scalar_binary_i(sl_binary_op op, int64_t s, sl_array b, sl_array *out);
+
+// `out = cond ? a : s` element-wise for a weak floating-point scalar `s` (PeakStream's
+// `cond(p, a, 0.0f)`): of `a`'s type when `a` is floating point or complex, f64 otherwise.
+sl_status sl_select_scalar(sl_array cond, sl_array a, double s, sl_array *out);
+
+// `out = cond ? s : b` element-wise for a weak floating-point scalar `s`.
+sl_status sl_scalar_select(sl_array cond, double s, sl_array b, sl_array *out);
+
+// `out = cond ? a : b` element-wise (`cond` is bool; all three broadcast; `a` and `b`
+// are promoted to one type, README "Type promotion").
 sl_status sl_select(sl_array cond, sl_array a, sl_array b, sl_array *out);
 
 // `a` converted to `dtype` (float to integer truncates and saturates, NaN becomes 0;

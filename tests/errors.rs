@@ -33,6 +33,16 @@ fn stale_forged_and_null_handles() {
         fails(sl_neg(forged, &mut out), SL_ERR_INVALID_HANDLE, "invalid handle");
     }
     fails(sl_neg(0, &mut out), SL_ERR_INVALID_HANDLE, "null handle");
+    // The scalar forms of issue 15 (promotion and select with a scalar), with null operands.
+    let b = vec_f32(4);
+    fails(sl_binary_scalar_i(SL_ADD, 0, 1, &mut out), SL_ERR_INVALID_HANDLE, "null handle");
+    fails(sl_scalar_binary_i(SL_ADD, 1, 0, &mut out), SL_ERR_INVALID_HANDLE, "null handle");
+    fails(sl_select_scalar(0, b, 1.0, &mut out), SL_ERR_INVALID_HANDLE, "null handle");
+    fails(sl_select_scalar(b, 0, 1.0, &mut out), SL_ERR_INVALID_HANDLE, "null handle");
+    fails(sl_scalar_select(0, 1.0, b, &mut out), SL_ERR_INVALID_HANDLE, "null handle");
+    fails(sl_scalar_select(b, 1.0, 0, &mut out), SL_ERR_INVALID_HANDLE, "null handle");
+    assert_eq!(out, 0);
+    release(&[b]);
     let mut buf = [0f32; 4];
     fails(sl_read(a, SL_COL_MAJOR, buf.as_mut_ptr() as *mut _, 16), SL_ERR_INVALID_HANDLE, "stale");
     still_works();
@@ -107,7 +117,10 @@ fn shape_dtype_and_dimension_errors() {
     let mut out = 0;
     fails(sl_add(a, b, &mut out), SL_ERR_SHAPE_MISMATCH, "do not broadcast");
     let c = Arr::new(SL_F64, &[3], vec![V::F64(0.0); 3]).upload();
-    fails(sl_add(a, c, &mut out), SL_ERR_DTYPE_MISMATCH, "f32 and f64");
+    let bools = Arr::new(SL_BOOL, &[3], vec![V::B(true); 3]).upload();
+    fails(sl_add(bools, bools, &mut out), SL_ERR_DTYPE_MISMATCH, "add is not defined for bool");
+    // f32 with f64 promotes to f64 (README "Type promotion"), for which `and` is not defined.
+    fails(sl_and(a, c, &mut out), SL_ERR_DTYPE_MISMATCH, "and is not defined for f64");
     let i = Arr::new(SL_I32, &[3], vec![V::I32(1); 3]).upload();
     fails(sl_sin(i, &mut out), SL_ERR_DTYPE_MISMATCH, "sin is not defined for i32");
     fails(sl_select(a, a, a, &mut out), SL_ERR_DTYPE_MISMATCH, "must be bool");
@@ -256,6 +269,10 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_binary_scalar", Box::new(move |o| sl_binary_scalar(99, a, 1.0, o)));
     add("sl_scalar_binary", Box::new(move |o| sl_scalar_binary(99, 1.0, a, o)));
     add("sl_select", Box::new(move |o| sl_select(a, a, a, o)));
+    add("sl_binary_scalar_i", Box::new(move |o| sl_binary_scalar_i(99, a, 1, o)));
+    add("sl_scalar_binary_i", Box::new(move |o| sl_scalar_binary_i(SL_ADD, 1, stale, o)));
+    add("sl_select_scalar", Box::new(move |o| sl_select_scalar(a, a, 1.0, o)));
+    add("sl_scalar_select", Box::new(move |o| sl_scalar_select(stale, 1.0, a, o)));
     add("sl_cast", Box::new(move |o| sl_cast(a, 99, o)));
     add("sl_reshape", Box::new(move |o| sl_reshape(a, 1, neg.as_ptr(), o)));
     add("sl_permute", Box::new(move |o| sl_permute(a, [-1].as_ptr(), 1, o)));

@@ -80,9 +80,9 @@ fn binary_scalar_complex(
     put(&rt, out, n)
 }
 
-/// `out = op(a, re + i im)` for a complex scalar: `a` is complex, or a float array taken
-/// as complex of its precision (f32 gives c64). The parts are converted to the type of
-/// `a`'s parts. For a real scalar, `sl_binary_scalar` takes a complex `a` too.
+/// `out = op(a, re + i im)` for a weak complex scalar: `a` is complex, or a real array
+/// taken as complex of its precision (f32 gives c64; f64, integers and bool give c128).
+/// The parts are converted to the result's part type. For a real scalar, `sl_binary_scalar` takes a complex `a` too.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_binary_scalar_c(op: sl_binary_op, a: sl_array, re: f64, im: f64, out: *mut sl_array) -> sl_status {
     boundary!("sl_binary_scalar_c", |site| binary_scalar_complex(site, op, a, (re, im), false, out))

@@ -1,6 +1,8 @@
 //! Element-wise operations. Operands of different shapes broadcast: missing trailing
-//! dimensions count as 1, and dimensions of size 1 stretch to match. Both operands must
-//! have the same type (cast first); scalar operands take the array's type.
+//! dimensions count as 1, and dimensions of size 1 stretch to match. Operands of different
+//! types are promoted to one type by the table in README.md ("Type promotion"); scalar
+//! operands are weak (a `double` scalar does not widen an f32 array, but makes an integer
+//! array's result f64; an `int64_t` scalar takes the array's type).
 
 use super::error::boundary;
 use super::types::*;
@@ -38,6 +40,38 @@ fn binary_scalar(
     put(&rt, out, n)
 }
 
+fn binary_scalar_int(
+    site: CallSite,
+    op: sl_binary_op,
+    a: sl_array,
+    s: i64,
+    scalar_first: bool,
+    out: *mut sl_array,
+) -> Result<()> {
+    let out = out_slot(out)?;
+    let op = binary_op(op)?;
+    let rt = runtime()?;
+    let a = node(&rt, a)?;
+    let n = graph(&rt, site).binary_scalar_int(op, &a, s, scalar_first)?;
+    put(&rt, out, n)
+}
+
+/// `cond ? a : s` (or `cond ? s : a` when `scalar_first`) for a weak `double` scalar.
+fn select_scalar(
+    site: CallSite,
+    cond: sl_array,
+    a: sl_array,
+    s: f64,
+    scalar_first: bool,
+    out: *mut sl_array,
+) -> Result<()> {
+    let out = out_slot(out)?;
+    let rt = runtime()?;
+    let (c, a) = (node(&rt, cond)?, node(&rt, a)?);
+    let n = graph(&rt, site).select_scalar(&c, &a, s, scalar_first)?;
+    put(&rt, out, n)
+}
+
 /// `out = op(a)` for an `SL_*` unary op code.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_unary(op: sl_unary_op, a: sl_array, out: *mut sl_array) -> sl_status {
@@ -56,7 +90,9 @@ pub extern "C" fn sl_binary(op: sl_binary_op, a: sl_array, b: sl_array, out: *mu
     })
 }
 
-/// `out = op(a, s)`: the scalar `s` converted to `a`'s type (exactly, or an error).
+/// `out = op(a, s)` for a weak floating-point scalar `s`: the result has `a`'s type when
+/// `a` is floating point or complex (`s` rounds to it), f64 when `a` is an integer or bool
+/// array (README "Type promotion"). For integer scalars, `sl_binary_scalar_i`.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_binary_scalar(op: sl_binary_op, a: sl_array, s: f64, out: *mut sl_array) -> sl_status {
     boundary!("sl_binary_scalar", |site| {
@@ -74,7 +110,34 @@ pub extern "C" fn sl_scalar_binary(op: sl_binary_op, s: f64, b: sl_array, out: *
     })
 }
 
-/// `out = cond ? a : b` element-wise (`cond` is bool; all three broadcast).
+/// `out = op(a, s)` for a weak integer scalar `s`: the result has `a`'s type (i64 for a
+/// bool `a`); `SL_ERR_DTYPE_MISMATCH` when an integer type cannot hold `s`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_binary_scalar_i(op: sl_binary_op, a: sl_array, s: i64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_binary_scalar_i", |site| binary_scalar_int(site, op, a, s, false, out))
+}
+
+/// `out = op(s, b)` for a weak integer scalar `s` (see `sl_binary_scalar_i`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_scalar_binary_i(op: sl_binary_op, s: i64, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_scalar_binary_i", |site| binary_scalar_int(site, op, b, s, true, out))
+}
+
+/// `out = cond ? a : s` element-wise for a weak floating-point scalar `s` (PeakStream's
+/// `cond(p, a, 0.0f)`): of `a`'s type when `a` is floating point or complex, f64 otherwise.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_select_scalar(cond: sl_array, a: sl_array, s: f64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_select_scalar", |site| select_scalar(site, cond, a, s, false, out))
+}
+
+/// `out = cond ? s : b` element-wise for a weak floating-point scalar `s`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_scalar_select(cond: sl_array, s: f64, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_scalar_select", |site| select_scalar(site, cond, b, s, true, out))
+}
+
+/// `out = cond ? a : b` element-wise (`cond` is bool; all three broadcast; `a` and `b`
+/// are promoted to one type, README "Type promotion").
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_select(cond: sl_array, a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
     boundary!("sl_select", |site| {

@@ -11,7 +11,7 @@ use smallvec::smallvec;
 use super::rng::Rng;
 use crate::ir::{
     BinaryOp, Boundary, CallSite, DType, Distribution, Inputs, MAX_RANK, Node, NodeState, Op, ReduceOp, Result, Scalar,
-    ScanOp, ScatterMode, Shape, UnaryOp, Value, ViewStep, bail,
+    ScalarKind, ScanOp, ScatterMode, Shape, UnaryOp, Value, ViewStep, bail,
 };
 
 /// 2^63: the i64 range as f64 is [-2^63, 2^63).
@@ -303,12 +303,20 @@ impl Graph<'_> {
         Ok((shape, ops))
     }
 
+    /// `a` and `b` cast to their promoted type (`DType::promote`); a real operand of a
+    /// complex result only to that type's parts, which complex arithmetic takes as a real
+    /// number (scaling by a real is not multiplying by a complex number with a zero part
+    /// when infinities are involved).
+    fn promoted(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<(Arc<Node>, Arc<Node>)> {
+        let t = a.dtype.promote(b.dtype);
+        let to = |x: &Arc<Node>| if t.is_complex() && !x.dtype.is_complex() { t.real() } else { t };
+        Ok((self.cast(a, to(a))?, self.cast(b, to(b))?))
+    }
+
     pub fn binary(&self, op: BinaryOp, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
+        let (a, b) = &self.promoted(a, b)?;
         if a.dtype.is_complex() || b.dtype.is_complex() {
             return self.complex_binary(op, a, b);
-        }
-        if a.dtype != b.dtype {
-            bail!(DTypeMismatch, "{}: operands have types {} and {}; cast one first", op.name(), a.dtype, b.dtype);
         }
         let Some(t) = op.result_dtype(a.dtype) else {
             bail!(DTypeMismatch, "{} is not defined for {} arrays", op.name(), a.dtype);
@@ -348,12 +356,29 @@ impl Graph<'_> {
         Ok(Some(self.broadcast_to(&r, shape)?))
     }
 
-    /// `a op s` (or `s op a` when `scalar_first`), the scalar taking `a`'s type (the type
-    /// of its parts for a complex `a`).
+    /// `a op s` (or `s op a` when `scalar_first`) for a weak floating-point scalar: the
+    /// result has the type `DType::promote_weak` gives, and the scalar that type (the type
+    /// of its parts for a complex result).
     pub fn binary_scalar(&self, op: BinaryOp, a: &Arc<Node>, s: f64, scalar_first: bool) -> Result<Arc<Node>> {
-        let t = a.dtype.real();
+        let t = a.dtype.promote_weak(ScalarKind::Float).real();
         let c = self.operand(t, self.app_scalar(t, s)?);
-        if scalar_first { self.binary(op, &c, a) } else { self.binary(op, a, &c) }
+        self.binary_ordered(op, a, &c, scalar_first)
+    }
+
+    /// `a op s` (or `s op a`) for a weak integer scalar: of `a`'s type (i64 for bool),
+    /// refused when that type cannot hold `s`.
+    pub fn binary_scalar_int(&self, op: BinaryOp, a: &Arc<Node>, s: i64, scalar_first: bool) -> Result<Arc<Node>> {
+        let t = a.dtype.promote_weak(ScalarKind::Int).real();
+        let v = Scalar::I64(s).cast(t);
+        if t.is_integer() && v.cast(DType::I64) != Scalar::I64(s) {
+            bail!(DTypeMismatch, "{}: scalar {s} cannot be represented as {t}", op.name());
+        }
+        let c = self.operand(t, v);
+        self.binary_ordered(op, a, &c, scalar_first)
+    }
+
+    fn binary_ordered(&self, op: BinaryOp, a: &Arc<Node>, c: &Arc<Node>, c_first: bool) -> Result<Arc<Node>> {
+        if c_first { self.binary(op, c, a) } else { self.binary(op, a, c) }
     }
 
     /// `a op (re + i im)` (or the scalar first): complex of `a`'s precision.
@@ -364,22 +389,27 @@ impl Graph<'_> {
         (re, im): (f64, f64),
         scalar_first: bool,
     ) -> Result<Arc<Node>> {
-        let Some(t) = a.dtype.complex().filter(|_| a.dtype.is_float() || a.dtype.is_complex()) else {
-            bail!(DTypeMismatch, "{}: a complex scalar needs a float or complex array, not {}", op.name(), a.dtype);
-        };
+        let t = a.dtype.promote_weak(ScalarKind::Complex);
         let c = self.complex_scalar(t, re, im)?;
-        if scalar_first { self.binary(op, &c, a) } else { self.binary(op, a, &c) }
+        self.binary_ordered(op, a, &c, scalar_first)
     }
 
     pub fn select(&self, cond: &Arc<Node>, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
         if cond.dtype != DType::Bool {
             bail!(DTypeMismatch, "select: the condition must be bool, not {}", cond.dtype);
         }
-        if a.dtype != b.dtype {
-            bail!(DTypeMismatch, "select: the choices have types {} and {}", a.dtype, b.dtype);
-        }
+        let t = a.dtype.promote(b.dtype);
+        let (a, b) = (&self.cast(a, t)?, &self.cast(b, t)?);
         let (shape, ops) = self.broadcast_operands("select", &[cond, a, b])?;
         Ok(self.pending(Op::Select, a.dtype, shape, ops))
+    }
+
+    /// `cond ? a : s` (or `cond ? s : a` when `scalar_first`) for a weak floating-point
+    /// scalar `s`.
+    pub fn select_scalar(&self, cond: &Arc<Node>, a: &Arc<Node>, s: f64, scalar_first: bool) -> Result<Arc<Node>> {
+        let t = a.dtype.promote_weak(ScalarKind::Float);
+        let c = if t.is_complex() { self.complex_scalar(t, s, 0.0)? } else { self.operand(t, self.app_scalar(t, s)?) };
+        if scalar_first { self.select(cond, &c, a) } else { self.select(cond, a, &c) }
     }
 
     pub fn cast(&self, a: &Arc<Node>, to: DType) -> Result<Arc<Node>> {
@@ -674,6 +704,11 @@ impl Graph<'_> {
             }
             return self.complex_reduce(op, a, axis);
         }
+        // Bools count: their sum is an i64, their mean an f64 (as numpy's).
+        let a = &match op {
+            ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Mean if a.dtype == DType::Bool => self.cast(a, DType::I64)?,
+            _ => a.clone(),
+        };
         let Some(t) = op.result_dtype(a.dtype) else {
             bail!(DTypeMismatch, "{} is not defined for {} arrays", op.name(), a.dtype);
         };

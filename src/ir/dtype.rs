@@ -61,6 +61,46 @@ impl DType {
         matches!(self, DType::I32 | DType::I64 | DType::U8)
     }
 
+    /// The type both operands of an element-wise op take when their types differ: the
+    /// promotion table (README "Type promotion"). Kinds rank bool < integer < floating
+    /// point < complex and the result has the higher kind; integers never widen a
+    /// floating-point type (i64 with f32 is f32, as in JAX), a complex type has the wider
+    /// precision of the two floating-point types involved (c64 with f64 is c128), and
+    /// integers take the wider of the two (u8 with i32 is i32; every unsigned type is
+    /// narrower than every signed one, so no pair needs a wider type than both).
+    pub fn promote(self, other: DType) -> DType {
+        use DType::*;
+        let rank = |t: DType| match t {
+            Bool => 0,
+            U8 => 1,
+            I32 => 2,
+            I64 => 3,
+            F32 => 4,
+            F64 => 5,
+            C64 => 6,
+            C128 => 7,
+        };
+        let (lo, hi) = if rank(self) <= rank(other) { (self, other) } else { (other, self) };
+        match (lo, hi) {
+            (F64, C64) => C128,
+            _ => hi,
+        }
+    }
+
+    /// The type of `self op s` for a weak scalar `s` of `kind` (the NEP 50 rule numpy 2
+    /// and JAX follow): a scalar of the array's kind or a lower one takes the array's type
+    /// (a double constant does not widen an f32 array); a scalar of a higher kind gives
+    /// that kind's default type (f64 for floating point, i64 for integers, c128 for
+    /// complex) except that a complex scalar keeps an f32 or c64 array's precision.
+    pub fn promote_weak(self, kind: ScalarKind) -> DType {
+        match kind {
+            ScalarKind::Int if self == DType::Bool => DType::I64,
+            ScalarKind::Float if self == DType::Bool || self.is_integer() => DType::F64,
+            ScalarKind::Complex => self.complex().unwrap_or(DType::C128),
+            _ => self,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             DType::F32 => "f32",
@@ -73,6 +113,15 @@ impl DType {
             DType::C128 => "c128",
         }
     }
+}
+
+/// The kind of a scalar an application passes by value (a C `int64_t`, `double`, or a
+/// pair of doubles): it is "weak", see `DType::promote_weak`.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ScalarKind {
+    Int,
+    Float,
+    Complex,
 }
 
 impl std::fmt::Display for DType {

@@ -12,7 +12,7 @@ pub mod site;
 pub mod slices;
 pub mod view;
 
-pub use dtype::{DType, Scalar};
+pub use dtype::{DType, Scalar, ScalarKind};
 pub(crate) use error::bail;
 pub use error::{Error, ErrorKind, Result};
 pub use node::{Inputs, Layout, Node, NodeState, Promise, Storage, Value, clone_pending};

@@ -1,5 +1,5 @@
 // Matrix products from C++: gemm with every op on real and complex matrices (complex
-// scalars), matmul of a complex matrix and vector, outer, vdot, against std::complex loops on
+// scalars), matmul of a complex matrix and vector and of a real vector and matrix, outer, vdot, against std::complex loops on
 // random inputs; a bad shape throws.
 #include <complex>
 #include <string>
@@ -47,6 +47,20 @@ void check_gemm(Op op_a, Op op_b) {
 int main() {
     for (Op op_a : {Op::none, Op::trans, Op::conj_trans})
         for (Op op_b : {Op::none, Op::trans, Op::conj_trans}) check_gemm(op_a, op_b);
+
+    // A vector times a matrix: x (length k) times b (k x n) is the vector of length n.
+    {
+        const int64_t kk = 6, nn = 9;
+        const std::vector<double> x = test::uniform(kk, -1, 1), mat = test::uniform(kk * nn, -1, 1);
+        const Array xm = sluice::matmul(Array(x), Array(mat, {kk, nn}));
+        EXPECT(xm.shape() == sluice::Shape({nn}), "vector x matrix is a vector of length n");
+        const std::vector<double> got = xm.read<double>();
+        for (int64_t j = 0; j < nn; j++) {
+            double want = 0;
+            for (int64_t p = 0; p < kk; p++) want += x[p] * mat[p + j * kk];
+            EXPECT(std::abs(got[j] - want) < 1e-14 * kk, "x b [" << j << "]");
+        }
+    }
 
     // Real gemm with real scalars: 2 a^T b - c.
     const int64_t m = 5, k = 11;

@@ -1,6 +1,8 @@
 // Operators against plain loops on random inputs: arithmetic, comparison and logical
 // operators with arrays, broadcast vectors and scalars on either side, compound
-// assignment, and integer and bool element types.
+// assignment, integer and bool element types, mixed types and scalars (promotion),
+// select with a scalar, and read's size check.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -157,6 +159,50 @@ void logical() {
     expect("range mask", (v > -0.5) & (v < 0.5), [&](std::size_t i) { return x[i] > -0.5 && x[i] < 0.5; });
 }
 
+// Mixed element types promote (README "Type promotion"); scalars are weak.
+void mixed() {
+    const std::vector<int32_t> k = test::integers<int32_t>(n, -1000, 1000);
+    const std::vector<double> u = test::uniform(n, -4, 4);
+    const std::vector<float> x(u.begin(), u.end());
+    const Array ka(k, dims), xa(x, dims);
+    std::vector<float> want_f(n);
+    std::vector<double> want_d(n);
+    const Array kx = ka * xa;
+    EXPECT(kx.dtype() == sluice::DType::f32, "i32 * f32 is f32");
+    for (std::size_t i = 0; i < n; i++) want_f[i] = static_cast<float>(k[i]) * x[i];
+    EXPECT_CLOSE("i32 * f32", kx.read<float>(), want_f, 0);
+    // A double constant does not widen an f32 array.
+    const Array scaled = xa * 0.1;
+    EXPECT(scaled.dtype() == sluice::DType::f32, "f32 * double is f32");
+    for (std::size_t i = 0; i < n; i++) want_f[i] = x[i] * 0.1f;
+    EXPECT_CLOSE("f32 * 0.1", scaled.read<float>(), want_f, 0);
+    // A double scalar makes an integer array's result f64; an integer one keeps i32.
+    const Array half = ka + 2.5;
+    EXPECT(half.dtype() == sluice::DType::f64, "i32 + 2.5 is f64");
+    for (std::size_t i = 0; i < n; i++) want_d[i] = k[i] + 2.5;
+    EXPECT_CLOSE("i32 + 2.5", half.read<double>(), want_d, 0);
+    EXPECT((ka * 3).dtype() == sluice::DType::i32, "i32 * 3 is i32");
+    // Monte Carlo pi: 4.0 * count(inside) / n is the f64 estimate.
+    const std::vector<double> px = test::uniform(n, 0, 1), py = test::uniform(n, 0, 1);
+    const Array ax(px, dims), ay(py, dims);
+    const double pi = (4.0 * sluice::count(ax * ax + ay * ay <= 1.0) / static_cast<int64_t>(n)).item<double>();
+    int64_t inside = 0;
+    for (std::size_t i = 0; i < n; i++) inside += px[i] * px[i] + py[i] * py[i] <= 1.0;
+    EXPECT(pi == 4.0 * static_cast<double>(inside) / static_cast<double>(n), "4.0 * count(inside) / n is " << pi);
+    // cond(p, a, 0.0f) and cond(p, s, a): PeakStream's select with a scalar.
+    const Array positive = xa > 0.0;
+    for (std::size_t i = 0; i < n; i++) want_f[i] = x[i] > 0 ? x[i] : 0.0f;
+    EXPECT_CLOSE("select(p, a, 0.0)", sluice::select(positive, xa, 0.0).read<float>(), want_f, 0);
+    for (std::size_t i = 0; i < n; i++) want_f[i] = x[i] > 0 ? -1.5f : x[i];
+    EXPECT_CLOSE("select(p, -1.5, a)", sluice::select(positive, -1.5, xa).read<float>(), want_f, 0);
+    // read(ptr, count) takes exactly the array's size.
+    std::vector<float> buffer(n + 1);
+    EXPECT_ERROR(SL_ERR_INVALID_ARGUMENT, "has 35 elements; the buffer needs exactly that many, not 36", xa.read(buffer.data(), n + 1));
+    EXPECT_ERROR(SL_ERR_INVALID_ARGUMENT, "has 35 elements; the buffer needs exactly that many, not 34", xa.read(buffer.data(), n - 1));
+    xa.read(buffer.data(), n);
+    EXPECT(std::equal(x.begin(), x.end(), buffer.begin()), "read(ptr, n) copies the array");
+}
+
 }  // namespace
 
 int main() {
@@ -164,6 +210,7 @@ int main() {
     unary_and_compound();
     integers();
     logical();
+    mixed();
     // Stops the runtime's threads before exit (LeakSanitizer may report live threads).
     sluice::shutdown();
     return test::finish("operators");

@@ -59,8 +59,8 @@ program errors
   call expect_error(stat, SL_ERR_INVALID_ARGUMENT, 'no type of kind 2', 'int(kind=2)')
   r = max(a, 'text', stat=stat)
   call expect_error(stat, SL_ERR_INVALID_ARGUMENT, 'neither an sl_array nor', 'a character operand')
-  r = max(sl_array([1, 2]), 0.5d0, stat=stat)
-  call expect_error(stat, SL_ERR_DTYPE_MISMATCH, 'cannot be represented', '0.5 with an integer array')
+  r = max(sl_array([1, 2]), 2_8**40, stat=stat)
+  call expect_error(stat, SL_ERR_DTYPE_MISMATCH, 'cannot be represented', '2**40 with an integer(4) array')
   call still_works()
 
   ! Dimensions and per-dimension arguments.

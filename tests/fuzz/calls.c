@@ -636,15 +636,15 @@ int x_binary(Fuzzer *f, int op, int as, sl_array a, int bs, sl_array b, int form
     if (bs < 0) ex_bad(&e, BAD_HANDLE);
     if (as >= 0 && bs >= 0 && valid_op) {
         const Shadow *sa = &f->pool[as].s, *sb = &f->pool[bs].s;
-        int rank, rt = binary_result(op, sa->dtype);
+        int t = promote_types(sa->dtype, sb->dtype);
+        int rank, rt = binary_result(op, t);
         int64_t dims[SL_MAX_RANK];
-        if (sa->dtype != sb->dtype) ex_bad(&e, BAD_DTYPE);
-        else if (rt < 0) ex_bad(&e, BAD_DTYPE);
+        if (rt < 0) ex_bad(&e, BAD_DTYPE);
         else if (!broadcast_shapes(sa->rank, sa->dims, sb->rank, sb->dims, &rank, dims)) ex_bad(&e, BAD_SHAPE);
         else if (countable(&e, rank, dims) && !e.maybe) {
             if (pow_shape_defect(f, op, sa->rank == 0, bs)) return -1;
             sh_init(&pred, rt, rank, dims, sa->known && sb->known);
-            sv_binary(op, sa, sb, &pred);
+            sv_binary_as(op, sa, sb, t, &pred);
         } else if (f->shared->tolerate & TOL_A) {
             return -1;
         }
@@ -659,7 +659,7 @@ int x_binary(Fuzzer *f, int op, int as, sl_array a, int bs, sl_array b, int form
         int rank;
         int64_t dims[SL_MAX_RANK];
         broadcast_shapes(f->pool[as].s.rank, f->pool[as].s.dims, f->pool[bs].s.rank, f->pool[bs].s.dims, &rank, dims);
-        sh_init(&pred, binary_result(op, f->pool[as].s.dtype), rank, dims, 0);
+        sh_init(&pred, binary_result(op, promote_types(f->pool[as].s.dtype, f->pool[bs].s.dtype)), rank, dims, 0);
     }
     return finish(f, fn, st, &e, o, &pred, 0, tainted(f, as) || tainted(f, bs));
 }
@@ -692,17 +692,17 @@ int x_scalar_op(Fuzzer *f, int op, int as, sl_array a, double s, int first, int 
     if (as < 0) ex_bad(&e, BAD_HANDLE);
     else if (valid_op) {
         const Shadow *sa = &f->pool[as].s;
-        int rt = binary_result(op, sa->dtype);
-        if (!scalar_fits(sa->dtype, s)) ex_bad(&e, BAD_DTYPE);
-        else if (rt < 0) ex_bad(&e, BAD_DTYPE);
+        /* The scalar is a weak double: an integer or bool array's result is f64. */
+        int t = weak_float_type(sa->dtype), rt = binary_result(op, t);
+        if (rt < 0) ex_bad(&e, BAD_DTYPE);
         else {
             if (first && pow_shape_defect(f, op, 1, as)) return -1;
             Shadow c;
             int64_t none[1] = {0};
-            sh_init(&c, sa->dtype, 0, none, 1);
-            sh_put(&c, 0, scalar_val(sa->dtype, s));
+            sh_init(&c, t, 0, none, 1);
+            sh_put(&c, 0, scalar_val(t, s));
             sh_init(&pred, rt, sa->rank, sa->dims, sa->known);
-            sv_binary(op, first ? &c : sa, first ? sa : &c, &pred);
+            sv_binary_as(op, first ? &c : sa, first ? sa : &c, t, &pred);
             sh_free(&c);
         }
     }
@@ -746,13 +746,12 @@ static void c_select(Fuzzer *f) {
         int rank;
         int64_t dims[SL_MAX_RANK];
         if (sc->dtype != SL_BOOL) ex_bad(&e, BAD_DTYPE);
-        else if (sa->dtype != sb->dtype) ex_bad(&e, BAD_DTYPE);
         else if (!broadcast_shapes(sc->rank, sc->dims, sa->rank, sa->dims, &rank, dims) ||
                  !broadcast_shapes(rank, dims, sb->rank, sb->dims, &rank, dims))
             ex_bad(&e, BAD_SHAPE);
         else {
-            sh_init(&pred, sa->dtype, rank, dims, sc->known && sa->known && sb->known);
-            sv_select(sc, sa, sb, &pred);
+            sh_init(&pred, promote_types(sa->dtype, sb->dtype), rank, dims, sc->known && sa->known && sb->known);
+            sv_select_as(sc, sa, sb, &pred);
         }
     }
     log_begin(f, "sl_select(%s, %s, %s)", L(f, c, 0), L(f, a, 1), L(f, b, 2));
@@ -915,13 +914,14 @@ static void c_dot(Fuzzer *f) {
     if (as >= 0 && bs >= 0) {
         const Shadow *sa = &f->pool[as].s, *sb = &f->pool[bs].s;
         if (!sh_same_shape(sa, sb)) ex_bad(&e, BAD_SHAPE);
-        else if (sa->dtype != sb->dtype || binary_result(SL_MUL, sa->dtype) < 0) ex_bad(&e, BAD_DTYPE);
+        else if (binary_result(SL_MUL, promote_types(sa->dtype, sb->dtype)) < 0) ex_bad(&e, BAD_DTYPE);
         else {
             Shadow p;
             int64_t none[1] = {0};
-            sh_init(&p, sa->dtype, sa->rank, sa->dims, sa->known && sb->known);
-            sv_binary(SL_MUL, sa, sb, &p);
-            sh_init(&pred, reduce_result(SL_SUM, sa->dtype), 0, none, p.known);
+            int t = promote_types(sa->dtype, sb->dtype);
+            sh_init(&p, t, sa->rank, sa->dims, sa->known && sb->known);
+            sv_binary_as(SL_MUL, sa, sb, t, &p);
+            sh_init(&pred, reduce_result(SL_SUM, t), 0, none, p.known);
             sv_reduce(SL_SUM, &p, -1, &pred);
             sh_free(&p);
         }

@@ -89,6 +89,8 @@ void shape_str(char *buf, size_t n, int rank, const int64_t *dims);
 int unary_result(int op, int dt);
 int binary_result(int op, int dt);
 int reduce_result(int op, int dt);
+int promote_types(int a, int b);
+int weak_float_type(int dt);
 int scan_result(int dt);
 int integer_dtype(int dt);
 /* Whether `v` converts to `dt` exactly (floats: always; they round). */
@@ -99,6 +101,8 @@ Val scalar_val(int dt, double v);
 void sv_unary(int op, const Shadow *a, Shadow *out);
 void sv_binary(int op, const Shadow *a, const Shadow *b, Shadow *out);
 void sv_select(const Shadow *c, const Shadow *a, const Shadow *b, Shadow *out);
+void sv_binary_as(int op, const Shadow *a, const Shadow *b, int dt, Shadow *out);
+void sv_select_as(const Shadow *c, const Shadow *a, const Shadow *b, Shadow *out);
 void sv_cast(const Shadow *a, Shadow *out);
 void sv_reduce(int op, const Shadow *a, int dim, Shadow *out); /* dim -1: everything */
 void sv_scan(int prod, const Shadow *a, int dim, Shadow *out);

@@ -108,16 +108,19 @@ static void template_model(Fuzzer *f, int t, const Shadow *const *in, const doub
     int64_t none[1] = {0};
     Shadow c, tmp;
     switch (t) {
-    case T_AXPX:
-        sh_init(&c, a->dtype, 0, none, 1);
-        sh_put(&c, 0, scalar_val(a->dtype, ctrl[0]));
-        sh_init(&tmp, a->dtype, a->rank, a->dims, a->known);
-        sv_binary(SL_MUL, a, &c, &tmp);
-        sh_init(&out[0], a->dtype, a->rank, a->dims, a->known);
-        sv_binary(SL_ADD, &tmp, a, &out[0]);
+    case T_AXPX: {
+        /* The control value is a weak double scalar: an integer `a` gives f64. */
+        int t = weak_float_type(a->dtype);
+        sh_init(&c, t, 0, none, 1);
+        sh_put(&c, 0, scalar_val(t, ctrl[0]));
+        sh_init(&tmp, t, a->rank, a->dims, a->known);
+        sv_binary_as(SL_MUL, a, &c, t, &tmp);
+        sh_init(&out[0], t, a->rank, a->dims, a->known);
+        sv_binary_as(SL_ADD, &tmp, a, t, &out[0]);
         sh_free(&c);
         sh_free(&tmp);
         break;
+    }
     case T_SUM:
         sh_init(&out[0], reduce_result(SL_SUM, a->dtype), 0, none, a->known);
         sv_reduce(SL_SUM, a, -1, &out[0]);

@@ -330,17 +330,27 @@ int binary_result(int op, int dt) {
     }
 }
 
+/* The promotion table (README "Type promotion") on the real types: the higher of
+ * bool < u8 < i32 < i64 < f32 < f64. */
+int promote_types(int a, int b) {
+    static const int order[] = {[SL_F32] = 4, [SL_F64] = 5, [SL_I32] = 2, [SL_I64] = 3, [SL_U8] = 1, [SL_BOOL] = 0};
+    return order[a] >= order[b] ? a : b;
+}
+
+/* The type of `a op s` for a weak double scalar `s`. */
+int weak_float_type(int dt) { return dt_float(dt) ? dt : SL_F64; }
+
 int reduce_result(int op, int dt) {
     if (!dt_valid(dt)) return -1;
     switch (op) {
     case SL_SUM:
     case SL_PROD:
-        return dt == SL_BOOL ? -1 : dt_int(dt) ? SL_I64 : dt;
+        return dt_int(dt) || dt == SL_BOOL ? SL_I64 : dt;
     case SL_MINVAL:
     case SL_MAXVAL:
         return dt;
     case SL_MEAN:
-        return dt == SL_BOOL ? -1 : dt == SL_F32 ? SL_F32 : SL_F64;
+        return dt == SL_F32 ? SL_F32 : SL_F64;
     case SL_ANY:
     case SL_ALL:
         return SL_BOOL;
@@ -659,6 +669,32 @@ void sv_binary(int op, const Shadow *a, const Shadow *b, Shadow *out) {
         Val x = operand(a, out, c), y = operand(b, out, c);
         sh_put(out, i, dt_float(a->dtype) ? binary_float(op, a->dtype, x, y) : binary_int(op, a->dtype, x, y));
     }
+}
+
+/* `a` converted to `dt` into `out` (the cast op's conversion). */
+static void sh_converted(const Shadow *a, int dt, Shadow *out) {
+    sh_init(out, dt, a->rank, a->dims, a->known);
+    sv_cast(a, out);
+}
+
+/* `op` of `a` and `b` after both are promoted to `dt`. */
+void sv_binary_as(int op, const Shadow *a, const Shadow *b, int dt, Shadow *out) {
+    Shadow x, y;
+    sh_converted(a, dt, &x);
+    sh_converted(b, dt, &y);
+    sv_binary(op, &x, &y, out);
+    sh_free(&x);
+    sh_free(&y);
+}
+
+/* `cond ? a : b` after `a` and `b` are promoted to `out`'s type. */
+void sv_select_as(const Shadow *cond, const Shadow *a, const Shadow *b, Shadow *out) {
+    Shadow x, y;
+    sh_converted(a, out->dtype, &x);
+    sh_converted(b, out->dtype, &y);
+    sv_select(cond, &x, &y, out);
+    sh_free(&x);
+    sh_free(&y);
 }
 
 void sv_select(const Shadow *cond, const Shadow *a, const Shadow *b, Shadow *out) {
