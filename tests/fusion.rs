@@ -223,7 +223,7 @@ fn apply(step: &Step, h: &[sl_array]) -> sl_array {
     ok(match step {
         Step::Unary(op, i) => sl_unary(*op, h[*i], &mut o),
         Step::Binary(op, i, j) => sl_binary(*op, h[*i], h[*j], &mut o),
-        Step::Scalar(op, i, s) => sl_binary_scalar(*op, h[*i], *s, &mut o),
+        Step::Scalar(op, i, s) => same_kind_scalar(*op, h[*i], *s, false, &mut o),
         Step::Select(i, j, k) => {
             let mut c = 0;
             ok(sl_binary(SL_GT, h[*i], h[*j], &mut c));
@@ -461,7 +461,7 @@ fn wide_int(rng: &mut StdRng, dt: sl_dtype) -> V {
 fn shifted_iota(dt: sl_dtype, n: usize, offset: f64) -> (sl_array, Arr) {
     let (mut i, mut h) = (0, 0);
     ok(sl_iota(dt, 1, &(n as i64), 0, &mut i));
-    ok(sl_add_scalar(i, offset, &mut h));
+    ok(same_kind_scalar(SL_ADD, i, offset, false, &mut h));
     ok(sl_release(i));
     let want = (0..n).map(|k| common::reference::binary(SL_ADD, V::F64(k as f64).cast(dt), V::F64(offset).cast(dt)));
     (h, Arr::new(dt, &[n], want.collect()))

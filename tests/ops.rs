@@ -137,18 +137,8 @@ fn binary_with_scalars() {
             let (mut x, mut y) = (0, 0);
             // The scalar form of the array's kind, which keeps the array's type (other
             // kinds promote: tests/promotion.rs).
-            if dt == SL_F32 || dt == SL_F64 {
-                ok(sl_binary_scalar(op, h, s.f(), &mut x));
-                ok(sl_scalar_binary(op, s.f(), h, &mut y));
-            } else if dt == SL_BOOL {
-                let c = Arr::new(SL_BOOL, &[], vec![s]).upload();
-                ok(sl_binary(op, h, c, &mut x));
-                ok(sl_binary(op, c, h, &mut y));
-                release(&[c]);
-            } else {
-                ok(sl_binary_scalar_i(op, h, s.cast(SL_I64).f() as i64, &mut x));
-                ok(sl_scalar_binary_i(op, s.cast(SL_I64).f() as i64, h, &mut y));
-            }
+            ok(same_kind_scalar(op, h, s.f(), false, &mut x));
+            ok(same_kind_scalar(op, h, s.f(), true, &mut y));
             let tol = tolerance(r::binary_exact(op), Inexact::Binary(op), dt);
             let dt_out = r::binary_result_dtype(op, dt);
             let want = Arr { dt: dt_out, ..r::map1(&a, |v| r::binary(op, v, s)) };

@@ -314,11 +314,8 @@ fn sum_and_mean_of_bool_count() {
     let h = a.upload();
     for dim in [SL_ALL_DIMS, 0, 1] {
         let axis = (dim != SL_ALL_DIMS).then_some(dim as usize);
-        let want = reference::reduce(
-            SL_SUM,
-            &Arr::new(SL_I64, &shape, a.v.iter().map(|x| x.cast(SL_I64)).collect()),
-            axis,
-        );
+        let want =
+            reference::reduce(SL_SUM, &Arr::new(SL_I64, &shape, a.v.iter().map(|x| x.cast(SL_I64)).collect()), axis);
         let (mut sum, mut mean) = (0, 0);
         ok(sl_sum(h, dim, &mut sum));
         assert_close("sum of bool", &download(sum), &want, 0.0);

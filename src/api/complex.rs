@@ -4,7 +4,7 @@
 //! scans, views, `select`, `concat`, `gather`, `scatter` (replacing or adding) and
 //! `sl_random_normal` take complex arrays through the general calls.
 
-use super::elementwise::{binary, unary};
+use super::elementwise::{binary, from_array, unary};
 use super::error::boundary;
 use super::types::*;
 use super::{binary_op, graph, node, out_slot, parse_dtype, parse_shape, put, runtime};
@@ -72,12 +72,9 @@ fn binary_scalar_complex(
     scalar_first: bool,
     out: *mut sl_array,
 ) -> Result<()> {
-    let out = out_slot(out)?;
+    out_slot(out)?;
     let op = binary_op(op)?;
-    let rt = runtime()?;
-    let a = node(&rt, a)?;
-    let n = graph(&rt, site).binary_scalar_complex(op, &a, s, scalar_first)?;
-    put(&rt, out, n)
+    from_array(site, a, out, |g, a| g.binary_scalar_complex(op, a, s, scalar_first))
 }
 
 /// `out = op(a, re + i im)` for a weak complex scalar: `a` is complex, or a real array

@@ -7,14 +7,28 @@
 use super::error::boundary;
 use super::types::*;
 use super::{binary_op, graph, node, out_slot, parse_dtype, put, runtime, unary_op};
-use crate::ir::{BinaryOp, CallSite, Result, UnaryOp};
+use crate::front::Graph;
+use crate::ir::{BinaryOp, CallSite, Node, Result, UnaryOp};
+use std::sync::Arc;
 
-pub(super) fn unary(site: CallSite, op: UnaryOp, a: sl_array, out: *mut sl_array) -> Result<()> {
+/// `out = build(a)` with the graph builder for `site`: what every call on one array
+/// operand does around its op (the out-pointer cleared first, the handle looked up, the
+/// result given a handle).
+pub(super) fn from_array(
+    site: CallSite,
+    a: sl_array,
+    out: *mut sl_array,
+    build: impl FnOnce(&Graph<'_>, &Arc<Node>) -> Result<Arc<Node>>,
+) -> Result<()> {
     let out = out_slot(out)?;
     let rt = runtime()?;
     let a = node(&rt, a)?;
-    let n = graph(&rt, site).unary(op, &a)?;
+    let n = build(&graph(&rt, site), &a)?;
     put(&rt, out, n)
+}
+
+pub(super) fn unary(site: CallSite, op: UnaryOp, a: sl_array, out: *mut sl_array) -> Result<()> {
+    from_array(site, a, out, |g, a| g.unary(op, a))
 }
 
 pub(super) fn binary(site: CallSite, op: BinaryOp, a: sl_array, b: sl_array, out: *mut sl_array) -> Result<()> {
@@ -33,13 +47,10 @@ fn binary_scalar(
     scalar_first: bool,
     out: *mut sl_array,
 ) -> Result<()> {
-    let out = out_slot(out)?;
-    let rt = runtime()?;
-    let a = node(&rt, a)?;
-    let n = graph(&rt, site).binary_scalar(op, &a, s, scalar_first)?;
-    put(&rt, out, n)
+    from_array(site, a, out, |g, a| g.binary_scalar(op, a, s, scalar_first))
 }
 
+/// The int64_t scalar forms (the op code checked after the out-pointer is cleared).
 fn binary_scalar_int(
     site: CallSite,
     op: sl_binary_op,
@@ -48,12 +59,9 @@ fn binary_scalar_int(
     scalar_first: bool,
     out: *mut sl_array,
 ) -> Result<()> {
-    let out = out_slot(out)?;
+    out_slot(out)?;
     let op = binary_op(op)?;
-    let rt = runtime()?;
-    let a = node(&rt, a)?;
-    let n = graph(&rt, site).binary_scalar_int(op, &a, s, scalar_first)?;
-    put(&rt, out, n)
+    from_array(site, a, out, |g, a| g.binary_scalar_int(op, a, s, scalar_first))
 }
 
 /// `cond ? a : s` (or `cond ? s : a` when `scalar_first`) for a weak `double` scalar.

@@ -273,6 +273,24 @@ pub fn download_complex(h: sl_array) -> Vec<(f64, f64)> {
     b.chunks_exact(2 * part).map(|c| (p(&c[..part]), p(&c[part..]))).collect()
 }
 
+/// `a op s` (or `s op a` when `scalar_first`) through the scalar form of `a`'s kind, so
+/// the result keeps `a`'s type (README "Type promotion"): the double form for floating-point
+/// and complex arrays, the int64_t one for integer arrays, a rank-0 bool array for bool.
+pub fn same_kind_scalar(op: sl_binary_op, a: sl_array, s: f64, scalar_first: bool, out: *mut sl_array) -> sl_status {
+    match (dtype_of(a), scalar_first) {
+        (SL_BOOL, _) => {
+            let c = Arr::new(SL_BOOL, &[], vec![V::B(s != 0.0)]).upload();
+            let st = if scalar_first { sl_binary(op, c, a, out) } else { sl_binary(op, a, c, out) };
+            release(&[c]);
+            st
+        }
+        (SL_I32 | SL_I64 | SL_U8, false) => sl_binary_scalar_i(op, a, s as i64, out),
+        (SL_I32 | SL_I64 | SL_U8, true) => sl_scalar_binary_i(op, s as i64, a, out),
+        (_, false) => sl_binary_scalar(op, a, s, out),
+        (_, true) => sl_scalar_binary(op, s, a, out),
+    }
+}
+
 pub fn release(hs: &[sl_array]) {
     for &h in hs {
         ok(sl_release(h));

@@ -686,15 +686,22 @@ int x_scalar_op(Fuzzer *f, int op, int as, sl_array a, double s, int first, int 
     int valid_op = op >= 0 && op <= SL_XOR, k = -1;
     for (int i = 0; i < COUNT(scalar_fns) && form == 0; i++)
         if (scalar_fns[i].op == op && scalar_fns[i].scalar_first == first) k = i;
-    const char *fn = k >= 0 ? scalar_fns[k].name : first ? "sl_scalar_binary" : "sl_binary_scalar";
+    /* Form 2: the int64_t scalar forms, with `s` an integer. */
+    int integer = form == 2;
+    const char *fn = k >= 0 ? scalar_fns[k].name
+                     : integer ? (first ? "sl_scalar_binary_i" : "sl_binary_scalar_i")
+                     : first   ? "sl_scalar_binary"
+                               : "sl_binary_scalar";
     if (!valid_op) ex_bad(&e, BAD_ARG);
     Shadow pred = {0};
     if (as < 0) ex_bad(&e, BAD_HANDLE);
     else if (valid_op) {
         const Shadow *sa = &f->pool[as].s;
-        /* The scalar is a weak double: an integer or bool array's result is f64. */
-        int t = weak_float_type(sa->dtype), rt = binary_result(op, t);
-        if (rt < 0) ex_bad(&e, BAD_DTYPE);
+        /* The scalar is weak: a double makes an integer or bool array's result f64, an
+         * integer keeps the array's type (i64 for bool) and must fit an integer one. */
+        int t = integer ? weak_int_type(sa->dtype) : weak_float_type(sa->dtype), rt = binary_result(op, t);
+        if (integer && !scalar_fits(t, s)) ex_bad(&e, BAD_DTYPE);
+        else if (rt < 0) ex_bad(&e, BAD_DTYPE);
         else {
             if (first && pow_shape_defect(f, op, 1, as)) return -1;
             Shadow c;
@@ -708,9 +715,12 @@ int x_scalar_op(Fuzzer *f, int op, int as, sl_array a, double s, int first, int 
     }
     sl_array out, *o = out_ptr(f, &out, &e);
     if (k >= 0) log_begin(f, "%s(%s %s, %.17g)", fn, as >= 0 ? dt_name(f->pool[as].s.dtype) : "", L(f, a, 0), s);
-    else if (first) log_begin(f, "sl_scalar_binary(%d, %.17g, %s)", op, s, L(f, a, 0));
-    else log_begin(f, "sl_binary_scalar(%d, %s, %.17g)", op, L(f, a, 0), s);
-    sl_status st = k >= 0 ? scalar_fns[k].fn(a, s, o) : first ? sl_scalar_binary(op, s, a, o) : sl_binary_scalar(op, a, s, o);
+    else if (first) log_begin(f, "%s(%d, %.17g, %s)", fn, op, s, L(f, a, 0));
+    else log_begin(f, "%s(%d, %s, %.17g)", fn, op, L(f, a, 0), s);
+    sl_status st = k >= 0    ? scalar_fns[k].fn(a, s, o)
+                   : integer ? (first ? sl_scalar_binary_i(op, (int64_t)s, a, o) : sl_binary_scalar_i(op, a, (int64_t)s, o))
+                   : first   ? sl_scalar_binary(op, s, a, o)
+                             : sl_binary_scalar(op, a, s, o);
     return finish(f, fn, st, &e, o, &pred, 0, tainted(f, as));
 }
 
@@ -720,7 +730,11 @@ static void c_scalar_op(Fuzzer *f) {
     int dt = as >= 0 ? f->pool[as].s.dtype : SL_F64;
     int op = pick_binary_op(f, dt);
     if (rand_pct(&f->r, 2)) op = rand_pct(&f->r, 50) ? -1 : 99;
-    x_scalar_op(f, op, as, a, gen_scalar(f, dt), rand_pct(&f->r, 30), rand_pct(&f->r, 60) ? 0 : 1);
+    int form = rand_pct(&f->r, 60) ? 0 : rand_pct(&f->r, 50) ? 1 : 2;
+    double s = gen_scalar(f, dt);
+    /* An integer for the int64_t forms (one beyond int64_t is not representable there). */
+    if (form == 2) s = fabs(s) < 9.2e18 ? trunc(s) : 0;
+    x_scalar_op(f, op, as, a, s, rand_pct(&f->r, 30), form);
 }
 
 static void c_select(Fuzzer *f) {

@@ -91,6 +91,7 @@ int binary_result(int op, int dt);
 int reduce_result(int op, int dt);
 int promote_types(int a, int b);
 int weak_float_type(int dt);
+int weak_int_type(int dt);
 int scan_result(int dt);
 int integer_dtype(int dt);
 /* Whether `v` converts to `dt` exactly (floats: always; they round). */

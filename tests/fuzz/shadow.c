@@ -340,6 +340,9 @@ int promote_types(int a, int b) {
 /* The type of `a op s` for a weak double scalar `s`. */
 int weak_float_type(int dt) { return dt_float(dt) ? dt : SL_F64; }
 
+/* The type of `a op s` for a weak int64_t scalar `s`. */
+int weak_int_type(int dt) { return dt == SL_BOOL ? SL_I64 : dt; }
+
 int reduce_result(int op, int dt) {
     if (!dt_valid(dt)) return -1;
     switch (op) {
