@@ -48,7 +48,7 @@ fn make_index(rng: &mut StdRng, index: &Index, extent: usize) -> (Arr, sl_array)
                 return (a, h);
             }
             let mut plus = 0;
-            ok(sl_add_scalar(h, 1.0, &mut plus));
+            ok(same_kind_scalar(SL_ADD, h, 1.0, false, &mut plus));
             release(&[h]);
             let v = a.v.iter().map(|x| V::I64(x.cast(SL_I64).f() as i64 + 1).cast(*dt)).collect();
             (Arr::new(*dt, shape, v), plus)
@@ -243,7 +243,7 @@ fn make_source(rng: &mut StdRng, dt: sl_dtype, shape: &[usize], how: Source) -> 
 /// `h + by`, releasing `h`.
 fn offset(h: sl_array, by: f64) -> sl_array {
     let mut out = 0;
-    ok(sl_add_scalar(h, by, &mut out));
+    ok(same_kind_scalar(SL_ADD, h, by, false, &mut out));
     release(&[h]);
     out
 }
@@ -255,7 +255,7 @@ fn gather(x: sl_array, idx: &[sl_array], one_based: bool) -> sl_array {
         .map(|&h| {
             let mut z = h;
             if one_based {
-                ok(sl_sub_scalar(h, 1.0, &mut z));
+                ok(same_kind_scalar(SL_SUB, h, 1.0, false, &mut z));
             }
             z
         })

@@ -47,18 +47,15 @@ static void mixed_operands(void) {
 
 /* 4.0 * count(inside) / n is the f64 estimate, not an integer. */
 static void monte_carlo_pi(void) {
-    static float x[N], y[N];
+    static double x[N], y[N];
     int inside = 0;
     for (int i = 0; i < N; i++) {
-        x[i] = (float)uniform(0, 1);
-        y[i] = (float)uniform(0, 1);
-        inside += x[i] * x[i] + y[i] * y[i] <= 1.0f;
+        x[i] = uniform(0, 1);
+        y[i] = uniform(0, 1);
+        inside += x[i] * x[i] + y[i] * y[i] <= 1.0;
     }
     OK(sl_scope_begin());
-    int64_t n = N;
-    sl_array hx, hy, xx, yy, r2, in, c, four_c, pi;
-    OK(sl_create(SL_F32, 1, &n, SL_COL_MAJOR, x, sizeof x, &hx));
-    OK(sl_create(SL_F32, 1, &n, SL_COL_MAJOR, y, sizeof y, &hy));
+    sl_array hx = vector_f64(x, N), hy = vector_f64(y, N), xx, yy, r2, in, c, four_c, pi;
     OK(sl_mul(hx, hx, &xx));
     OK(sl_mul(hy, hy, &yy));
     OK(sl_add(xx, yy, &r2));
