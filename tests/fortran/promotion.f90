@@ -4,7 +4,7 @@
 ! renamed on the `use` line (the idiom the README gives).
 program promotion
   use, intrinsic :: iso_c_binding, only: c_int32_t
-  use sluice, sl_count => count
+  use sluice, array_count => count
   use checks
   implicit none
   integer, parameter :: n = 5000
@@ -27,7 +27,7 @@ program promotion
   ! Monte Carlo pi: 4.0 * count(inside) / n is the real(8) estimate, not an integer.
   ax = sl_array(px)
   ay = sl_array(py)
-  r = 4.0d0 * sl_count(ax * ax + ay * ay <= 1d0) / n
+  r = 4.0d0 * array_count(ax * ax + ay * ay <= 1d0) / n
   call expect_type(r, SL_F64, '4.0 * count(inside) / n')
   pi = r
   call expect(pi == 4d0 * count_inside() / n, '4.0 * count(inside) / n is the float estimate')
