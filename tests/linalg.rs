@@ -389,6 +389,23 @@ fn vector_times_stack() {
     }
 }
 
+/// An inner dimension longer than lavapipe runs a shader's loops (65,535 iterations):
+/// the product must still sum all of it (on Vulkan it runs on the CPU).
+#[test]
+fn long_inner_dimension() {
+    let mut rng = rng("long_inner_dimension");
+    let k = 70_000;
+    for (m, n) in [(3, 4), (17, 18)] {
+        let (ha, a) = operand(&mut rng, SL_F32, m, k, Form::Dense, false);
+        let (hb, b) = operand(&mut rng, SL_F32, k, n, Form::Transposed, false);
+        let mut c = 0;
+        ok(sl_matmul(ha, hb, &mut c));
+        let tol = 4.0 * eps(SL_F32) * (k as f64 + 2.0);
+        assert_matches(&format!("{m}x{k} times {k}x{n}"), &M::download(c, m, n), &product(&a, &b), tol);
+        release(&[ha, hb, c]);
+    }
+}
+
 /// `sl_vdot` conjugates its first operand, `sl_dot` does not; for real arrays they agree.
 #[test]
 fn inner_products() {
