@@ -4,7 +4,10 @@
 //! it through the same worker threads), complex single-precision GEMM of 1024, and on
 //! Vulkan (lavapipe here) matrix x vector through its own kernel beside a product with a
 //! two-column matrix, which still goes through the tiled GEMM kernel (matrix x vector's
-//! path before it had a kernel of its own).
+//! path before it had a kernel of its own). `batched`: 100,000 4 x 4 f32 products of two
+//! stacks (numpy's `matmul` of the same stacks is timed by `scripts/bench_numpy.py`), on
+//! the CPU and on Vulkan, and f32 GEMM of 1024 with transposed operands read in place
+//! beside the untransposed product.
 
 use std::time::Duration;
 
@@ -216,5 +219,64 @@ fn vulkan_matvec(c: &mut Criterion) {
     check(sl_shutdown());
 }
 
-criterion_group!(benches, gemv, cgemm, vulkan_matvec);
+/// Stacks of 100,000 4 x 4 f32 matrices multiplied product by product (read back), on
+/// `backend`.
+fn batched_on(c: &mut Criterion, backend: sl_backend, name: &str) {
+    const COUNT: usize = 100_000;
+    start_on(backend);
+    let mut g = c.benchmark_group("batched");
+    g.sample_size(20).measurement_time(Duration::from_secs(4));
+    let dims = [4, 4, COUNT as i64];
+    let (ha, hb) =
+        (upload(SL_F32, &dims, &values::<f32>(16 * COUNT, 7)), upload(SL_F32, &dims, &values::<f32>(16 * COUNT, 13)));
+    let mut out = vec![0f32; 16 * COUNT];
+    g.bench_function(format!("{name}_100k_4x4_f32"), |b| {
+        b.iter(|| {
+            let mut hc = 0;
+            check(sl_matmul(ha, hb, &mut hc));
+            read_release(hc, &mut out);
+        })
+    });
+    check(sl_release(ha));
+    check(sl_release(hb));
+    g.finish();
+    check(sl_shutdown());
+}
+
+fn batched(c: &mut Criterion) {
+    batched_on(c, SL_BACKEND_CPU, "sluice");
+    batched_on(c, SL_BACKEND_VULKAN, "vulkan");
+}
+
+/// f32 GEMM of 1024: `a b`, `a^T b`, `a b^T` and `a^T b^T` through `sl_gemm`, the
+/// transposes read in place (views of computed arrays), read back.
+fn transposed(c: &mut Criterion) {
+    const N: usize = 1024;
+    start_on(SL_BACKEND_CPU);
+    let mut g = c.benchmark_group("transposed");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    let dims = [N as i64, N as i64];
+    let (ha, hb) = (upload(SL_F32, &dims, &values::<f32>(N * N, 7)), upload(SL_F32, &dims, &values::<f32>(N * N, 13)));
+    let mut out = vec![0f32; N * N];
+    for (name, ops) in [
+        ("nn", [SL_NO_TRANS; 2]),
+        ("tn", [SL_TRANS, SL_NO_TRANS]),
+        ("nt", [SL_NO_TRANS, SL_TRANS]),
+        ("tt", [SL_TRANS; 2]),
+    ] {
+        g.bench_function(format!("gemm_{name}_1024_f32"), |b| {
+            b.iter(|| {
+                let mut hc = 0;
+                check(sl_gemm(ops[0], ha, ops[1], hb, 1.0, 0, 0.0, &mut hc));
+                read_release(hc, &mut out);
+            })
+        });
+    }
+    check(sl_release(ha));
+    check(sl_release(hb));
+    g.finish();
+    check(sl_shutdown());
+}
+
+criterion_group!(benches, gemv, cgemm, vulkan_matvec, batched, transposed);
 criterion_main!(benches);

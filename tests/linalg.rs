@@ -259,6 +259,153 @@ fn matrix_products_of_every_type() {
     }
 }
 
+/// A stack of random `rows x cols` matrices over the batch dimensions `batch` (shape
+/// `[rows, cols, batch...]`) given in `form`, with its matrices in column-major batch
+/// order.
+fn stack(rng: &mut StdRng, dt: sl_dtype, rows: usize, cols: usize, batch: &[usize], form: Form) -> (sl_array, Vec<M>) {
+    let count: usize = batch.iter().product();
+    let with = |r: usize, c: usize| [&[r, c][..], batch].concat();
+    let split = |m: &M, r: usize, c: usize| -> Vec<M> {
+        (0..count).map(|b| M { rows: r, cols: c, v: m.v[b * r * c..(b + 1) * r * c].to_vec() }).collect()
+    };
+    match form {
+        Form::Dense => {
+            let all = M::random(rng, dt, rows, cols * count);
+            (all.upload(dt, &with(rows, cols)), split(&all, rows, cols))
+        }
+        Form::Transposed => {
+            let all = M::random(rng, dt, cols, rows * count);
+            let ht = all.upload(dt, &with(cols, rows));
+            let mut h = 0;
+            ok(sl_transpose(ht, &mut h));
+            release(&[ht]);
+            (h, split(&all, cols, rows).iter().map(M::transposed).collect())
+        }
+        Form::Section => {
+            let (pr, pc) = (2 * rows + 1, cols + 3);
+            let p = M::random(rng, dt, pr, pc * count);
+            let hp = p.upload(dt, &with(pr, pc));
+            let start: Vec<i64> = [1, 2].into_iter().chain(batch.iter().map(|_| 0)).collect();
+            let counts: Vec<i64> = with(rows, cols).iter().map(|&d| d as i64).collect();
+            let strides: Vec<i64> = [2, 1].into_iter().chain(batch.iter().map(|_| 1)).collect();
+            let mut h = 0;
+            ok(sl_section(hp, start.as_ptr(), counts.as_ptr(), strides.as_ptr(), &mut h));
+            release(&[hp]);
+            let at = |b: usize| {
+                let v = (0..rows * cols).map(|x| p.at(1 + 2 * (x % rows), 2 + x / rows + b * pc)).collect();
+                M { rows, cols, v }
+            };
+            (h, (0..count).map(at).collect())
+        }
+    }
+}
+
+/// The matrix of a stack over `dims` that serves batch index `index` of a product over
+/// `out` (the stack broadcasts its size-1 and missing dimensions).
+fn served(dims: &[usize], out: &[usize], mut index: usize) -> usize {
+    let (mut at, mut scale) = (0, 1);
+    for (d, &n) in out.iter().enumerate() {
+        let i = index % n;
+        index /= n;
+        let own = dims.get(d).copied().unwrap_or(1);
+        if own != 1 {
+            at += i * scale;
+        }
+        scale *= own;
+    }
+    at
+}
+
+/// Batched products: stacks times matrices, stacks times stacks, size-1 batch
+/// dimensions broadcast (numpy's matmul rules read column-major), many small matrices
+/// and a few large ones, operands dense, transposed or strided sections, every type.
+#[test]
+fn batched_products() {
+    let mut rng = rng("batched_products");
+    #[allow(clippy::type_complexity)]
+    let cases: [(usize, usize, usize, &[usize], &[usize]); 8] = [
+        (4, 4, 4, &[5], &[]),
+        (3, 5, 2, &[7], &[7]),
+        (2, 3, 4, &[1, 3], &[4, 1]),
+        (4, 4, 4, &[2000], &[2000]),
+        (33, 20, 40, &[3], &[1]),
+        (17, 9, 1, &[5], &[5]),
+        (1, 9, 6, &[], &[2, 3]),
+        (5, 0, 3, &[2], &[2]),
+    ];
+    for dt in [SL_F32, SL_F64, SL_C64, SL_C128] {
+        for (m, k, n, ba, bb) in cases {
+            let (fa, fb) = (FORMS[rng.random_range(0..3)], FORMS[rng.random_range(0..3)]);
+            let (ha, a) = stack(&mut rng, dt, m, k, ba, fa);
+            let (hb, b) = stack(&mut rng, dt, k, n, bb, fb);
+            let out: Vec<usize> =
+                (0..ba.len().max(bb.len())).map(|d| ba.get(d).max(bb.get(d)).copied().unwrap_or(1)).collect();
+            let (mut c, before) = (0, sluice::backend::vulkan::Handwritten::MatMul.dispatches());
+            ok(sl_matmul(ha, hb, &mut c));
+            assert_eq!(shape_of(c), [&[m, n][..], &out].concat());
+            let count: usize = out.iter().product();
+            let got = M::download(c, m, n * count);
+            let what = format!("{dt} {m}x{k}x{ba:?} {fa:?} times {k}x{n}x{bb:?} {fb:?}");
+            for x in 0..count {
+                let want = product(&a[served(ba, &out, x)], &b[served(bb, &out, x)]);
+                let got = M { rows: m, cols: n, v: got.v[x * m * n..(x + 1) * m * n].to_vec() };
+                assert_matches(&format!("{what}, product {x}"), &got, &want, 4.0 * eps(dt) * (k as f64 + 2.0));
+            }
+            if on_vulkan() && k > 0 {
+                let ran = sluice::backend::vulkan::Handwritten::MatMul.dispatches() > before;
+                assert!(ran, "{what}: the batched product kernel did not run");
+            }
+            release(&[ha, hb, c]);
+        }
+    }
+}
+
+/// A vector times a stack multiplies every matrix of it; the vector's unit dimension
+/// leaves the result ([k] times [k, n, p] is [n, p]), as numpy's matmul does.
+#[test]
+fn vector_times_stack() {
+    let mut rng = rng("vector_times_stack");
+    for dt in [SL_F32, SL_F64] {
+        let (k, n, p) = (7, 5, 6);
+        let (hx, x) = operand(&mut rng, dt, 1, k, Form::Dense, true);
+        let form = FORMS[rng.random_range(0..3)];
+        let (hs, s) = stack(&mut rng, dt, k, n, &[p], form);
+        let (mut left, mut right) = (0, 0);
+        ok(sl_matmul(hx, hs, &mut left));
+        assert_eq!(shape_of(left), vec![n, p]);
+        let (ht, t) = stack(&mut rng, dt, n, k, &[p], Form::Dense);
+        ok(sl_matmul(ht, hx, &mut right));
+        assert_eq!(shape_of(right), vec![n, p]);
+        let (gl, gr) = (M::download(left, 1, n * p), M::download(right, n, p));
+        let xt = x.transposed();
+        for b in 0..p {
+            let tol = 4.0 * eps(dt) * (k as f64 + 2.0);
+            let l = M { rows: 1, cols: n, v: gl.v[b * n..(b + 1) * n].to_vec() };
+            assert_matches(&format!("{dt} vector times matrix {b}"), &l, &product(&x, &s[b]), tol);
+            let r = M { rows: n, cols: 1, v: gr.v[b * n..(b + 1) * n].to_vec() };
+            assert_matches(&format!("{dt} matrix {b} times vector"), &r, &product(&t[b], &xt), tol);
+        }
+        release(&[hx, hs, ht, left, right]);
+    }
+}
+
+/// An inner dimension longer than lavapipe runs a shader's loops (65,535 iterations):
+/// the product must still sum all of it (on Vulkan it runs on the CPU).
+#[test]
+fn long_inner_dimension() {
+    let mut rng = rng("long_inner_dimension");
+    let k = 70_000;
+    for (m, n) in [(3, 4), (17, 18)] {
+        let (ha, a) = operand(&mut rng, SL_F32, m, k, Form::Dense, false);
+        let (hb, b) = operand(&mut rng, SL_F32, k, n, Form::Transposed, false);
+        let mut c = 0;
+        ok(sl_matmul(ha, hb, &mut c));
+        let tol = 4.0 * eps(SL_F32) * (k as f64 + 2.0);
+        assert_matches(&format!("{m}x{k} times {k}x{n}"), &M::download(c, m, n), &product(&a, &b), tol);
+        release(&[ha, hb, c]);
+    }
+}
+
 /// `sl_vdot` conjugates its first operand, `sl_dot` does not; for real arrays they agree.
 #[test]
 fn inner_products() {
@@ -384,10 +531,20 @@ fn product_rounds_child() {
             let (ha, a) = operand(&mut rng, dt, 65, 17, Form::Section, false);
             let (hx, x) = operand(&mut rng, dt, 17, 1, Form::Dense, true);
             let (hb, b) = operand(&mut rng, dt, 17, 33, Form::Transposed, false);
-            let (mut y, mut z, mut c) = (0, 0, 0);
+            let (hs, s) = stack(&mut rng, dt, 5, 4, &[3], Form::Section);
+            let (ht, t) = stack(&mut rng, dt, 4, 6, &[1, 2], Form::Transposed);
+            let (mut y, mut z, mut c, mut st) = (0, 0, 0, 0);
             ok(sl_matmul(ha, hx, &mut y));
             ok(sl_matmul(hx, hb, &mut z));
             ok(sl_matmul(ha, hb, &mut c));
+            ok(sl_matmul(hs, ht, &mut st));
+            let got = M::download(st, 5, 6 * 6);
+            for x in 0..6 {
+                let want = product(&s[x % 3], &t[x / 3]);
+                let got = M { rows: 5, cols: 6, v: got.v[x * 30..(x + 1) * 30].to_vec() };
+                assert_matches(&format!("{dt} batched product {x}"), &got, &want, 4.0 * eps(dt) * 6.0);
+            }
+            release(&[hs, ht, st]);
             let tol = 4.0 * eps(dt) * 19.0;
             assert_matches(&format!("{dt} matvec"), &M::download(y, 65, 1), &product(&a, &x), tol);
             assert_matches(&format!("{dt} vecmat"), &M::download(z, 1, 33), &product(&x.transposed(), &b), tol);
@@ -445,6 +602,11 @@ fn product_errors() {
         SL_ERR_DTYPE_MISMATCH,
         "alpha is complex",
     );
+    let (hs, _) = stack(&mut rng, SL_F32, 4, 2, &[3, 2], Form::Dense);
+    let (ht, _) = stack(&mut rng, SL_F32, 2, 4, &[2], Form::Dense);
+    fails(sl_matmul(ha, ht, &mut out), SL_ERR_SHAPE_MISMATCH, "[3, 4] times [2, 4, 2]");
+    fails(sl_matmul(hs, ht, &mut out), SL_ERR_SHAPE_MISMATCH, "of [4, 2, 3, 2] and [2, 4, 2] do not broadcast");
+    release(&[hs, ht]);
     assert_eq!(out, 0);
     ok(sl_matmul(hv, ha, &mut out));
     assert_eq!(shape_of(out), vec![4]);

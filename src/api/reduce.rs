@@ -126,6 +126,13 @@ pub extern "C" fn sl_cumprod(a: sl_array, dim: i32, out: *mut sl_array) -> sl_st
 /// Either may be a vector of length k instead: a matrix times a vector gives a vector of
 /// length m, a vector times a matrix one of length n (real ones run as matrix-vector
 /// products at memory bandwidth).
+/// Batches: dimensions after the first two make an operand a stack of matrices, and the
+/// result is the stack of their products. The two batches broadcast as element-wise
+/// operands do (numpy's `matmul` rules read column-major): a missing trailing dimension
+/// or one of size 1 stretches, so [m, k, p] times [k, n] is [m, n, p] and [m, k, 1, q]
+/// times [k, n, p] is [m, n, p, q]; a vector multiplies every matrix of the other side
+/// ([k] times [k, n, p] is [n, p]). Shapes that do not conform are refused with both in
+/// the message.
 /// Operands may be views (transposes, strided sections): they are read in place.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_matmul(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {

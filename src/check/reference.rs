@@ -422,15 +422,26 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
         }
         Op::MatMul { conj } => {
             let (a, b) = (ins[0], ins[1]);
-            let (m, k) = (a.shape.dim(0), a.shape.dim(1));
+            let k = a.shape.dim(1);
             // An operand's element, conjugated as the op says.
             let at = |r: &Reference, i: usize, c: bool| match r.at(i) {
                 Elem::C(re, im) if c => Elem::C(re, -im),
                 e => e,
             };
+            // The operands' elements (i, j) of the batch index at `c`'s dimensions 2..,
+            // broadcast along their size-1 ones.
+            let index = |r: &Reference, i: usize, j: usize, c: &[i64; MAX_RANK]| {
+                let mut at = [0i64; MAX_RANK];
+                at[0] = i as i64;
+                at[1] = j as i64;
+                for d in 2..r.shape.rank() {
+                    at[d] = if r.shape.dim(d) == 1 { 0 } else { c[d] };
+                }
+                linear(&r.shape, &at)
+            };
             each(&|_, c| {
                 let (i, j) = (c[0] as usize, c[1] as usize);
-                let terms = (0..k).map(|p| (at(a, i + p * m, conj[0]), at(b, p + j * k, conj[1])));
+                let terms = (0..k).map(|p| (at(a, index(a, i, p, c), conj[0]), at(b, index(b, p, j, c), conj[1])));
                 match t {
                     _ if t.is_complex() => {
                         let (re, im) = terms.fold((0.0, 0.0), |(re, im), (x, y)| {

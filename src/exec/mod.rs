@@ -17,7 +17,7 @@ use crate::backend::vulkan;
 use crate::config::{Backend, Config};
 use crate::ir::kernel::Kernel;
 use crate::ir::{
-    CallSite, DType, Error, ErrorKind, FftSpec, Inputs, Promise, Result, Scalar, ScatterMode, Shape, Value,
+    CallSite, DType, Error, ErrorKind, FftSpec, Inputs, Layout, Promise, Result, Scalar, ScatterMode, Shape, Value,
 };
 
 /// A kernel in the executor's own compiled form.
@@ -32,14 +32,15 @@ pub enum Work {
         kernel: Arc<Kernel>,
         compiled: Arc<dyn CompiledKernel>,
     },
-    /// inputs [a (m x k), b (k x n)] -> [c (m x n)], with the elements of a and of b
-    /// conjugated as `conj` says.
+    /// inputs [a (m x k x batch), b (k x n x batch)] -> [c (m x n x batch)], with the
+    /// elements of a and of b conjugated as `conj` says.
     MatMul {
         dtype: DType,
         conj: [bool; 2],
         m: usize,
         k: usize,
         n: usize,
+        batch: Batch,
     },
     /// inputs [a] -> [transform of a]; `dtype` and `shape` are the input's.
     Fft {
@@ -55,6 +56,33 @@ pub enum Work {
         dst_shape: Shape,
         values_shape: Shape,
     },
+}
+
+/// The batch of a product: the result's dimensions after its first two, one product per
+/// index. An operand broadcasts the batch dimensions it lacks or has of size 1 (bit `d`
+/// of `broadcast[operand]` for batch dimension `d`): the same matrix serves every index
+/// along them.
+#[derive(Copy, Clone, Debug)]
+pub struct Batch {
+    pub dims: Shape,
+    pub broadcast: [u8; 2],
+}
+
+impl Batch {
+    /// The batch of a product of `operands` (m x k x ..., k x n x ...) into `out`.
+    pub fn of(out: &Shape, operands: [&Shape; 2]) -> Batch {
+        let dims = Shape::new(&out.dims()[2..]);
+        let mask = |s: &Shape| (0..dims.rank()).filter(|&d| s.dim(2 + d) != dims.dim(d)).fold(0u8, |m, d| m | 1 << d);
+        Batch { dims, broadcast: operands.map(mask) }
+    }
+
+    /// Element strides of an operand (`which`, laid out as `layout`) along the batch
+    /// dimensions: 0 where it broadcasts.
+    pub fn strides(&self, which: usize, layout: &Layout) -> SmallVec<[i64; 6]> {
+        (0..self.dims.rank())
+            .map(|d| if self.broadcast[which] & 1 << d != 0 { 0 } else { layout.strides[2 + d] })
+            .collect()
+    }
 }
 
 impl Work {
@@ -120,7 +148,10 @@ pub fn step_profile<'a>(
             let read = kernel.inputs.iter().map(|i| i.dtype.size() * i.shape.numel()).sum();
             (Some(kernel), kernel.domain.numel(), read)
         }
-        Work::MatMul { dtype, m, k, n, .. } => (None, m * n, (m * k + k * n) * dtype.size()),
+        Work::MatMul { dtype, m, k, n, batch, .. } => {
+            let count = batch.dims.numel();
+            (None, m * n * count, (m * k + k * n) * count * dtype.size())
+        }
         Work::Fft { dtype, shape, .. } => (None, shape.numel(), shape.numel() * dtype.size()),
         // The destination, the values and one i64 index per destination dimension.
         Work::Scatter { dtype, dst_shape, values_shape, .. } => {

@@ -22,13 +22,18 @@ impl Graph<'_> {
     /// `a` (m x k, or a vector of length k) times `b` (k x n, or a vector of length k). A
     /// vector times a matrix gives a vector of length n, a matrix times a vector one of
     /// length m: the product node is m x 1 or 1 x n, which executors run as matrix x
-    /// vector.
+    /// vector. Dimensions after the first two are a batch (numpy's `matmul` rules read
+    /// column-major, see `product`).
     pub fn matmul(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
         self.product("matmul", a, b, [false; 2])
     }
 
     /// `matmul` with the elements of `a` and of `b` conjugated as `conj` says; `name` is
-    /// the call's, for messages.
+    /// the call's, for messages. An operand of rank above 2 is a stack of matrices over
+    /// its dimensions 2.. (the batch); the two batches broadcast as element-wise operands
+    /// do (missing trailing dimensions and size-1 ones stretch), so an m x k x p array
+    /// times a k x n matrix is p products, m x n x p. A vector operand (rank 1) has no
+    /// batch: it multiplies every matrix of the other's.
     fn product(&self, name: &str, a: &Arc<Node>, b: &Arc<Node>, conj: [bool; 2]) -> Result<Arc<Node>> {
         if !(a.dtype.is_float() || a.dtype.is_complex()) || a.dtype != b.dtype {
             bail!(
@@ -39,10 +44,10 @@ impl Graph<'_> {
             );
         }
         let (ra, rb) = (a.shape.rank(), b.shape.rank());
-        if !(1..=2).contains(&ra) || !(1..=2).contains(&rb) || ra + rb == 2 {
+        if ra == 0 || rb == 0 || ra + rb == 2 {
             bail!(
                 ShapeMismatch,
-                "{name} needs a matrix or vector times a matrix or vector, not two vectors (use dot), got {} and {}",
+                "{name} needs matrices (or stacks of them) or a vector times one of those, not two vectors (use dot) or a scalar, got {} and {}",
                 a.shape,
                 b.shape
             );
@@ -53,12 +58,23 @@ impl Graph<'_> {
         if b2.shape.dim(0) != k {
             bail!(ShapeMismatch, "{name}: inner dimensions differ ({} times {})", a.shape, b.shape);
         }
+        let batch_of = |s: &Shape| Shape::new(&s.dims()[2..]);
+        let Ok(batch) = Shape::broadcast(&batch_of(&a2.shape), &batch_of(&b2.shape)) else {
+            bail!(
+                ShapeMismatch,
+                "{name}: the batch dimensions (after the first two) of {} and {} do not broadcast",
+                a.shape,
+                b.shape
+            );
+        };
+        let mut dims = vec![m as u64, n as u64];
+        dims.extend(batch.dims().iter().map(|&d| d as u64));
         let conj = conj.map(|c| c && a.dtype.is_complex());
-        let c =
-            self.pending(Op::MatMul { conj }, a.dtype, Shape::sized(name, &[m as u64, n as u64])?, smallvec![a2, b2]);
+        let c = self.pending(Op::MatMul { conj }, a.dtype, Shape::sized(name, &dims)?, smallvec![a2, b2]);
+        // A vector operand's unit dimension leaves the result.
         match (ra, rb) {
-            (1, _) => self.reshape(&c, Shape::new(&[n])),
-            (_, 1) => self.reshape(&c, Shape::new(&[m])),
+            (1, _) => self.reshape(&c, c.shape.without_dim(0)),
+            (_, 1) => self.reshape(&c, c.shape.without_dim(1)),
             _ => Ok(c),
         }
     }
@@ -79,7 +95,7 @@ impl Graph<'_> {
     ) -> Result<Arc<Node>> {
         let op = |t: Transpose, x: &Arc<Node>| match t {
             Transpose::None => Ok(x.clone()),
-            _ if x.shape.rank() == 2 => self.transpose(x),
+            _ if x.shape.rank() >= 2 => self.transpose(x),
             _ => Ok(x.clone()),
         };
         let conj = ops.map(|t| t == Transpose::Conjugate);

@@ -19,7 +19,7 @@ use plan::{Decisions, Limits, decide};
 pub use recipe::{Plan, Recipe, SlotValues, fill_value, layout_of, leaf_binding, leaf_layout};
 use recipe::{Source, StepRecipe};
 
-use crate::exec::{Executor, Work};
+use crate::exec::{Batch, Executor, Work};
 use crate::ir::{Layout, Node, Op, Result};
 
 #[derive(Clone, Debug)]
@@ -181,6 +181,7 @@ pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &
                     m: ins[0].shape.dim(0),
                     k: ins[0].shape.dim(1),
                     n: ins[1].shape.dim(1),
+                    batch: Batch::of(&first.shape, [&ins[0].shape, &ins[1].shape]),
                 },
                 Op::Fft(spec) => {
                     Work::Fft { spec: *spec, dtype: ins[0].dtype, shape: ins[0].shape, out_shape: first.shape }

@@ -868,22 +868,25 @@ static void c_scan(Fuzzer *f) {
 }
 
 /* A matrix or vector times a matrix or vector, not two vectors: [m, k] x [k, n] is [m, n],
- * [m, k] x [k] is [m] and [k] x [k, n] is [n]. */
+ * [m, k] x [k] is [m] and [k] x [k, n] is [n]. Dimensions after the first two are a batch
+ * that broadcasts as element-wise operands do: [m, k, p] x [k, n] is [m, n, p],
+ * [m, k, 1, q] x [k, n, p] is [m, n, p, q]; a vector multiplies every matrix. */
 static void c_matmul(Fuzzer *f) {
     Expect e;
     ex_init(&e);
     int as = -1, bs = -1;
     for (int tries = 0; tries < 8 && as < 0; tries++) {
         int k = pool_pick(f);
-        if (k >= 0 && (f->pool[k].s.rank == 1 || f->pool[k].s.rank == 2) && dt_float(f->pool[k].s.dtype)) as = k;
+        if (k >= 0 && f->pool[k].s.rank >= 1 && f->pool[k].s.rank <= 4 && dt_float(f->pool[k].s.dtype)) as = k;
     }
     sl_array a = as >= 0 && rand_pct(&f->r, 95) ? f->pool[as].h : pick_handle(f, &as, 90), b = 0;
-    if (as >= 0 && (f->pool[as].s.rank == 1 || f->pool[as].s.rank == 2)) {
+    if (as >= 0 && f->pool[as].s.rank >= 1) {
         const Shadow *sa = &f->pool[as].s;
+        int64_t k = sa->dims[sa->rank == 1 ? 0 : 1];
         for (int i = 0; i < POOL_MAX && bs < 0; i++) {
             const Shadow *t = &f->pool[i].s;
-            if (f->pool[i].h && (t->rank == 2 || (t->rank == 1 && sa->rank == 2)) &&
-                t->dims[0] == sa->dims[sa->rank - 1] && t->dtype == sa->dtype && rand_pct(&f->r, 50))
+            if (f->pool[i].h && (t->rank >= 2 || (t->rank == 1 && sa->rank >= 2)) && t->dims[0] == k &&
+                t->dtype == sa->dtype && rand_pct(&f->r, 50))
                 bs = i;
         }
     }
@@ -895,17 +898,26 @@ static void c_matmul(Fuzzer *f) {
     Shadow pred = {0};
     if (as >= 0 && bs >= 0) {
         const Shadow *sa = &f->pool[as].s, *sb = &f->pool[bs].s;
+        int batch = (sa->rank > sb->rank ? sa->rank : sb->rank) - 2, broadcasts = 1;
+        int64_t dims[SL_MAX_RANK];
+        int rank = 0;
+        if (sa->rank >= 2) dims[rank++] = sa->dims[0];
+        if (sb->rank >= 2) dims[rank++] = sb->dims[1];
+        for (int d = 0; d < batch; d++) {
+            int64_t x = d + 2 < sa->rank ? sa->dims[d + 2] : 1, y = d + 2 < sb->rank ? sb->dims[d + 2] : 1;
+            if (x != y && x != 1 && y != 1) broadcasts = 0;
+            dims[rank++] = x == 1 ? y : x;
+        }
         if (!dt_float(sa->dtype) || sa->dtype != sb->dtype) ex_bad(&e, BAD_DTYPE);
-        else if (sa->rank < 1 || sa->rank > 2 || sb->rank < 1 || sb->rank > 2 || sa->rank + sb->rank == 2)
-            ex_bad(&e, BAD_SHAPE);
-        else if (sb->dims[0] != sa->dims[sa->rank - 1]) ex_bad(&e, BAD_SHAPE);
+        else if (sa->rank < 1 || sb->rank < 1 || sa->rank + sb->rank == 2) ex_bad(&e, BAD_SHAPE);
+        else if (sb->dims[0] != sa->dims[sa->rank == 1 ? 0 : 1] || !broadcasts) ex_bad(&e, BAD_SHAPE);
         else {
-            int64_t dims[2] = {sa->rank == 2 ? sa->dims[0] : 1, sb->rank == 2 ? sb->dims[1] : 1};
-            /* With an empty inner dimension the m x n result may still be too large (refused). */
-            if (countable(&e, 2, dims)) {
-                int rank = sa->rank + sb->rank - 2;
-                int64_t out_dims[2] = {sa->rank == 2 ? dims[0] : dims[1], dims[1]};
-                sh_init(&pred, sa->dtype, rank, out_dims, sa->known && sb->known);
+            /* With an empty inner dimension the result may still be too large (refused);
+             * the vector's unit dimension counts as the product node's. */
+            int64_t node[SL_MAX_RANK] = {sa->rank >= 2 ? sa->dims[0] : 1, sb->rank >= 2 ? sb->dims[1] : 1};
+            for (int d = 0; d < batch; d++) node[2 + d] = dims[rank - batch + d];
+            if (countable(&e, 2 + (batch > 0 ? batch : 0), node)) {
+                sh_init(&pred, sa->dtype, rank, dims, sa->known && sb->known);
                 sv_matmul(sa, sb, &pred);
             }
         }

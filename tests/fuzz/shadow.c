@@ -974,24 +974,42 @@ void sv_matmul(const Shadow *a, const Shadow *b, Shadow *out) {
     }
     if (out->numel == 0) return;
     int dt = a->dtype;
-    /* A vector on the left is a 1 x k matrix, on the right a k x 1 one. */
-    int64_t m = a->rank == 2 ? a->dims[0] : 1, k = a->dims[a->rank - 1], n = b->rank == 2 ? b->dims[1] : 1;
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < n; j++) {
-            long double s = 0, mag = 0, e = 0;
-            int any = 0;
-            for (int64_t p = 0; p < k; p++) {
-                Val x = sh_get(a, i + p * m), y = sh_get(b, p + j * k);
-                if (shaky(dt, x) || shaky(dt, y) || !isfinite(x.f) || !isfinite(y.f)) any = 1;
-                s += (long double)x.f * y.f;
-                mag += fabs(x.f * y.f);
-                e += fabs(x.f) * y.e + fabs(y.f) * x.e + x.e * y.e;
-            }
-            double r = (double)s;
-            double u = dt == SL_F32 ? FLT_EPSILON / 2 : U64;
-            Val v = any || mag > max_of(dt) / 4 ? any_val() : fres(dt, r, (double)(e + mag * (k + 2) * u * 2) + 2 * ulp(dt, r));
-            sh_put(out, i + j * m, v);
+    /* A vector on the left is a 1 x k matrix, on the right a k x 1 one; the result's
+     * dimensions after m and n (those of matrix operands) are the batch. */
+    int64_t m = a->rank >= 2 ? a->dims[0] : 1, k = a->dims[a->rank >= 2 ? 1 : 0], n = b->rank >= 2 ? b->dims[1] : 1;
+    int first = (a->rank >= 2) + (b->rank >= 2);
+    int64_t count = out->numel / (m * n);
+    for (int64_t x = 0; x < count; x++) {
+        /* Where product x's matrices start: an operand's size-1 and missing batch
+         * dimensions broadcast. */
+        int64_t rest = x, oa = 0, ob = 0, span_a = m * k, span_b = k * n;
+        for (int d = 0; d + first < out->rank; d++) {
+            int64_t size = out->dims[first + d], i = rest % size;
+            rest /= size;
+            int64_t da = d + 2 < a->rank ? a->dims[d + 2] : 1, db = d + 2 < b->rank ? b->dims[d + 2] : 1;
+            if (da != 1) oa += i * span_a;
+            if (db != 1) ob += i * span_b;
+            span_a *= da;
+            span_b *= db;
         }
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) {
+                long double s = 0, mag = 0, e = 0;
+                int any = 0;
+                for (int64_t p = 0; p < k; p++) {
+                    Val u = sh_get(a, oa + i + p * m), v = sh_get(b, ob + p + j * k);
+                    if (shaky(dt, u) || shaky(dt, v) || !isfinite(u.f) || !isfinite(v.f)) any = 1;
+                    s += (long double)u.f * v.f;
+                    mag += fabs(u.f * v.f);
+                    e += fabs(u.f) * v.e + fabs(v.f) * u.e + u.e * v.e;
+                }
+                double r = (double)s;
+                double ulps = dt == SL_F32 ? FLT_EPSILON / 2 : U64;
+                Val v = any || mag > max_of(dt) / 4 ? any_val()
+                                                    : fres(dt, r, (double)(e + mag * (k + 2) * ulps * 2) + 2 * ulp(dt, r));
+                sh_put(out, x * m * n + i + j * m, v);
+            }
+    }
 }
 
 /* ---- sources ---- */

@@ -6,7 +6,8 @@ use multiversion::multiversion;
 
 use super::math::Real;
 use super::threads::Workers;
-use crate::ir::{DType, Result, Value, bail};
+use crate::exec::Batch;
+use crate::ir::{DType, MAX_RANK, Result, Value, bail};
 
 /// Operand addresses handed to the worker pool.
 #[derive(Copy, Clone)]
@@ -18,6 +19,7 @@ struct Operands {
 
 // SAFETY: the step that owns the operands waits for the multiplication to finish.
 unsafe impl Send for Operands {}
+unsafe impl Sync for Operands {}
 
 impl Operands {
     /// Taking the whole struct keeps closures from capturing the bare pointers.
@@ -34,59 +36,157 @@ fn host(v: &Value, size: usize) -> Result<*const u8> {
     }
 }
 
-/// `c = a * b` with `a` m x k and `b` k x n in any strided layout, their elements
-/// conjugated as `conj` says (complex types); `c` dense column-major.
+/// Multiply-adds below which a product runs on one thread: handing it to the pool (and
+/// waking a worker) would cost more than the product (a solver's matvec).
+const SERIAL_PRODUCT: usize = 1 << 18;
+
+/// Multiply-adds up to which a real product of a batch is summed by its definition: the
+/// `gemm` crate's setup per call costs more than a 4 x 4 product (100,000 of them took
+/// twice numpy's time through it).
+const DIRECT_PRODUCT: usize = 512;
+
+/// `c = a * b` for each index of `batch`, with `a` m x k and `b` k x n in any strided
+/// layout, their elements conjugated as `conj` says (complex types); `c` dense
+/// column-major. A batch of small products is spread over the workers, each product on
+/// one thread; large ones run one after another, each on all threads.
+#[allow(clippy::too_many_arguments)]
 pub fn matmul(
     dtype: DType,
     [m, k, n]: [usize; 3],
     conj: [bool; 2],
+    batch: &Batch,
     a: &Value,
     b: &Value,
     c: &Value,
     workers: &Workers,
 ) -> Result<()> {
+    if !(dtype.is_float() || dtype.is_complex()) {
+        bail!(DTypeMismatch, "matmul needs float or complex operands, not {dtype}");
+    }
     let size = dtype.size();
     let ops = Operands { a: host(a, size)?, b: host(b, size)?, c: host(c, size)? as *mut u8 };
+    let count = batch.dims.numel();
     if k == 0 {
         // An empty inner dimension sums nothing.
-        unsafe { std::ptr::write_bytes(ops.c, 0, m * n * size) };
+        unsafe { std::ptr::write_bytes(ops.c, 0, m * n * count * size) };
         return Ok(());
     }
-    let (sa, sb) = (a.layout.strides, b.layout.strides);
-    // A real matrix times a vector (n = 1) or a vector times a matrix (m = 1, the
-    // transposed matrix times the vector): (matrix, its strides, the vector and its stride).
-    let matvec = match (n, m) {
-        _ if !dtype.is_float() => None,
-        (1, _) => Some((m, ops.a, [sa[0], sa[1]], ops.b, sb[0])),
-        (_, 1) => Some((n, ops.b, [sb[1], sb[0]], ops.a, sa[1])),
-        _ => None,
+    let single = Single { dtype, mkn: [m, k, n], conj, sa: a.layout.strides, sb: b.layout.strides };
+    if count == 1 {
+        single.run(ops, workers);
+        return Ok(());
+    }
+    let strides = [batch.strides(0, &a.layout), batch.strides(1, &b.layout)];
+    // The operands of product `index` (batch strides are elements; `c` is dense).
+    let at = |index: usize| {
+        let idx = batch.dims.unravel(index);
+        let offset = |s: &[i64]| s.iter().zip(idx).map(|(&s, i)| s * i as i64).sum::<i64>() as isize * size as isize;
+        let (a, b, c) = ops.parts();
+        // SAFETY: every product's operands lie in their arrays (the planner's shapes).
+        unsafe {
+            Operands {
+                a: a.offset(offset(&strides[0])),
+                b: b.offset(offset(&strides[1])),
+                c: c.add(index * m * n * size),
+            }
+        }
     };
-    if let Some((rows, mat, [rs, cs], x, xs)) = matvec
-        && (rs == 1 || cs == 1)
-    {
-        macro_rules! matvec {
-            ($t:ty) => {{
-                let mat = Strided { ptr: mat as *const $t, rs: rs as isize, cs: cs as isize };
-                // SAFETY: the operands span their layouts; `c` is a fresh buffer of `rows`.
-                unsafe {
-                    let x = contiguous(x as *const $t, xs as isize, k);
-                    gemv(rows, k, mat, &x, ops.c as *mut $t, workers)
-                }
-            }};
-        }
-        match dtype {
-            DType::F32 => matvec!(f32),
-            _ => matvec!(f64),
+    if m * n * k >= SERIAL_PRODUCT {
+        for index in 0..count {
+            single.run(at(index), workers);
         }
         return Ok(());
     }
-    let small = m * n * k < 1 << 18;
-    macro_rules! call {
-        ($t:ty, $zero:expr, $one:expr) => {{
-            // A small product runs on the calling thread: handing it to the pool (and
-            // waking a worker) would cost more than the product (a solver's matvec).
-            let multiply = move |threads: usize| {
-                let parallelism = if small || threads == 1 { Parallelism::None } else { Parallelism::Rayon(threads) };
+    let serial = count * m * n * k < SERIAL_PRODUCT;
+    let direct = dtype.is_float() && m * n * k <= DIRECT_PRODUCT;
+    workers.for_each(count, serial, |indices| {
+        for index in indices {
+            match dtype {
+                DType::F32 if direct => single.direct::<f32>(at(index)),
+                DType::F64 if direct => single.direct::<f64>(at(index)),
+                _ => single.gemm(at(index), Parallelism::None),
+            }
+        }
+    });
+    Ok(())
+}
+
+/// One product's sizes, conjugations and operand strides (of its first two dimensions).
+#[derive(Copy, Clone)]
+struct Single {
+    dtype: DType,
+    mkn: [usize; 3],
+    conj: [bool; 2],
+    sa: [i64; MAX_RANK],
+    sb: [i64; MAX_RANK],
+}
+
+impl Single {
+    /// The product of `ops`: a real matrix x vector by `gemv`, the rest by the `gemm`
+    /// crate, on the calling thread when small and on all workers otherwise.
+    fn run(self, ops: Operands, workers: &Workers) {
+        let Single { dtype, mkn: [m, k, n], sa, sb, .. } = self;
+        // A real matrix times a vector (n = 1) or a vector times a matrix (m = 1, the
+        // transposed matrix times the vector): (matrix, its strides, the vector and its stride).
+        let matvec = match (n, m) {
+            _ if !dtype.is_float() => None,
+            (1, _) => Some((m, ops.a, [sa[0], sa[1]], ops.b, sb[0])),
+            (_, 1) => Some((n, ops.b, [sb[1], sb[0]], ops.a, sa[1])),
+            _ => None,
+        };
+        if let Some((rows, mat, [rs, cs], x, xs)) = matvec
+            && (rs == 1 || cs == 1)
+        {
+            macro_rules! matvec {
+                ($t:ty) => {{
+                    let mat = Strided { ptr: mat as *const $t, rs: rs as isize, cs: cs as isize };
+                    // SAFETY: the operands span their layouts; `c` is a fresh buffer of `rows`.
+                    unsafe {
+                        let x = contiguous(x as *const $t, xs as isize, k);
+                        gemv(rows, k, mat, &x, ops.c as *mut $t, workers)
+                    }
+                }};
+            }
+            match dtype {
+                DType::F32 => matvec!(f32),
+                _ => matvec!(f64),
+            }
+        } else if m * n * k < SERIAL_PRODUCT {
+            workers.run_here(|| self.gemm(ops, Parallelism::None))
+        } else {
+            workers.install(|threads| {
+                let parallelism = if threads == 1 { Parallelism::None } else { Parallelism::Rayon(threads) };
+                self.gemm(ops, parallelism)
+            })
+        }
+    }
+
+    /// The product of `ops` (real, of type `T`) by its definition, each element summed in
+    /// order of the inner index.
+    fn direct<T: Real>(self, ops: Operands) {
+        let Single { mkn: [m, k, n], sa, sb, .. } = self;
+        let (a, b, c) = ops.parts();
+        let (a, b, c) = (a as *const T, b as *const T, c as *mut T);
+        for j in 0..n {
+            for i in 0..m {
+                // SAFETY: operands span their layouts; `c` is a fresh m*n buffer.
+                unsafe {
+                    let row = a.offset(i as isize * sa[0] as isize);
+                    let col = b.offset(j as isize * sb[1] as isize);
+                    let sum = (0..k).fold(T::ZERO, |s, p| {
+                        s + *row.offset(p as isize * sa[1] as isize) * *col.offset(p as isize * sb[0] as isize)
+                    });
+                    *c.add(i + j * m) = sum;
+                }
+            }
+        }
+    }
+
+    /// The product of `ops` by the `gemm` crate.
+    fn gemm(self, ops: Operands, parallelism: Parallelism) {
+        let Single { dtype, mkn: [m, k, n], conj, sa, sb } = self;
+        macro_rules! call {
+            ($t:ty, $zero:expr, $one:expr) => {{
                 let (a, b, c) = ops.parts();
                 // SAFETY: operands span their layouts; `c` is a fresh m*n buffer.
                 unsafe {
@@ -112,18 +212,16 @@ pub fn matmul(
                         parallelism,
                     )
                 }
-            };
-            if small { workers.run_here(|| multiply(1)) } else { workers.install(multiply) }
-        }};
+            }};
+        }
+        match dtype {
+            DType::F32 => call!(f32, 0.0, 1.0),
+            DType::F64 => call!(f64, 0.0, 1.0),
+            DType::C64 => call!(c32, c32::new(0.0, 0.0), c32::new(1.0, 0.0)),
+            DType::C128 => call!(c64, c64::new(0.0, 0.0), c64::new(1.0, 0.0)),
+            _ => unreachable!("matmul checks its type"),
+        }
     }
-    match dtype {
-        DType::F32 => call!(f32, 0.0, 1.0),
-        DType::F64 => call!(f64, 0.0, 1.0),
-        DType::C64 => call!(c32, c32::new(0.0, 0.0), c32::new(1.0, 0.0)),
-        DType::C128 => call!(c64, c64::new(0.0, 0.0), c64::new(1.0, 0.0)),
-        _ => bail!(DTypeMismatch, "matmul needs float or complex operands, not {dtype}"),
-    }
-    Ok(())
 }
 
 /// A matrix read in place: element (i, p) at `ptr + i * rs + p * cs`.

@@ -74,8 +74,8 @@ impl Executor for CpuExecutor {
                 };
                 vm::run(prog, inputs, params, outputs, &self.workers)
             }
-            Work::MatMul { dtype, conj, m, k, n } => {
-                linalg::matmul(*dtype, [*m, *k, *n], *conj, &inputs[0], &inputs[1], &outputs[0], &self.workers)
+            Work::MatMul { dtype, conj, m, k, n, batch } => {
+                linalg::matmul(*dtype, [*m, *k, *n], *conj, batch, &inputs[0], &inputs[1], &outputs[0], &self.workers)
             }
             Work::Fft { spec, dtype, shape, out_shape } => fft::fft(
                 &self.fft_plans,

@@ -72,10 +72,12 @@ pub enum Handwritten {
     Gather,
     /// Matrix times vector (`kernels/gemv.comp`).
     Gemv,
+    /// Products of matrices, batched or not (`kernels/matmul.comp`).
+    MatMul,
 }
 
 /// Dispatches recorded so far in this process, per `Handwritten` kernel.
-static HANDWRITTEN_DISPATCHES: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
+static HANDWRITTEN_DISPATCHES: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
 
 impl Handwritten {
     fn count(self) {
@@ -94,6 +96,10 @@ pub const CPU_DRIVER_LOOP_LIMIT: usize = 65_535;
 
 /// Edge of the square blocks of `kernels/matmul.comp`.
 const MATMUL_TILE: usize = 16;
+
+/// Elements of c up to which a product runs an invocation per element (no tiles): a
+/// 16 x 16 tile would leave most of its lanes idle. Also that form's workgroup size.
+const MATMUL_SMALL: usize = 64;
 
 /// Invocations per workgroup of `kernels/gemv.comp`.
 const GEMV_LANES: usize = 64;
@@ -323,21 +329,34 @@ impl VulkanExecutor {
         Ok(launch)
     }
 
-    /// `c = a b` with the tiled kernel (`kernels/matmul.comp`), or with `kernels/gemv.comp`
-    /// when one side is a vector. Operands beyond one storage-buffer range, more
-    /// workgroups than the device's counts, or f64 on a device without it, run on the CPU.
+    /// `c = a b` for each product of the batch with `kernels/matmul.comp` (tiled, or an
+    /// invocation per element for matrices of a few elements), or with
+    /// `kernels/gemv.comp` when one side is a vector and there is one product. Operands
+    /// beyond one storage-buffer range, more workgroups than the device's counts, an inner
+    /// dimension longer than the driver's loops run, or f64 on a device without it, run
+    /// on the CPU.
     fn matmul_launch(&self, work: &Work, inputs: &[Value], outputs: &[Value]) -> Result<Plan> {
-        let Work::MatMul { dtype, conj, m, k, n } = *work else { unreachable!("a matmul step") };
+        let Work::MatMul { dtype, conj, m, k, n, batch } = *work else { unreachable!("a matmul step") };
         let (a, b) = (&inputs[0].layout, &inputs[1].layout);
         let caps = &self.ctx.caps;
         let fits = |v: &Value| (v.storage.byte_len() as u64) <= caps.chunk_bytes;
         if !(inputs.iter().chain(outputs).all(fits) && (dtype.real() == DType::F32 || self.target.float64)) {
             return Ok(Plan::Cpu(work.clone()));
         }
-        let launch = if n == 1 || m == 1 {
+        let products = batch.dims.numel();
+        let launch = if (n == 1 || m == 1) && products == 1 {
             self.gemv_launch(dtype, conj, [m, k, n], a, b)?
         } else {
-            let numbers = [
+            let small = m * n <= MATMUL_SMALL;
+            let tiles = [m.div_ceil(MATMUL_TILE), n.div_ceil(MATMUL_TILE)];
+            let groups = if small { (m * n * products).div_ceil(MATMUL_SMALL) } else { tiles[0] * tiles[1] * products };
+            let max_x = caps.max_groups_x as usize;
+            let grid = [groups.min(max_x), groups.div_ceil(max_x)];
+            // The tiled loop runs k / TILE + k iterations; both forms add the batch's.
+            let loops = if small { k } else { k + k / MATMUL_TILE } + batch.dims.rank();
+            let fit = grid[1] <= caps.max_groups_y as usize
+                && self.target.max_loop_iterations.is_none_or(|limit| loops <= limit);
+            let mut numbers = vec![
                 m as i64,
                 n as i64,
                 k as i64,
@@ -347,16 +366,25 @@ impl VulkanExecutor {
                 b.offset,
                 b.strides[0],
                 b.strides[1],
+                tiles[0] as i64,
+                tiles[1] as i64,
+                products as i64,
+                batch.dims.rank() as i64,
             ];
-            let tiles = [m.div_ceil(MATMUL_TILE), n.div_ceil(MATMUL_TILE)];
-            let groups_fit = tiles[0] <= caps.max_groups_x as usize && tiles[1] <= caps.max_groups_y as usize;
-            match words(&numbers).filter(|_| groups_fit) {
+            numbers.extend(batch.dims.dims().iter().map(|&d| d as i64));
+            numbers.extend(batch.strides(0, a));
+            numbers.extend(batch.strides(1, b));
+            match words(&numbers).filter(|_| fit) {
                 Some(words) => {
                     let mut launch = Launch { words, ranges: vec![1; 4], ..Launch::default() };
-                    let header = product_header(dtype, &[("OP_A", conj[0]), ("OP_B", conj[1])]);
-                    let source = format!("{header}{}", include_str!("../../../kernels/matmul.comp"));
-                    let pipeline = self.programs.pipeline(&source, &launch.ranges)?;
-                    launch.dispatches.push((pipeline, [tiles[0] as u32, tiles[1] as u32, 1]));
+                    if groups > 0 {
+                        let header = product_header(dtype, &[("OP_A", conj[0]), ("OP_B", conj[1])]);
+                        let form = if small { "#define SMALL\n" } else { "" };
+                        let source = format!("{header}{form}{}", include_str!("../../../kernels/matmul.comp"));
+                        let pipeline = self.programs.pipeline(&source, &launch.ranges)?;
+                        launch.dispatches.push((pipeline, [grid[0] as u32, grid[1] as u32, 1]));
+                        Handwritten::MatMul.count();
+                    }
                     Some(launch)
                 }
                 None => None,
