@@ -132,7 +132,7 @@ fn replays_run_here_while_input_computes() {
     }
     let want_start = read(y, n);
     let name = c"replay_while_computing";
-    let mut step = |y: &mut sl_array| {
+    let step = |y: &mut sl_array| {
         let (ins, mut out, mut mode) = ([*y, x], [0], 0);
         check(sl_macro_begin(name.as_ptr(), ins.as_ptr(), 2, std::ptr::null(), 0, out.as_mut_ptr(), 1, &mut mode));
         if mode == SL_MACRO_RECORD {
