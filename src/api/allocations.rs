@@ -111,6 +111,20 @@ fn sequences() -> (u64, u64) {
     (st.sequences, st.inline_sequences)
 }
 
+/// sin applied 40 times to `y0`: some milliseconds of work on 2^14 elements, so a loop on
+/// it starts while it is still being computed.
+fn sin_chain(y0: sl_array) -> sl_array {
+    let mut y = 0;
+    check(sl_retain(y0, &mut y));
+    for _ in 0..40 {
+        let mut t = 0;
+        check(sl_sin(y, &mut t));
+        check(sl_release(y));
+        y = t;
+    }
+    y
+}
+
 /// A loop replaying a small section whose first input is still being computed (the
 /// section recorded on an array `sl_eval` started): the first replay waits for it, and
 /// every later one runs on the calling thread, rather than each handing its step to the
@@ -121,15 +135,7 @@ fn replays_run_here_while_input_computes() {
     let n = 1 << 14;
     let (xs, ys) = (random_vec(n), random_vec(n));
     let (x, y0) = (upload(&xs), upload(&ys));
-    // Some milliseconds of work, so the loop starts while it is still being computed.
-    let mut y = y0;
-    check(sl_retain(y0, &mut y));
-    for _ in 0..40 {
-        let mut t = 0;
-        check(sl_sin(y, &mut t));
-        check(sl_release(y));
-        y = t;
-    }
+    let mut y = sin_chain(y0);
     let want_start = read(y, n);
     let name = c"replay_while_computing";
     let step = |y: &mut sl_array| {
@@ -147,13 +153,7 @@ fn replays_run_here_while_input_computes() {
     };
     step(&mut y); // recorded: its flush goes to the execution thread
     check(sl_release(y));
-    check(sl_retain(y0, &mut y));
-    for _ in 0..40 {
-        let mut t = 0;
-        check(sl_sin(y, &mut t));
-        check(sl_release(y));
-        y = t;
-    }
+    y = sin_chain(y0);
     check(sl_eval(&y, 1));
     let replays = 2000;
     let (seqs, inline) = sequences();
