@@ -32,6 +32,12 @@ fn read(a: sl_array, len: usize) -> Vec<f32> {
     out
 }
 
+fn release_all(hs: &[sl_array]) {
+    for &h in hs {
+        check(sl_release(h));
+    }
+}
+
 fn random_vec(len: usize) -> Vec<f32> {
     let seed: u64 = rand::rng().random();
     eprintln!("seed {seed}");
@@ -98,6 +104,80 @@ fn replay_allocations() {
     assert!(per_replay <= 3, "{per_replay} blocks allocated per replay");
 }
 
+/// Sequences run so far, and how many of them ran on the calling thread.
+fn sequences() -> (u64, u64) {
+    let mut st: sl_stats = unsafe { std::mem::zeroed() };
+    check(super::runtime::sl_get_stats(&mut st));
+    (st.sequences, st.inline_sequences)
+}
+
+/// sin applied 40 times to `y0`: some milliseconds of work on 2^14 elements, so a loop on
+/// it starts while it is still being computed.
+fn sin_chain(y0: sl_array) -> sl_array {
+    let mut y = 0;
+    check(sl_retain(y0, &mut y));
+    for _ in 0..40 {
+        let mut t = 0;
+        check(sl_sin(y, &mut t));
+        check(sl_release(y));
+        y = t;
+    }
+    y
+}
+
+/// A loop replaying a small section whose first input is still being computed (the
+/// section recorded on an array `sl_eval` started): the first replay waits for it, and
+/// every later one runs on the calling thread, rather than each handing its step to the
+/// execution thread because its input (the previous replay's output) was handed there too.
+#[test]
+fn replays_run_here_while_input_computes() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 1 << 14;
+    let (xs, ys) = (random_vec(n), random_vec(n));
+    let (x, y0) = (upload(&xs), upload(&ys));
+    let mut y = sin_chain(y0);
+    let want_start = read(y, n);
+    let name = c"replay_while_computing";
+    let step = |y: &mut sl_array| {
+        let (ins, mut out, mut mode) = ([*y, x], [0], 0);
+        check(sl_macro_begin(name.as_ptr(), ins.as_ptr(), 2, std::ptr::null(), 0, out.as_mut_ptr(), 1, &mut mode));
+        if mode == SL_MACRO_RECORD {
+            let mut t = 0;
+            check(sl_mul_scalar(*y, 0.99, &mut t));
+            check(sl_add(t, x, &mut out[0]));
+            check(sl_release(t));
+            check(sl_macro_end(out.as_ptr(), 1));
+        }
+        check(sl_release(*y));
+        *y = out[0];
+    };
+    step(&mut y); // recorded: its flush goes to the execution thread
+    check(sl_release(y));
+    y = sin_chain(y0);
+    check(sl_eval(&y, 1));
+    let replays = 2000;
+    let (seqs, inline) = sequences();
+    for _ in 0..replays {
+        step(&mut y);
+    }
+    let (seqs_after, inline_after) = sequences();
+    let got = read(y, n);
+    let mut want = want_start;
+    for _ in 0..replays {
+        for (w, &xi) in want.iter_mut().zip(&xs) {
+            *w = *w * 0.99 + xi;
+        }
+    }
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!((g - w).abs() <= 1e-3 * w.abs().max(1.0), "element {i}: {g} vs {w}");
+    }
+    release_all(&[x, y0, y]);
+    let handed = (seqs_after - seqs) - (inline_after - inline);
+    eprintln!("of {replays} replays, {handed} sequences went to the execution thread");
+    // The eval's sequence, and a few replays that found the engine busy with other tests' work.
+    assert!(handed <= 20, "{handed} sequences of {replays} replays handed to the execution thread");
+}
+
 /// A read of `dot(a, b)` (80 elements), made and read again and again: each round trip
 /// hits the trace cache and runs its recipe on the reading thread (no program sequence);
 /// it allocates at most the 3 blocks counted on this path (the two nodes `sl_dot` makes
@@ -124,7 +204,6 @@ fn scalar_read_allocations() {
     eprintln!("blocks allocated per dot and read: {per_read}");
     let want: f64 = av.iter().zip(&bv).map(|(&x, &y)| (x * y) as f64).sum();
     assert!((value as f64 - want).abs() <= 1e-5 * want.abs().max(1.0), "{value} vs {want}");
-    check(sl_release(a));
-    check(sl_release(b));
+    release_all(&[a, b]);
     assert!(per_read <= 3, "{per_read} blocks allocated per dot and read");
 }

@@ -105,6 +105,14 @@ impl Shape {
     /// Fails with `ShapeMismatch` when they do not broadcast, and as `sized` does when the
     /// result is too large (`[1, n]` with `[n]` is `[n, n]`).
     pub fn broadcast(a: &Shape, b: &Shape) -> Result<Shape> {
+        // Most ops pair equal shapes or an array with a rank-0 value: a shape that exists
+        // is sized already.
+        if a == b || b.rank == 0 {
+            return Ok(*a);
+        }
+        if a.rank == 0 {
+            return Ok(*b);
+        }
         let rank = a.rank().max(b.rank());
         let mut dims = [0u64; MAX_RANK];
         for (d, out) in dims.iter_mut().enumerate().take(rank) {

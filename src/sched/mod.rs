@@ -645,14 +645,30 @@ impl Scheduler {
     }
 
     /// Replays `e` on `inputs`, whose values (where computed) are `values`.
-    fn replay(
+    fn replay<'n>(
         &self,
         e: &MacroEntry,
-        inputs: &[Arc<Node>],
-        values: &[Option<&Value>],
+        inputs: &'n [Arc<Node>],
+        values: &[Option<&'n Value>],
         site: CallSite,
         reserve: &dyn Fn(u64, u64) -> Result<(u64, u64)>,
     ) -> Result<Outputs> {
+        // A small replay whose inputs the engine is still computing waits for them and runs
+        // here: handed to the execution thread, its outputs would be the next replay's
+        // inputs still being computed, so a loop's replays would each pay a hand-off from
+        // the recording (or any replay that found the engine busy) to the next read.
+        let mut waited = SmallVec::new();
+        let values = if self.runs_here(e) && e.leaves.iter().flatten().any(|&i| values[i as usize].is_none()) {
+            for n in e.leaves.iter().flatten().map(|&i| &inputs[i as usize]) {
+                if n.computed().is_none() && !n.is_pending() {
+                    let _ = n.wait(); // a failure goes through the engine, as before
+                }
+            }
+            read_values(inputs, &mut waited);
+            &waited[..]
+        } else {
+            values
+        };
         let mut states: SmallVec<[(u64, u64); 2]> = SmallVec::new();
         for u in &e.rng_uses {
             states.push(reserve(u.rng, u.count)?);
@@ -690,6 +706,12 @@ impl Scheduler {
             .collect())
     }
 
+    /// Whether a replay of `e` is small enough to run on the replaying thread.
+    fn runs_here(&self, e: &MacroEntry) -> bool {
+        let elements: usize = e.recipe.slot_types.iter().map(|(_, shape)| shape.numel()).sum();
+        elements <= self.core.opts.inline_elements
+    }
+
     /// Runs a small replay on this thread without building a program sequence, when its
     /// inputs are computed and the engine is idle (the planning lock must be held);
     /// None otherwise, and nothing has run. A lone step's inputs are lent, not cloned.
@@ -702,8 +724,7 @@ impl Scheduler {
         param: &dyn Fn(u32) -> Scalar,
         site_of: &dyn Fn(u32) -> CallSite,
     ) -> Option<Outputs> {
-        let elements: usize = e.recipe.slot_types.iter().map(|(_, shape)| shape.numel()).sum();
-        if elements > self.core.opts.inline_elements {
+        if !self.runs_here(e) {
             return None;
         }
         // Inputs still being computed (or failed) go through the engine, which waits for
