@@ -613,7 +613,7 @@ fn rand_part(rng: &mut StdRng, dt: sl_dtype) -> f64 {
 /// to itself, derived from the math library's (README, "Math accuracy": 2 ulps, 2.5 for
 /// tan) plus half an ulp per arithmetic operation, the errors adding:
 /// - sinh x cos y and the like: 2 + 2 + 0.5; past cosh's overflow,
-///   ((e^(|x|/2) c) / 2) e^(|x|/2): 2 + 2 + 2 + 0.5 + 0.5 = 7 ulps;
+///   ((e^(|x|/2) / 2) c) e^(|x|/2): 2 + 2 + 2 + 0.5 + 0.5 = 7 ulps;
 /// - tanh by Kahan's formula (t = tan y, b = 1 + t^2, s = sinh x, r = sqrt(1 + s^2)):
 ///   t^2 5.5, b 6, s^2 4.5, r 3, b s 8.5, den = 1 + b s^2 11.5 (sums of positive terms
 ///   add no more than their roundings), re = b s r / den 24, im = t / den 14.5; past
@@ -635,30 +635,80 @@ fn trigonometric_and_hyperbolic() {
     for dt in COMPLEX {
         let n = rng.random_range(500..3000usize);
         let z: Vec<Z> = (0..n).map(|_| stored(dt, (rand_part(&mut rng, dt), rand_part(&mut rng, dt)))).collect();
-        let h = upload(dt, &[n], &z);
-        let p = pending(h);
-        let tiny = if dt == SL_C64 { f32::MIN_POSITIVE as f64 } else { f64::MIN_POSITIVE };
-        for (name, f, exact, ulps) in cases {
-            for src in [h, p] {
-                let mut out = 0;
-                ok(f(src, &mut out));
-                let got = read(out).1;
-                for i in 0..n {
-                    let (re, im) = exact(&mp(z[i].0), &mp(z[i].1));
-                    let tol = |w: &Float| (Float::with_val(PREC, w.abs_ref()) + tiny) * (ulps * eps(dt));
-                    assert!(
-                        part_ok(dt, got[i].0, &re, &tol(&re)) && part_ok(dt, got[i].1, &im, &tol(&im)),
-                        "{name} {dt} of {:?}: got {:?}, want ({}, {})",
-                        z[i],
-                        got[i],
-                        re.to_f64(),
-                        im.to_f64()
-                    );
-                }
-                release(&[out]);
+        check_functions(dt, &z, &cases);
+    }
+}
+
+/// Each function of `cases` on `z` (stored and pending) against its exact value, each part
+/// within its case's ulps (see `trigonometric_and_hyperbolic`).
+fn check_functions(dt: sl_dtype, z: &[Z], cases: &[(&str, Call1, Exact, f64)]) {
+    let n = z.len();
+    let h = upload(dt, &[n], z);
+    let p = pending(h);
+    let tiny = if dt == SL_C64 { f32::MIN_POSITIVE as f64 } else { f64::MIN_POSITIVE };
+    for &(name, f, exact, ulps) in cases {
+        for src in [h, p] {
+            let mut out = 0;
+            ok(f(src, &mut out));
+            let got = read(out).1;
+            for i in 0..n {
+                let (re, im) = exact(&mp(z[i].0), &mp(z[i].1));
+                let tol = |w: &Float| (Float::with_val(PREC, w.abs_ref()) + tiny) * (ulps * eps(dt));
+                assert!(
+                    part_ok(dt, got[i].0, &re, &tol(&re)) && part_ok(dt, got[i].1, &im, &tol(&im)),
+                    "{name} {dt} of {:?}: got {:?}, want ({}, {})",
+                    z[i],
+                    got[i],
+                    re.to_f64(),
+                    im.to_f64()
+                );
             }
+            release(&[out]);
         }
-        release(&[h, p]);
+    }
+    release(&[h, p]);
+}
+
+fn exact_exp(x: &Float, y: &Float) -> (Float, Float) {
+    let e = x.clone().exp();
+    (times(e.clone(), y.clone().cos()), times(e, y.clone().sin()))
+}
+
+/// Past where e^x overflows, up to where e^(x/2) does too and beyond (|x| 700 .. 1455 for
+/// f64, 80 .. 192 for f32), e^x, cosh x and sinh x times a subnormal sine may still be
+/// finite: exp, sinh, cosh (and sin, cos through iz) must give them, not an infinity or a
+/// value short of its low bits. The bound: beyond |x| = 1418 (176) four factors e^(|x|/4)
+/// (2 ulps each), the sine (2) and three products, plus the slack.
+#[test]
+fn exponentials_far_past_overflow_times_subnormal_sines() {
+    let mut rng = rng("exponentials_far_past_overflow_times_subnormal_sines");
+    let cases: [(&str, Call1, Exact, f64); 5] = [
+        ("exp", sl_exp, exact_exp, 13.0),
+        ("sinh", sl_sinh, exact_sinh, 13.0),
+        ("cosh", sl_cosh, exact_cosh, 13.0),
+        ("sin", sl_sin, exact_sin, 13.0),
+        ("cos", sl_cos, exact_cos, 13.0),
+    ];
+    for dt in COMPLEX {
+        let (far, smallest, bits) = if dt == SL_C64 {
+            (80.0..192.0, f32::from_bits(1) as f64, 23.0)
+        } else {
+            (700.0..1455.0, f64::from_bits(1), 52.0)
+        };
+        let n = rng.random_range(200..600usize);
+        let z: Vec<Z> = (0..n)
+            .map(|_| {
+                let x = rng.random_range(far.clone()) * if rng.random_bool(0.5) { 1.0 } else { -1.0 };
+                // A subnormal with a few to all of the type's significant bits.
+                let y = smallest * 2f64.powf(rng.random_range(0.0..bits)).round();
+                let y = if rng.random_bool(0.5) { y } else { -y };
+                stored(dt, (x, y))
+            })
+            .collect();
+        // exp, sinh and cosh of x + iy; sin and cos of y + ix (through iz).
+        check_functions(dt, &z, &cases[..3]);
+        let swapped: Vec<Z> = z.iter().map(|&(x, y)| (y, x)).collect();
+        check_functions(dt, &swapped, &cases[3..]);
     }
 }
 
@@ -966,8 +1016,18 @@ fn refusals() {
         fails(sl_max(h, h, &mut out), SL_ERR_DTYPE_MISMATCH, "no order");
         fails(sl_floor(h, &mut out), SL_ERR_DTYPE_MISMATCH, "complex");
         fails(sl_sign(h, &mut out), SL_ERR_DTYPE_MISMATCH, "complex");
-        fails(sl_asin(h, &mut out), SL_ERR_DTYPE_MISMATCH, "not implemented");
-        fails(sl_atan2(h, h, &mut out), SL_ERR_DTYPE_MISMATCH, "not implemented");
+        for f in [sl_asin, sl_acos, sl_atan, sl_asinh, sl_acosh, sl_atanh] {
+            fails(
+                f(h, &mut out),
+                SL_ERR_DTYPE_MISMATCH,
+                "inverse trigonometric and hyperbolic functions are not implemented",
+            );
+        }
+        fails(sl_expm1(h, &mut out), SL_ERR_DTYPE_MISMATCH, "lose accuracy near 0");
+        fails(sl_log1p(h, &mut out), SL_ERR_DTYPE_MISMATCH, "lose accuracy near 0");
+        fails(sl_atan2(h, h, &mut out), SL_ERR_DTYPE_MISMATCH, "the angle of a complex number is arg");
+        fails(sl_hypot(h, h, &mut out), SL_ERR_DTYPE_MISMATCH, "the modulus of a complex number is abs");
+        fails(sl_log10(h, &mut out), SL_ERR_DTYPE_MISMATCH, "log(z) divided by");
         fails(sl_maxval(h, SL_ALL_DIMS, &mut out), SL_ERR_DTYPE_MISMATCH, "no order");
         fails(sl_argmin(h, 0, &mut out), SL_ERR_DTYPE_MISMATCH, "no order");
         fails(sl_complex(h, h, &mut out), SL_ERR_DTYPE_MISMATCH, "complex");

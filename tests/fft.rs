@@ -513,6 +513,43 @@ fn compare_mode_checks_transforms() {
     }
 }
 
+/// Long transforms of every kind (2^20 points, f32 and f64) in result-comparison mode with
+/// the default tolerances: their rounding errors grow with log2(n) and spread over every
+/// output element (the small ones too), and none may count as a mismatch.
+#[test]
+#[ignore = "run by long_transforms_under_default_compare_tolerances in a child process"]
+fn long_transforms_child() {
+    let mut rng = rng("long_transforms_child");
+    let n = 1usize << 20;
+    for dt in [SL_C64, SL_C128] {
+        let x = random(&mut rng, n, false);
+        let a = upload(dt, &[n], &x);
+        let r = upload(real_of(dt), &[n], &x);
+        let y = fft(a, &[0], SL_FFT_BACKWARD);
+        let h = rfft(r, &[0], SL_FFT_ORTHO);
+        let back = irfft(h, &[0], n, SL_FFT_ORTHO);
+        for v in [y, h, back] {
+            read(v);
+        }
+        release(&[a, r, y, h, back]);
+    }
+    let mut s = sl_compare_stats { values_checked: 0, mismatches: 0 };
+    ok(sl_get_compare_stats(&mut s));
+    assert!(
+        s.values_checked >= 6 && s.mismatches == 0,
+        "checked {} values, {} mismatches",
+        s.values_checked,
+        s.mismatches
+    );
+}
+
+#[test]
+fn long_transforms_under_default_compare_tolerances() {
+    for mode in ["compute", "copyout"] {
+        child("long_transforms_child", &[("SLUICE_COMPARE", mode), ("SLUICE_COMPARE_ACTION", "report")]);
+    }
+}
+
 /// A loop of transforms plans its flush once: later ones replay the trace cache's entry.
 #[test]
 fn trace_cache_replays_transforms() {

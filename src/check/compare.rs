@@ -72,7 +72,8 @@ pub fn compare(reference: &Reference, value: &Value, tol: Tolerance) -> Option<M
         let (pairs, n, size) = match (&reference.data, got) {
             (Data::Float(r), Elem::C(re, im)) => {
                 let want = (rounded(part, r[2 * i]), rounded(part, r[2 * i + 1]));
-                ([(re, want.0), (im, want.1)], 2, want.0.hypot(want.1))
+                let scale = reference.scale.as_ref().map_or(0.0, |s| s[i]);
+                ([(re, want.0), (im, want.1)], 2, want.0.hypot(want.1).max(scale))
             }
             (Data::Float(r), Elem::F(g)) => {
                 let want = rounded(dtype, r[i]);

@@ -103,3 +103,15 @@ pub fn transform(spec: &FftSpec, shape: &Shape, out_shape: &Shape, mut x: Vec<Co
     };
     out.into_iter().map(|v| v * scale).collect()
 }
+
+/// The size the rounding errors of the computed transform `y` (the reference's values) are
+/// relative to, for every element alike: a transform of n points rounds each element
+/// O(log2 n) times, and the errors spread over all elements in proportion to the whole
+/// result (its root mean square), not to each element's own size. So an element much
+/// smaller than the rest is held to the error of the whole, as transforms are.
+pub fn error_scale(spec: &FftSpec, shape: &Shape, out_shape: &Shape, y: &[Complex<f64>]) -> f64 {
+    let real_shape = if spec.kind == FftKind::ComplexToReal { out_shape } else { shape };
+    let points: usize = spec.dims().iter().map(|&d| real_shape.dim(d as usize)).product();
+    let mean_square = y.iter().map(|z| z.norm_sqr()).sum::<f64>() / y.len().max(1) as f64;
+    (points.max(2) as f64).log2() * mean_square.sqrt()
+}

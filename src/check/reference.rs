@@ -40,13 +40,19 @@ pub struct Reference {
 }
 
 /// Whether the reference of `n` (from inputs `ins`) keeps an error scale: the parts of
-/// complex values, and real arithmetic, selects and casts of values that keep one.
+/// complex values, real arithmetic, selects and casts of values that keep one, complex
+/// values made from such parts, and transforms.
 pub fn carries_scale(n: &Node, ins: &[&Reference]) -> bool {
     use BinaryOp::{Add, Div, Mul, Sub};
     use UnaryOp::{Imag, Neg, Real};
     let part = matches!(n.op, Op::Unary(Real | Imag));
     let passes_on = matches!(n.op, Op::Binary(Add | Sub | Mul | Div) | Op::Unary(Neg) | Op::Select | Op::Cast);
-    n.dtype.is_float() && (part || passes_on && ins.iter().any(|i| i.scale.is_some()))
+    let inherited = ins.iter().any(|i| i.scale.is_some());
+    // A complex value made from parts that carry a scale (of a transform's result) keeps it.
+    let joined = n.op == Op::Binary(BinaryOp::Complex) && inherited;
+    // A transform's result is held to the size of the whole (`fft::error_scale`).
+    let transform = matches!(n.op, Op::Fft(_));
+    n.dtype.is_float() && (part || passes_on && inherited) || joined || transform
 }
 
 /// The narrower of two floating-point types.
@@ -292,19 +298,24 @@ pub fn evaluate(n: &Node, ins: &[&Reference]) -> Reference {
     if floating(r.dtype) {
         r.precision = ins.iter().filter(|i| floating(i.dtype)).fold(r.precision, |p, i| narrower(p, i.precision));
     }
-    if carries_scale(n, ins) {
+    if carries_scale(n, ins) && r.scale.is_none() {
         r.scale = Some(scale(n, ins, &r));
     }
     r
 }
 
-/// The error scale of node `n` (value `r`): a part's, its complex value's modulus; an
-/// arithmetic op's, |f| plus each input's scale times the size of f's derivative in it.
+/// The error scale of node `n` (value `r`): a part's, its complex value's modulus (or the
+/// complex value's own scale, if larger); a complex value's made from parts, the larger
+/// of theirs; an arithmetic op's, |f| plus each input's scale times the size of f's
+/// derivative in it.
 fn scale(n: &Node, ins: &[&Reference], r: &Reference) -> Vec<f64> {
     let value = |x: &Reference, i: usize| x.operand(i).f();
     (0..r.shape.numel())
         .map(|i| {
-            let own = r.at(i).f().abs();
+            let own = {
+                let (re, im) = r.at(i).parts();
+                re.hypot(im)
+            };
             // Where the propagation breaks down (division by 0, infinite terms), the
             // value's own size.
             let finite_or_own = |s: f64| if s.is_finite() { s } else { own };
@@ -312,8 +323,10 @@ fn scale(n: &Node, ins: &[&Reference], r: &Reference) -> Vec<f64> {
             finite_or_own(match n.op {
                 Op::Unary(UnaryOp::Real | UnaryOp::Imag) => {
                     let (re, im) = ins[0].operand(i).parts();
-                    re.hypot(im)
+                    let inherited = ins[0].scale.as_ref().map_or(0.0, |_| m(0));
+                    re.hypot(im).max(inherited)
                 }
+                Op::Binary(BinaryOp::Complex) => m(0).max(m(1)),
                 Op::Binary(BinaryOp::Add | BinaryOp::Sub) => own + m(0) + m(1),
                 Op::Binary(BinaryOp::Mul) => own + m(0) * value(ins[1], i).abs() + value(ins[0], i).abs() * m(1),
                 Op::Binary(BinaryOp::Div) => {
@@ -417,8 +430,15 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
                 rustfft::num_complex::Complex::new(re, im)
             });
             let y = super::fft::transform(spec, &src.shape, &shape, x.collect());
+            let scale = super::fft::error_scale(spec, &src.shape, &shape, &y);
             let complex = t.is_complex();
-            Reference::new(t, shape, y.into_iter().map(|z| if complex { Elem::C(z.re, z.im) } else { Elem::F(z.re) }))
+            let mut r = Reference::new(
+                t,
+                shape,
+                y.into_iter().map(|z| if complex { Elem::C(z.re, z.im) } else { Elem::F(z.re) }),
+            );
+            r.scale = Some(vec![scale; shape.numel()]);
+            r
         }
         Op::MatMul { conj } => {
             let (a, b) = (ins[0], ins[1]);

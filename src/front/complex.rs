@@ -108,10 +108,19 @@ impl Graph<'_> {
             };
         }
         if op.result_dtype(z.dtype).is_none() {
-            let why = if op.is_transcendental() {
-                "not implemented for complex numbers yet"
-            } else {
-                "complex numbers have no order or bits; take real, imag or abs first"
+            let why = match op {
+                U::Rsqrt => "compute rcp(sqrt(z))",
+                U::Cbrt => "a complex number has three cube roots; pow(z, 1/3) gives the principal one",
+                U::Exp2 => "compute exp(z log 2)",
+                U::Log2 | U::Log10 => "compute log(z) divided by the base's logarithm",
+                U::Expm1 | U::Log1p => {
+                    "not implemented for complex numbers; exp(z) - 1 and log(1 + z) lose accuracy near 0"
+                }
+                U::Asin | U::Acos | U::Atan | U::Asinh | U::Acosh | U::Atanh => {
+                    "the inverse trigonometric and hyperbolic functions are not implemented for complex numbers"
+                }
+                U::Erf => "the error function is real only",
+                _ => "complex numbers have no order or bits; take real, imag or abs first",
             };
             bail!(DTypeMismatch, "{} is not defined for {} arrays ({why})", op.name(), z.dtype);
         }
@@ -159,20 +168,34 @@ impl Graph<'_> {
     /// would be NaN).
     fn complex_exp(&self, re: &Arc<Node>, im: &Arc<Node>) -> Result<Arc<Node>> {
         let zero_im = self.binary(BinaryOp::Eq, im, &self.zero(im.dtype))?;
-        let im_out = self.select(&zero_im, im, &self.exp_times(re, &self.unary(UnaryOp::Sin, im)?)?)?;
-        self.make_complex(&self.exp_times(re, &self.unary(UnaryOp::Cos, im)?)?, &im_out)
+        let im_out = self.select(&zero_im, im, &self.exp_times(re, &self.unary(UnaryOp::Sin, im)?, 1.0)?)?;
+        self.make_complex(&self.exp_times(re, &self.unary(UnaryOp::Cos, im)?, 1.0)?, &im_out)
     }
 
-    /// `e^x c` (|c| <= 1), finite wherever it is: where e^x overflows, as
-    /// (e^(x/2) c) e^(x/2).
-    fn exp_times(&self, x: &Arc<Node>, c: &Arc<Node>) -> Result<Arc<Node>> {
+    /// `e^x c s` (|c| <= 1, `s` a power of two at most 1), finite wherever it is: where
+    /// e^x overflows, as ((e^(x/2) s) c) e^(x/2), and where e^(x/2) overflows too, with
+    /// four factors e^(x/4). The power of two scales a factor above 1, so a subnormal `c`
+    /// keeps its bits, and each product grows towards the result, so none overflows or
+    /// underflows unless the result does.
+    fn exp_times(&self, x: &Arc<Node>, c: &Arc<Node>, s: f64) -> Result<Arc<Node>> {
         use BinaryOp::{Lt, Mul};
         let (b, u) = (|o, p: &Arc<Node>, q: &Arc<Node>| self.binary(o, p, q), |o, p: &Arc<Node>| self.unary(o, p));
         let t = x.dtype;
-        let direct = b(Mul, &u(UnaryOp::Exp, x)?, c)?;
-        let root = u(UnaryOp::Exp, &b(Mul, x, &self.real_constant(t, 0.5))?)?;
-        let far = b(Mul, &b(Mul, &root, c)?, &root)?;
-        self.select(&b(Lt, x, &self.exp_overflow_edge(t))?, &direct, &far)
+        let scaled = |p: Arc<Node>| if s == 1.0 { Ok(p) } else { b(Mul, &p, &self.real_constant(t, s)) };
+        let direct = b(Mul, &scaled(u(UnaryOp::Exp, x)?)?, c)?;
+        // e^(x/k) times the rest, k factors of it in all (k 2 or 4).
+        let far = |k: f64| -> Result<Arc<Node>> {
+            let root = u(UnaryOp::Exp, &b(Mul, x, &self.real_constant(t, 1.0 / k))?)?;
+            let mut p = b(Mul, &scaled(root.clone())?, c)?;
+            for _ in 1..k as usize {
+                p = b(Mul, &p, &root)?;
+            }
+            Ok(p)
+        };
+        let edge = self.exp_overflow_edge(t);
+        let twice_edge = b(Mul, &edge, &self.real_constant(t, 2.0))?;
+        let far = self.select(&b(Lt, x, &twice_edge)?, &far(2.0)?, &far(4.0)?)?;
+        self.select(&b(Lt, x, &edge)?, &direct, &far)
     }
 
     /// The parts of sinh, cosh or tanh (`f`) of `x + iy`. Each part is a product or
@@ -218,14 +241,14 @@ impl Graph<'_> {
 
     /// `f(x) c` (|c| <= 1) for f = sinh (`odd`) or cosh, finite wherever it is: where
     /// e^|x| overflows (before f does), f(x) is e^|x| / 2 to working precision, and the
-    /// product is `exp_times(|x|, c / 2)`.
+    /// product is `exp_times(|x|, c, 1/2)`.
     fn hyperbolic_times(&self, x: &Arc<Node>, c: &Arc<Node>, odd: bool) -> Result<Arc<Node>> {
         use BinaryOp::{Lt, Mul};
         let (b, u) = (|o, p: &Arc<Node>, q: &Arc<Node>| self.binary(o, p, q), |o, p: &Arc<Node>| self.unary(o, p));
         let t = x.dtype;
         let direct = b(Mul, &u(if odd { UnaryOp::Sinh } else { UnaryOp::Cosh }, x)?, c)?;
         let ax = u(UnaryOp::Abs, x)?;
-        let far = self.exp_times(&ax, &b(Mul, c, &self.real_constant(t, 0.5))?)?;
+        let far = self.exp_times(&ax, c, 0.5)?;
         let far = if odd { self.select(&b(Lt, x, &self.zero(t))?, &u(UnaryOp::Neg, &far)?, &far)? } else { far };
         self.select(&b(Lt, &ax, &self.exp_overflow_edge(t))?, &direct, &far)
     }
@@ -303,6 +326,9 @@ impl Graph<'_> {
                     "complex numbers have no order; compare abs or real parts"
                 }
                 BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => "complex numbers have no bits to combine",
+                BinaryOp::Atan2 => "atan2 takes two real numbers; the angle of a complex number is arg",
+                BinaryOp::Hypot => "hypot takes two real numbers; the modulus of a complex number is abs",
+                BinaryOp::Rem => "complex numbers have no remainder",
                 _ => "not implemented for complex numbers",
             };
             bail!(DTypeMismatch, "{} is not defined for {} arrays ({why})", op.name(), complex);
