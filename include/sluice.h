@@ -1202,13 +1202,13 @@ sl_status sl_var_dims(sl_array a, uint32_t dims, int64_t ddof, sl_array *out);
 sl_status sl_std_dims(sl_array a, uint32_t dims, int64_t ddof, sl_array *out);
 
 // Scan `op` (`sl_scan_op`) along `dim`: element i combines elements 0..=i, or with
-// `exclusive` elements 0..i-1 (element 0 is then the op's identity: 0, 1, the type's
+// `exclusive` nonzero elements 0..i-1 (element 0 is then the op's identity: 0, 1, the type's
 // lowest or highest value, true or false).
-sl_status sl_scan(sl_scan_op op, sl_array a, int32_t dim, bool exclusive, sl_array *out);
+sl_status sl_scan(sl_scan_op op, sl_array a, int32_t dim, int32_t exclusive, sl_array *out);
 
 // `sl_scan` along each dimension of the set `dims` in turn (bit d is dimension d): with
 // `SL_SCAN_SUM` over `0x3`, element (i, j) is the sum of the box (0..=i, 0..=j).
-sl_status sl_scan_dims(sl_scan_op op, sl_array a, uint32_t dims, bool exclusive, sl_array *out);
+sl_status sl_scan_dims(sl_scan_op op, sl_array a, uint32_t dims, int32_t exclusive, sl_array *out);
 
 // Inclusive running maximum along `dim` (`SL_SCAN_MAX`).
 sl_status sl_cummax(sl_array a, int32_t dim, sl_array *out);

@@ -49,8 +49,8 @@ fn statistics_and_scans_refuse_null_handles() {
         ("sl_std", Box::new(|h, o| sl_std(h, SL_ALL_DIMS, 0, o))),
         ("sl_var_dims", Box::new(|h, o| sl_var_dims(h, 1, 0, o))),
         ("sl_std_dims", Box::new(|h, o| sl_std_dims(h, 1, 0, o))),
-        ("sl_scan", Box::new(|h, o| sl_scan(SL_SCAN_MIN, h, 0, true, o))),
-        ("sl_scan_dims", Box::new(|h, o| sl_scan_dims(SL_SCAN_OR, h, 1, false, o))),
+        ("sl_scan", Box::new(|h, o| sl_scan(SL_SCAN_MIN, h, 0, 1, o))),
+        ("sl_scan_dims", Box::new(|h, o| sl_scan_dims(SL_SCAN_OR, h, 1, 0, o))),
         ("sl_cummax", Box::new(|h, o| sl_cummax(h, 0, o))),
         ("sl_cummin", Box::new(|h, o| sl_cummin(h, 0, o))),
         ("sl_cumand", Box::new(|h, o| sl_cumand(h, 0, o))),
@@ -308,8 +308,8 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_std", Box::new(move |o| sl_std(stale, 0, 0, o)));
     add("sl_var_dims", Box::new(move |o| sl_var_dims(a, 0, 0, o)));
     add("sl_std_dims", Box::new(move |o| sl_std_dims(a, 2, 0, o)));
-    add("sl_scan", Box::new(move |o| sl_scan(99, a, 0, false, o)));
-    add("sl_scan_dims", Box::new(move |o| sl_scan_dims(SL_SCAN_MAX, stale, 1, true, o)));
+    add("sl_scan", Box::new(move |o| sl_scan(99, a, 0, 0, o)));
+    add("sl_scan_dims", Box::new(move |o| sl_scan_dims(SL_SCAN_MAX, stale, 1, 1, o)));
     add("sl_matmul", Box::new(move |o| sl_matmul(a, a, o)));
     add("sl_dot", Box::new(move |o| sl_dot(a, stale, o)));
     add("sl_vdot", Box::new(move |o| sl_vdot(stale, a, o)));

@@ -118,7 +118,7 @@ fn running_max_min_and_or_inclusive_and_exclusive() {
                     for exclusive in [false, true] {
                         let h = input(&mut rng, &a);
                         let mut out = 0;
-                        ok(sl_scan(op, h, axis as i32, exclusive, &mut out));
+                        ok(sl_scan(op, h, axis as i32, exclusive as i32, &mut out));
                         let want = order_scan(op, &a, axis, exclusive);
                         let what = format!("scan {op} of {dt} {shape:?} along {axis}, exclusive {exclusive}");
                         assert_close(&what, &download(out), &want, 0.0);
@@ -168,7 +168,7 @@ fn exclusive_and_multi_dimension_sums() {
                 for exclusive in [false, true] {
                     let h = input(&mut rng, &a);
                     let mut out = 0;
-                    ok(sl_scan_dims(SL_SCAN_SUM, h, dims, exclusive, &mut out));
+                    ok(sl_scan_dims(SL_SCAN_SUM, h, dims, exclusive as i32, &mut out));
                     let got = download(out);
                     // Box sum: every element whose coordinates are all <= (or < when
                     // exclusive) along the scanned dimensions and equal along the others.
@@ -214,7 +214,7 @@ fn exclusive_and_multi_dimension_sums() {
     let a = rand_arr(&mut rng, SL_F64, &[12], 0.5, 2.0, false);
     let h = a.upload();
     let mut out = 0;
-    ok(sl_scan(SL_SCAN_PROD, h, 0, true, &mut out));
+    ok(sl_scan(SL_SCAN_PROD, h, 0, 1, &mut out));
     let mut p = 1.0;
     let want = a.v.iter().map(|x| {
         let before = p;
@@ -311,7 +311,7 @@ fn reductions_over_several_dimensions() {
     fails(sl_reduce_dims(SL_ARGMAX, h, 3, &mut out), SL_ERR_INVALID_ARGUMENT, "one dimension");
     fails(sl_reduce_dims(SL_SUM, h, 0, &mut out), SL_ERR_INVALID_ARGUMENT, "empty");
     fails(sl_reduce_dims(SL_SUM, h, 4, &mut out), SL_ERR_INVALID_ARGUMENT, "out of range");
-    fails(sl_scan_dims(SL_SCAN_SUM, h, 0x10, false, &mut out), SL_ERR_INVALID_ARGUMENT, "out of range");
+    fails(sl_scan_dims(SL_SCAN_SUM, h, 0x10, 0, &mut out), SL_ERR_INVALID_ARGUMENT, "out of range");
     release(&[h]);
 }
 
@@ -493,7 +493,7 @@ fn complex_variance_and_norms() {
             fails(sl_reduce(op, z, 0, &mut out), SL_ERR_DTYPE_MISMATCH, "no order");
         }
         for op in [SL_SCAN_MAX, SL_SCAN_MIN] {
-            fails(sl_scan(op, z, 0, false, &mut out), SL_ERR_DTYPE_MISMATCH, "no order");
+            fails(sl_scan(op, z, 0, 0, &mut out), SL_ERR_DTYPE_MISMATCH, "no order");
         }
         release(&[hr, hi, z]);
     }
@@ -563,8 +563,8 @@ fn bad_arguments() {
     fails(sl_reduce(SL_NORM2, h, 0, &mut out), SL_ERR_DTYPE_MISMATCH, "bool");
     let f = rand_arr(&mut rng, SL_F64, &[5], 0.0, 1.0, false).upload();
     fails(sl_var(f, 0, -1, &mut out), SL_ERR_INVALID_ARGUMENT, "ddof");
-    fails(sl_scan(99, f, 0, false, &mut out), SL_ERR_INVALID_ARGUMENT, "sl_scan_op");
-    fails(sl_scan(SL_SCAN_MAX, f, SL_ALL_DIMS, false, &mut out), SL_ERR_INVALID_ARGUMENT, "dimension");
+    fails(sl_scan(99, f, 0, 0, &mut out), SL_ERR_INVALID_ARGUMENT, "sl_scan_op");
+    fails(sl_scan(SL_SCAN_MAX, f, SL_ALL_DIMS, 0, &mut out), SL_ERR_INVALID_ARGUMENT, "dimension");
     fails(sl_reduce(17, f, 0, &mut out), SL_ERR_INVALID_ARGUMENT, "sl_reduce_op");
     // The runtime is still usable.
     ok(sl_cummax(f, 0, &mut out));

@@ -199,13 +199,13 @@ pub extern "C" fn sl_std_dims(a: sl_array, dims: u32, ddof: i64, out: *mut sl_ar
 }
 
 /// Scan `op` (`sl_scan_op`) along `dim`: element i combines elements 0..=i, or with
-/// `exclusive` elements 0..i-1 (element 0 is then the op's identity: 0, 1, the type's
+/// `exclusive` nonzero elements 0..i-1 (element 0 is then the op's identity: 0, 1, the type's
 /// lowest or highest value, true or false).
 #[unsafe(no_mangle)]
-pub extern "C" fn sl_scan(op: sl_scan_op, a: sl_array, dim: i32, exclusive: bool, out: *mut sl_array) -> sl_status {
+pub extern "C" fn sl_scan(op: sl_scan_op, a: sl_array, dim: i32, exclusive: i32, out: *mut sl_array) -> sl_status {
     boundary!("sl_scan", |site| {
         out_slot(out)?;
-        scan(site, scan_op(op)?, a, scan_dim(dim)?, exclusive, out)
+        scan(site, scan_op(op)?, a, scan_dim(dim)?, exclusive != 0, out)
     })
 }
 
@@ -216,12 +216,12 @@ pub extern "C" fn sl_scan_dims(
     op: sl_scan_op,
     a: sl_array,
     dims: u32,
-    exclusive: bool,
+    exclusive: i32,
     out: *mut sl_array,
 ) -> sl_status {
     boundary!("sl_scan_dims", |site| {
         out_slot(out)?;
-        scan(site, scan_op(op)?, a, dims, exclusive, out)
+        scan(site, scan_op(op)?, a, dims, exclusive != 0, out)
     })
 }
 
