@@ -499,6 +499,9 @@ fn complex_variance_and_norms() {
     }
 }
 
+/// A norm's code and its definition on the magnitudes.
+type Norm<'a> = (sl_reduce_op, &'a dyn Fn(&[f64]) -> f64);
+
 /// Norms against their definitions, and the 2-norm where squares overflow or underflow.
 #[test]
 fn norms() {
@@ -513,7 +516,7 @@ fn norms() {
                 let h = input(&mut rng, &a);
                 let abs = |g: &[V]| g.iter().map(|v| v.f().abs()).collect::<Vec<f64>>();
                 let nan_or = |g: &[f64], x: f64| if g.iter().any(|v| v.is_nan()) { f64::NAN } else { x };
-                let cases: [(sl_reduce_op, &dyn Fn(&[f64]) -> f64); 3] = [
+                let cases: [Norm; 3] = [
                     (SL_NORM1, &|g| g.iter().sum()),
                     (SL_NORM2, &|g| {
                         nan_or(
