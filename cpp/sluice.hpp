@@ -855,6 +855,46 @@ inline Array argmax(const Array& a, int32_t dim = all_dims) { return detail::mak
 // Inclusive scans along `dim`.
 inline Array cumsum(const Array& a, int32_t dim) { return detail::make(sl_cumsum, a.handle(), dim); }
 inline Array cumprod(const Array& a, int32_t dim) { return detail::make(sl_cumprod, a.handle(), dim); }
+// Running maximum / minimum (the input's type), and / or of `a != 0` (bool).
+inline Array cummax(const Array& a, int32_t dim) { return detail::make(sl_cummax, a.handle(), dim); }
+inline Array cummin(const Array& a, int32_t dim) { return detail::make(sl_cummin, a.handle(), dim); }
+inline Array cumand(const Array& a, int32_t dim) { return detail::make(sl_cumand, a.handle(), dim); }
+inline Array cumor(const Array& a, int32_t dim) { return detail::make(sl_cumor, a.handle(), dim); }
+// Any scan (sl_scan_op), inclusive or exclusive (element i combines 0..i-1).
+inline Array scan(sl_scan_op op, const Array& a, int32_t dim, bool exclusive = false) {
+    return detail::make(sl_scan, op, a.handle(), dim, static_cast<int32_t>(exclusive));
+}
+// A scan along each dimension whose bit is set in `dims` (bit d is dimension d).
+inline Array scan_dims(sl_scan_op op, const Array& a, uint32_t dims, bool exclusive = false) {
+    return detail::make(sl_scan_dims, op, a.handle(), dims, static_cast<int32_t>(exclusive));
+}
+// A reduction over every dimension whose bit is set in `dims`, each kept with size 1.
+inline Array reduce_dims(sl_reduce_op op, const Array& a, uint32_t dims) {
+    return detail::make(sl_reduce_dims, op, a.handle(), dims);
+}
+// NaN-ignoring reductions and norms (sl_reduce_op); norm2 over both dimensions of a
+// matrix (all_dims) is its Frobenius norm.
+inline Array nansum(const Array& a, int32_t dim = all_dims) { return reduce(SL_NANSUM, a, dim); }
+inline Array nanmean(const Array& a, int32_t dim = all_dims) { return reduce(SL_NANMEAN, a, dim); }
+inline Array nanmin(const Array& a, int32_t dim = all_dims) { return reduce(SL_NANMIN, a, dim); }
+inline Array nanmax(const Array& a, int32_t dim = all_dims) { return reduce(SL_NANMAX, a, dim); }
+inline Array norm1(const Array& a, int32_t dim = all_dims) { return reduce(SL_NORM1, a, dim); }
+inline Array norm2(const Array& a, int32_t dim = all_dims) { return reduce(SL_NORM2, a, dim); }
+inline Array norminf(const Array& a, int32_t dim = all_dims) { return reduce(SL_NORMINF, a, dim); }
+// Variance and standard deviation with `ddof` degrees of freedom taken off the count,
+// computed stably (sl_var); along `dim` or over everything, or over a set of dimensions.
+inline Array var(const Array& a, int32_t dim = all_dims, int64_t ddof = 0) {
+    return detail::make(sl_var, a.handle(), dim, ddof);
+}
+inline Array stddev(const Array& a, int32_t dim = all_dims, int64_t ddof = 0) {
+    return detail::make(sl_std, a.handle(), dim, ddof);
+}
+inline Array var_dims(const Array& a, uint32_t dims, int64_t ddof = 0) {
+    return detail::make(sl_var_dims, a.handle(), dims, ddof);
+}
+inline Array stddev_dims(const Array& a, uint32_t dims, int64_t ddof = 0) {
+    return detail::make(sl_std_dims, a.handle(), dims, ddof);
+}
 
 // ---------------------------------------------------------------------------------------
 // Data movement

@@ -64,7 +64,11 @@ module sluice
   ! Reduction op codes (sl_reduce_op; C names SL_SUM, ...).
   integer(c_int32_t), parameter, public :: SL_REDUCE_SUM = 0, SL_REDUCE_PROD = 1, SL_REDUCE_MINVAL = 2, &
     SL_REDUCE_MAXVAL = 3, SL_REDUCE_MEAN = 4, SL_REDUCE_ANY = 5, SL_REDUCE_ALL = 6, SL_REDUCE_COUNT = 7, &
-    SL_REDUCE_ARGMIN = 8, SL_REDUCE_ARGMAX = 9
+    SL_REDUCE_ARGMIN = 8, SL_REDUCE_ARGMAX = 9, SL_NANSUM = 10, SL_NANMEAN = 11, SL_NANMIN = 12, &
+    SL_NANMAX = 13, SL_NORM1 = 14, SL_NORM2 = 15, SL_NORMINF = 16
+  ! Scan op codes (sl_scan_op).
+  integer(c_int32_t), parameter, public :: SL_SCAN_SUM = 0, SL_SCAN_PROD = 1, SL_SCAN_MAX = 2, SL_SCAN_MIN = 3, &
+    SL_SCAN_AND = 4, SL_SCAN_OR = 5
   ! What views yield outside their source (sl_boundary), and how scatter combines (sl_scatter_mode).
   integer(c_int32_t), parameter, public :: SL_BOUNDARY_FILL = 0, SL_BOUNDARY_CLAMP = 1, SL_BOUNDARY_WRAP = 2
   ! Which direction of a Fourier transform is scaled (sl_fft_norm).
@@ -797,9 +801,97 @@ module sluice
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
+    function sl_cummax(a, dim, out) result(status) bind(C, name="sl_cummax")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cummin(a, dim, out) result(status) bind(C, name="sl_cummin")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cumand(a, dim, out) result(status) bind(C, name="sl_cumand")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cumor(a, dim, out) result(status) bind(C, name="sl_cumor")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    ! dims: a set of dimensions, bit d for (0-based) dimension d.
+    function sl_reduce_dims(op, a, dims, out) result(status) bind(C, name="sl_reduce_dims")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: op
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dims
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_scan(op, a, dim, exclusive, out) result(status) bind(C, name="sl_scan")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: op
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int32_t), value :: exclusive
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_scan_dims(op, a, dims, exclusive, out) result(status) bind(C, name="sl_scan_dims")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: op
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dims
+      integer(c_int32_t), value :: exclusive
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_var(a, dim, ddof, out) result(status) bind(C, name="sl_var")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), value :: ddof
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_std(a, dim, ddof, out) result(status) bind(C, name="sl_std")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), value :: ddof
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_var_dims(a, dims, ddof, out) result(status) bind(C, name="sl_var_dims")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dims
+      integer(c_int64_t), value :: ddof
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_std_dims(a, dims, ddof, out) result(status) bind(C, name="sl_std_dims")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dims
+      integer(c_int64_t), value :: ddof
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
   end interface
   public :: sl_sum, sl_prod, sl_minval, sl_maxval, sl_mean, sl_any, sl_all, sl_count, sl_argmin, sl_argmax, &
-    sl_cumsum, sl_cumprod
+    sl_cumsum, sl_cumprod, sl_cummax, sl_cummin, sl_cumand, sl_cumor, sl_reduce_dims, sl_scan, sl_scan_dims, &
+    sl_var, sl_std, sl_var_dims, sl_std_dims
 
   interface
     ! Creation and reading.
@@ -1608,6 +1700,9 @@ module sluice
 
   ! Reductions over everything (a rank-0 result) or along `dim`, which the result drops as in
   ! Fortran. count gives integer(8); mean is Sluice's own.
+  interface norm2
+    module procedure norm2_arr
+  end interface
   interface sum
     module procedure sum_arr
   end interface
@@ -1685,6 +1780,7 @@ module sluice
     dble, int, logical, conjg, aimag, cmplx, sum, product, maxval, minval, count, any, all, minloc, maxloc, matmul, dot_product, &
     transpose, reshape, cshift, eoshift, spread, merge, shape, size
   public :: gemm, outer
+  public :: norm2, variance, stddev, cummax, cummin
   public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, is_finite, carg, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
   public :: fft, ifft, rfft, irfft
@@ -2696,6 +2792,74 @@ contains
     integer, intent(in) :: dim
     integer, intent(out), optional :: stat
     call finish(sl_cumprod(array%handle, c_dim(dim), r%handle), stat)
+  end function
+
+  ! Running maximum and minimum along `dim` (a NaN stays from where it is met).
+  type(sl_array) function cummax(array, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: dim
+    integer, intent(out), optional :: stat
+    call finish(sl_cummax(array%handle, c_dim(dim), r%handle), stat)
+  end function
+
+  type(sl_array) function cummin(array, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: dim
+    integer, intent(out), optional :: stat
+    call finish(sl_cummin(array%handle, c_dim(dim), r%handle), stat)
+  end function
+
+  ! The Euclidean norm of all of `x` (of a matrix: the Frobenius norm), or along `dim`
+  ! (dropped), scaled so that no square overflows (the intrinsic's name).
+  type(sl_array) function norm2_arr(x, dim, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    r = reduction(SL_NORM2, x, dim, stat)
+  end function
+
+  ! sl_var or sl_std of all of `a`, or along `dim` (dropped).
+  integer(c_int) function spread_of(std, a, dim, ddof, out) result(status)
+    logical, intent(in) :: std
+    integer(c_int64_t), intent(in) :: a
+    integer, intent(in), optional :: dim, ddof
+    integer(c_int64_t), intent(out) :: out
+    integer(c_int64_t) :: kept, dof
+    integer(c_int32_t) :: along
+    out = 0
+    kept = 0
+    dof = 0
+    if (present(ddof)) dof = ddof
+    along = SL_ALL_DIMS
+    if (present(dim)) along = c_dim(dim)
+    if (std) then
+      status = sl_std(a, along, dof, kept)
+    else
+      status = sl_var(a, along, dof, kept)
+    end if
+    if (.not. present(dim)) then
+      out = kept
+      return
+    end if
+    if (status == SL_OK) status = sl_project(kept, along, 0_c_int64_t, out)
+    call drop(kept, status)
+  end function
+
+  ! The variance of all of `array`, or along `dim` (dropped), with `ddof` (default 0)
+  ! degrees of freedom taken off the count, computed stably from the deviations.
+  type(sl_array) function variance(array, dim, ddof, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in), optional :: dim, ddof
+    integer, intent(out), optional :: stat
+    call finish(spread_of(.false., array%handle, dim, ddof, r%handle), stat)
+  end function
+
+  ! The standard deviation, the square root of `variance`.
+  type(sl_array) function stddev(array, dim, ddof, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in), optional :: dim, ddof
+    integer, intent(out), optional :: stat
+    call finish(spread_of(.true., array%handle, dim, ddof, r%handle), stat)
   end function
 
   ! ---------------------------------------------------------------------------------------

@@ -106,6 +106,9 @@ typedef uint64_t sl_rng;
 // of size 0) gives the value noted with each op.
 typedef int32_t sl_reduce_op;
 
+// Scans (`sl_scan`, `sl_scan_dims`).
+typedef int32_t sl_scan_op;
+
 // What `sl_gemm` does to an operand before the product.
 typedef int32_t sl_transpose_op;
 
@@ -460,6 +463,52 @@ typedef struct {
 // Index (i64) of the first largest element, as `SL_ARGMIN`: a NaN counts as largest too
 // (the first NaN's index), and of nothing: -1.
 #define SL_ARGMAX 9
+
+// The sum of the elements that are not NaN (integers: `SL_SUM`). Of nothing: 0.
+#define SL_NANSUM 10
+
+// The mean of the elements that are not NaN (integers: `SL_MEAN`); NaN where every
+// element is NaN. Of nothing: NaN.
+#define SL_NANMEAN 11
+
+// The smallest element that is not NaN; NaN where every element is NaN. Of nothing: as
+// `SL_MINVAL`. Not for complex arrays.
+#define SL_NANMIN 12
+
+// The largest element that is not NaN; NaN where every element is NaN. Of nothing: as
+// `SL_MAXVAL`. Not for complex arrays.
+#define SL_NANMAX 13
+
+// The 1-norm, the sum of |x| (float; integers give f64, complex the real type). Of
+// nothing: 0.
+#define SL_NORM1 14
+
+// The 2-norm, sqrt of the sum of |x|^2, scaled by the largest |x| as BLAS nrm2 is so
+// that no square overflows or underflows (the Frobenius norm of a matrix reduced over
+// both dimensions); types as `SL_NORM1`. Of nothing: 0.
+#define SL_NORM2 15
+
+// The largest |x| (NaN if any is NaN); types as `SL_NORM1`. Of nothing: 0.
+#define SL_NORMINF 16
+
+// Running sum: integers accumulate in i64 (wrapping) and return i64, floats in f64,
+// returned in the input type.
+#define SL_SCAN_SUM 0
+
+// Running product, typed as `SL_SCAN_SUM`.
+#define SL_SCAN_PROD 1
+
+// Running maximum in the input's type; from the first NaN on, NaN. Not for complex.
+#define SL_SCAN_MAX 2
+
+// Running minimum, as `SL_SCAN_MAX`.
+#define SL_SCAN_MIN 3
+
+// Running and of `x != 0` (bool).
+#define SL_SCAN_AND 4
+
+// Running or of `x != 0` (bool).
+#define SL_SCAN_OR 5
 
 // A fill value.
 #define SL_BOUNDARY_FILL 0
@@ -1150,6 +1199,49 @@ sl_status sl_cumsum(sl_array a, int32_t dim, sl_array *out);
 
 // Inclusive cumulative product along `dim`.
 sl_status sl_cumprod(sl_array a, int32_t dim, sl_array *out);
+
+// Reduces `a` over every dimension whose bit is set in `dims` (bit d is dimension d;
+// `0x3` is dimensions 0 and 1), each kept with size 1, with `op` as in `sl_reduce`
+// (`SL_NORM2` over both dimensions of a matrix is its Frobenius norm). `SL_ARGMIN` and
+// `SL_ARGMAX` take one dimension only. An empty set or a bit past the rank is refused.
+sl_status sl_reduce_dims(sl_reduce_op op, sl_array a, uint32_t dims, sl_array *out);
+
+// The variance along `dim` (or of everything with `SL_ALL_DIMS`, a rank-0 result):
+// `sum |x - mean|^2 / (n - ddof)`, `ddof` >= 0 (0: the population variance, 1: the
+// sample variance). Computed stably (the deviations from the mean, not E[x^2] - E[x]^2).
+// f32 gives f32; other real types f64; complex types their real type. NaN where
+// n <= ddof. Not for bool.
+sl_status sl_var(sl_array a, int32_t dim, int64_t ddof, sl_array *out);
+
+// The standard deviation, the square root of `sl_var`.
+sl_status sl_std(sl_array a, int32_t dim, int64_t ddof, sl_array *out);
+
+// `sl_var` over the dimensions of the set `dims` (as in `sl_reduce_dims`).
+sl_status sl_var_dims(sl_array a, uint32_t dims, int64_t ddof, sl_array *out);
+
+// `sl_std` over the dimensions of the set `dims` (as in `sl_reduce_dims`).
+sl_status sl_std_dims(sl_array a, uint32_t dims, int64_t ddof, sl_array *out);
+
+// Scan `op` (`sl_scan_op`) along `dim`: element i combines elements 0..=i, or with
+// `exclusive` nonzero elements 0..i-1 (element 0 is then the op's identity: 0, 1, the type's
+// lowest or highest value, true or false).
+sl_status sl_scan(sl_scan_op op, sl_array a, int32_t dim, int32_t exclusive, sl_array *out);
+
+// `sl_scan` along each dimension of the set `dims` in turn (bit d is dimension d): with
+// `SL_SCAN_SUM` over `0x3`, element (i, j) is the sum of the box (0..=i, 0..=j).
+sl_status sl_scan_dims(sl_scan_op op, sl_array a, uint32_t dims, int32_t exclusive, sl_array *out);
+
+// Inclusive running maximum along `dim` (`SL_SCAN_MAX`).
+sl_status sl_cummax(sl_array a, int32_t dim, sl_array *out);
+
+// Inclusive running minimum along `dim` (`SL_SCAN_MIN`).
+sl_status sl_cummin(sl_array a, int32_t dim, sl_array *out);
+
+// Inclusive running and of `x != 0` along `dim` (`SL_SCAN_AND`), a bool array.
+sl_status sl_cumand(sl_array a, int32_t dim, sl_array *out);
+
+// Inclusive running or of `x != 0` along `dim` (`SL_SCAN_OR`), a bool array.
+sl_status sl_cumor(sl_array a, int32_t dim, sl_array *out);
 
 // Matrix product of `a` (m x k) and `b` (k x n), of one type: f32, f64, c64 or c128.
 // Either may be a vector of length k instead: a matrix times a vector gives a vector of

@@ -48,6 +48,36 @@ fn stale_forged_and_null_handles() {
     still_works();
 }
 
+/// The statistics and scan calls refuse the null handle and a NULL out-pointer.
+#[test]
+fn statistics_and_scans_refuse_null_handles() {
+    let a = vec_f32(4);
+    type Call = Box<dyn Fn(sl_array, *mut sl_array) -> sl_status>;
+    let calls: Vec<(&str, Call)> = vec![
+        ("sl_reduce_dims", Box::new(|h, o| sl_reduce_dims(SL_NORM2, h, 1, o))),
+        ("sl_var", Box::new(|h, o| sl_var(h, 0, 1, o))),
+        ("sl_std", Box::new(|h, o| sl_std(h, SL_ALL_DIMS, 0, o))),
+        ("sl_var_dims", Box::new(|h, o| sl_var_dims(h, 1, 0, o))),
+        ("sl_std_dims", Box::new(|h, o| sl_std_dims(h, 1, 0, o))),
+        ("sl_scan", Box::new(|h, o| sl_scan(SL_SCAN_MIN, h, 0, 1, o))),
+        ("sl_scan_dims", Box::new(|h, o| sl_scan_dims(SL_SCAN_OR, h, 1, 0, o))),
+        ("sl_cummax", Box::new(|h, o| sl_cummax(h, 0, o))),
+        ("sl_cummin", Box::new(|h, o| sl_cummin(h, 0, o))),
+        ("sl_cumand", Box::new(|h, o| sl_cumand(h, 0, o))),
+        ("sl_cumor", Box::new(|h, o| sl_cumor(h, 0, o))),
+    ];
+    for (name, call) in &calls {
+        let mut out = 7;
+        fails(call(0, &mut out), SL_ERR_INVALID_HANDLE, "null handle");
+        assert_eq!(out, 0, "{name} leaves the null handle");
+        fails(call(a, std::ptr::null_mut()), SL_ERR_INVALID_ARGUMENT, "NULL");
+        ok(call(a, &mut out));
+        release(&[out]);
+    }
+    release(&[a]);
+    still_works();
+}
+
 #[test]
 fn null_pointers_and_bad_sizes() {
     let a = vec_f32(4);
@@ -102,7 +132,7 @@ fn bad_codes() {
     fails(sl_constant(99, 1, dims.as_ptr(), 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_dtype");
     fails(sl_unary(-1, a, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_unary_op");
     fails(sl_binary(20, a, a, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_binary_op");
-    fails(sl_reduce(10, a, 0, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_reduce_op");
+    fails(sl_reduce(17, a, 0, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_reduce_op");
     let mut buf = [0f32; 4];
     fails(sl_read(a, 5, buf.as_mut_ptr() as *mut _, 16), SL_ERR_INVALID_ARGUMENT, "not an sl_layout");
     fails(sl_shift(a, 0, 1, 7, 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_boundary");
@@ -290,6 +320,13 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_random_uniform", Box::new(move |o| sl_random_uniform(stale, SL_F32, 1, d.as_ptr(), o)));
     add("sl_random_normal", Box::new(move |o| sl_random_normal(stale, 99, 1, d.as_ptr(), o)));
     add("sl_reduce", Box::new(move |o| sl_reduce(99, a, 0, o)));
+    add("sl_reduce_dims", Box::new(move |o| sl_reduce_dims(SL_SUM, stale, 1, o)));
+    add("sl_var", Box::new(move |o| sl_var(a, 0, -1, o)));
+    add("sl_std", Box::new(move |o| sl_std(stale, 0, 0, o)));
+    add("sl_var_dims", Box::new(move |o| sl_var_dims(a, 0, 0, o)));
+    add("sl_std_dims", Box::new(move |o| sl_std_dims(a, 2, 0, o)));
+    add("sl_scan", Box::new(move |o| sl_scan(99, a, 0, 0, o)));
+    add("sl_scan_dims", Box::new(move |o| sl_scan_dims(SL_SCAN_MAX, stale, 1, 1, o)));
     add("sl_matmul", Box::new(move |o| sl_matmul(a, a, o)));
     add("sl_dot", Box::new(move |o| sl_dot(a, stale, o)));
     add("sl_vdot", Box::new(move |o| sl_vdot(stale, a, o)));
@@ -323,7 +360,7 @@ fn every_failed_call_leaves_the_null_handle() {
         add(name, Box::new(move |o| f(stale, 1.0, o)));
     }
     let along_dim = named!(AlongDim: sl_sum, sl_prod, sl_minval, sl_maxval, sl_mean, sl_any, sl_all, sl_count,
-        sl_argmin, sl_argmax, sl_cumsum, sl_cumprod);
+        sl_argmin, sl_argmax, sl_cumsum, sl_cumprod, sl_cummax, sl_cummin, sl_cumand, sl_cumor);
     for (name, f) in along_dim {
         add(name, Box::new(move |o| f(a, 99, o)));
     }

@@ -27,6 +27,7 @@ mod unwind;
 use std::sync::Arc;
 
 use crate::front::runtime::{self as rtm, Runtime};
+use crate::front::stats::{Reduction, Scan};
 use crate::front::{Graph, scope};
 use crate::ir::{
     BinaryOp, Boundary, CallSite, DType, Error, MAX_RANK, Node, NodeState, ReduceOp, Result, ScatterMode, Shape,
@@ -158,11 +159,32 @@ pub(crate) fn binary_op(op: sl_binary_op) -> Result<BinaryOp> {
     }
 }
 
-pub(crate) fn reduce_op(op: sl_reduce_op) -> Result<ReduceOp> {
-    match ReduceOp::ALL.get(op as usize) {
-        Some(r) if op >= 0 => Ok(*r),
-        _ => bail!(InvalidArgument, "{op} is not an sl_reduce_op"),
-    }
+pub(crate) fn reduce_op(op: sl_reduce_op) -> Result<Reduction> {
+    Ok(match op {
+        SL_NANSUM => Reduction::NanSum,
+        SL_NANMEAN => Reduction::NanMean,
+        SL_NANMIN => Reduction::NanMin,
+        SL_NANMAX => Reduction::NanMax,
+        SL_NORM1 => Reduction::Norm1,
+        SL_NORM2 => Reduction::Norm2,
+        SL_NORMINF => Reduction::NormInf,
+        _ => match ReduceOp::ALL.get(op as usize) {
+            Some(r) if op >= 0 => Reduction::Plain(*r),
+            _ => bail!(InvalidArgument, "{op} is not an sl_reduce_op"),
+        },
+    })
+}
+
+pub(crate) fn scan_op(op: sl_scan_op) -> Result<Scan> {
+    Ok(match op {
+        SL_SCAN_SUM => Scan::Sum,
+        SL_SCAN_PROD => Scan::Prod,
+        SL_SCAN_MAX => Scan::Max,
+        SL_SCAN_MIN => Scan::Min,
+        SL_SCAN_AND => Scan::And,
+        SL_SCAN_OR => Scan::Or,
+        _ => bail!(InvalidArgument, "{op} is not an sl_scan_op"),
+    })
 }
 
 pub(crate) fn boundary(b: sl_boundary) -> Result<Boundary> {
@@ -273,8 +295,15 @@ mod tests {
             (SL_COUNT, "count"),
             (SL_ARGMIN, "argmin"),
             (SL_ARGMAX, "argmax"),
+            (SL_NANSUM, "nansum"),
+            (SL_NANMEAN, "nanmean"),
+            (SL_NANMIN, "nanmin"),
+            (SL_NANMAX, "nanmax"),
+            (SL_NORM1, "norm1"),
+            (SL_NORM2, "norm2"),
+            (SL_NORMINF, "norminf"),
         ];
-        assert_eq!(reduce.len(), ReduceOp::ALL.len());
+        assert_eq!(reduce.len(), ReduceOp::ALL.len() + 7);
         for (code, name) in reduce {
             assert_eq!(reduce_op(code).unwrap().name(), name);
         }

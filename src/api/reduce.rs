@@ -2,9 +2,10 @@
 
 use super::error::boundary;
 use super::types::*;
-use super::{graph, node, out_slot, put, reduce_op, runtime};
+use super::{graph, node, out_slot, put, reduce_op, runtime, scan_op};
 use crate::front::linalg::Transpose;
-use crate::ir::{CallSite, ReduceOp, Result, ScanOp, bail};
+use crate::front::stats::{Axes, Reduction, Scan};
+use crate::ir::{CallSite, ReduceOp, Result, bail};
 
 /// `SL_ALL_DIMS` (-1) or a dimension.
 fn axis(dim: i32) -> Result<Option<usize>> {
@@ -15,20 +16,43 @@ fn axis(dim: i32) -> Result<Option<usize>> {
     }
 }
 
-fn reduce(site: CallSite, op: ReduceOp, a: sl_array, dim: i32, out: *mut sl_array) -> Result<()> {
+/// `SL_ALL_DIMS` or one dimension as a set of dimensions.
+fn axes(dim: i32) -> Result<Axes> {
+    Ok(axis(dim)?.map_or(Axes::All, |d| Axes::Dims(1 << d)))
+}
+
+fn reduce(site: CallSite, op: Reduction, a: sl_array, axes: Axes, out: *mut sl_array) -> Result<()> {
     let out = out_slot(out)?;
     let rt = runtime()?;
     let a = node(&rt, a)?;
-    let n = graph(&rt, site).reduce(op, &a, axis(dim)?)?;
+    let n = graph(&rt, site).reduce_axes(op, &a, axes)?;
     put(&rt, out, n)
 }
 
-fn scan(site: CallSite, op: ScanOp, a: sl_array, dim: i32, out: *mut sl_array) -> Result<()> {
+fn plain(site: CallSite, op: ReduceOp, a: sl_array, dim: i32, out: *mut sl_array) -> Result<()> {
+    out_slot(out)?;
+    reduce(site, Reduction::Plain(op), a, axes(dim)?, out)
+}
+
+fn scan(site: CallSite, op: Scan, a: sl_array, dims: u32, exclusive: bool, out: *mut sl_array) -> Result<()> {
     let out = out_slot(out)?;
     let rt = runtime()?;
     let a = node(&rt, a)?;
+    let n = graph(&rt, site).scan_axes(op, &a, dims, exclusive)?;
+    put(&rt, out, n)
+}
+
+/// One dimension of a scan as a set of dimensions.
+fn scan_dim(dim: i32) -> Result<u32> {
     let Some(d) = axis(dim)? else { bail!(InvalidArgument, "a scan needs a dimension, not SL_ALL_DIMS") };
-    let n = graph(&rt, site).scan(op, &a, d)?;
+    Ok(1 << d)
+}
+
+fn variance(site: CallSite, a: sl_array, axes: Axes, ddof: i64, std: bool, out: *mut sl_array) -> Result<()> {
+    let out = out_slot(out)?;
+    let rt = runtime()?;
+    let a = node(&rt, a)?;
+    let n = graph(&rt, site).variance(&a, axes, ddof, std)?;
     put(&rt, out, n)
 }
 
@@ -40,86 +64,201 @@ fn scan(site: CallSite, op: ScanOp, a: sl_array, dim: i32, out: *mut sl_array) -
 pub extern "C" fn sl_reduce(op: sl_reduce_op, a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
     boundary!("sl_reduce", |site| {
         out_slot(out)?; // cleared before the op code is checked
-        reduce(site, reduce_op(op)?, a, dim, out)
+        reduce(site, reduce_op(op)?, a, axes(dim)?, out)
     })
 }
 
 /// The sum along `dim` (or of everything with `SL_ALL_DIMS`); 0 of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_sum(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_sum", |site| reduce(site, ReduceOp::Sum, a, dim, out))
+    boundary!("sl_sum", |site| plain(site, ReduceOp::Sum, a, dim, out))
 }
 
 /// The product along `dim` (or of everything with `SL_ALL_DIMS`); 1 of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_prod(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_prod", |site| reduce(site, ReduceOp::Prod, a, dim, out))
+    boundary!("sl_prod", |site| plain(site, ReduceOp::Prod, a, dim, out))
 }
 
 /// The smallest element along `dim` (or of everything with `SL_ALL_DIMS`); NaN if any is
 /// NaN; +inf (floats) or the type's largest value (integers) of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_minval(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_minval", |site| reduce(site, ReduceOp::Min, a, dim, out))
+    boundary!("sl_minval", |site| plain(site, ReduceOp::Min, a, dim, out))
 }
 
 /// The largest element along `dim` (or of everything with `SL_ALL_DIMS`); NaN if any is
 /// NaN; -inf (floats) or the type's smallest value (integers) of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_maxval(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_maxval", |site| reduce(site, ReduceOp::Max, a, dim, out))
+    boundary!("sl_maxval", |site| plain(site, ReduceOp::Max, a, dim, out))
 }
 
 /// The mean along `dim` (or of everything with `SL_ALL_DIMS`); NaN of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_mean(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_mean", |site| reduce(site, ReduceOp::Mean, a, dim, out))
+    boundary!("sl_mean", |site| plain(site, ReduceOp::Mean, a, dim, out))
 }
 
 /// Whether any element is nonzero along `dim` (or of everything with `SL_ALL_DIMS`);
 /// false of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_any(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_any", |site| reduce(site, ReduceOp::Any, a, dim, out))
+    boundary!("sl_any", |site| plain(site, ReduceOp::Any, a, dim, out))
 }
 
 /// Whether every element is nonzero along `dim` (or of everything with `SL_ALL_DIMS`);
 /// true of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_all(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_all", |site| reduce(site, ReduceOp::All, a, dim, out))
+    boundary!("sl_all", |site| plain(site, ReduceOp::All, a, dim, out))
 }
 
 /// The number of nonzero elements along `dim` (or of everything with `SL_ALL_DIMS`).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_count(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_count", |site| reduce(site, ReduceOp::Count, a, dim, out))
+    boundary!("sl_count", |site| plain(site, ReduceOp::Count, a, dim, out))
 }
 
 /// The index of the first smallest element along `dim` (or of everything with
 /// `SL_ALL_DIMS`): the first NaN's if there is one; -1 of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_argmin(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_argmin", |site| reduce(site, ReduceOp::ArgMin, a, dim, out))
+    boundary!("sl_argmin", |site| plain(site, ReduceOp::ArgMin, a, dim, out))
 }
 
 /// The index of the first largest element along `dim` (or of everything with
 /// `SL_ALL_DIMS`): the first NaN's if there is one; -1 of no elements.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_argmax(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_argmax", |site| reduce(site, ReduceOp::ArgMax, a, dim, out))
+    boundary!("sl_argmax", |site| plain(site, ReduceOp::ArgMax, a, dim, out))
 }
 
 /// Inclusive cumulative sum along `dim` (integers accumulate in i64).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_cumsum(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_cumsum", |site| scan(site, ScanOp::Sum, a, dim, out))
+    boundary!("sl_cumsum", |site| {
+        out_slot(out)?;
+        scan(site, Scan::Sum, a, scan_dim(dim)?, false, out)
+    })
 }
 
 /// Inclusive cumulative product along `dim`.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_cumprod(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_cumprod", |site| scan(site, ScanOp::Prod, a, dim, out))
+    boundary!("sl_cumprod", |site| {
+        out_slot(out)?;
+        scan(site, Scan::Prod, a, scan_dim(dim)?, false, out)
+    })
+}
+
+/// Reduces `a` over every dimension whose bit is set in `dims` (bit d is dimension d;
+/// `0x3` is dimensions 0 and 1), each kept with size 1, with `op` as in `sl_reduce`
+/// (`SL_NORM2` over both dimensions of a matrix is its Frobenius norm). `SL_ARGMIN` and
+/// `SL_ARGMAX` take one dimension only. An empty set or a bit past the rank is refused.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_reduce_dims(op: sl_reduce_op, a: sl_array, dims: u32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_reduce_dims", |site| {
+        out_slot(out)?;
+        reduce(site, reduce_op(op)?, a, Axes::Dims(dims), out)
+    })
+}
+
+/// The variance along `dim` (or of everything with `SL_ALL_DIMS`, a rank-0 result):
+/// `sum |x - mean|^2 / (n - ddof)`, `ddof` >= 0 (0: the population variance, 1: the
+/// sample variance). Computed stably (the deviations from the mean, not E[x^2] - E[x]^2).
+/// f32 gives f32; other real types f64; complex types their real type. NaN where
+/// n <= ddof. Not for bool.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_var(a: sl_array, dim: i32, ddof: i64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_var", |site| {
+        out_slot(out)?;
+        variance(site, a, axes(dim)?, ddof, false, out)
+    })
+}
+
+/// The standard deviation, the square root of `sl_var`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_std(a: sl_array, dim: i32, ddof: i64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_std", |site| {
+        out_slot(out)?;
+        variance(site, a, axes(dim)?, ddof, true, out)
+    })
+}
+
+/// `sl_var` over the dimensions of the set `dims` (as in `sl_reduce_dims`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_var_dims(a: sl_array, dims: u32, ddof: i64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_var_dims", |site| variance(site, a, Axes::Dims(dims), ddof, false, out))
+}
+
+/// `sl_std` over the dimensions of the set `dims` (as in `sl_reduce_dims`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_std_dims(a: sl_array, dims: u32, ddof: i64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_std_dims", |site| variance(site, a, Axes::Dims(dims), ddof, true, out))
+}
+
+/// Scan `op` (`sl_scan_op`) along `dim`: element i combines elements 0..=i, or with
+/// `exclusive` nonzero elements 0..i-1 (element 0 is then the op's identity: 0, 1, the type's
+/// lowest or highest value, true or false).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_scan(op: sl_scan_op, a: sl_array, dim: i32, exclusive: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_scan", |site| {
+        out_slot(out)?;
+        scan(site, scan_op(op)?, a, scan_dim(dim)?, exclusive != 0, out)
+    })
+}
+
+/// `sl_scan` along each dimension of the set `dims` in turn (bit d is dimension d): with
+/// `SL_SCAN_SUM` over `0x3`, element (i, j) is the sum of the box (0..=i, 0..=j).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_scan_dims(
+    op: sl_scan_op,
+    a: sl_array,
+    dims: u32,
+    exclusive: i32,
+    out: *mut sl_array,
+) -> sl_status {
+    boundary!("sl_scan_dims", |site| {
+        out_slot(out)?;
+        scan(site, scan_op(op)?, a, dims, exclusive != 0, out)
+    })
+}
+
+/// Inclusive running maximum along `dim` (`SL_SCAN_MAX`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_cummax(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_cummax", |site| {
+        out_slot(out)?;
+        scan(site, Scan::Max, a, scan_dim(dim)?, false, out)
+    })
+}
+
+/// Inclusive running minimum along `dim` (`SL_SCAN_MIN`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_cummin(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_cummin", |site| {
+        out_slot(out)?;
+        scan(site, Scan::Min, a, scan_dim(dim)?, false, out)
+    })
+}
+
+/// Inclusive running and of `x != 0` along `dim` (`SL_SCAN_AND`), a bool array.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_cumand(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_cumand", |site| {
+        out_slot(out)?;
+        scan(site, Scan::And, a, scan_dim(dim)?, false, out)
+    })
+}
+
+/// Inclusive running or of `x != 0` along `dim` (`SL_SCAN_OR`), a bool array.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_cumor(a: sl_array, dim: i32, out: *mut sl_array) -> sl_status {
+    boundary!("sl_cumor", |site| {
+        out_slot(out)?;
+        scan(site, Scan::Or, a, scan_dim(dim)?, false, out)
+    })
 }
 
 /// Matrix product of `a` (m x k) and `b` (k x n), of one type: f32, f64, c64 or c128.

@@ -181,6 +181,42 @@ pub const SL_ARGMIN: sl_reduce_op = 8;
 /// Index (i64) of the first largest element, as `SL_ARGMIN`: a NaN counts as largest too
 /// (the first NaN's index), and of nothing: -1.
 pub const SL_ARGMAX: sl_reduce_op = 9;
+/// The sum of the elements that are not NaN (integers: `SL_SUM`). Of nothing: 0.
+pub const SL_NANSUM: sl_reduce_op = 10;
+/// The mean of the elements that are not NaN (integers: `SL_MEAN`); NaN where every
+/// element is NaN. Of nothing: NaN.
+pub const SL_NANMEAN: sl_reduce_op = 11;
+/// The smallest element that is not NaN; NaN where every element is NaN. Of nothing: as
+/// `SL_MINVAL`. Not for complex arrays.
+pub const SL_NANMIN: sl_reduce_op = 12;
+/// The largest element that is not NaN; NaN where every element is NaN. Of nothing: as
+/// `SL_MAXVAL`. Not for complex arrays.
+pub const SL_NANMAX: sl_reduce_op = 13;
+/// The 1-norm, the sum of |x| (float; integers give f64, complex the real type). Of
+/// nothing: 0.
+pub const SL_NORM1: sl_reduce_op = 14;
+/// The 2-norm, sqrt of the sum of |x|^2, scaled by the largest |x| as BLAS nrm2 is so
+/// that no square overflows or underflows (the Frobenius norm of a matrix reduced over
+/// both dimensions); types as `SL_NORM1`. Of nothing: 0.
+pub const SL_NORM2: sl_reduce_op = 15;
+/// The largest |x| (NaN if any is NaN); types as `SL_NORM1`. Of nothing: 0.
+pub const SL_NORMINF: sl_reduce_op = 16;
+
+/// Scans (`sl_scan`, `sl_scan_dims`).
+pub type sl_scan_op = i32;
+/// Running sum: integers accumulate in i64 (wrapping) and return i64, floats in f64,
+/// returned in the input type.
+pub const SL_SCAN_SUM: sl_scan_op = 0;
+/// Running product, typed as `SL_SCAN_SUM`.
+pub const SL_SCAN_PROD: sl_scan_op = 1;
+/// Running maximum in the input's type; from the first NaN on, NaN. Not for complex.
+pub const SL_SCAN_MAX: sl_scan_op = 2;
+/// Running minimum, as `SL_SCAN_MAX`.
+pub const SL_SCAN_MIN: sl_scan_op = 3;
+/// Running and of `x != 0` (bool).
+pub const SL_SCAN_AND: sl_scan_op = 4;
+/// Running or of `x != 0` (bool).
+pub const SL_SCAN_OR: sl_scan_op = 5;
 
 /// What views yield outside their source (`sl_shift`, `sl_pad`).
 pub type sl_boundary = i32;

@@ -685,24 +685,32 @@ fn scan(op: ScanOp, axis: usize, t: DType, src: &Reference) -> Reference {
     let mut out = vec![Elem::I(0); shape.numel()];
     for c in coords(&shape).filter(|c| c[axis] == 0) {
         let mut acc = match (op, t.is_float()) {
-            (ScanOp::Sum, true) => Elem::F(0.0),
-            (ScanOp::Prod, true) => Elem::F(1.0),
-            (ScanOp::Sum, false) => Elem::I(0),
-            (ScanOp::Prod, false) => Elem::I(1),
+            (ScanOp::Sum, true) => Some(Elem::F(0.0)),
+            (ScanOp::Prod, true) => Some(Elem::F(1.0)),
+            (ScanOp::Sum, false) => Some(Elem::I(0)),
+            (ScanOp::Prod, false) => Some(Elem::I(1)),
+            // Max and min start from the first element.
+            (ScanOp::Max | ScanOp::Min, _) => None,
         };
         let mut k = c;
         for j in 0..shape.dim(axis) as i64 {
             k[axis] = j;
             let l = linear(&shape, &k);
             let x = src.at(l);
-            acc = match (acc, op) {
-                (Elem::F(a), ScanOp::Sum) => Elem::F(a + x.f()),
-                (Elem::F(a), ScanOp::Prod) => Elem::F(a * x.f()),
-                (Elem::I(a), ScanOp::Sum) => Elem::I(a.wrapping_add(x.i())),
-                (Elem::I(a), ScanOp::Prod) => Elem::I(a.wrapping_mul(x.i())),
-                (Elem::C(..), _) => unreachable!("complex scans are built from real ones"),
+            let next = match (acc, op) {
+                (None, _) => x,
+                (Some(Elem::F(a)), ScanOp::Sum) => Elem::F(a + x.f()),
+                (Some(Elem::F(a)), ScanOp::Prod) => Elem::F(a * x.f()),
+                (Some(Elem::I(a)), ScanOp::Sum) => Elem::I(a.wrapping_add(x.i())),
+                (Some(Elem::I(a)), ScanOp::Prod) => Elem::I(a.wrapping_mul(x.i())),
+                (Some(a), ScanOp::Max | ScanOp::Min) => {
+                    let nan = |e: Elem| matches!(e, Elem::F(v) if v.is_nan());
+                    if !nan(a) && (nan(x) || better(op == ScanOp::Min, x, a)) { x } else { a }
+                }
+                (Some(Elem::C(..)), _) => unreachable!("complex scans are built from real ones"),
             };
-            out[l] = acc;
+            acc = Some(next);
+            out[l] = next;
         }
     }
     Reference::new(t, shape, out.into_iter())

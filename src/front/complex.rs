@@ -449,6 +449,12 @@ impl Graph<'_> {
                 let angle = self.scan(ScanOp::Sum, &self.binary(BinaryOp::Atan2, &im, &re)?, axis)?;
                 self.polar(&modulus, &angle)
             }
+            ScanOp::Max | ScanOp::Min => bail!(
+                DTypeMismatch,
+                "{} is not defined for {} arrays (complex numbers have no order; scan abs or the parts)",
+                op.name(),
+                z.dtype
+            ),
         }
     }
 

@@ -723,7 +723,7 @@ impl Graph<'_> {
     }
 
     pub fn scan(&self, op: ScanOp, a: &Arc<Node>, axis: usize) -> Result<Arc<Node>> {
-        let name = if op == ScanOp::Sum { "cumsum" } else { "cumprod" };
+        let name = op.name();
         if a.dtype.is_complex() {
             check_dim(name, axis, a.shape.rank())?;
             return self.complex_scan(op, a, axis);

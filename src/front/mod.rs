@@ -9,6 +9,7 @@ pub mod linalg;
 pub mod rng;
 pub mod runtime;
 pub mod scope;
+pub mod stats;
 
 pub use graph::Graph;
 pub use host::HostOrder;

@@ -302,18 +302,33 @@ impl ReduceOp {
     }
 }
 
+/// Inclusive scans. `Max` and `Min` keep the type (a NaN propagates from where it is met;
+/// of equal values the earlier stays), and on bool arrays are the running or and and.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum ScanOp {
     Sum,
     Prod,
+    Max,
+    Min,
 }
 
 impl ScanOp {
     pub fn result_dtype(self, t: DType) -> Option<DType> {
-        match t {
-            DType::Bool => None,
-            DType::I32 | DType::U8 => Some(DType::I64),
+        match (self, t) {
+            (ScanOp::Max | ScanOp::Min, t) if t.is_complex() => None,
+            (ScanOp::Max | ScanOp::Min, t) => Some(t),
+            (_, DType::Bool) => None,
+            (_, DType::I32 | DType::U8) => Some(DType::I64),
             _ => Some(t),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ScanOp::Sum => "cumsum",
+            ScanOp::Prod => "cumprod",
+            ScanOp::Max => "cummax",
+            ScanOp::Min => "cummin",
         }
     }
 }
@@ -455,8 +470,7 @@ impl Op {
             Op::View(v) => v.name(),
             Op::Concat { .. } => "concat",
             Op::Reduce { op, .. } => op.name(),
-            Op::Scan { op: ScanOp::Sum, .. } => "cumsum",
-            Op::Scan { op: ScanOp::Prod, .. } => "cumprod",
+            Op::Scan { op, .. } => op.name(),
             Op::Gather => "gather",
             Op::Scatter { .. } => "scatter",
             Op::MatMul { .. } => "matmul",

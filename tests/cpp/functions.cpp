@@ -290,6 +290,44 @@ void reductions() {
         EXPECT_CLOSE("cumsum" + along, sluice::cumsum(a, d).read<double>(), scan_along(dims, x, dim, 0, plus), f64_tol);
         EXPECT_CLOSE("cumprod" + along, sluice::cumprod(a, d).read<double>(), scan_along(dims, x, dim, 1, times),
                      f64_tol);
+        const auto larger = [](double p, double q) { return std::fmax(p, q); };
+        EXPECT_CLOSE("cummax" + along, sluice::cummax(a, d).read<double>(), scan_along(dims, x, dim, -inf, larger), 0);
+        // An exclusive scan is the inclusive one of the elements before.
+        const std::vector<double> inclusive = scan_along(dims, x, dim, 0, plus);
+        std::vector<double> exclusive(inclusive.size());
+        for (std::size_t i = 0; i < x.size(); i++) exclusive[i] = inclusive[i] - x[i];
+        EXPECT_CLOSE("exclusive cumsum" + along, sluice::scan(SL_SCAN_SUM, a, d, true).read<double>(), exclusive,
+                     f64_tol);
+        // Sample variance along the dimension: squared deviations from each row's mean.
+        const std::vector<double> mu =
+            reduce_along<double>(dims, x, dim, 0, [&](double p, double q) { return p + q / length; });
+        Shape out_dims = dims;
+        out_dims[dim] = 1;
+        const std::vector<double> var = tabulate(out_dims, [&](const Shape& idx) {
+            Shape at = idx;
+            double ss = 0;
+            const double m = mu[static_cast<std::size_t>(linear(out_dims, idx))];
+            for (at[dim] = 0; at[dim] < dims[dim]; at[dim]++) {
+                const double dev = x[static_cast<std::size_t>(linear(dims, at))] - m;
+                ss += dev * dev;
+            }
+            return ss / (length - 1);
+        });
+        EXPECT_CLOSE("var" + along, sluice::var(a, d, 1).read<double>(), var, 1e-12);
+        EXPECT_CLOSE("norm1" + along, sluice::norm1(a, d).read<double>(),
+                     reduce_along<double>(dims, x, dim, 0, [](double p, double q) { return p + std::fabs(q); }),
+                     f64_tol);
+    }
+    {
+        double m = 0, ss = 0, sq = 0;
+        for (double v : x) m += v / static_cast<double>(x.size());
+        for (double v : x) ss += (v - m) * (v - m), sq += v * v;
+        EXPECT_NEAR("var of everything", sluice::var(a, sluice::all_dims, 1).item<double>(),
+                    ss / static_cast<double>(x.size() - 1), f64_tol);
+        EXPECT_NEAR("stddev of everything", sluice::stddev(a).item<double>(), std::sqrt(ss / static_cast<double>(x.size())),
+                    f64_tol);
+        EXPECT_NEAR("Frobenius norm", sluice::reduce_dims(SL_NORM2, a, 0x7).item<double>(), std::sqrt(sq), f64_tol);
+        EXPECT(sluice::reduce_dims(SL_SUM, a, 0x5).rank() == 3, "a reduction over dimensions keeps them");
     }
     double total = 0;
     for (double v : x) total += v;

@@ -129,7 +129,7 @@ contains
   end subroutine
 
   subroutine reductions()
-    real(8) :: near1(m, n), running(m, n), total(m, n)
+    real(8) :: near1(m, n), running(m, n), total(m, n), centred(m, n), deviation(m)
     logical :: mask(m, n)
     type(sl_array) :: na, ma
     integer :: i, j
@@ -161,6 +161,20 @@ contains
     end do
     call expect_matches(cumsum(na, 1), running, summed, 'cumsum along 1')
     call expect_matches(cumprod(na, 2), total, summed, 'cumprod along 2')
+    do j = 1, n
+      do i = 1, m
+        running(i, j) = maxval(near1(:i, j))
+      end do
+    end do
+    call expect_matches(cummax(na, 1), running, 0d0, 'cummax along 1')
+    call expect_matches(norm2(na), norm2(near1), summed, 'norm2')
+    call expect_matches(norm2(na, dim=1), norm2(near1, dim=1), summed, 'norm2 along 1')
+    centred = near1 - sum(near1) / size(near1)
+    call expect_matches(variance(na, ddof=1), sum(centred**2) / (size(near1) - 1), summed, 'variance')
+    do i = 1, m
+      deviation(i) = sqrt(sum((near1(i, :) - sum(near1(i, :)) / n)**2) / n)
+    end do
+    call expect_matches(stddev(na, dim=2), deviation, summed, 'stddev along 2')
   end subroutine
 
   ! Tolerance: relative to the products' magnitudes (sums of |terms|).

@@ -838,7 +838,7 @@ static void c_reduce(Fuzzer *f) {
     int as;
     sl_array a = pick_handle(f, &as, 96);
     int op = (int)rand_below(&f->r, SL_ARGMAX + 1);
-    if (rand_pct(&f->r, 2)) op = rand_pct(&f->r, 50) ? -1 : 10 + (int)rand_below(&f->r, 5);
+    if (rand_pct(&f->r, 2)) op = rand_pct(&f->r, 50) ? -1 : SL_NORMINF + 1 + (int)rand_below(&f->r, 5);
     x_reduce(f, op, as, a, pick_axis(f, as, 40), rand_pct(&f->r, 70) ? 0 : 1);
 }
 
@@ -865,6 +865,125 @@ static void c_scan(Fuzzer *f) {
     const char *fn = prod ? "sl_cumprod" : "sl_cumsum";
     log_begin(f, "%s(%s, %d)", fn, L(f, a, 0), dim);
     finish(f, fn, prod ? sl_cumprod(a, dim, o) : sl_cumsum(a, dim, o), &e, o, &pred, 0, tainted(f, as));
+}
+
+/* The result type of the composed reductions (sl_reduce codes SL_NANSUM..SL_NORMINF), of
+ * sl_var/sl_std (op -1) and of scans (sl_scan_op, `scan` set); -1 where refused. */
+static int stats_result(int scan, int op, int dt) {
+    int cplx = dt == SL_C64 || dt == SL_C128, real = dt == SL_C64 ? SL_F32 : dt == SL_C128 ? SL_F64 : dt;
+    if (!dt_valid(dt)) return -1;
+    if (scan) {
+        if (op == SL_SCAN_SUM || op == SL_SCAN_PROD) return scan_result(dt);
+        if (cplx || op < 0 || op > SL_SCAN_OR) return -1;
+        return op == SL_SCAN_AND || op == SL_SCAN_OR ? SL_BOOL : dt;
+    }
+    switch (op) {
+    case SL_NANSUM:
+        return reduce_result(SL_SUM, dt);
+    case SL_NANMEAN:
+        return cplx ? dt : reduce_result(SL_MEAN, dt);
+    case SL_NANMIN:
+    case SL_NANMAX:
+        return cplx ? -1 : dt;
+    case -1:
+    case SL_NORM1:
+    case SL_NORM2:
+    case SL_NORMINF:
+        return dt == SL_BOOL ? -1 : cplx ? real : dt == SL_F32 ? SL_F32 : SL_F64;
+    default:
+        return cplx && op >= 0 && op <= SL_ARGMAX && op != SL_SUM && op != SL_PROD && op != SL_MEAN ? -1
+               : reduce_result(op, dt);
+    }
+}
+
+/* The reductions and scans composed in front/stats.rs: a set of dimensions or one, NaN-
+ * ignoring ops, norms, variance, every scan op inclusive or exclusive. The model predicts
+ * status, type and shape; values are left unknown. */
+static void c_stats(Fuzzer *f) {
+    Expect e;
+    ex_init(&e);
+    int as;
+    sl_array a = pick_handle(f, &as, 96);
+    int form = (int)rand_below(&f->r, 6), rank = as >= 0 ? f->pool[as].s.rank : 1;
+    int scan = form >= 4, dims_form = form == 1 || form == 3 || form == 5;
+    int op = scan ? (int)rand_below(&f->r, SL_SCAN_OR + 1)
+             : form == 0 ? SL_NANSUM + (int)rand_below(&f->r, SL_NORMINF - SL_NANSUM + 1)
+             : form == 1 ? (int)rand_below(&f->r, SL_NORMINF + 1) : -1;
+    if (rand_pct(&f->r, 2) && form != 2 && form != 3) op = scan ? 7 : 40;
+    int dim = pick_axis(f, as, scan ? 5 : 30);
+    uint32_t mask = (uint32_t)rand_below(&f->r, 1u << (rank < 4 ? rank + 1 : 4));
+    int64_t ddof = rand_pct(&f->r, 3) ? -1 : (int64_t)rand_below(&f->r, 3);
+    int exclusive = rand_pct(&f->r, 50), std = rand_pct(&f->r, 50);
+    sl_array out, *o = out_ptr(f, &out, &e);
+    if (as < 0) ex_bad(&e, BAD_HANDLE);
+    int op_ok = scan ? op >= 0 && op <= SL_SCAN_OR : op >= -1 && op <= SL_NORMINF;
+    if (!op_ok) ex_bad(&e, BAD_ARG);
+    if (form == 2 || form == 3) {
+        if (ddof < 0) ex_bad(&e, BAD_ARG);
+    }
+    int dim_ok = dims_form ? 1 : scan ? dim >= 0 && dim < SL_MAX_RANK : dim == SL_ALL_DIMS || (dim >= 0 && dim < SL_MAX_RANK);
+    if (!dim_ok) ex_bad(&e, BAD_ARG);
+    Shadow pred = {0};
+    if (as >= 0) {
+        const Shadow *sa = &f->pool[as].s;
+        int64_t dims[SL_MAX_RANK];
+        memcpy(dims, sa->dims, sizeof dims);
+        int out_rank = sa->rank, in_range = 1;
+        if (dims_form) {
+            in_range = mask != 0 && (mask >> sa->rank) == 0;
+            if (!scan)
+                for (int d = 0; d < sa->rank; d++)
+                    if (mask & (1u << d)) dims[d] = 1;
+            int several = mask & (mask - 1);
+            if (!scan && several && (op == SL_ARGMIN || op == SL_ARGMAX)) ex_bad(&e, BAD_ARG);
+        } else if (dim_ok) {
+            in_range = dim < sa->rank;
+            if (dim == SL_ALL_DIMS) out_rank = scan ? sa->rank : 0;
+            else if (!scan && in_range) dims[dim] = 1;
+        }
+        if (!in_range) ex_bad(&e, BAD_ARG);
+        int rt = op_ok ? stats_result(scan, op, sa->dtype) : 0;
+        if (rt < 0) ex_bad(&e, BAD_DTYPE);
+        if (op_ok && rt >= 0 && dim_ok && in_range) {
+            if (!countable(&e, out_rank, dims) && (f->shared->tolerate & TOL_A)) return;
+            sh_init(&pred, rt, out_rank, dims, 0);
+        }
+    }
+    sl_status st;
+    const char *fn;
+    switch (form) {
+    case 0:
+        fn = "sl_reduce";
+        log_begin(f, "sl_reduce(%d, %s, %d)", op, L(f, a, 0), dim);
+        st = sl_reduce(op, a, dim, o);
+        break;
+    case 1:
+        fn = "sl_reduce_dims";
+        log_begin(f, "sl_reduce_dims(%d, %s, %#x)", op, L(f, a, 0), mask);
+        st = sl_reduce_dims(op, a, mask, o);
+        break;
+    case 2:
+        fn = std ? "sl_std" : "sl_var";
+        log_begin(f, "%s(%s, %d, %lld)", fn, L(f, a, 0), dim, (long long)ddof);
+        st = std ? sl_std(a, dim, ddof, o) : sl_var(a, dim, ddof, o);
+        break;
+    case 3:
+        fn = std ? "sl_std_dims" : "sl_var_dims";
+        log_begin(f, "%s(%s, %#x, %lld)", fn, L(f, a, 0), mask, (long long)ddof);
+        st = std ? sl_std_dims(a, mask, ddof, o) : sl_var_dims(a, mask, ddof, o);
+        break;
+    case 4:
+        fn = "sl_scan";
+        log_begin(f, "sl_scan(%d, %s, %d, %d)", op, L(f, a, 0), dim, exclusive);
+        st = sl_scan(op, a, dim, exclusive, o);
+        break;
+    default:
+        fn = "sl_scan_dims";
+        log_begin(f, "sl_scan_dims(%d, %s, %#x, %d)", op, L(f, a, 0), mask, exclusive);
+        st = sl_scan_dims(op, a, mask, exclusive, o);
+        break;
+    }
+    finish(f, fn, st, &e, o, &pred, 0, tainted(f, as));
 }
 
 /* A matrix or vector times a matrix or vector, not two vectors: [m, k] x [k, n] is [m, n],
@@ -1769,7 +1888,7 @@ typedef struct {
 static const Weighted calls[] = {
     {c_create, 8},    {c_constant, 5}, {c_iota, 2},       {c_identity, 1},  {c_random, 3},        {c_rng, 2},
     {c_query, 4},     {c_retain, 2},   {c_release, 4},    {c_unary, 10},    {c_binary, 12},       {c_scalar_op, 7},
-    {c_select, 2},    {c_cast, 3},     {c_reduce, 6},     {c_scan, 2},      {c_matmul, 1},        {c_dot, 1},
+    {c_select, 2},    {c_cast, 3},     {c_reduce, 6},     {c_scan, 2},      {c_stats, 2},      {c_matmul, 1},        {c_dot, 1},
     {c_reshape, 3},   {c_permute, 2},  {c_transpose, 2},  {c_section, 4},   {c_project, 2},       {c_shift, 4},
     {c_pad, 2},       {c_tile, 2},     {c_broadcast_to, 2}, {c_concat, 2},  {c_gather, 2},        {c_scatter, 2},
     {c_read, 4},      {c_reference, 1}, {c_eval, 2},      {c_hint_sync, 1}, {c_huge_shapes, 1},

@@ -164,7 +164,7 @@ pub struct OutSpec {
 pub enum OutKind {
     Store,
     Reduce(KernelReduce),
-    Scan { prod: bool },
+    Scan(ScanOp),
 }
 
 pub struct Program {
@@ -458,7 +458,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
             kind: match o.kind {
                 OutputKind::Store => OutKind::Store,
                 OutputKind::Reduce(r) => OutKind::Reduce(r),
-                OutputKind::Scan(s) => OutKind::Scan { prod: s == ScanOp::Prod },
+                OutputKind::Scan(s) => OutKind::Scan(s),
             },
         })
         .collect();

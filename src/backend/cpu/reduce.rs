@@ -7,8 +7,8 @@ use std::slice;
 use multiversion::multiversion;
 
 use super::elem::{CastTo, Elem, with_elem};
-use crate::ir::DType;
 use crate::ir::kernel::KernelReduce;
+use crate::ir::{DType, ScanOp};
 
 /// A partial reduction: the accumulator's bits (in `acc_dtype`) and, for arg-reductions,
 /// the index of the chosen element (-1 while empty).
@@ -362,10 +362,45 @@ pub unsafe fn fold_lanes(op: KernelReduce, v: DType, acc: &mut [u64], idx: &mut 
     with_elem!(v, T => fold_lanes_typed::<T>(op, v, acc, idx, unsafe { slice::from_raw_parts(src as *const T, n) }, index))
 }
 
-/// Running accumulator of an inclusive scan: floats carry in f64, integers in i64.
+/// Running accumulator of an inclusive scan: floats carry in f64, integers (and bools)
+/// in i64.
 #[derive(Copy, Clone)]
 pub struct ScanCarry {
     pub bits: u64,
+}
+
+/// One step of a float scan. Max and min keep the first NaN met, and of equal values the
+/// earlier one (as the reductions do).
+#[inline(always)]
+fn scan_step_float(op: ScanOp, c: f64, x: f64) -> f64 {
+    match op {
+        ScanOp::Sum => c + x,
+        ScanOp::Prod => c * x,
+        ScanOp::Max => {
+            if !c.is_nan() && (x.is_nan() || x > c) {
+                x
+            } else {
+                c
+            }
+        }
+        ScanOp::Min => {
+            if !c.is_nan() && (x.is_nan() || x < c) {
+                x
+            } else {
+                c
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn scan_step_int(op: ScanOp, c: i64, x: i64) -> i64 {
+    match op {
+        ScanOp::Sum => c.wrapping_add(x),
+        ScanOp::Prod => c.wrapping_mul(x),
+        ScanOp::Max => c.max(x),
+        ScanOp::Min => c.min(x),
+    }
 }
 
 /// Scans `n` values along the lanes, starting from `carry`, writing `out` elements.
@@ -373,7 +408,7 @@ pub struct ScanCarry {
 /// # Safety
 /// `src` holds `n` values of type `v`, `dst` room for `n` of type `out`.
 pub unsafe fn scan_lanes(
-    prod: bool,
+    op: ScanOp,
     v: DType,
     out: DType,
     carry: &mut ScanCarry,
@@ -387,18 +422,15 @@ pub unsafe fn scan_lanes(
             if out.is_float() {
                 let mut c = f64::from_bits(carry.bits);
                 for (i, &x) in s.iter().enumerate() {
-                    let x: f64 = x.cast_to();
-                    c = if prod { c * x } else { c + x };
+                    c = scan_step_float(op, c, x.cast_to());
                     write_float(out, dst, i, c);
                 }
                 carry.bits = c.to_u64();
             } else {
                 let mut c = carry.bits as i64;
-                let d = slice::from_raw_parts_mut(dst as *mut i64, n);
-                for (o, &x) in d.iter_mut().zip(s) {
-                    let x: i64 = x.cast_to();
-                    c = if prod { c.wrapping_mul(x) } else { c.wrapping_add(x) };
-                    *o = c;
+                for (i, &x) in s.iter().enumerate() {
+                    c = scan_step_int(op, c, x.cast_to());
+                    write_int(out, dst, i, c);
                 }
                 carry.bits = c as u64;
             }
@@ -410,36 +442,51 @@ pub unsafe fn scan_lanes(
 ///
 /// # Safety
 /// As for `scan_lanes`, with `carry.len() == n`.
-pub unsafe fn scan_fold(prod: bool, v: DType, out: DType, carry: &mut [u64], src: *const u8, dst: *mut u8) {
+pub unsafe fn scan_fold(op: ScanOp, v: DType, out: DType, carry: &mut [u64], src: *const u8, dst: *mut u8) {
     let n = carry.len();
     unsafe {
         with_elem!(v, T => {
             let s = slice::from_raw_parts(src as *const T, n);
             for (i, (c, &x)) in carry.iter_mut().zip(s).enumerate() {
                 if out.is_float() {
-                    let x: f64 = x.cast_to();
-                    let v = if prod { f64::from_bits(*c) * x } else { f64::from_bits(*c) + x };
+                    let v = scan_step_float(op, f64::from_bits(*c), x.cast_to());
                     *c = v.to_u64();
                     write_float(out, dst, i, v);
                 } else {
-                    let x: i64 = x.cast_to();
-                    let v = if prod { (*c as i64).wrapping_mul(x) } else { (*c as i64).wrapping_add(x) };
+                    let v = scan_step_int(op, *c as i64, x.cast_to());
                     *c = v as u64;
-                    *(dst as *mut i64).add(i) = v;
+                    write_int(out, dst, i, v);
                 }
             }
         })
     }
 }
 
-pub fn scan_identity(prod: bool, out: DType) -> ScanCarry {
-    let bits = match (prod, out.is_float()) {
-        (false, true) => 0f64.to_u64(),
-        (true, true) => 1f64.to_u64(),
-        (false, false) => 0,
-        (true, false) => 1,
+pub fn scan_identity(op: ScanOp, out: DType) -> ScanCarry {
+    let bits = match (op, out.is_float()) {
+        (ScanOp::Sum, true) => 0f64.to_u64(),
+        (ScanOp::Prod, true) => 1f64.to_u64(),
+        (ScanOp::Max, true) => f64::NEG_INFINITY.to_u64(),
+        (ScanOp::Min, true) => f64::INFINITY.to_u64(),
+        (ScanOp::Sum, false) => 0,
+        (ScanOp::Prod, false) => 1,
+        (ScanOp::Max, false) => i64::MIN as u64,
+        (ScanOp::Min, false) => i64::MAX as u64,
     };
     ScanCarry { bits }
+}
+
+/// Writes a running integer value as element `i` of `dst` (of type `out`: a max or min
+/// keeps the input's type, which holds every value it can take).
+#[inline(always)]
+unsafe fn write_int(out: DType, dst: *mut u8, i: usize, v: i64) {
+    unsafe {
+        match out {
+            DType::I32 => *(dst as *mut i32).add(i) = v as i32,
+            DType::U8 | DType::Bool => *dst.add(i) = v as u8,
+            _ => *(dst as *mut i64).add(i) = v,
+        }
+    }
 }
 
 #[inline(always)]

@@ -629,7 +629,7 @@ unsafe fn value_ptr(l: &Launch, f: &mut Frame, a: Arg, dtype: DType, n: usize) -
 }
 
 fn scans(prog: &Program) -> bool {
-    prog.outputs.iter().any(|o| matches!(o.kind, OutKind::Scan { .. }))
+    prog.outputs.iter().any(|o| matches!(o.kind, OutKind::Scan(_)))
 }
 
 /// Per output, the carry a scan starts from (none when the program does not scan).
@@ -638,7 +638,7 @@ fn scan_start(prog: &Program) -> Few<ScanCarry> {
     if scans(prog) {
         for o in &prog.outputs {
             carries.push(match o.kind {
-                OutKind::Scan { prod } => reduce::scan_identity(prod, o.dtype),
+                OutKind::Scan(op) => reduce::scan_identity(op, o.dtype),
                 _ => ScanCarry { bits: 0 },
             });
         }
@@ -759,14 +759,14 @@ unsafe fn row_chunk_outputs(
                         ptr::copy_nonoverlapping(src, dst, n * size);
                     }
                 }
-                OutKind::Scan { prod } => {
+                OutKind::Scan(op) => {
                     let (vs, os) = (spec.value_dtype.size(), spec.dtype.size());
                     for s in segs {
                         if rows.parts == 1 {
-                            carries[o] = reduce::scan_identity(prod, spec.dtype);
+                            carries[o] = reduce::scan_identity(op, spec.dtype);
                         }
                         reduce::scan_lanes(
-                            prod,
+                            op,
                             spec.value_dtype,
                             spec.dtype,
                             &mut carries[o],
@@ -875,7 +875,7 @@ unsafe fn plane_chunk(l: &Launch, rows: &RowChunks, axis: usize, f: &mut Frame, 
     for spec in &prog.outputs {
         let (a, c) = match spec.kind {
             OutKind::Reduce(op) => (reduce::identity(op, spec.value_dtype).bits, 0),
-            OutKind::Scan { prod } => (0, reduce::scan_identity(prod, spec.dtype).bits),
+            OutKind::Scan(op) => (0, reduce::scan_identity(op, spec.dtype).bits),
             OutKind::Store => (0, 0),
         };
         f.acc.extend(std::iter::repeat_n(a, n));
@@ -900,12 +900,12 @@ unsafe fn plane_chunk(l: &Launch, rows: &RowChunks, axis: usize, f: &mut Frame, 
                             ptr::copy_nonoverlapping(src.add(s.lane * size), out.add(s.linear * size), s.len * size);
                         }
                     }
-                    OutKind::Scan { prod } => {
+                    OutKind::Scan(op) => {
                         let (vs, os) = (spec.value_dtype.size(), spec.dtype.size());
                         for s in &segs {
                             let carry = &mut f.carry[o * n + s.lane..o * n + s.lane + s.len];
                             reduce::scan_fold(
-                                prod,
+                                op,
                                 spec.value_dtype,
                                 spec.dtype,
                                 carry,

@@ -865,6 +865,7 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
     for &(o, op, acc) in &reduce_outputs {
         combines += &combine_fn(o, op, acc);
     }
+    combines += &scan_op_fns(&scan_outputs);
     let acc_init = |s: &mut String| {
         for &(o, op, acc) in &reduce_outputs {
             writeln!(s, "{} a{o} = {}; int64_t ai{o} = -1;", glsl::reg_type(acc), identity(op, acc)).unwrap();
@@ -1064,9 +1065,9 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
                 .unwrap();
             store(&g, &mut main, "lin_");
             fold(&mut main, "t_");
-            for &(o, op, carry) in &scan_outputs {
+            for &(o, _, carry) in &scan_outputs {
                 let (ty, v) = (glsl::reg_type(carry), k.outputs[o].value);
-                writeln!(main, "{{ precise {ty} t = s{o} {} {ty}(v{v}); s{o} = t; }}", scan_symbol(op)).unwrap();
+                writeln!(main, "s{o} = op{o}(s{o}, {ty}(v{v}));").unwrap();
                 let res = scan_result(k.outputs[o].dtype, carry, &format!("s{o}"));
                 writeln!(main, "{}", g.store_out(o, "lin_", &res)).unwrap();
             }
@@ -1116,20 +1117,38 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
 }
 
 fn scan_identity(op: ScanOp, carry: DType) -> String {
-    format!("{}({})", glsl::reg_type(carry), if op == ScanOp::Prod { 1 } else { 0 })
+    match op {
+        ScanOp::Sum => format!("{}(0)", glsl::reg_type(carry)),
+        ScanOp::Prod => format!("{}(1)", glsl::reg_type(carry)),
+        ScanOp::Max => extreme(carry, false),
+        ScanOp::Min => extreme(carry, true),
+    }
 }
 
-fn scan_symbol(op: ScanOp) -> &'static str {
-    if op == ScanOp::Prod { "*" } else { "+" }
+/// `op{o}(a, b)`, each scan output's step (precise), for the loops and `kernels/scan.comp`.
+/// Max and min keep the first NaN met and, of equal values, the earlier (as the CPU does).
+fn scan_op_fns(scan_outputs: &[(usize, ScanOp, DType)]) -> String {
+    let mut s = String::new();
+    for &(o, op, carry) in scan_outputs {
+        let ty = glsl::reg_type(carry);
+        let nan = |v: &str| if carry.is_float() { format!("isnan({v})") } else { "false".into() };
+        let body = match op {
+            ScanOp::Sum => format!("precise {ty} t = a + b; return t;"),
+            ScanOp::Prod => format!("precise {ty} t = a * b; return t;"),
+            ScanOp::Max => format!("return (!{} && ({} || b > a)) ? b : a;", nan("a"), nan("b")),
+            ScanOp::Min => format!("return (!{} && ({} || b < a)) ? b : a;", nan("a"), nan("b")),
+        };
+        writeln!(s, "{ty} op{o}({ty} a, {ty} b) {{ {body} }}").unwrap();
+    }
+    s
 }
 
-/// For each scan output `o`: `op{o}` (its operation, precise) and the workgroup steps of
+/// For each scan output `o` (whose `op{o}` is defined by `scan_op_fns`): the workgroup steps of
 /// `kernels/scan.comp` as `total{o}`, `carry{o}` and `exclusive{o}`.
 fn scan_steps(scan_outputs: &[(usize, ScanOp, DType)]) -> String {
     let mut s = format!("#define LOCAL {LOCAL}u\n");
     for (n, &(o, op, carry)) in scan_outputs.iter().enumerate() {
         let ty = glsl::reg_type(carry);
-        writeln!(s, "{ty} op{o}({ty} a, {ty} b) {{ precise {ty} t = a {} b; return t; }}", scan_symbol(op)).unwrap();
         writeln!(s, "#define SCAN_TOTAL total{o}\n#define SCAN_CARRY carry{o}\n#define SCAN_EXCLUSIVE exclusive{o}")
             .unwrap();
         writeln!(
