@@ -542,9 +542,14 @@ fn passes(plan: &mut Gen, spec: &FftSpec, shape: &Shape, in_strides: &[i64], out
         FftKind::RealToComplex => {
             let n = shape.dims()[halved];
             out.push(line(n, Load::Plain(input(halved, true)), output(halved, false), n / 2 + 1));
+            // Then the others, over the halved output.
             for &d in &spec.dims()[..spec.dims().len() - 1] {
                 let n = shape.dims()[d as usize];
-                out.push(line(n, Load::Plain(output(d as usize, false)), output(d as usize, false), n));
+                let lines = out_shape.numel() / n;
+                out.push(LineFft {
+                    lines,
+                    ..line(n, Load::Plain(output(d as usize, false)), output(d as usize, false), n)
+                });
             }
         }
         FftKind::ComplexToReal => {
