@@ -154,7 +154,7 @@ struct LineFft {
 fn radices(mut n: usize) -> Option<Vec<usize>> {
     let mut out = Vec::new();
     for r in RADICES {
-        while n % r == 0 {
+        while n.is_multiple_of(r) {
             out.push(r);
             n /= r;
         }
@@ -349,7 +349,7 @@ return cmul({name}_x(line, k), {name}_x({filter}, k));
                 .map(|q| {
                     let e = p * q % r;
                     let v = format!("v{q}");
-                    if 4 * e % r == 0 {
+                    if (4 * e).is_multiple_of(r) {
                         match (4 * e / r, inverse) {
                             (0, _) => v,
                             (2, _) => format!("(-{v})"),
@@ -466,7 +466,7 @@ return cmul({name}_x(line, k), {name}_x({filter}, k));
             s += "}\nbarrier();\n";
             ns *= r;
         }
-        let last = if stages.len() % 2 == 0 { "sh0" } else { "sh1" };
+        let last = if stages.len().is_multiple_of(2) { "sh0" } else { "sh1" };
         write!(
             s,
             "for (int i = tid; i < {points}; i += {lanes}) {{\n\
