@@ -10,6 +10,7 @@
 //! (`SLUICE_VULKAN_NO_READ_BACK`); a gather of columns against a copy of as many; sin, cos,
 //! exp and log of 2^22 f32 on both executors; 2^22 random values (uniform and normal f32,
 //! Philox and the fast hash, and uniform values fused into `a*x + b`) on both executors.
+//! Complex f32 Fourier transforms on both executors.
 //! On lavapipe (no GPU) these measure overheads, not a GPU.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -491,6 +492,44 @@ fn program_cache(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Complex f32 transforms of issue 16's sizes (1-D 2^20, 64 batched lines of 2^14, 2-D
+/// 2048 x 2048), forward, on the CPU executor and on Vulkan (the generated Stockham
+/// kernels; docs/internals.md, "Fourier transforms").
+fn fourier_transforms(c: &mut Criterion) {
+    let mut g = c.benchmark_group("fft");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    let cases: [(&str, &[i64], &[i32]); 3] =
+        [("1d_2p20", &[1 << 20], &[0]), ("batched_64x2p14", &[1 << 14, 64], &[0]), ("2d_2048", &[2048, 2048], &[0, 1])];
+    for (name, backend) in [("cpu", SL_BACKEND_CPU), ("vulkan", SL_BACKEND_VULKAN)] {
+        start_on(backend);
+        for &(case, shape, dims) in &cases {
+            let n: i64 = shape.iter().product();
+            let x: Vec<f32> = (0..2 * n).map(|i| ((i * 7 % 101) as f32) * 0.01 - 0.5).collect();
+            let mut h = 0;
+            let bytes = x.len() * 4;
+            check(sl_create(
+                SL_C64,
+                shape.len() as i32,
+                shape.as_ptr(),
+                SL_COL_MAJOR,
+                x.as_ptr() as *const _,
+                bytes,
+                &mut h,
+            ));
+            g.bench_function(format!("{case}/{name}"), |b| {
+                b.iter(|| {
+                    let mut y = 0;
+                    check(sl_fft(h, dims.len() as i32, dims.as_ptr(), SL_FFT_BACKWARD, &mut y));
+                    evaluate(y);
+                })
+            });
+            check(sl_release(h));
+        }
+        check(sl_shutdown());
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     program_cache,
@@ -502,6 +541,7 @@ criterion_group!(
     gather_against_copy,
     handwritten_reductions,
     handwritten_transpose,
-    handwritten_scan
+    handwritten_scan,
+    fourier_transforms
 );
 criterion_main!(benches);

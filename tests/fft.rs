@@ -589,19 +589,71 @@ fn profile_names_transforms() {
     }
 }
 
-/// On Vulkan, transforms run on the CPU executor for now (the documented interim path):
-/// each is counted as a step run on the host.
+fn program_misses() -> u64 {
+    let mut s: sl_cache_stats = unsafe { std::mem::zeroed() };
+    ok(sl_get_cache_stats(SL_CACHE_PROGRAM, &mut s));
+    s.misses
+}
+
+/// Runs transforms of each kind and path (shared memory, global passes, Bluestein, real
+/// kinds, a strided 2-D view) twice on fresh data; returns the host steps and program
+/// cache misses of each round (this child runs alone, so the counters are its own).
+fn device_rounds(dt: sl_dtype) -> [(u64, u64); 2] {
+    let mut rng = rng("device_rounds");
+    let shape = [1 << 13, 2];
+    [0, 1].map(|_| {
+        let before = (stats().host_steps, program_misses());
+        for n in [64, 1 << 13, 101] {
+            let x = stored(dt, &random(&mut rng, n, false));
+            let a = upload(dt, &[n], &x);
+            let y = fft(a, &[0], SL_FFT_ORTHO);
+            assert_within(
+                &format!("fft type {dt} n {n}"),
+                dt,
+                n,
+                &read(y),
+                &scaled(dft(&x, &[n], 0, false), 1.0 / (n as f64).sqrt()),
+            );
+            release(&[a, y]);
+        }
+        let x = stored(dt, &random(&mut rng, numel(&shape), false));
+        let base = upload(dt, &shape, &x);
+        let (v, vs, vx) = strided_view(base, &shape, &x);
+        let y = ifft(v, &[1, 0], SL_FFT_FORWARD);
+        let want = dft(&dft(&vx, &vs, 1, true), &vs, 0, true);
+        assert_within(&format!("ifft type {dt} 2-D view"), dt, numel(&vs), &read(y), &want);
+        let real = upload(real_of(dt), &[30], &random(&mut rng, 30, true));
+        let back = irfft(rfft(real, &[0], SL_FFT_BACKWARD), &[0], 30, SL_FFT_BACKWARD);
+        assert_within(&format!("irfft(rfft) type {dt}"), dt, 30, &read(back), &read(real));
+        release(&[base, v, y, real, back]);
+        let after = (stats().host_steps, program_misses());
+        (after.0 - before.0, after.1 - before.1)
+    })
+}
+
 #[test]
-fn vulkan_transforms_take_the_host_path() {
+#[ignore = "run by vulkan_transforms_run_on_the_device in a child process"]
+fn device_rounds_child() {
+    let [first, second] = device_rounds(SL_C64);
+    assert_eq!(first.0, 0, "c64 transforms made host steps");
+    assert_eq!(second, (0, 0), "the repeated c64 transforms made host steps or compiled programs");
+    let [first, second] = device_rounds(SL_C128);
+    if std::env::var_os("SLUICE_VULKAN_NO_F64").is_some() {
+        // f64 work runs on the CPU executor.
+        assert!(first.0 > 0 && second.0 > 0, "c128 transforms ran on the device without f64");
+    } else {
+        assert_eq!(first.0, 0, "c128 transforms made host steps");
+        assert_eq!(second, (0, 0), "the repeated c128 transforms made host steps or compiled programs");
+    }
+}
+
+/// On Vulkan, transforms run on the device (no host step), and repeating one compiles
+/// nothing; with SLUICE_VULKAN_NO_F64, f64 ones run on the CPU executor.
+#[test]
+fn vulkan_transforms_run_on_the_device() {
     if !on_vulkan() {
         return;
     }
-    let mut rng = rng("vulkan_transforms_take_the_host_path");
-    let x = random(&mut rng, 64, false);
-    let a = upload(SL_C64, &[64], &x);
-    let before = stats().host_steps;
-    let y = fft(a, &[0], SL_FFT_BACKWARD);
-    assert_within("fft on vulkan", SL_C64, 64, &read(y), &dft(&stored(SL_C64, &x), &[64], 0, false));
-    assert!(stats().host_steps > before, "the transform ran on the host");
-    release(&[a, y]);
+    child("device_rounds_child", &[]);
+    child("device_rounds_child", &[("SLUICE_VULKAN_NO_F64", "on")]);
 }

@@ -71,6 +71,11 @@ pub struct Caps {
     pub chunk_bytes: u64,
     /// Whether arrays of storage buffers may be indexed dynamically.
     pub chunked_arrays: bool,
+    /// Bytes of shared memory a workgroup may declare (`maxComputeSharedMemorySize`).
+    pub max_shared_bytes: u32,
+    /// Invocations a workgroup may have (`maxComputeWorkGroupInvocations`, capped by the
+    /// first dimension's size limit).
+    pub max_invocations: u32,
     /// Nanoseconds per timestamp tick and the mask of valid bits, when the compute queue
     /// writes timestamps (profiling measures device time with them).
     pub timestamps: Option<(f64, u64)>,
@@ -371,6 +376,8 @@ impl Context {
             max_groups_y: l.max_compute_work_group_count[1].min(opts.max_groups.unwrap_or(u32::MAX)),
             chunk_bytes: 1u64 << (63 - (l.max_storage_buffer_range as u64).max(1 << 16).leading_zeros()),
             chunked_arrays: c.dynamic_indexing,
+            max_shared_bytes: l.max_compute_shared_memory_size,
+            max_invocations: l.max_compute_work_group_invocations.min(l.max_compute_work_group_size[0]),
             timestamps: (c.timestamp_bits > 0)
                 .then(|| (l.timestamp_period as f64, u64::MAX >> (64 - c.timestamp_bits.min(64)))),
             subgroup_shuffle: c.subgroup_shuffle,

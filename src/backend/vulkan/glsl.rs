@@ -531,13 +531,18 @@ fn cos_sin_turns_f32() -> String {
          float q = roundEven(4.0 * v);\n\
          float f = v - 0.25 * q;\n\
          float g = f * f;\n\
-         vec2 cs = vec2(1.0 + g * {}, f * {});\n\
+         vec2 cs = {};\n\
          uint n = uint(q);\n\
          cs = (n & 1u) != 0u ? vec2(-cs.y, cs.x) : cs;\n\
          return (n & 2u) != 0u ? -cs : cs;\n}}\n",
-        horner_f32(&COS_TURNS_F32, "g"),
-        horner_f32(&SIN_TURNS_F32, "g")
+        cos_sin_eighth_turn_f32("f", "g")
     )
+}
+
+/// `vec2(cos 2 pi f, sin 2 pi f)` for an f32 `f` with `|f| <= 1/8` turn and `g = f * f`
+/// (the CPU executor's fits, `math::cos_sin_turns`).
+pub fn cos_sin_eighth_turn_f32(f: &str, g: &str) -> String {
+    format!("vec2(1.0 + {g} * {}, {f} * {})", horner_f32(&COS_TURNS_F32, g), horner_f32(&SIN_TURNS_F32, g))
 }
 
 /// The bits of 2/pi for math.glsl's large trigonometric arguments (the CPU executor's

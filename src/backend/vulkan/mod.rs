@@ -10,6 +10,7 @@ mod batch;
 mod codegen;
 mod device;
 mod disk;
+mod fft;
 mod gather;
 mod glsl;
 mod grid;
@@ -266,9 +267,7 @@ impl VulkanExecutor {
                 Ok(Plan::Cpu(Work::Kernel { kernel: kernel.clone(), compiled: routed.cpu.clone() }))
             }
             Work::MatMul { .. } => self.matmul_launch(work, inputs, outputs),
-            // Interim: transforms run on the CPU executor (their operands are downloaded,
-            // and the result uploaded when a device kernel reads it).
-            Work::Fft { .. } => Ok(Plan::Cpu(work.clone())),
+            Work::Fft { .. } => self.fft_plan(work, inputs, outputs),
             Work::Scatter { .. } => self.scatter_plan(work, inputs, outputs),
         }
     }
