@@ -108,5 +108,19 @@ fn comparison_runs_within_the_memory_limit() {
     ok(sl_reference(kept[0], &mut r));
     release(&[r, t]);
     release(&kept);
-    release(&[hx]);
+
+    // A complex value's reference holds two f64 per element, and counts so: z (N/8 c64),
+    // z*z, their references (16 bytes per element each) and the copy sl_reference returns
+    // make 56 bytes per element; the real parts the product is lowered to add more.
+    let before = stats().live_bytes as usize;
+    let half = N / 8;
+    let z: Vec<f32> = (0..2 * half).map(|_| rng.random_range(-2.0f32..2.0)).collect();
+    let (mut hz, mut hw) = (0, 0);
+    let zdims = [half as i64];
+    ok(sl_create(SL_C64, 1, zdims.as_ptr(), SL_COL_MAJOR, z.as_ptr() as *const _, half * 8, &mut hz));
+    ok(sl_mul(hz, hz, &mut hw));
+    ok(sl_reference(hw, &mut r));
+    let counted = stats().live_bytes as usize - before;
+    assert!(counted > 56 * half, "two c64 arrays, their references and a copy: {counted} bytes counted");
+    release(&[r, hw, hz, hx]);
 }

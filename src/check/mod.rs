@@ -170,8 +170,8 @@ pub fn use_memory(pool: Arc<HostPool>) {
 /// The reference `make` builds for `n` (with an error scale if `scaled`), counted against
 /// the memory limit first; why not when it does not fit.
 fn counted(n: &Node, scaled: bool, make: impl FnOnce() -> Reference) -> std::result::Result<Arc<Counted>, String> {
-    // f64 or i64 per element, and the f64 error scale.
-    let per_element = if scaled { 16 } else { 8 };
+    // f64 or i64 per element (two f64 for a complex one), and the f64 error scale.
+    let per_element = if n.dtype.is_complex() { 16 } else { 8 } + if scaled { 8 } else { 0 };
     let bytes = n.shape.checked_numel().and_then(|e| e.checked_mul(per_element)).unwrap_or(usize::MAX);
     let pool = MEMORY.lock().clone();
     let memory = match pool.map(|p| p.reserve(bytes)).transpose() {
