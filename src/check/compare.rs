@@ -72,7 +72,9 @@ pub fn compare(reference: &Reference, value: &Value, tol: Tolerance) -> Option<M
         let (pairs, n, size) = match (&reference.data, got) {
             (Data::Float(r), Elem::C(re, im)) => {
                 let want = (rounded(part, r[2 * i]), rounded(part, r[2 * i + 1]));
-                ([(re, want.0), (im, want.1)], 2, want.0.hypot(want.1))
+                // A complex value with an error scale (a solve's) is held to it.
+                let size = reference.scale.as_ref().map_or(want.0.hypot(want.1), |s| s[i]);
+                ([(re, want.0), (im, want.1)], 2, size)
             }
             (Data::Float(r), Elem::F(g)) => {
                 let want = rounded(dtype, r[i]);

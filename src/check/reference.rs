@@ -46,7 +46,8 @@ pub fn carries_scale(n: &Node, ins: &[&Reference]) -> bool {
     use UnaryOp::{Imag, Neg, Real};
     let part = matches!(n.op, Op::Unary(Real | Imag));
     let passes_on = matches!(n.op, Op::Binary(Add | Sub | Mul | Div) | Op::Unary(Neg) | Op::Select | Op::Cast);
-    n.dtype.is_float() && (part || passes_on && ins.iter().any(|i| i.scale.is_some()))
+    let factor = matches!(n.op, Op::Factor(_));
+    factor || n.dtype.is_float() && (part || passes_on && ins.iter().any(|i| i.scale.is_some()))
 }
 
 /// The narrower of two floating-point types.
@@ -183,7 +184,7 @@ fn linear(shape: &Shape, c: &[i64; MAX_RANK]) -> usize {
 }
 
 impl Reference {
-    fn new(dtype: DType, shape: Shape, elems: impl Iterator<Item = Elem>) -> Reference {
+    pub(super) fn new(dtype: DType, shape: Shape, elems: impl Iterator<Item = Elem>) -> Reference {
         // Allocated at its size at once: growing it would take up to half as much again
         // (references count against the memory limit, see `check::counted`).
         let data = if dtype.is_float() {
@@ -246,7 +247,7 @@ impl Reference {
         }
     }
 
-    fn at(&self, i: usize) -> Elem {
+    pub(super) fn at(&self, i: usize) -> Elem {
         match &self.data {
             Data::Float(v) if self.dtype.is_complex() => Elem::C(v[2 * i], v[2 * i + 1]),
             Data::Float(v) => Elem::F(v[i]),
@@ -292,7 +293,7 @@ pub fn evaluate(n: &Node, ins: &[&Reference]) -> Reference {
     if floating(r.dtype) {
         r.precision = ins.iter().filter(|i| floating(i.dtype)).fold(r.precision, |p, i| narrower(p, i.precision));
     }
-    if carries_scale(n, ins) {
+    if carries_scale(n, ins) && !matches!(n.op, Op::Factor(_)) {
         r.scale = Some(scale(n, ins, &r));
     }
     r
@@ -410,6 +411,7 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
             })
         }
         Op::Scatter { mode } => scatter(*mode, t, ins),
+        Op::Factor(op) => super::factor::evaluate(*op, t, shape, ins),
         Op::Fft(spec) => {
             let src = ins[0];
             let x = (0..src.shape.numel()).map(|i| {

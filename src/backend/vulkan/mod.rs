@@ -263,6 +263,8 @@ impl VulkanExecutor {
             // Interim: transforms run on the CPU executor (their operands are downloaded,
             // and the result uploaded when a device kernel reads it).
             Work::Fft { .. } => Ok(Plan::Cpu(work.clone())),
+            // Factorizations and solves too (docs/internals.md, "Factorizations").
+            Work::Factor { .. } => Ok(Plan::Cpu(work.clone())),
             Work::Scatter { .. } => self.scatter_plan(work, inputs, outputs),
         }
     }
