@@ -192,8 +192,7 @@ impl Graph<'_> {
     pub fn rcond(&self, a: &Arc<Node>) -> Result<Arc<Node>> {
         self.matrices("rcond", "a", a, true)?;
         let batch = Shape::new(&a.shape.dims()[2..]);
-        let r = self.pending(Op::Factor(FactorOp::Rcond), a.dtype, batch, smallvec![self.lu_node(a), a.clone()]);
-        if a.dtype.is_complex() { self.unary(UnaryOp::Real, &r) } else { Ok(r) }
+        Ok(self.pending(Op::Factor(FactorOp::Rcond), a.dtype.real(), batch, smallvec![self.lu_node(a), a.clone()]))
     }
 
     /// The Cholesky factor L (lower, zeros above) of every matrix of `a` (Hermitian

@@ -27,7 +27,8 @@ pub enum FactorOp {
     /// [lu ((n + 1) x n)] -> P (n x n), the permutation with A = P L U.
     LuPermutation,
     /// [lu ((n + 1) x n), a (n x n)] -> the reciprocal condition number of a in the
-    /// 1-norm, estimated as LAPACK's `gecon` does (0 for a singular matrix), real.
+    /// 1-norm, estimated as LAPACK's `gecon` does (0 for a singular matrix), of the
+    /// element type's real type.
     Rcond,
     /// [lu ((n + 1) x n)] -> [2]: the determinant's sign (a unit complex number for
     /// complex types; 0 when it is 0) and the natural log of its modulus (-inf when it

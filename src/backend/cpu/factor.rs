@@ -29,7 +29,10 @@ trait Element:
     + Div<Output = Self>
     + Neg<Output = Self>
 {
+    /// The real type of the same precision (rcond's result).
+    type Part: Copy + Send + Sync;
     fn real(x: f64) -> Self;
+    fn to_real(x: f64) -> Self::Part;
     fn parts(self) -> (f64, f64);
     fn modulus(self) -> f64 {
         let (re, im) = self.parts();
@@ -42,7 +45,11 @@ trait Element:
 macro_rules! real_element {
     ($t:ty) => {
         impl Element for $t {
+            type Part = $t;
             fn real(x: f64) -> $t {
+                x as $t
+            }
+            fn to_real(x: f64) -> $t {
                 x as $t
             }
             fn parts(self) -> (f64, f64) {
@@ -60,8 +67,12 @@ real_element!(f64);
 macro_rules! complex_element {
     ($t:ty, $p:ty) => {
         impl Element for $t {
+            type Part = $p;
             fn real(x: f64) -> $t {
                 <$t>::new(x as $p, 0.0)
+            }
+            fn to_real(x: f64) -> $p {
+                x as $p
             }
             fn parts(self) -> (f64, f64) {
                 (self.re as f64, self.im as f64)
@@ -178,6 +189,18 @@ fn run<T: Element>(
     let per_matrix = out_shape.numel().checked_div(count).unwrap_or(0);
     let Some(bytes) = out.storage.host_bytes() else { bail!(Internal, "factorization result is not in host memory") };
     let out_ptr = OutPtr(bytes.as_ptr() as *mut T);
+    if op == FactorOp::Rcond {
+        // One real number per matrix (of the element type's precision).
+        let out_ptr = OutPtr(bytes.as_ptr() as *mut T::Part);
+        workers.for_each(count, count < 64, |range| {
+            for b in range {
+                let (lu, n) = packed(&operands[0], b);
+                // SAFETY: the result holds one real per matrix.
+                unsafe { *out_ptr.at(b) = T::to_real(rcond(&lu, n, &operands[1].dense(b))) };
+            }
+        });
+        return Ok(());
+    }
     let failures = Mutex::new(Vec::<Failure>::new());
     let work = |b: usize, par: Par| {
         // SAFETY: matrix b owns its own `per_matrix` elements of the dense result.
@@ -225,7 +248,8 @@ fn failure_error(op: FactorOp, shape: &Shape, failures: &[Failure]) -> Error {
         _ => "is singular",
     };
     let message = if batch_count(shape) == 1 {
-        format!("{}: the {}x{} matrix {singular}: {}", op.name(), shape.dim(0), shape.dim(1), what(failures[0].1))
+        // (An LU result is (n + 1) x n: the matrices are n x n.)
+        format!("{}: the {n}x{n} matrix {singular}: {}", op.name(), what(failures[0].1), n = shape.dim(1))
     } else {
         const LISTED: usize = 8;
         let listed: Vec<String> =
@@ -233,12 +257,13 @@ fn failure_error(op: FactorOp, shape: &Shape, failures: &[Failure]) -> Error {
         let more =
             if failures.len() > LISTED { format!(" and {} more", failures.len() - LISTED) } else { String::new() };
         format!(
-            "{}: {} of the {} matrices of a batch of shape {shape} {}: {}{more}",
+            "{}: {} of the {} {n}x{n} matrices of a batch {}: {}{more}",
             op.name(),
             failures.len(),
             batch_count(shape),
             if failures.len() == 1 { singular.to_string() } else { singular.replace("is ", "are ") },
-            listed.join(", ")
+            listed.join(", "),
+            n = shape.dim(1)
         )
     };
     Error::new(ErrorKind::Singular, message)
@@ -279,11 +304,7 @@ fn one<T: Element>(
             }
             Ok(())
         }
-        FactorOp::Rcond => {
-            let (lu, n) = packed(a, b);
-            dst[0] = T::real(rcond(&lu, n, &ops[1].dense(b)));
-            Ok(())
-        }
+        FactorOp::Rcond => unreachable!("rcond is written as a real number by `run`"),
         FactorOp::LogDet => {
             let (lu, n) = packed(a, b);
             let (sign, log) = log_det(&lu, n);
