@@ -5,7 +5,7 @@
  * - a batch of random 3x3 systems with chosen solutions (b = A x), solved by sl_solve
  *   and by sl_lu + sl_lu_solve (transposed too), and their determinants against the
  *   rule of Sarrus;
- * - a singular matrix in the batch fails with SL_ERR_SINGULAR where x is read, naming it. */
+ * - a singular matrix (a zero column) in the batch fails with SL_ERR_SINGULAR where x is read, naming it. */
 #include <math.h>
 
 #include "check.h"
@@ -75,8 +75,8 @@ int main(void) {
         EXPECT(fabs(det[k] - want) < 1e-12 * fabs(want), "det %d: %g vs %g", k, det[k], want);
     }
 
-    /* System 7 made singular (two equal rows): the solve fails where x is read. */
-    for (int j = 0; j < 3; j++) m[9 * 7 + 1 + 3 * j] = m[9 * 7 + 0 + 3 * j];
+    /* System 7 made singular (a zero column): the solve fails where x is read. */
+    for (int i = 0; i < 3; i++) m[9 * 7 + i + 3 * 1] = 0;
     sl_array hs = matrix(3, 3, BATCH, m), hxs;
     OK(sl_solve(hs, hb, &hxs));
     FAILS(sl_read(hxs, SL_COL_MAJOR, got, sizeof got), SL_ERR_SINGULAR, "matrix 7");

@@ -66,11 +66,18 @@ int main() {
     const std::vector<Z> direct = sluice::solve(ha, hb).read<Z>();
     EXPECT(residual(am, direct, b, m, batch, Op::none) < 1e-11, "solve");
 
-    // P L U rebuilds A (first matrix).
+    // P L U rebuilds A.
     const sluice::LUFactors parts = sluice::lu_unpack(f);
-    const std::vector<Z> pl = sluice::matmul(parts.p, sluice::matmul(parts.l, parts.u)).read<Z>();
+    const std::vector<Z> pv = parts.p.read<Z>(), lv = parts.l.read<Z>(), uv = parts.u.read<Z>();
     double worst = 0;
-    for (int64_t i = 0; i < m * m * batch; i++) worst = std::max(worst, std::abs(pl[i] - am[i]));
+    for (int64_t k = 0; k < batch; k++)
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < m; j++) {
+                Z s = 0;
+                for (int64_t p = 0; p < m; p++)
+                    for (int64_t q = 0; q < m; q++) s += pv[k * 9 + i + p * m] * lv[k * 9 + p + q * m] * uv[k * 9 + q + j * m];
+                worst = std::max(worst, std::abs(s - am[k * 9 + i + j * m]));
+            }
     EXPECT(worst < 1e-14 * 8, "P L U = A: " << worst);
 
     // 2x2 determinants: ad - bc.

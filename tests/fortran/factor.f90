@@ -13,7 +13,7 @@ program factor
   real(8) :: a(3, 3, nb), x(3, 1, nb), b(3, 1, nb), got(3, 1, nb), inverse(3, 3, nb), dets(nb), logs(nb), signs(nb)
   real(8) :: l(3, 3), u(3, 3), p(3, 3), a1(3, 3), x1(3), b1(3)
   integer :: i, k, stat
-  type(sl_array) :: hv, hl, hf, hp, sol, hlo, hup, hperm, sg, lg, bad
+  type(sl_array) :: hv, hl, hf, hp, hlo, hup, hperm, sg, lg, bad
 
   call start_test('factor')
   call scope_begin()
