@@ -3,7 +3,7 @@
 //! written to the dense result. A single matrix uses the worker threads inside faer;
 //! a batch spreads its matrices over the workers, each solved on one thread.
 
-use std::ops::{Add, Div, Mul, Neg, Sub};
+use std::ops::{Add, Div, Mul, MulAssign, Neg, Sub};
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::{LltRegularization, cholesky_in_place, cholesky_in_place_scratch};
@@ -26,6 +26,7 @@ trait Element:
     + Add<Output = Self>
     + Sub<Output = Self>
     + Mul<Output = Self>
+    + MulAssign
     + Div<Output = Self>
     + Neg<Output = Self>
 {
@@ -480,7 +481,7 @@ fn log_det<T: Element>(lu: &Packed<T>, n: usize) -> (T, f64) {
     let mut log = 0.0;
     for k in 0..n {
         let d = lu.f[k + k * n];
-        sign = sign * d.unit();
+        sign *= d.unit();
         log += d.modulus().ln();
     }
     (sign, log)
