@@ -1015,6 +1015,71 @@ inline Array irfft(const Array& a, const std::vector<int32_t>& dims, int64_t n, 
                         static_cast<sl_fft_norm>(norm));
 }
 
+// ---------------------------------------------------------------------------------------
+// Factorizations and solves of square (LU: any) matrices, batched over dimensions 2 and up
+
+// An LU factorization: packed factors (L below the diagonal, unit diagonal implied, U on
+// and above) and the i32 pivots in LAPACK's 1-based ipiv convention.
+struct LU {
+    Array factors;
+    Array pivots;
+};
+// A = P L U unpacked.
+struct LUFactors {
+    Array l;
+    Array u;
+    Array p;
+};
+// A determinant as its sign and the log of its modulus.
+struct SignLogDet {
+    Array sign;
+    Array logabs;
+};
+
+enum class Uplo : sl_uplo { lower = SL_LOWER, upper = SL_UPPER };
+enum class Diag : sl_diag { non_unit = SL_NON_UNIT_DIAG, unit = SL_UNIT_DIAG };
+
+// LU with partial pivoting (a singular matrix is factored, with a zero on U's diagonal).
+inline LU lu(const Array& a) {
+    sl_array f = 0, p = 0;
+    detail::check(sl_lu(a.handle(), &f, &p));
+    return {Array::adopt(f), Array::adopt(p)};
+}
+// x with op(A) x = b from A's LU factorization.
+inline Array lu_solve(const LU& f, const Array& b, Op op = Op::none) {
+    return detail::make(sl_lu_solve, f.factors.handle(), f.pivots.handle(), static_cast<sl_transpose_op>(op),
+                        b.handle());
+}
+// L, U and P of a square LU factorization.
+inline LUFactors lu_unpack(const LU& f) {
+    sl_array l = 0, u = 0, p = 0;
+    detail::check(sl_lu_unpack(f.factors.handle(), f.pivots.handle(), &l, &u, &p));
+    return {Array::adopt(l), Array::adopt(u), Array::adopt(p)};
+}
+// x with A x = b (throws sluice::Error with SL_ERR_SINGULAR where x is read if A is singular).
+inline Array solve(const Array& a, const Array& b) { return detail::make(sl_solve, a.handle(), b.handle()); }
+inline Array inv(const Array& a) { return detail::make(sl_inv, a.handle()); }
+inline Array det(const Array& a) { return detail::make(sl_det, a.handle()); }
+inline SignLogDet slogdet(const Array& a) {
+    sl_array s = 0, l = 0;
+    detail::check(sl_slogdet(a.handle(), &s, &l));
+    return {Array::adopt(s), Array::adopt(l)};
+}
+// The reciprocal condition number in the 1-norm, estimated as LAPACK's gecon does.
+inline Array rcond(const Array& a) { return detail::make(sl_rcond, a.handle()); }
+// The lower Cholesky factor L of a Hermitian positive definite a = L L^H.
+inline Array cholesky(const Array& a) { return detail::make(sl_cholesky, a.handle()); }
+// x with L L^H x = b.
+inline Array cholesky_solve(const Array& l, const Array& b) {
+    return detail::make(sl_cholesky_solve, l.handle(), b.handle());
+}
+// x with op(T) x = b, T the `uplo` triangle of t.
+inline Array triangular_solve(const Array& t, const Array& b, Uplo uplo, Op op = Op::none,
+                              Diag diag = Diag::non_unit) {
+    return detail::make(sl_triangular_solve, t.handle(), static_cast<sl_uplo>(uplo), static_cast<sl_transpose_op>(op),
+                        static_cast<sl_diag>(diag), b.handle());
+}
+
 }  // namespace sluice
 
 #endif  // SLUICE_HPP

@@ -37,7 +37,8 @@ module sluice
   integer(c_int64_t), parameter, public :: SL_MAX_ELEMENTS = 1152921504606846975_c_int64_t
   integer(c_int), parameter, public :: SL_OK = 0, SL_ERR_INVALID_HANDLE = 1, SL_ERR_INVALID_ARGUMENT = 2, &
     SL_ERR_SHAPE_MISMATCH = 3, SL_ERR_DTYPE_MISMATCH = 4, SL_ERR_OUT_OF_MEMORY = 5, SL_ERR_NOT_SUPPORTED = 6, &
-    SL_ERR_POISONED = 7, SL_ERR_INVALID_STATE = 8, SL_ERR_INTERNAL = 9, SL_ERR_MISMATCH = 10
+    SL_ERR_POISONED = 7, SL_ERR_INVALID_STATE = 8, SL_ERR_INTERNAL = 9, SL_ERR_MISMATCH = 10, &
+    SL_ERR_SINGULAR = 11
   ! Element types (sl_dtype).
   integer(c_int32_t), parameter, public :: SL_F32 = 0, SL_F64 = 1, SL_I32 = 2, SL_I64 = 3, SL_U8 = 4, SL_BOOL = 5, &
     SL_C64 = 6, SL_C128 = 7
@@ -45,6 +46,8 @@ module sluice
   integer(c_int32_t), parameter, public :: SL_COL_MAJOR = 0, SL_ROW_MAJOR = 1
   ! What gemm does to an operand first.
   integer(c_int32_t), parameter, public :: SL_NO_TRANS = 0, SL_TRANS = 1, SL_CONJ_TRANS = 2
+  ! Which triangle a triangular solve reads (sl_uplo), and its diagonal (sl_diag).
+  integer(c_int32_t), parameter, public :: SL_LOWER = 0, SL_UPPER = 1, SL_NON_UNIT_DIAG = 0, SL_UNIT_DIAG = 1
   ! Unary op codes (sl_unary_op; C names SL_NEG, ...).
   integer(c_int32_t), parameter, public :: SL_UNARY_NEG = 0, SL_UNARY_ABS = 1, SL_UNARY_SIGN = 2, &
     SL_UNARY_SQRT = 3, SL_UNARY_RSQRT = 4, SL_UNARY_CBRT = 5, SL_UNARY_RCP = 6, SL_UNARY_EXP = 7, &
@@ -645,6 +648,80 @@ module sluice
     end function
   end interface
   public :: sl_fft, sl_ifft, sl_rfft, sl_irfft
+
+  ! Factorizations and solves (batched over dimensions 3 and up).
+  interface
+    function sl_lu(a, lu, ipiv) result(status) bind(C, name="sl_lu")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: lu, ipiv
+      integer(c_int) :: status
+    end function
+    function sl_lu_solve(lu, ipiv, trans, b, x) result(status) bind(C, name="sl_lu_solve")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: lu, ipiv, b
+      integer(c_int32_t), value :: trans
+      integer(c_int64_t), intent(out) :: x
+      integer(c_int) :: status
+    end function
+    function sl_lu_unpack(lu, ipiv, l, u, p) result(status) bind(C, name="sl_lu_unpack")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: lu, ipiv
+      integer(c_int64_t), intent(out) :: l, u, p
+      integer(c_int) :: status
+    end function
+    function sl_solve(a, b, x) result(status) bind(C, name="sl_solve")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: x
+      integer(c_int) :: status
+    end function
+    function sl_inv(a, out) result(status) bind(C, name="sl_inv")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_det(a, out) result(status) bind(C, name="sl_det")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_slogdet(a, sign, logabs) result(status) bind(C, name="sl_slogdet")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: sign, logabs
+      integer(c_int) :: status
+    end function
+    function sl_rcond(a, out) result(status) bind(C, name="sl_rcond")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_cholesky(a, l) result(status) bind(C, name="sl_cholesky")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: l
+      integer(c_int) :: status
+    end function
+    function sl_cholesky_solve(l, b, x) result(status) bind(C, name="sl_cholesky_solve")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: l, b
+      integer(c_int64_t), intent(out) :: x
+      integer(c_int) :: status
+    end function
+    function sl_triangular_solve(t, uplo, trans, diag, b, x) result(status) bind(C, name="sl_triangular_solve")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: t, b
+      integer(c_int32_t), value :: uplo, trans, diag
+      integer(c_int64_t), intent(out) :: x
+      integer(c_int) :: status
+    end function
+  end interface
+  public :: sl_lu, sl_lu_solve, sl_lu_unpack, sl_solve, sl_inv, sl_det, sl_slogdet, sl_rcond, sl_cholesky, &
+    sl_cholesky_solve, sl_triangular_solve
 
   ! Element-wise ops with a scalar.
   interface
@@ -1784,6 +1861,7 @@ module sluice
   public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, is_finite, carg, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
   public :: fft, ifft, rfft, irfft
+  public :: lu, lu_solve, lu_unpack, solve, inv, det, slogdet, rcond, cholesky, cholesky_solve, triangular_solve
   public :: set_compare, compare_stats, reference, debug_peek
   public :: scope_begin, scope_end, keep, release, update, retain, eval, hint_read, sync, init, live_handles, &
     error_message, macro_begin, macro_end, macro_cancel, rng_create, rng_destroy, rng_get_state, rng_set_state, &
@@ -2902,6 +2980,102 @@ contains
     integer, intent(out), optional :: stat
     call finish(sl_irfft(array%handle, size(dims, kind=c_int32_t), c_dims(dims), int(n, c_int64_t), c_norm(norm), &
       r%handle), stat)
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! Factorizations and solves of the matrices of the first two dimensions, batched over
+  ! the others. A singular matrix (or one not positive definite, for cholesky) fails
+  ! with SL_ERR_SINGULAR where the result is read.
+
+  ! LU with partial pivoting, A = P L U: packed factors and LAPACK's ipiv (1-based, i32).
+  subroutine lu(a, factors, ipiv, stat)
+    type(sl_array), intent(in) :: a
+    type(sl_array), intent(out) :: factors, ipiv
+    integer, intent(out), optional :: stat
+    call finish(sl_lu(a%handle, factors%handle, ipiv%handle), stat)
+  end subroutine
+
+  ! x with op(A) x = b from A's LU factors; trans is SL_NO_TRANS (the default), SL_TRANS
+  ! or SL_CONJ_TRANS.
+  type(sl_array) function lu_solve(factors, ipiv, b, trans, stat) result(r)
+    type(sl_array), intent(in) :: factors, ipiv, b
+    integer, intent(in), optional :: trans
+    integer, intent(out), optional :: stat
+    integer(c_int32_t) :: t
+    t = SL_NO_TRANS
+    if (present(trans)) t = int(trans, c_int32_t)
+    call finish(sl_lu_solve(factors%handle, ipiv%handle, t, b%handle, r%handle), stat)
+  end function
+
+  ! L, U and P of a square LU factorization.
+  subroutine lu_unpack(factors, ipiv, l, u, p, stat)
+    type(sl_array), intent(in) :: factors, ipiv
+    type(sl_array), intent(out) :: l, u, p
+    integer, intent(out), optional :: stat
+    call finish(sl_lu_unpack(factors%handle, ipiv%handle, l%handle, u%handle, p%handle), stat)
+  end subroutine
+
+  ! x with A x = b.
+  type(sl_array) function solve(a, b, stat) result(r)
+    type(sl_array), intent(in) :: a, b
+    integer, intent(out), optional :: stat
+    call finish(sl_solve(a%handle, b%handle, r%handle), stat)
+  end function
+
+  type(sl_array) function inv(a, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    call finish(sl_inv(a%handle, r%handle), stat)
+  end function
+
+  type(sl_array) function det(a, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    call finish(sl_det(a%handle, r%handle), stat)
+  end function
+
+  ! The determinant as its sign and the log of its modulus.
+  subroutine slogdet(a, sign, logabs, stat)
+    type(sl_array), intent(in) :: a
+    type(sl_array), intent(out) :: sign, logabs
+    integer, intent(out), optional :: stat
+    call finish(sl_slogdet(a%handle, sign%handle, logabs%handle), stat)
+  end subroutine
+
+  ! The reciprocal condition number in the 1-norm, estimated as LAPACK's gecon does.
+  type(sl_array) function rcond(a, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    call finish(sl_rcond(a%handle, r%handle), stat)
+  end function
+
+  ! The lower Cholesky factor L of a Hermitian positive definite a = L L^H.
+  type(sl_array) function cholesky(a, stat) result(r)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    call finish(sl_cholesky(a%handle, r%handle), stat)
+  end function
+
+  ! x with L L^H x = b.
+  type(sl_array) function cholesky_solve(l, b, stat) result(r)
+    type(sl_array), intent(in) :: l, b
+    integer, intent(out), optional :: stat
+    call finish(sl_cholesky_solve(l%handle, b%handle, r%handle), stat)
+  end function
+
+  ! x with op(T) x = b, T the uplo (SL_LOWER or SL_UPPER) triangle of t; trans as in
+  ! lu_solve; diag SL_NON_UNIT_DIAG (the default) or SL_UNIT_DIAG.
+  type(sl_array) function triangular_solve(t, b, uplo, trans, diag, stat) result(r)
+    type(sl_array), intent(in) :: t, b
+    integer, intent(in) :: uplo
+    integer, intent(in), optional :: trans, diag
+    integer, intent(out), optional :: stat
+    integer(c_int32_t) :: op, d
+    op = SL_NO_TRANS
+    d = SL_NON_UNIT_DIAG
+    if (present(trans)) op = int(trans, c_int32_t)
+    if (present(diag)) d = int(diag, c_int32_t)
+    call finish(sl_triangular_solve(t%handle, int(uplo, c_int32_t), op, d, b%handle, r%handle), stat)
   end function
 
   ! 1-based dimensions as the C API's 0-based ones.

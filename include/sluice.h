@@ -78,6 +78,15 @@ typedef struct {
 // Unary element-wise operations (`sl_unary`).
 typedef int32_t sl_unary_op;
 
+// What `sl_gemm` does to an operand before the product.
+typedef int32_t sl_transpose_op;
+
+// Which triangle of a matrix a triangular solve reads (`sl_triangular_solve`).
+typedef int32_t sl_uplo;
+
+// Whether a triangular matrix's diagonal is read or taken as ones (`sl_triangular_solve`).
+typedef int32_t sl_diag;
+
 // Which direction of a Fourier transform (`sl_fft` and friends) is scaled. `n` is the
 // number of points transformed: the product of the transformed dimensions' lengths (for
 // `sl_rfft` and `sl_irfft`, the real array's).
@@ -108,9 +117,6 @@ typedef int32_t sl_reduce_op;
 
 // Scans (`sl_scan`, `sl_scan_dims`).
 typedef int32_t sl_scan_op;
-
-// What `sl_gemm` does to an operand before the product.
-typedef int32_t sl_transpose_op;
 
 // Executor choice for `sl_config.backend` (0 keeps the default).
 typedef int32_t sl_backend;
@@ -261,6 +267,12 @@ typedef struct {
 // (`sl_set_compare` with `SL_COMPARE_ERROR`); the message is the comparison's report.
 #define SL_ERR_MISMATCH 10
 
+// A matrix a solve or inverse needs nonsingular has a zero pivot, or one Cholesky needs
+// positive definite is not; the message names the call, the first failing pivot or minor
+// and, in a batch, the matrices that failed. Deferred: reported where the result (or
+// anything computed from it) is read, or at the call with `SLUICE_SYNC=1`.
+#define SL_ERR_SINGULAR 11
+
 #define SL_F32 0
 
 #define SL_F64 1
@@ -291,6 +303,14 @@ typedef struct {
 
 // Transposed and conjugated (for real types the same as `SL_TRANS`).
 #define SL_CONJ_TRANS 2
+
+#define SL_LOWER 0
+
+#define SL_UPPER 1
+
+#define SL_NON_UNIT_DIAG 0
+
+#define SL_UNIT_DIAG 1
 
 #define SL_NEG 0
 
@@ -979,6 +999,84 @@ sl_status sl_min_scalar(sl_array a, double s, sl_array *out);
 
 // Element-wise max(a, s) for a scalar `s`.
 sl_status sl_max_scalar(sl_array a, double s, sl_array *out);
+
+// LU factorization with partial pivoting, A = P L U, of `a` (m x n, f32, f64, c64 or
+// c128; batched over dimensions 2 and up). `lu` gets the packed factors (m x n: L below
+// the diagonal, its unit diagonal implied, U on and above), `ipiv` the pivots: an i32
+// array of min(m, n) per matrix (batched likewise) in LAPACK's `ipiv` convention,
+// 1-based: row k was swapped with row ipiv[k] in order k = 1, 2, ... — the form
+// `getrf` gives, so factors and pivots can be handed to LAPACK as they are. A singular
+// matrix is not an error here (LAPACK's info > 0): its factors are returned with a zero
+// on U's diagonal (entries past the first zero pivot are then not specified); solving
+// with them fails.
+sl_status sl_lu(sl_array a, sl_array *lu, sl_array *ipiv);
+
+// Solves op(A) x = b from A's factors `lu` and pivots `ipiv` as `sl_lu` gives them (A
+// square), op being `SL_NO_TRANS`, `SL_TRANS` or `SL_CONJ_TRANS`. `b` is n x k (k right
+// hand sides) or a vector of length n (then so is x), of A's type; with batched factors
+// it has their batch dimensions or none (one b for every matrix). A zero pivot fails
+// with `SL_ERR_SINGULAR` where x is read.
+sl_status sl_lu_solve(sl_array lu,
+                      sl_array ipiv,
+                      sl_transpose_op trans_op,
+                      sl_array b,
+                      sl_array *x);
+
+// The factors of a square LU factorization unpacked: `l` (unit lower triangular), `u`
+// (upper triangular) and the permutation matrix `p`, all n x n of the factors' type
+// (batched likewise), with A = P L U.
+sl_status sl_lu_unpack(sl_array lu, sl_array ipiv, sl_array *l, sl_array *u, sl_array *p);
+
+// x with A x = b: LU with partial pivoting of `a` (square, batched) and a solve. `b` as
+// in `sl_lu_solve`. A singular matrix fails with `SL_ERR_SINGULAR` where x is read (at
+// this call with `SLUICE_SYNC=1`), naming the first zero pivot and, in a batch, the
+// matrices that failed.
+sl_status sl_solve(sl_array a, sl_array b, sl_array *x);
+
+// The inverse of `a` (square, batched), through LU. A singular matrix fails as in
+// `sl_solve`.
+sl_status sl_inv(sl_array a, sl_array *out);
+
+// The determinant of `a` (square, batched: one per matrix, of `a`'s type), computed from
+// its LU factors as sign * exp(log |det|) (so its relative error grows with |log |det||;
+// `sl_slogdet` keeps the logarithm). 0 for a singular matrix.
+sl_status sl_det(sl_array a, sl_array *out);
+
+// The determinant of `a` (square, batched) as its sign and the natural logarithm of its
+// modulus, as numpy's `slogdet` gives them: `sign` of `a`'s type (+1 or -1, a complex
+// number of modulus 1 for complex types, 0 for a singular matrix), `logabs` real (-inf
+// for a singular matrix). Neither overflows where the determinant would.
+sl_status sl_slogdet(sl_array a, sl_array *sign, sl_array *logabs);
+
+// The reciprocal condition number of `a` (square, batched) in the 1-norm, 1 / (‖A‖₁
+// ‖A⁻¹‖₁), estimated as LAPACK's `gecon` does (Hager's and Higham's estimate of ‖A⁻¹‖₁
+// from a few solves with A's LU factors; it is rarely off by more than a factor of 3):
+// real (f32 or f64), one per matrix; 0 for a singular matrix.
+sl_status sl_rcond(sl_array a,
+                   sl_array *out);
+
+// The Cholesky factor L of `a` (Hermitian positive definite, square, batched; only its
+// lower triangle is read): lower triangular with a positive real diagonal and zeros
+// above, a = L Lᴴ. A matrix that is not positive definite fails with `SL_ERR_SINGULAR`
+// where L is read (at this call with `SLUICE_SYNC=1`), naming the first leading minor
+// that is not positive and, in a batch, the matrices that failed.
+sl_status sl_cholesky(sl_array a, sl_array *l);
+
+// x with L Lᴴ x = b, `l` a Cholesky factor as `sl_cholesky` gives it; `b` as in
+// `sl_lu_solve`.
+sl_status sl_cholesky_solve(sl_array l, sl_array b, sl_array *x);
+
+// x with op(T) x = b (BLAS `trsm` from the left), T the triangle of `t` that `uplo`
+// names (`SL_LOWER` or `SL_UPPER`; the other triangle is not read), with a diagonal of
+// ones when `diag` is `SL_UNIT_DIAG` (not read then); op as in `sl_lu_solve`, `b` too.
+// A zero on the diagonal (`SL_NON_UNIT_DIAG`) fails with `SL_ERR_SINGULAR` where x is
+// read.
+sl_status sl_triangular_solve(sl_array t,
+                              sl_uplo uplo,
+                              sl_transpose_op trans_op,
+                              sl_diag diag,
+                              sl_array b,
+                              sl_array *x);
 
 // The discrete Fourier transform of `a` along the `ndims` (1 to 3) distinct dimensions
 // listed in `dims`, batched over the others: `out[k] = sum_j a[j] exp(-2 pi i j k / n)`

@@ -29,6 +29,7 @@ pub use api::array::*;
 pub use api::complex::*;
 pub use api::debug::*;
 pub use api::elementwise::*;
+pub use api::factor::*;
 pub use api::fft::*;
 pub use api::macros::*;
 pub use api::movement::*;

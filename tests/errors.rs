@@ -342,6 +342,23 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_scalar_binary_c", Box::new(move |o| sl_scalar_binary_c(SL_LT, 1.0, 2.0, a, o)));
     add("sl_scalar_c", Box::new(move |o| sl_scalar_c(SL_F64, 1.0, 2.0, o)));
     add("sl_constant_c", Box::new(move |o| sl_constant_c(SL_F64, 1, d.as_ptr(), 1.0, 2.0, o)));
+    // Factorizations and solves: a null handle in, or a bad code (the two- and
+    // three-result calls get the same out-handle in each slot here; `factor_calls_clear_
+    // every_result` checks them apart).
+    add("sl_lu", Box::new(move |o| sl_lu(0, o, o)));
+    add("sl_lu_solve", Box::new(move |o| sl_lu_solve(a, a, 7, a, o)));
+    add("sl_lu_unpack", Box::new(move |o| sl_lu_unpack(0, a, o, o, o)));
+    add("sl_solve", Box::new(move |o| sl_solve(a, 0, o)));
+    add("sl_inv", Box::new(move |o| sl_inv(0, o)));
+    add("sl_det", Box::new(move |o| sl_det(stale, o)));
+    add("sl_slogdet", Box::new(move |o| sl_slogdet(0, o, o)));
+    add("sl_rcond", Box::new(move |o| sl_rcond(0, o)));
+    add("sl_cholesky", Box::new(move |o| sl_cholesky(0, o)));
+    add("sl_cholesky_solve", Box::new(move |o| sl_cholesky_solve(a, 0, o)));
+    add(
+        "sl_triangular_solve",
+        Box::new(move |o| sl_triangular_solve(0, SL_LOWER, SL_NO_TRANS, SL_NON_UNIT_DIAG, a, o)),
+    );
     let unary = named!(Unary: sl_neg, sl_abs, sl_sign, sl_sqrt, sl_rsqrt, sl_cbrt, sl_rcp, sl_exp, sl_exp2,
         sl_expm1, sl_log, sl_log2, sl_log10, sl_log1p, sl_sin, sl_cos, sl_tan, sl_asin, sl_acos, sl_atan, sl_sinh,
         sl_cosh, sl_tanh, sl_asinh, sl_acosh, sl_atanh, sl_erf, sl_floor, sl_ceil, sl_round, sl_trunc, sl_isnan,
@@ -383,5 +400,22 @@ fn every_failed_call_leaves_the_null_handle() {
         assert_eq!(out, 0, "{name} failed with {st} ({}) and left {out:#x} in its out-handle", last_error().1);
     }
     release(&[a]);
+    still_works();
+}
+
+/// The factorization calls with several results clear each of them when they fail, and
+/// name the null handle.
+#[test]
+fn factor_calls_clear_every_result() {
+    let (mut p, mut q, mut r) = (1u64, 2u64, 3u64);
+    fails(sl_lu(0, &mut p, &mut q), SL_ERR_INVALID_HANDLE, "null handle");
+    assert_eq!((p, q), (0, 0));
+    (p, q) = (1, 2);
+    fails(sl_slogdet(0, &mut p, &mut q), SL_ERR_INVALID_HANDLE, "null handle");
+    assert_eq!((p, q), (0, 0));
+    (p, q) = (1, 2);
+    fails(sl_lu_unpack(0, 0, &mut p, &mut q, &mut r), SL_ERR_INVALID_HANDLE, "null handle");
+    assert_eq!((p, q, r), (0, 0, 0));
+    fails(sl_lu(0, &mut p, std::ptr::null_mut()), SL_ERR_INVALID_ARGUMENT, "NULL");
     still_works();
 }

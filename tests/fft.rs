@@ -53,35 +53,6 @@ fn stored(dt: sl_dtype, v: &[Z]) -> Vec<Z> {
     v.iter().map(|&(re, im)| if single { (re as f32 as f64, im as f32 as f64) } else { (re, im) }).collect()
 }
 
-/// An array of type `dt` (complex, or real taking the real parts) holding `v`.
-fn upload(dt: sl_dtype, shape: &[usize], v: &[Z]) -> sl_array {
-    let mut b = Vec::new();
-    for &(re, im) in v {
-        let parts: &[f64] = if is_complex(dt) { &[re, im] } else { &[re] };
-        for &p in parts {
-            if dt == SL_C64 || dt == SL_F32 {
-                b.extend((p as f32).to_le_bytes());
-            } else {
-                b.extend(p.to_le_bytes());
-            }
-        }
-    }
-    let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
-    let mut h = 0;
-    ok(sl_create(dt, dims.len() as i32, dims.as_ptr(), SL_COL_MAJOR, b.as_ptr() as *const _, b.len(), &mut h));
-    h
-}
-
-/// The values of a complex or real array (real ones with zero imaginary parts).
-#[track_caller]
-fn read(h: sl_array) -> Vec<Z> {
-    if is_complex(dtype_of(h)) {
-        download_complex(h)
-    } else {
-        download(h).v.into_iter().map(|x| (x.f(), 0.0)).collect()
-    }
-}
-
 fn random(rng: &mut StdRng, n: usize, real: bool) -> Vec<Z> {
     (0..n).map(|_| (rng.random_range(-1.0..1.0), if real { 0.0 } else { rng.random_range(-1.0..1.0) })).collect()
 }
@@ -164,16 +135,16 @@ fn complex_transforms_match_the_definition() {
     for dt in [SL_C64, SL_C128, SL_F32, SL_F64] {
         for n in SMALL {
             let x = stored(dt, &random(&mut rng, n, !is_complex(dt)));
-            let a = upload(dt, &[n], &x);
+            let a = upload_parts(dt, &[n], &x);
             let y = fft(a, &[0], SL_FFT_BACKWARD);
             assert_eq!(dtype_of(y), complex_of(dt));
             let want = dft(&x, &[n], 0, false);
-            assert_within(&format!("fft type {dt} n {n}"), dt, n, &read(y), &want);
+            assert_within(&format!("fft type {dt} n {n}"), dt, n, &read_parts(y), &want);
             let back = ifft(y, &[0], SL_FFT_BACKWARD);
-            assert_within(&format!("ifft(fft) type {dt} n {n}"), dt, n, &read(back), &x);
+            assert_within(&format!("ifft(fft) type {dt} n {n}"), dt, n, &read_parts(back), &x);
             let inv = ifft(a, &[0], SL_FFT_BACKWARD);
             let want = scaled(dft(&x, &[n], 0, true), 1.0 / n as f64);
-            assert_within(&format!("ifft type {dt} n {n}"), dt, n, &read(inv), &want);
+            assert_within(&format!("ifft type {dt} n {n}"), dt, n, &read_parts(inv), &want);
             release(&[a, y, back, inv]);
         }
     }
@@ -185,14 +156,14 @@ fn real_transforms_match_the_definition() {
     for dt in [SL_F32, SL_F64] {
         for n in SMALL {
             let x = stored(dt, &random(&mut rng, n, true));
-            let a = upload(dt, &[n], &x);
+            let a = upload_parts(dt, &[n], &x);
             let y = rfft(a, &[0], SL_FFT_BACKWARD);
             assert_eq!((dtype_of(y), shape_of(y)), (complex_of(dt), vec![n / 2 + 1]));
             let want: Vec<Z> = dft(&x, &[n], 0, false)[..n / 2 + 1].to_vec();
-            assert_within(&format!("rfft type {dt} n {n}"), dt, n, &read(y), &want);
+            assert_within(&format!("rfft type {dt} n {n}"), dt, n, &read_parts(y), &want);
             let back = irfft(y, &[0], n, SL_FFT_BACKWARD);
             assert_eq!((dtype_of(back), shape_of(back)), (dt, vec![n]));
-            assert_within(&format!("irfft(rfft) type {dt} n {n}"), dt, n, &read(back), &x);
+            assert_within(&format!("irfft(rfft) type {dt} n {n}"), dt, n, &read_parts(back), &x);
             release(&[a, y, back]);
         }
     }
@@ -216,9 +187,9 @@ fn complex_to_real_completes_the_spectrum() {
                 })
                 .collect();
             let want: Vec<Z> = dft(&full, &[n], 0, true).into_iter().map(|z| (z.0 / n as f64, 0.0)).collect();
-            let a = upload(dt, &[h], &half);
+            let a = upload_parts(dt, &[h], &half);
             let y = irfft(a, &[0], n, SL_FFT_BACKWARD);
-            assert_within(&format!("irfft type {dt} n {n}"), dt, n, &read(y), &want);
+            assert_within(&format!("irfft type {dt} n {n}"), dt, n, &read_parts(y), &want);
             release(&[a, y]);
         }
     }
@@ -229,7 +200,7 @@ fn normalisations_scale_each_direction() {
     let mut rng = rng("normalisations_scale_each_direction");
     let n = 60;
     let x = random(&mut rng, n, false);
-    let a = upload(SL_C128, &[n], &x);
+    let a = upload_parts(SL_C128, &[n], &x);
     let (fwd, inv) = (dft(&x, &[n], 0, false), dft(&x, &[n], 0, true));
     let nf = n as f64;
     for (norm, sf, si) in [
@@ -238,15 +209,21 @@ fn normalisations_scale_each_direction() {
         (SL_FFT_FORWARD, 1.0 / nf, 1.0),
     ] {
         let (y, z) = (fft(a, &[0], norm), ifft(a, &[0], norm));
-        assert_within(&format!("fft norm {norm}"), SL_C128, n, &read(y), &scaled(fwd.clone(), sf));
-        assert_within(&format!("ifft norm {norm}"), SL_C128, n, &read(z), &scaled(inv.clone(), si));
+        assert_within(&format!("fft norm {norm}"), SL_C128, n, &read_parts(y), &scaled(fwd.clone(), sf));
+        assert_within(&format!("ifft norm {norm}"), SL_C128, n, &read_parts(z), &scaled(inv.clone(), si));
         let real_x: Vec<Z> = x.iter().map(|z| (z.0, 0.0)).collect();
         let real_fwd = dft(&real_x, &[n], 0, false);
-        let (r, c) = (upload(SL_F64, &[n], &x), upload(SL_C128, &[n / 2 + 1], &real_fwd[..n / 2 + 1]));
+        let (r, c) = (upload_parts(SL_F64, &[n], &x), upload_parts(SL_C128, &[n / 2 + 1], &real_fwd[..n / 2 + 1]));
         let (ry, cy) = (rfft(r, &[0], norm), irfft(c, &[0], n, norm));
-        assert_within(&format!("rfft norm {norm}"), SL_C128, n, &read(ry), &scaled(real_fwd[..n / 2 + 1].to_vec(), sf));
+        assert_within(
+            &format!("rfft norm {norm}"),
+            SL_C128,
+            n,
+            &read_parts(ry),
+            &scaled(real_fwd[..n / 2 + 1].to_vec(), sf),
+        );
         // The unscaled inverse of the half spectrum of real x is n x.
-        assert_within(&format!("irfft norm {norm}"), SL_C128, n, &read(cy), &scaled(real_x, nf * si));
+        assert_within(&format!("irfft norm {norm}"), SL_C128, n, &read_parts(cy), &scaled(real_x, nf * si));
         release(&[y, z, r, c, ry, cy]);
     }
     release(&[a]);
@@ -283,7 +260,7 @@ fn multi_dimensional_batched_strided() {
     let shape = [9, 6, 5, 7];
     for dt in [SL_C64, SL_C128, SL_F32, SL_F64] {
         let x = stored(dt, &random(&mut rng, numel(&shape), !is_complex(dt)));
-        let base = upload(dt, &shape, &x);
+        let base = upload_parts(dt, &shape, &x);
         let (v, vs, vx) = strided_view(base, &shape, &x);
         for dims in [vec![0], vec![3], vec![1, 3], vec![3, 0, 2], vec![2, 1]] {
             let points: usize = dims.iter().map(|&d| vs[d as usize]).product();
@@ -292,9 +269,9 @@ fn multi_dimensional_batched_strided() {
                 want = dft(&want, &vs, d as usize, false);
             }
             let y = fft(v, &dims, SL_FFT_BACKWARD);
-            assert_within(&format!("fft type {dt} dims {dims:?}"), dt, points, &read(y), &want);
+            assert_within(&format!("fft type {dt} dims {dims:?}"), dt, points, &read_parts(y), &want);
             let back = ifft(y, &dims, SL_FFT_BACKWARD);
-            assert_within(&format!("ifft(fft) type {dt} dims {dims:?}"), dt, points, &read(back), &vx);
+            assert_within(&format!("ifft(fft) type {dt} dims {dims:?}"), dt, points, &read_parts(back), &vx);
             release(&[y, back]);
             if is_complex(dt) {
                 continue;
@@ -306,10 +283,10 @@ fn multi_dimensional_batched_strided() {
             let half: Vec<Z> = (0..numel(&hs)).map(|i| want[ravel(&vs, &unravel(&hs, i))]).collect();
             let y = rfft(v, &dims, SL_FFT_BACKWARD);
             assert_eq!(shape_of(y), hs);
-            assert_within(&format!("rfft type {dt} dims {dims:?}"), dt, points, &read(y), &half);
+            assert_within(&format!("rfft type {dt} dims {dims:?}"), dt, points, &read_parts(y), &half);
             let back = irfft(y, &dims, vs[last], SL_FFT_BACKWARD);
             assert_eq!(shape_of(back), vs);
-            assert_within(&format!("irfft(rfft) type {dt} dims {dims:?}"), dt, points, &read(back), &vx);
+            assert_within(&format!("irfft(rfft) type {dt} dims {dims:?}"), dt, points, &read_parts(back), &vx);
             release(&[y, back]);
         }
         release(&[base, v]);
@@ -331,30 +308,30 @@ fn large_lengths_known_transforms() {
             x[p] = amp;
             let x = stored(dt, &x);
             let want: Vec<Z> = (0..n).map(|k| mul(x[p], twiddle(p, k, n, -1.0))).collect();
-            let a = upload(dt, &[n], &x);
+            let a = upload_parts(dt, &[n], &x);
             let y = fft(a, &[0], SL_FFT_BACKWARD);
-            assert_within(&format!("impulse type {dt} n {n}"), dt, n, &read(y), &want);
+            assert_within(&format!("impulse type {dt} n {n}"), dt, n, &read_parts(y), &want);
             // A single frequency f: n amp at f, 0 elsewhere.
             let f = rng.random_range(0..n);
             let x: Vec<Z> = (0..n).map(|j| mul(amp, twiddle(j, f, n, 1.0))).collect();
             let mut want = vec![(0.0, 0.0); n];
             want[f] = (amp.0 * n as f64, amp.1 * n as f64);
-            let b = upload(dt, &[n], &x);
+            let b = upload_parts(dt, &[n], &x);
             let z = fft(b, &[0], SL_FFT_BACKWARD);
-            assert_within(&format!("frequency {f} type {dt} n {n}"), dt, n, &read(z), &want);
+            assert_within(&format!("frequency {f} type {dt} n {n}"), dt, n, &read_parts(z), &want);
             // A constant: n amp at 0, and back by the real inverse.
-            let c = upload(real_of(dt), &[n], &vec![(amp.0, 0.0); n]);
+            let c = upload_parts(real_of(dt), &[n], &vec![(amp.0, 0.0); n]);
             let s = rfft(c, &[0], SL_FFT_BACKWARD);
             let mut want = vec![(0.0, 0.0); n / 2 + 1];
             want[0] = (stored(dt, &[amp])[0].0 * n as f64, 0.0);
-            assert_within(&format!("constant type {dt} n {n}"), dt, n, &read(s), &want);
+            assert_within(&format!("constant type {dt} n {n}"), dt, n, &read_parts(s), &want);
             let back = irfft(s, &[0], n, SL_FFT_BACKWARD);
-            assert_within(&format!("irfft(constant) type {dt} n {n}"), dt, n, &read(back), &read(c));
+            assert_within(&format!("irfft(constant) type {dt} n {n}"), dt, n, &read_parts(back), &read_parts(c));
             // A random signal there and back.
             let r = stored(dt, &random(&mut rng, n, false));
-            let d = upload(dt, &[n], &r);
+            let d = upload_parts(dt, &[n], &r);
             let rt = ifft(fft(d, &[0], SL_FFT_ORTHO), &[0], SL_FFT_ORTHO);
-            assert_within(&format!("round trip type {dt} n {n}"), dt, n, &read(rt), &r);
+            assert_within(&format!("round trip type {dt} n {n}"), dt, n, &read_parts(rt), &r);
             release(&[a, y, b, z, c, s, back, d, rt]);
         }
     }
@@ -366,7 +343,7 @@ fn element_wise_neighbours() {
     let mut rng = rng("element_wise_neighbours");
     let (n, m) = (48, 5);
     let x = random(&mut rng, n * m, false);
-    let a = upload(SL_C128, &[n, m], &x);
+    let a = upload_parts(SL_C128, &[n, m], &x);
     let mut two = 0;
     ok(sl_scalar_c(SL_C128, 2.0, -1.0, &mut two));
     let mut pre = 0;
@@ -379,7 +356,7 @@ fn element_wise_neighbours() {
         .into_iter()
         .map(|z| (z.0.hypot(z.1), 0.0))
         .collect();
-    assert_within("abs(fft(2 a))", SL_C128, n, &read(post), &want);
+    assert_within("abs(fft(2 a))", SL_C128, n, &read_parts(post), &want);
     release(&[a, two, pre, y, post]);
 }
 
@@ -387,8 +364,8 @@ fn element_wise_neighbours() {
 fn bad_arguments_are_refused_at_the_call() {
     let mut rng = rng("bad_arguments_are_refused_at_the_call");
     let x = random(&mut rng, 24, false);
-    let a = upload(SL_C64, &[4, 6], &x);
-    let r = upload(SL_F32, &[4, 6], &x);
+    let a = upload_parts(SL_C64, &[4, 6], &x);
+    let r = upload_parts(SL_F32, &[4, 6], &x);
     // Work queued before the failing calls, read after them.
     let mut queued = 0;
     ok(sl_add(a, a, &mut queued));
@@ -414,7 +391,7 @@ fn bad_arguments_are_refused_at_the_call() {
     // ... which is fine as a batch dimension.
     let e = fft(empty, &[0], SL_FFT_BACKWARD);
     assert_eq!(shape_of(e), vec![4, 0]);
-    assert!(read(e).is_empty());
+    assert!(read_parts(e).is_empty());
     // Types.
     let ints = [1i32, 2, 3, 4];
     let mut i = 0;
@@ -434,7 +411,7 @@ fn bad_arguments_are_refused_at_the_call() {
     }
     // Nothing queued was lost, and the runtime still works.
     let sum: Vec<Z> = stored(SL_C64, &x).iter().map(|z| (2.0 * z.0, 2.0 * z.1)).collect();
-    assert_eq!(read(queued), sum);
+    assert_eq!(read_parts(queued), sum);
     release(&[a, r, queued, empty, e, i]);
 }
 
@@ -444,7 +421,7 @@ fn debug_peek_of_a_transform() {
     let mut rng = rng("debug_peek_of_a_transform");
     let n = 30;
     let x = random(&mut rng, n, false);
-    let a = upload(SL_C128, &[n], &x);
+    let a = upload_parts(SL_C128, &[n], &x);
     let y = fft(a, &[0], SL_FFT_BACKWARD);
     let mut b = vec![0u8; n * 16];
     ok(sl_debug_peek(y, SL_COL_MAJOR, b.as_mut_ptr() as *mut _, b.len()));
@@ -454,7 +431,7 @@ fn debug_peek_of_a_transform() {
         .collect();
     let want = dft(&x, &[n], 0, false);
     assert_within("peek", SL_C128, n, &peeked, &want);
-    assert_eq!(read(y), peeked);
+    assert_eq!(read_parts(y), peeked);
     release(&[a, y]);
 }
 
@@ -462,8 +439,8 @@ fn debug_peek_of_a_transform() {
 fn transforms_of_every_kind(rng: &mut StdRng) -> Vec<(sl_array, Vec<Z>)> {
     let shape = [12, 5];
     let x = random(rng, 60, false);
-    let a = upload(SL_C128, &shape, &x);
-    let r = upload(SL_F64, &shape, &x);
+    let a = upload_parts(SL_C128, &shape, &x);
+    let r = upload_parts(SL_F64, &shape, &x);
     let mut s = 0;
     ok(sl_add(a, a, &mut s));
     let y = fft(s, &[0, 1], SL_FFT_ORTHO);
@@ -489,7 +466,7 @@ fn transforms_of_every_kind(rng: &mut StdRng) -> Vec<(sl_array, Vec<Z>)> {
 fn every_kind_child() {
     let mut rng = rng("every_kind_child");
     for (h, want) in transforms_of_every_kind(&mut rng) {
-        assert_within("transform", SL_C128, 60, &read(h), &want);
+        assert_within("transform", SL_C128, 60, &read_parts(h), &want);
         release(&[h]);
     }
     if std::env::var_os("SLUICE_COMPARE").is_some() {
@@ -557,7 +534,7 @@ fn trace_cache_replays_transforms() {
     let mut hits_before: sl_cache_stats = unsafe { std::mem::zeroed() };
     ok(sl_get_cache_stats(SL_CACHE_TRACE, &mut hits_before));
     let x = random(&mut rng, 40 * 3, false);
-    let a = upload(SL_C64, &[40, 3], &x);
+    let a = upload_parts(SL_C64, &[40, 3], &x);
     // Scalars that no strength reduction folds (as 0 or 1 would be).
     for k in [0.5, 1.5, 2.5, 3.5] {
         let mut s = 0;
@@ -566,7 +543,7 @@ fn trace_cache_replays_transforms() {
         ok(sl_mul(a, s, &mut b));
         let y = fft(b, &[0], SL_FFT_BACKWARD);
         let scaled_x: Vec<Z> = stored(SL_C64, &x).iter().map(|&z| mul(z, (k, 1.0))).collect();
-        assert_within("fft in a loop", SL_C64, 40, &read(y), &dft(&scaled_x, &[40, 3], 0, false));
+        assert_within("fft in a loop", SL_C64, 40, &read_parts(y), &dft(&scaled_x, &[40, 3], 0, false));
         release(&[s, b, y]);
     }
     let mut hits: sl_cache_stats = unsafe { std::mem::zeroed() };

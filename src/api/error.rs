@@ -24,6 +24,7 @@ pub fn status_of(kind: ErrorKind) -> sl_status {
         ErrorKind::InvalidState => SL_ERR_INVALID_STATE,
         ErrorKind::Internal => SL_ERR_INTERNAL,
         ErrorKind::Mismatch => SL_ERR_MISMATCH,
+        ErrorKind::Singular => SL_ERR_SINGULAR,
     }
 }
 
@@ -40,6 +41,7 @@ pub fn status_name(s: sl_status) -> &'static CStr {
         SL_ERR_INVALID_STATE => c"SL_ERR_INVALID_STATE",
         SL_ERR_INTERNAL => c"SL_ERR_INTERNAL",
         SL_ERR_MISMATCH => c"SL_ERR_MISMATCH",
+        SL_ERR_SINGULAR => c"SL_ERR_SINGULAR",
         _ => c"unknown status",
     }
 }

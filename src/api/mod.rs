@@ -13,6 +13,7 @@ pub mod complex;
 pub mod debug;
 pub mod elementwise;
 pub mod error;
+pub mod factor;
 pub mod fft;
 pub mod macros;
 pub mod movement;

@@ -25,6 +25,11 @@ pub const SL_ERR_INTERNAL: sl_status = 9;
 /// Result comparison found a value farther from its reference than the tolerance allows
 /// (`sl_set_compare` with `SL_COMPARE_ERROR`); the message is the comparison's report.
 pub const SL_ERR_MISMATCH: sl_status = 10;
+/// A matrix a solve or inverse needs nonsingular has a zero pivot, or one Cholesky needs
+/// positive definite is not; the message names the call, the first failing pivot or minor
+/// and, in a batch, the matrices that failed. Deferred: reported where the result (or
+/// anything computed from it) is read, or at the call with `SLUICE_SYNC=1`.
+pub const SL_ERR_SINGULAR: sl_status = 11;
 
 /// An opaque array handle; 0 is the null handle, which a call that returns handles leaves
 /// in its out-pointer when it fails. Handles are generational and never made twice in a
@@ -58,6 +63,16 @@ pub const SL_NO_TRANS: sl_transpose_op = 0;
 pub const SL_TRANS: sl_transpose_op = 1;
 /// Transposed and conjugated (for real types the same as `SL_TRANS`).
 pub const SL_CONJ_TRANS: sl_transpose_op = 2;
+
+/// Which triangle of a matrix a triangular solve reads (`sl_triangular_solve`).
+pub type sl_uplo = i32;
+pub const SL_LOWER: sl_uplo = 0;
+pub const SL_UPPER: sl_uplo = 1;
+
+/// Whether a triangular matrix's diagonal is read or taken as ones (`sl_triangular_solve`).
+pub type sl_diag = i32;
+pub const SL_NON_UNIT_DIAG: sl_diag = 0;
+pub const SL_UNIT_DIAG: sl_diag = 1;
 
 /// Pass as `dim` to a reduction to reduce over every element.
 pub const SL_ALL_DIMS: i32 = -1;

@@ -5,6 +5,7 @@
 //! reported) or when the application reads them (`copyout`).
 
 mod compare;
+mod factor;
 mod fft;
 pub mod reference;
 
@@ -301,7 +302,11 @@ fn verdict(n: &Node, value: &Value, mode: Mode) -> Result<()> {
     let s = settings();
     let tol = tolerance(reference.precision, &s);
     CHECKED.fetch_add(1, Ordering::Relaxed);
-    let Some(m) = compare(&reference, value, tol) else { return Ok(()) };
+    let mismatch = match n.op {
+        Op::Factor(op) => factor::compare(op, &reference, value, tol),
+        _ => compare(&reference, value, tol),
+    };
+    let Some(m) = mismatch else { return Ok(()) };
     MISMATCHES.fetch_add(1, Ordering::Relaxed);
     let report = format!(
         "result comparison ({}): {} made by {} ({} {}): {} of {} elements differ from the reference by more than {:e} + {:e} * |reference|; worst at {:?}: computed {:e}, reference {:e}, error {:e} ({} ulps)",

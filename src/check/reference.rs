@@ -52,7 +52,9 @@ pub fn carries_scale(n: &Node, ins: &[&Reference]) -> bool {
     let joined = n.op == Op::Binary(BinaryOp::Complex) && inherited;
     // A transform's result is held to the size of the whole (`fft::error_scale`).
     let transform = matches!(n.op, Op::Fft(_));
-    n.dtype.is_float() && (part || passes_on && inherited) || joined || transform
+    // A factorization's reference sets its own (`check/factor.rs`).
+    let factor = matches!(n.op, Op::Factor(_));
+    n.dtype.is_float() && (part || passes_on && inherited) || joined || transform || factor
 }
 
 /// The narrower of two floating-point types.
@@ -189,7 +191,7 @@ fn linear(shape: &Shape, c: &[i64; MAX_RANK]) -> usize {
 }
 
 impl Reference {
-    fn new(dtype: DType, shape: Shape, elems: impl Iterator<Item = Elem>) -> Reference {
+    pub(super) fn new(dtype: DType, shape: Shape, elems: impl Iterator<Item = Elem>) -> Reference {
         // Allocated at its size at once: growing it would take up to half as much again
         // (references count against the memory limit, see `check::counted`).
         let data = if dtype.is_float() {
@@ -252,7 +254,7 @@ impl Reference {
         }
     }
 
-    fn at(&self, i: usize) -> Elem {
+    pub(super) fn at(&self, i: usize) -> Elem {
         match &self.data {
             Data::Float(v) if self.dtype.is_complex() => Elem::C(v[2 * i], v[2 * i + 1]),
             Data::Float(v) => Elem::F(v[i]),
@@ -298,7 +300,7 @@ pub fn evaluate(n: &Node, ins: &[&Reference]) -> Reference {
     if floating(r.dtype) {
         r.precision = ins.iter().filter(|i| floating(i.dtype)).fold(r.precision, |p, i| narrower(p, i.precision));
     }
-    if carries_scale(n, ins) && r.scale.is_none() {
+    if carries_scale(n, ins) && r.scale.is_none() && !matches!(n.op, Op::Factor(_)) {
         r.scale = Some(scale(n, ins, &r));
     }
     r
@@ -423,6 +425,7 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
             })
         }
         Op::Scatter { mode } => scatter(*mode, t, ins),
+        Op::Factor(op) => super::factor::evaluate(*op, t, shape, ins),
         Op::Fft(spec) => {
             let src = ins[0];
             let x = (0..src.shape.numel()).map(|i| {

@@ -17,7 +17,7 @@ use crate::backend::vulkan;
 use crate::config::{Backend, Config};
 use crate::ir::kernel::Kernel;
 use crate::ir::{
-    CallSite, DType, Error, ErrorKind, FftSpec, Inputs, Layout, Promise, Result, Scalar, ScatterMode, Shape, Value,
+    CallSite, DType, Error, ErrorKind, FactorOp, FftSpec, Inputs, Layout, Promise, Result, Scalar, ScatterMode, Shape, Value,
 };
 
 /// A kernel in the executor's own compiled form.
@@ -47,6 +47,14 @@ pub enum Work {
         spec: FftSpec,
         dtype: DType,
         shape: Shape,
+        out_shape: Shape,
+    },
+    /// A factorization or solve; inputs and output as `FactorOp` lists, `shapes` the
+    /// inputs' (`dtype` the first input's).
+    Factor {
+        op: FactorOp,
+        dtype: DType,
+        shapes: SmallVec<[Shape; 2]>,
         out_shape: Shape,
     },
     /// inputs [dst, values, index_0, ...] (indices i64, shaped like values) -> [out]
@@ -91,6 +99,7 @@ impl Work {
             Work::Kernel { .. } => "kernel",
             Work::MatMul { .. } => "matmul",
             Work::Fft { .. } => "fft",
+            Work::Factor { op, .. } => op.name(),
             Work::Scatter { .. } => "scatter",
         }
     }
@@ -153,6 +162,10 @@ pub fn step_profile<'a>(
             (None, m * n * count, (m * k + k * n) * count * dtype.size())
         }
         Work::Fft { dtype, shape, .. } => (None, shape.numel(), shape.numel() * dtype.size()),
+        Work::Factor { dtype, shapes, .. } => {
+            let read: usize = shapes.iter().map(Shape::numel).sum();
+            (None, shapes[0].numel(), read * dtype.size())
+        }
         // The destination, the values and one i64 index per destination dimension.
         Work::Scatter { dtype, dst_shape, values_shape, .. } => {
             let per_value = dtype.size() + 8 * dst_shape.rank();

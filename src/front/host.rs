@@ -145,7 +145,10 @@ pub fn poisoned(e: &Error) -> Error {
         Some(site) if !site.api.is_empty() => format!(" (computing the result of {})", site.api),
         _ => String::new(),
     };
-    let mut p = Error::new(ErrorKind::Poisoned, format!("the array depends on work that failed{at}: {}", e.message));
+    // A singular matrix is a fact about the application's data, not a failure of the
+    // runtime: it keeps its own status, so a caller can tell it apart.
+    let kind = if e.kind == ErrorKind::Singular { ErrorKind::Singular } else { ErrorKind::Poisoned };
+    let mut p = Error::new(kind, format!("the array depends on work that failed{at}: {}", e.message));
     p.origin = e.origin;
     p
 }

@@ -488,7 +488,13 @@ impl<'a> KernelBuilder<'a> {
                 }
                 self.push(Inst::Gather { input, indices, rank: vals.len() as u8 }, t)
             }
-            Op::Source | Op::Reduce { .. } | Op::Scan { .. } | Op::MatMul { .. } | Op::Fft(_) | Op::Scatter { .. } => {
+            Op::Source
+            | Op::Reduce { .. }
+            | Op::Scan { .. }
+            | Op::MatMul { .. }
+            | Op::Fft(_)
+            | Op::Factor(_)
+            | Op::Scatter { .. } => {
                 unreachable!("{} is always stored before it is read", n.op.name())
             }
         }

@@ -186,6 +186,12 @@ pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &
                 Op::Fft(spec) => {
                     Work::Fft { spec: *spec, dtype: ins[0].dtype, shape: ins[0].shape, out_shape: first.shape }
                 }
+                Op::Factor(op) => Work::Factor {
+                    op: *op,
+                    dtype: ins[0].dtype,
+                    shapes: ins.iter().map(|i| i.shape).collect(),
+                    out_shape: first.shape,
+                },
                 Op::Scatter { mode } => Work::Scatter {
                     mode: *mode,
                     dtype: first.dtype,

@@ -20,6 +20,8 @@ pub enum ErrorKind {
     Internal,
     /// Result comparison found a value farther from its reference than allowed.
     Mismatch,
+    /// A matrix the operation needs nonsingular (or positive definite) is not.
+    Singular,
 }
 
 #[derive(Clone, Debug)]

@@ -3,6 +3,7 @@
 
 pub mod dtype;
 pub mod error;
+pub mod factor;
 pub mod kernel;
 pub mod node;
 pub mod op;
@@ -15,6 +16,7 @@ pub mod view;
 pub use dtype::{DType, Scalar, ScalarKind};
 pub(crate) use error::bail;
 pub use error::{Error, ErrorKind, Result};
+pub use factor::{FactorOp, Trans};
 pub use node::{Inputs, Layout, Node, NodeState, Promise, Storage, Value, clone_pending};
 pub use op::{BinaryOp, FftKind, FftNorm, FftSpec, Op, ReduceOp, ScanOp, ScatterMode, UnaryOp};
 pub use random::{Distribution, RngKind};

@@ -1,6 +1,7 @@
 //! Operations of the graph and their typing rules.
 
 use super::dtype::{DType, Scalar};
+use super::factor::FactorOp;
 use super::random::{Distribution, RngKind};
 use super::view::ViewStep;
 
@@ -446,13 +447,15 @@ pub enum Op {
     /// inputs: [a]; complex input for `Complex` and `ComplexToReal`, real for
     /// `RealToComplex`. The output's shape gives the transformed lengths.
     Fft(FftSpec),
+    /// A factorization or solve; inputs and output as `FactorOp` lists.
+    Factor(FactorOp),
 }
 
 impl Op {
     /// Whether the op can be part of a fused kernel (primitive ops), as opposed to an
     /// intrinsic that runs as its own step.
     pub fn is_fusible(&self) -> bool {
-        !matches!(self, Op::Scatter { .. } | Op::MatMul { .. } | Op::Fft(_) | Op::Source)
+        !matches!(self, Op::Scatter { .. } | Op::MatMul { .. } | Op::Fft(_) | Op::Factor(_) | Op::Source)
     }
 
     pub fn name(&self) -> &'static str {
@@ -480,6 +483,7 @@ impl Op {
                 (FftKind::RealToComplex, _) => "rfft",
                 (FftKind::ComplexToReal, _) => "irfft",
             },
+            Op::Factor(f) => f.name(),
         }
     }
 }

@@ -464,3 +464,36 @@ pub fn assert_near(what: &str, got: &Arr, want: &Arr, abs: f64, rel: f64) {
         assert!(okv, "{what}: element {i} {:?}: got {g:?}, want {w:?}", unravel(&got.shape, i));
     }
 }
+
+/// An array of type `dt` (complex, or real taking the real parts) holding the
+/// (real, imaginary) pairs `v`, column-major.
+pub fn upload_parts(dt: sl_dtype, shape: &[usize], v: &[(f64, f64)]) -> sl_array {
+    let complex = dt == SL_C64 || dt == SL_C128;
+    let mut b = Vec::new();
+    for &(re, im) in v {
+        let parts: &[f64] = if complex { &[re, im] } else { &[re] };
+        for &p in parts {
+            if dt == SL_C64 || dt == SL_F32 {
+                b.extend((p as f32).to_le_bytes());
+            } else {
+                b.extend(p.to_le_bytes());
+            }
+        }
+    }
+    let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    let mut h = 0;
+    ok(sl_create(dt, dims.len() as i32, dims.as_ptr(), SL_COL_MAJOR, b.as_ptr() as *const _, b.len(), &mut h));
+    h
+}
+
+/// The values of a complex or real array as (real, imaginary) pairs (real ones with zero
+/// imaginary parts).
+#[track_caller]
+pub fn read_parts(h: sl_array) -> Vec<(f64, f64)> {
+    let dt = dtype_of(h);
+    if dt == SL_C64 || dt == SL_C128 {
+        download_complex(h)
+    } else {
+        download(h).v.into_iter().map(|x| x.f()).map(|x| (x, 0.0)).collect()
+    }
+}

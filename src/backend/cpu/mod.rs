@@ -4,6 +4,7 @@
 mod access;
 mod complex;
 mod elem;
+mod factor;
 mod fft;
 mod linalg;
 pub mod math;
@@ -87,6 +88,9 @@ impl Executor for CpuExecutor {
                 &inputs[0],
                 &outputs[0],
             ),
+            Work::Factor { op, dtype, shapes, out_shape } => {
+                factor::factor(*op, *dtype, shapes, out_shape, inputs, &outputs[0], &self.workers)
+            }
             Work::Scatter { mode, dtype, dst_shape, values_shape } => scatter::scatter(
                 *mode,
                 *dtype,

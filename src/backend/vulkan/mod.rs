@@ -268,6 +268,8 @@ impl VulkanExecutor {
             }
             Work::MatMul { .. } => self.matmul_launch(work, inputs, outputs),
             Work::Fft { .. } => self.fft_plan(work, inputs, outputs),
+            // Factorizations and solves run on the CPU executor (docs/internals.md, "Factorizations").
+            Work::Factor { .. } => Ok(Plan::Cpu(work.clone())),
             Work::Scatter { .. } => self.scatter_plan(work, inputs, outputs),
         }
     }

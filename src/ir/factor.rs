@@ -1,0 +1,67 @@
+//! Dense factorizations and solves: what each one reads and gives. Every one works on the
+//! matrices of the first two dimensions, batched over the others (the operands of one
+//! node share their batch dimensions).
+
+use super::shape::Shape;
+
+/// What a solve does to the factored matrix first.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Trans {
+    None,
+    Transpose,
+    /// Transposed and conjugated (for real types, `Transpose`).
+    Conjugate,
+}
+
+/// A factorization or solve (`Op::Factor`).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum FactorOp {
+    /// LU with partial pivoting: [a (m x n)] -> [(m + 1) x n]. Rows 0..m hold the packed
+    /// factors (L below the diagonal with an implied unit diagonal, U on and above it);
+    /// row m holds the min(m, n) pivots as LAPACK's `ipiv` (1-based: row k was swapped
+    /// with row ipiv[k], in order), as the element type, then zeros.
+    Lu,
+    /// [lu ((n + 1) x n), b (n x k)] -> x (n x k) with op(A) x = b. A zero on U's
+    /// diagonal fails the solve (the matrix is singular).
+    LuSolve(Trans),
+    /// [lu ((n + 1) x n)] -> P (n x n), the permutation with A = P L U.
+    LuPermutation,
+    /// [lu ((n + 1) x n), a (n x n)] -> the reciprocal condition number of a in the
+    /// 1-norm, estimated as LAPACK's `gecon` does (0 for a singular matrix), of the
+    /// element type's real type.
+    Rcond,
+    /// [lu ((n + 1) x n)] -> [2]: the determinant's sign (a unit complex number for
+    /// complex types; 0 when it is 0) and the natural log of its modulus (-inf when it
+    /// is 0), both as the element type.
+    LogDet,
+    /// Cholesky: [a (n x n), Hermitian positive definite, read from its lower triangle]
+    /// -> L (n x n, lower, zeros above) with a = L L^H. A minor that is not positive
+    /// fails it.
+    Cholesky,
+    /// [l (n x n), b (n x k)] -> x with L L^H x = b.
+    CholeskySolve,
+    /// [t (n x n), b (n x k)] -> x with op(T) x = b, T the lower or upper triangle of t,
+    /// its diagonal taken as ones when `unit`. A zero on the diagonal fails it.
+    Triangular { lower: bool, unit: bool, trans: Trans },
+}
+
+impl FactorOp {
+    pub fn name(&self) -> &'static str {
+        match self {
+            FactorOp::Lu => "lu",
+            FactorOp::LuSolve(_) => "lu_solve",
+            FactorOp::LuPermutation => "lu_permutation",
+            FactorOp::Rcond => "rcond",
+            FactorOp::LogDet => "slogdet",
+            FactorOp::Cholesky => "cholesky",
+            FactorOp::CholeskySolve => "cholesky_solve",
+            FactorOp::Triangular { .. } => "triangular_solve",
+        }
+    }
+}
+
+/// The number of matrices in a batch of `shape` (the product of the dimensions after the
+/// first two).
+pub fn batch_count(shape: &Shape) -> usize {
+    shape.dims().iter().skip(2).product()
+}
