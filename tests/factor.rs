@@ -340,8 +340,8 @@ fn solves_have_small_residuals() {
                         let mut hx = 0;
                         ok(sl_solve(ha, hb, &mut hx));
                         let xs = matrices(hx, n, k);
-                        for i in 0..a.ms.len() {
-                            let ratio = solve_ratio(dt, &a.ms[i], SL_NO_TRANS, &xs[i], &b.ms[i]);
+                        for (i, ((m, x), rhs)) in a.ms.iter().zip(&xs).zip(&b.ms).enumerate() {
+                            let ratio = solve_ratio(dt, m, SL_NO_TRANS, x, rhs);
                             assert!(ratio < RATIO, "sl_solve {dt} {kind:?} {n} k={k} {batch:?} #{i}: {ratio}");
                         }
                         let (mut hf, mut hp) = (0, 0);
@@ -350,8 +350,8 @@ fn solves_have_small_residuals() {
                             let mut hy = 0;
                             ok(sl_lu_solve(hf, hp, op, hb, &mut hy));
                             let ys = matrices(hy, n, k);
-                            for i in 0..a.ms.len() {
-                                let ratio = solve_ratio(dt, &a.ms[i], op, &ys[i], &b.ms[i]);
+                            for (i, ((m, y), rhs)) in a.ms.iter().zip(&ys).zip(&b.ms).enumerate() {
+                                let ratio = solve_ratio(dt, m, op, y, rhs);
                                 assert!(
                                     ratio < RATIO,
                                     "sl_lu_solve op {op} {dt} {kind:?} {n} k={k} {batch:?} #{i}: {ratio}"

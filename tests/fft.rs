@@ -500,13 +500,13 @@ fn long_transforms_child() {
     let n = 1usize << 20;
     for dt in [SL_C64, SL_C128] {
         let x = random(&mut rng, n, false);
-        let a = upload(dt, &[n], &x);
-        let r = upload(real_of(dt), &[n], &x);
+        let a = upload_parts(dt, &[n], &x);
+        let r = upload_parts(real_of(dt), &[n], &x);
         let y = fft(a, &[0], SL_FFT_BACKWARD);
         let h = rfft(r, &[0], SL_FFT_ORTHO);
         let back = irfft(h, &[0], n, SL_FFT_ORTHO);
         for v in [y, h, back] {
-            read(v);
+            read_parts(v);
         }
         release(&[a, r, y, h, back]);
     }
@@ -582,26 +582,26 @@ fn device_rounds(dt: sl_dtype) -> [(u64, u64); 2] {
         let before = (stats().host_steps, program_misses());
         for n in [64, 1 << 13, 101] {
             let x = stored(dt, &random(&mut rng, n, false));
-            let a = upload(dt, &[n], &x);
+            let a = upload_parts(dt, &[n], &x);
             let y = fft(a, &[0], SL_FFT_ORTHO);
             assert_within(
                 &format!("fft type {dt} n {n}"),
                 dt,
                 n,
-                &read(y),
+                &read_parts(y),
                 &scaled(dft(&x, &[n], 0, false), 1.0 / (n as f64).sqrt()),
             );
             release(&[a, y]);
         }
         let x = stored(dt, &random(&mut rng, numel(&shape), false));
-        let base = upload(dt, &shape, &x);
+        let base = upload_parts(dt, &shape, &x);
         let (v, vs, vx) = strided_view(base, &shape, &x);
         let y = ifft(v, &[1, 0], SL_FFT_FORWARD);
         let want = dft(&dft(&vx, &vs, 1, true), &vs, 0, true);
-        assert_within(&format!("ifft type {dt} 2-D view"), dt, numel(&vs), &read(y), &want);
-        let real = upload(real_of(dt), &[30], &random(&mut rng, 30, true));
+        assert_within(&format!("ifft type {dt} 2-D view"), dt, numel(&vs), &read_parts(y), &want);
+        let real = upload_parts(real_of(dt), &[30], &random(&mut rng, 30, true));
         let back = irfft(rfft(real, &[0], SL_FFT_BACKWARD), &[0], 30, SL_FFT_BACKWARD);
-        assert_within(&format!("irfft(rfft) type {dt}"), dt, 30, &read(back), &read(real));
+        assert_within(&format!("irfft(rfft) type {dt}"), dt, 30, &read_parts(back), &read_parts(real));
         release(&[base, v, y, real, back]);
         let after = (stats().host_steps, program_misses());
         (after.0 - before.0, after.1 - before.1)

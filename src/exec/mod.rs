@@ -17,7 +17,8 @@ use crate::backend::vulkan;
 use crate::config::{Backend, Config};
 use crate::ir::kernel::Kernel;
 use crate::ir::{
-    CallSite, DType, Error, ErrorKind, FactorOp, FftSpec, Inputs, Layout, Promise, Result, Scalar, ScatterMode, Shape, Value,
+    CallSite, DType, Error, ErrorKind, FactorOp, FftSpec, Inputs, Layout, Promise, Result, Scalar, ScatterMode, Shape,
+    Value,
 };
 
 /// A kernel in the executor's own compiled form.
