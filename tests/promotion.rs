@@ -328,7 +328,16 @@ fn sum_and_mean_of_bool_count() {
         }
         release(&[sum, mean]);
     }
-    release(&[h]);
+    // Over both dimensions as a set (one reduction per dimension, the mean a sum / count).
+    let (mut sum, mut mean) = (0, 0);
+    ok(sl_reduce_dims(SL_SUM, h, 0b11, &mut sum));
+    ok(sl_reduce_dims(SL_MEAN, h, 0b11, &mut mean));
+    let count = a.v.iter().filter(|x| x.f() != 0.0).count();
+    let (s, m) = (download(sum), download(mean));
+    assert_eq!((s.dt, m.dt), (SL_I64, SL_F64), "sum and mean of bool over a set of dimensions");
+    assert_eq!(s.v[0].f(), count as f64, "sum of bool over both dimensions");
+    assert!((m.v[0].f() - count as f64 / a.v.len() as f64).abs() <= 1e-15, "mean of bool over both: {:?}", m.v[0]);
+    release(&[h, sum, mean]);
 }
 
 #[test]

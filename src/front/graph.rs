@@ -697,6 +697,15 @@ impl Graph<'_> {
         Ok(self.pending(Op::Scatter { mode }, dst.dtype, dst.shape, inputs))
     }
 
+    /// `a` as `op` reduces it: bools count, so their sum is an i64 and their mean an f64
+    /// (as numpy's).
+    pub(super) fn bools_counted(&self, op: ReduceOp, a: &Arc<Node>) -> Result<Arc<Node>> {
+        match op {
+            ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Mean if a.dtype == DType::Bool => self.cast(a, DType::I64),
+            _ => Ok(a.clone()),
+        }
+    }
+
     pub fn reduce(&self, op: ReduceOp, a: &Arc<Node>, axis: Option<usize>) -> Result<Arc<Node>> {
         if a.dtype.is_complex() {
             if let Some(d) = axis {
@@ -704,11 +713,7 @@ impl Graph<'_> {
             }
             return self.complex_reduce(op, a, axis);
         }
-        // Bools count: their sum is an i64, their mean an f64 (as numpy's).
-        let a = &match op {
-            ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Mean if a.dtype == DType::Bool => self.cast(a, DType::I64)?,
-            _ => a.clone(),
-        };
+        let a = &self.bools_counted(op, a)?;
         let Some(t) = op.result_dtype(a.dtype) else {
             bail!(DTypeMismatch, "{} is not defined for {} arrays", op.name(), a.dtype);
         };

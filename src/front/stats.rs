@@ -137,6 +137,7 @@ impl Graph<'_> {
                 self.make_complex(&self.fold_axes(op, &re, axes)?, &self.fold_axes(op, &im, axes)?)
             }
             ReduceOp::Mean => {
+                let a = &self.bools_counted(op, a)?;
                 let Some(t) = op.result_dtype(a.dtype) else {
                     bail!(DTypeMismatch, "mean is not defined for {} arrays", a.dtype);
                 };
