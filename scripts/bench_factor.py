@@ -6,22 +6,12 @@ the stacked array). Run right after `cargo bench --bench factor` (same machine s
 reads criterion's medians from target/criterion/factor and prints a table."""
 import json
 import os
-import time
 
 import numpy as np
 
+from bench_numpy import median_ns
+
 ROOT = os.path.join(os.path.dirname(__file__), "..", "target", "criterion", "factor")
-
-
-def median_ns(f, repeat):
-    f()  # warm up
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter_ns()
-        f()
-        times.append(time.perf_counter_ns() - t)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def sluice_ns(name):

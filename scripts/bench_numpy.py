@@ -144,4 +144,5 @@ def main():
         json.dump(results, f)
 
 
-main()
+if __name__ == "__main__":
+    main()
