@@ -664,6 +664,9 @@ impl Scheduler {
                     let _ = n.wait(); // a failure goes through the engine, as before
                 }
             }
+            // The engine sets a sequence's outputs before it counts the sequence finished;
+            // found still busy closing it, the replay would be handed on after all.
+            self.core.engine.wait_idle();
             read_values(inputs, &mut waited);
             &waited[..]
         } else {
