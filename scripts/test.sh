@@ -40,11 +40,11 @@ SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_F64=on cargo 
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_MAX_GROUPS=3 cargo test --locked --test ops --test reductions --test scans --test fusion --test transpose --test scatter --test gather
 # Scatter again as on a device without 64-bit buffer atomics (8-byte add/min/max then run on the CPU).
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_INT64_ATOMICS=on cargo test --locked --test scatter
-# Result comparison passes on the whole op suite (and the promotion table), in both modes, on both executors, with the
+# Result comparison passes on the whole op suite (and the promotion table and the statistics), in both modes, on both executors, with the
 # default tolerances (a difference fails the read).
 for backend in cpu vulkan; do
   for mode in compute copyout; do
-    SLUICE_BACKEND=$backend SLUICE_COMPARE=$mode SLUICE_COMPARE_ACTION=error cargo test --locked --test ops --test promotion
+    SLUICE_BACKEND=$backend SLUICE_COMPARE=$mode SLUICE_COMPARE_ACTION=error cargo test --locked --test ops --test promotion --test statistics
   done
 done
 python3 scripts/api_reference.py --check

@@ -41,7 +41,8 @@ pub struct Reference {
 
 /// Whether the reference of `n` (from inputs `ins`) keeps an error scale: the parts of
 /// complex values, real arithmetic, selects and casts of values that keep one, complex
-/// values made from such parts, and transforms.
+/// values made from such parts, transforms, factorizations, floating-point sums, and views
+/// of values that keep one.
 pub fn carries_scale(n: &Node, ins: &[&Reference]) -> bool {
     use BinaryOp::{Add, Div, Mul, Sub};
     use UnaryOp::{Imag, Neg, Real};
@@ -52,9 +53,13 @@ pub fn carries_scale(n: &Node, ins: &[&Reference]) -> bool {
     let joined = n.op == Op::Binary(BinaryOp::Complex) && inherited;
     // A transform's result is held to the size of the whole (`fft::error_scale`).
     let transform = matches!(n.op, Op::Fft(_));
-    // A factorization's reference sets its own (`check/factor.rs`).
+    // A factorization's reference sets its own (`check/factor.rs`), as a floating-point
+    // sum or mean does (`reduce`).
     let factor = matches!(n.op, Op::Factor(_));
-    n.dtype.is_float() && (part || passes_on && inherited) || joined || transform || factor
+    let summed = matches!(n.op, Op::Reduce { op: ReduceOp::Sum | ReduceOp::Mean, .. }) && ins[0].dtype.is_float();
+    // A view of a value that keeps one keeps it (set by the view's evaluation).
+    let viewed = matches!(n.op, Op::View(_)) && ins[0].scale.is_some();
+    n.dtype.is_float() && (part || passes_on && inherited) || joined || transform || factor || summed || viewed
 }
 
 /// The narrower of two floating-point types.
@@ -392,11 +397,18 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
             })
         }
         Op::View(step) => {
-            let src = ins[0];
-            each(&|_, c| {
-                let (s, inside) = step.map_coord(c, &shape, &src.shape);
-                if inside { src.at(linear(&src.shape, &s)) } else { ins[1].at(0) }
-            })
+            // The source element a view element reads, or None for padding (ins[1]).
+            let source = |c: &[i64; MAX_RANK]| {
+                let (s, inside) = step.map_coord(c, &shape, &ins[0].shape);
+                inside.then(|| linear(&ins[0].shape, &s))
+            };
+            let mut r = each(&|_, c| source(c).map_or_else(|| ins[1].at(0), |l| ins[0].at(l)));
+            // A view of a value that keeps an error scale keeps it, element by element.
+            if ins[0].scale.is_some() {
+                let size = |c| source(&c).map_or_else(|| ins[1].magnitude(0), |l| ins[0].magnitude(l));
+                r.scale = Some(coords(&shape).map(size).collect());
+            }
+            r
         }
         Op::Concat { dim } => {
             let d = *dim as usize;
@@ -623,56 +635,72 @@ fn binary(op: BinaryOp, t: DType, a: Elem, b: Elem) -> Elem {
 
 /// The elements of `src` grouped by output element of a reduction along `axis` (every
 /// element for `None`), each with its index along the axis (its linear index for `None`).
-fn groups(src: &Reference, axis: Option<u8>, out: &Shape) -> Vec<Vec<(i64, Elem)>> {
-    let mut g: Vec<Vec<(i64, Elem)>> = vec![Vec::new(); out.numel()];
+/// Each group also holds the elements' linear indices in `src`.
+fn groups(src: &Reference, axis: Option<u8>, out: &Shape) -> Vec<Vec<(i64, usize, Elem)>> {
+    let mut g: Vec<Vec<(i64, usize, Elem)>> = vec![Vec::new(); out.numel()];
     for (i, c) in coords(&src.shape).enumerate() {
         match axis {
-            None => g[0].push((i as i64, src.at(i))),
+            None => g[0].push((i as i64, i, src.at(i))),
             Some(d) => {
                 let mut o = c;
                 o[d as usize] = 0;
-                g[linear(out, &o)].push((c[d as usize], src.at(i)));
+                g[linear(out, &o)].push((c[d as usize], i, src.at(i)));
             }
         }
     }
     g
 }
 
+/// A floating-point sum or mean keeps an error scale: the sum (or mean) of its terms'
+/// sizes, since a sum that cancels still carries rounding errors relative to its terms
+/// (so `x - mean(x)` downstream is held to the size of x, not of the deviation).
 fn reduce(op: ReduceOp, axis: Option<u8>, t: DType, shape: Shape, src: &Reference) -> Reference {
     let v = src.dtype;
-    let fold = |g: &Vec<(i64, Elem)>| -> Elem {
-        let float = v.is_float();
-        match op {
-            ReduceOp::Sum if float => Elem::F(g.iter().map(|(_, x)| x.f()).sum()),
-            ReduceOp::Sum => Elem::I(g.iter().fold(0i64, |a, (_, x)| a.wrapping_add(x.i()))),
-            ReduceOp::Prod if float => Elem::F(g.iter().map(|(_, x)| x.f()).product()),
-            ReduceOp::Prod => Elem::I(g.iter().fold(1i64, |a, (_, x)| a.wrapping_mul(x.i()))),
-            ReduceOp::Mean => Elem::F(g.iter().map(|(_, x)| x.f()).sum::<f64>() / g.len() as f64),
-            ReduceOp::Any => Elem::I(g.iter().any(|(_, x)| x.nonzero()) as i64),
-            ReduceOp::All => Elem::I(g.iter().all(|(_, x)| x.nonzero()) as i64),
-            ReduceOp::Count => Elem::I(g.iter().filter(|(_, x)| x.nonzero()).count() as i64),
-            ReduceOp::Min | ReduceOp::Max => {
-                if let Some((_, x)) = g.iter().find(|(_, x)| x.is_nan()) {
-                    return *x;
-                }
-                let start = if op == ReduceOp::Min { highest(v) } else { lowest(v) };
-                g.iter().fold(start, |a, &(_, x)| if better(op == ReduceOp::Min, x, a) { x } else { a })
+    let groups = groups(src, axis, &shape);
+    let mut r = Reference::new(t, shape, groups.iter().map(|g| fold(op, v, g)));
+    if v.is_float() && matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
+        let size = |g: &Vec<(i64, usize, Elem)>| {
+            let total: f64 = g.iter().map(|&(_, i, _)| src.magnitude(i)).sum();
+            if op == ReduceOp::Mean { total / g.len() as f64 } else { total }
+        };
+        r.scale = Some(groups.iter().map(size).collect());
+    }
+    r
+}
+
+/// One output element of a reduction of the group `g` of elements of type `v`.
+fn fold(op: ReduceOp, v: DType, g: &[(i64, usize, Elem)]) -> Elem {
+    let float = v.is_float();
+    let values = || g.iter().map(|&(_, _, x)| x);
+    match op {
+        ReduceOp::Sum if float => Elem::F(values().map(Elem::f).sum()),
+        ReduceOp::Sum => Elem::I(values().fold(0i64, |a, x| a.wrapping_add(x.i()))),
+        ReduceOp::Prod if float => Elem::F(values().map(Elem::f).product()),
+        ReduceOp::Prod => Elem::I(values().fold(1i64, |a, x| a.wrapping_mul(x.i()))),
+        ReduceOp::Mean => Elem::F(values().map(Elem::f).sum::<f64>() / g.len() as f64),
+        ReduceOp::Any => Elem::I(values().any(Elem::nonzero) as i64),
+        ReduceOp::All => Elem::I(values().all(Elem::nonzero) as i64),
+        ReduceOp::Count => Elem::I(values().filter(|x| x.nonzero()).count() as i64),
+        ReduceOp::Min | ReduceOp::Max => {
+            if let Some(x) = values().find(|x| x.is_nan()) {
+                return x;
             }
-            ReduceOp::ArgMin | ReduceOp::ArgMax => {
-                if let Some((i, _)) = g.iter().find(|(_, x)| x.is_nan()) {
-                    return Elem::I(*i);
-                }
-                let mut best: Option<(i64, Elem)> = None;
-                for &(i, x) in g {
-                    if best.is_none_or(|(_, b)| better(op == ReduceOp::ArgMin, x, b)) {
-                        best = Some((i, x));
-                    }
-                }
-                Elem::I(best.map_or(-1, |(i, _)| i))
-            }
+            let start = if op == ReduceOp::Min { highest(v) } else { lowest(v) };
+            values().fold(start, |a, x| if better(op == ReduceOp::Min, x, a) { x } else { a })
         }
-    };
-    Reference::new(t, shape, groups(src, axis, &shape).iter().map(fold))
+        ReduceOp::ArgMin | ReduceOp::ArgMax => {
+            if let Some(&(i, _, _)) = g.iter().find(|(_, _, x)| x.is_nan()) {
+                return Elem::I(i);
+            }
+            let mut best: Option<(i64, Elem)> = None;
+            for &(i, _, x) in g {
+                if best.is_none_or(|(_, b)| better(op == ReduceOp::ArgMin, x, b)) {
+                    best = Some((i, x));
+                }
+            }
+            Elem::I(best.map_or(-1, |(i, _)| i))
+        }
+    }
 }
 
 /// Whether `x` beats `best` (strictly) for a minimum (`min`) or maximum.
