@@ -1014,9 +1014,12 @@ inline Array scatter(const Array& dst, const std::vector<Array>& indices, const 
                         static_cast<sl_scatter_mode>(mode));
 }
 
-// From a vector: the square matrix with it on diagonal k. From a matrix (batched over
-// dimensions 2 and up): diagonal k, a view.
-inline Array diag(const Array& a, int64_t k = 0) { return detail::make(sl_diag, a.handle(), k); }
+// The square matrix with the vector v on diagonal k.
+inline Array diag_matrix(const Array& v, int64_t k = 0) { return detail::make(sl_diag_matrix, v.handle(), k); }
+// Diagonal k of the matrices in the first two dimensions (batched over the others), a view.
+inline Array diagonal(const Array& a, int64_t k = 0) { return detail::make(sl_diagonal, a.handle(), k); }
+// numpy's diag: diag_matrix of a vector, diagonal of anything of rank 2 or more.
+inline Array diag(const Array& a, int64_t k = 0) { return a.rank() == 1 ? diag_matrix(a, k) : diagonal(a, k); }
 // Zeros below (triu) or above (tril) diagonal k, batched over dimensions 2 and up.
 inline Array triu(const Array& a, int64_t k = 0) { return detail::make(sl_triu, a.handle(), k); }
 inline Array tril(const Array& a, int64_t k = 0) { return detail::make(sl_tril, a.handle(), k); }

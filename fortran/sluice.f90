@@ -1517,7 +1517,13 @@ module sluice
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
-    function sl_diag(a, k, out) result(status) bind(C, name="sl_diag")
+    function sl_diag_matrix(v, k, out) result(status) bind(C, name="sl_diag_matrix")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: v, k
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_diagonal(a, k, out) result(status) bind(C, name="sl_diagonal")
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: a, k
       integer(c_int64_t), intent(out) :: out
@@ -1650,7 +1656,7 @@ module sluice
       integer(c_int) :: status
     end function
   end interface
-  public :: sl_linspace, sl_arange, sl_arange_i, sl_diag, sl_triu, sl_tril, sl_repeat, sl_repeat_counts, &
+  public :: sl_linspace, sl_arange, sl_arange_i, sl_diag_matrix, sl_diagonal, sl_triu, sl_tril, sl_repeat, sl_repeat_counts, &
     sl_meshgrid, sl_flip, sl_squeeze, sl_expand_dims, sl_moveaxis, sl_mod, sl_shl, sl_shr, sl_copysign, &
     sl_nextafter, sl_clamp, sl_clamp_scalar, sl_floor_to, sl_ceil_to, sl_round_to
 
@@ -4856,7 +4862,15 @@ contains
     type(sl_array), intent(in) :: array
     integer, intent(in), optional :: k
     integer, intent(out), optional :: stat
-    call finish(sl_diag(array%handle, offset_or_zero(k), r%handle), stat)
+    integer(c_int32_t) :: rank
+    integer(c_int) :: status
+    status = sl_rank(array%handle, rank)
+    if (status == SL_OK .and. rank == 1) then
+      status = sl_diag_matrix(array%handle, offset_or_zero(k), r%handle)
+    else if (status == SL_OK) then
+      status = sl_diagonal(array%handle, offset_or_zero(k), r%handle)
+    end if
+    call finish(status, stat)
   end function
 
   ! Zeros below (triu) or above (tril) diagonal k (0 when absent).

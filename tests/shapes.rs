@@ -154,7 +154,7 @@ fn diag_makes_and_extracts() {
             let want = Arr::new(dt, &[side, side], want);
             for h in inputs(&mut rng, &v) {
                 let mut d = 0;
-                ok(sl_diag(h, k, &mut d));
+                ok(sl_diag_matrix(h, k, &mut d));
                 assert_close(&format!("diag of a {dt} vector of {n}, k = {k}"), &download(d), &want, 0.0);
                 release(&[h, d]);
             }
@@ -176,7 +176,7 @@ fn diag_makes_and_extracts() {
             });
             for h in inputs(&mut rng, &a) {
                 let mut d = 0;
-                ok(sl_diag(h, k, &mut d));
+                ok(sl_diagonal(h, k, &mut d));
                 assert_close(&format!("diagonal {k} of {dt} {shape:?}"), &download(d), &want, 0.0);
                 release(&[h, d]);
             }
@@ -184,10 +184,11 @@ fn diag_makes_and_extracts() {
     }
     let a = rand_arr(&mut rng, SL_F32, &[3, 4], -1.0, 1.0, false).upload();
     let mut d = 0;
-    fails(sl_diag(a, 5, &mut d), SL_ERR_INVALID_ARGUMENT, "k = 5");
-    fails(sl_diag(a, -4, &mut d), SL_ERR_INVALID_ARGUMENT, "k = -4");
+    fails(sl_diagonal(a, 5, &mut d), SL_ERR_INVALID_ARGUMENT, "k = 5");
+    fails(sl_diagonal(a, -4, &mut d), SL_ERR_INVALID_ARGUMENT, "k = -4");
+    fails(sl_diag_matrix(a, 0, &mut d), SL_ERR_INVALID_ARGUMENT, "give a vector");
     let s = rand_arr(&mut rng, SL_F32, &[], -1.0, 1.0, false).upload();
-    fails(sl_diag(s, 0, &mut d), SL_ERR_INVALID_ARGUMENT, "rank 0");
+    fails(sl_diagonal(s, 0, &mut d), SL_ERR_INVALID_ARGUMENT, "rank 0");
     assert_eq!(d, 0);
     release(&[a, s]);
 }
@@ -396,9 +397,9 @@ fn generated_values_feed_fused_work() {
     let n = rng.random_range(2..50usize);
     let (mut x, mut m, mut u, mut d, mut s) = (0, 0, 0, 0, 0);
     ok(sl_linspace(SL_F64, 0.0, 1.0, n as i64, 1, &mut x));
-    ok(sl_diag(x, 0, &mut m));
+    ok(sl_diag_matrix(x, 0, &mut m));
     ok(sl_triu(m, 0, &mut u));
-    ok(sl_diag(u, 0, &mut d));
+    ok(sl_diagonal(u, 0, &mut d));
     ok(sl_sum(d, SL_ALL_DIMS, &mut s));
     let got = download(s).v[0].f();
     let want: f64 = (0..n).map(|i| i as f64 / (n - 1) as f64).sum();

@@ -6,8 +6,23 @@ use super::elementwise::from_array;
 use super::error::boundary;
 use super::types::*;
 use super::{graph, node, nodes, out_slot, parse_dim, parse_dtype, put, runtime, slice};
-use crate::front::Indexing;
-use crate::ir::{Result, bail};
+use crate::front::{Graph, Indexing};
+use crate::ir::{CallSite, DType, Node, Result, bail};
+use std::sync::Arc;
+
+/// `out = build(dtype)`: what the calls that make an array of a given type do around it.
+fn generated(
+    site: CallSite,
+    dtype: sl_dtype,
+    out: *mut sl_array,
+    build: impl FnOnce(&Graph<'_>, DType) -> Result<Arc<Node>>,
+) -> Result<()> {
+    let out = out_slot(out)?;
+    let t = parse_dtype(dtype)?;
+    let rt = runtime()?;
+    let a = build(&graph(&rt, site), t)?;
+    put(&rt, out, a)
+}
 
 /// `n` evenly spaced values from `start` to `stop` (f32 or f64), computed in `dtype` as
 /// `start + i * step`. With `endpoint` nonzero, `step = (stop - start) / (n - 1)` and the
@@ -22,13 +37,7 @@ pub extern "C" fn sl_linspace(
     endpoint: i32,
     out: *mut sl_array,
 ) -> sl_status {
-    boundary!("sl_linspace", |site| {
-        let out = out_slot(out)?;
-        let t = parse_dtype(dtype)?;
-        let rt = runtime()?;
-        let a = graph(&rt, site).linspace(t, start, stop, n, endpoint != 0)?;
-        put(&rt, out, a)
-    })
+    boundary!("sl_linspace", |site| generated(site, dtype, out, |g, t| g.linspace(t, start, stop, n, endpoint != 0)))
 }
 
 /// The vector `start, start + step, ...` of the values before `stop` (after it for a
@@ -38,13 +47,7 @@ pub extern "C" fn sl_linspace(
 /// `sl_arange_i`).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_arange(dtype: sl_dtype, start: f64, stop: f64, step: f64, out: *mut sl_array) -> sl_status {
-    boundary!("sl_arange", |site| {
-        let out = out_slot(out)?;
-        let t = parse_dtype(dtype)?;
-        let rt = runtime()?;
-        let a = graph(&rt, site).arange(t, start, stop, step)?;
-        put(&rt, out, a)
-    })
+    boundary!("sl_arange", |site| generated(site, dtype, out, |g, t| g.arange(t, start, stop, step)))
 }
 
 /// `sl_arange` with integer arguments: the length is computed exactly, and the values in
@@ -52,23 +55,22 @@ pub extern "C" fn sl_arange(dtype: sl_dtype, start: f64, stop: f64, step: f64, o
 /// last values must be representable in `dtype`.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_arange_i(dtype: sl_dtype, start: i64, stop: i64, step: i64, out: *mut sl_array) -> sl_status {
-    boundary!("sl_arange_i", |site| {
-        let out = out_slot(out)?;
-        let t = parse_dtype(dtype)?;
-        let rt = runtime()?;
-        let a = graph(&rt, site).arange_int(t, start, stop, step)?;
-        put(&rt, out, a)
-    })
+    boundary!("sl_arange_i", |site| generated(site, dtype, out, |g, t| g.arange_int(t, start, stop, step)))
 }
 
-/// From a vector of length n: the (n + |k|) x (n + |k|) matrix with the vector on diagonal
-/// `k` (above the main diagonal for k > 0, below for k < 0) and zeros elsewhere. From an
-/// array of rank 2 or more: diagonal `k` of the m x n matrices in its first two
-/// dimensions, batched over the others (shape `[len, dims 2...]`); `-m <= k <= n` or the
-/// call fails (k = n or -m gives an empty diagonal). Extraction is a view.
+/// The (n + |k|) x (n + |k|) matrix with the vector `v` (length n) on diagonal `k` (above
+/// the main diagonal for k > 0, below for k < 0) and zeros elsewhere.
 #[unsafe(no_mangle)]
-pub extern "C" fn sl_diag(a: sl_array, k: i64, out: *mut sl_array) -> sl_status {
-    boundary!("sl_diag", |site| from_array(site, a, out, |g, a| g.diag(a, k)))
+pub extern "C" fn sl_diag_matrix(v: sl_array, k: i64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_diag_matrix", |site| from_array(site, v, out, |g, v| g.diag_matrix(v, k)))
+}
+
+/// Diagonal `k` of the m x n matrices in the first two dimensions of `a` (rank 2 or more),
+/// batched over the others: shape `[len, dims 2...]`. `-m <= k <= n` or the call fails
+/// (k = n or -m gives an empty diagonal). A view (every `m + 1`-th element).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_diagonal(a: sl_array, k: i64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_diagonal", |site| from_array(site, a, out, |g, a| g.diagonal(a, k)))
 }
 
 /// `a` with every element below diagonal `k` of the matrices in its first two dimensions

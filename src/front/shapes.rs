@@ -1,5 +1,5 @@
-//! Generators (`linspace`, `arange`, `meshgrid`) and shape ops (`diag`, `triu`/`tril`,
-//! `repeat`, `flip`, `squeeze`, `expand_dims`, `moveaxis`), built from the nodes that
+//! Generators (`linspace`, `arange`, `meshgrid`) and shape ops (`diag_matrix`, `diagonal`,
+//! `triu`/`tril`, `repeat`, `flip`, `squeeze`, `expand_dims`, `moveaxis`), built from the nodes that
 //! exist: views, iotas and element-wise expressions of them, so they fuse with their
 //! neighbours and need no kernels of their own. Only `repeat` with per-element counts
 //! reads data (the counts) when it is called.
@@ -120,19 +120,12 @@ impl Graph<'_> {
         self.affine_iota(dtype, n, Scalar::I64(start).cast(dtype), Scalar::I64(step).cast(dtype))
     }
 
-    /// A vector (rank 1) becomes the square matrix with it on diagonal `k` (above the
-    /// main one for k > 0) and zeros elsewhere. An array of rank 2 or more gives diagonal
-    /// `k` of the matrices in its first two dimensions, batched over the others: a view
-    /// (every `m + 1`-th element of each column-major matrix).
-    pub fn diag(&self, a: &Arc<Node>, k: i64) -> Result<Arc<Node>> {
-        match a.shape.rank() {
-            0 => bail!(InvalidArgument, "diag: the array is rank 0; give a vector or a matrix"),
-            1 => self.diag_matrix(a, k),
-            _ => self.diagonal(a, k),
+    /// The square matrix with the vector `v` on diagonal `k` (above the main one for
+    /// k > 0) and zeros elsewhere: a gather of `v` selected where `j - i == k`.
+    pub fn diag_matrix(&self, v: &Arc<Node>, k: i64) -> Result<Arc<Node>> {
+        if v.shape.rank() != 1 {
+            bail!(InvalidArgument, "diag_matrix: the array is rank {}; give a vector", v.shape.rank());
         }
-    }
-
-    fn diag_matrix(&self, v: &Arc<Node>, k: i64) -> Result<Arc<Node>> {
         let len = v.shape.dim(0) as u64;
         let side = len.checked_add(k.unsigned_abs()).unwrap_or(u64::MAX);
         let shape = Shape::sized("diag", &[side, side])?;
@@ -147,10 +140,15 @@ impl Graph<'_> {
         self.select(&on, &taken, &self.scalar_of(v.dtype, 0.0)?)
     }
 
-    fn diagonal(&self, a: &Arc<Node>, k: i64) -> Result<Arc<Node>> {
+    /// Diagonal `k` of the matrices in the first two dimensions of `a`, batched over the
+    /// others: a view (every `m + 1`-th element of each column-major matrix).
+    pub fn diagonal(&self, a: &Arc<Node>, k: i64) -> Result<Arc<Node>> {
+        if a.shape.rank() < 2 {
+            bail!(InvalidArgument, "diagonal: the array is rank {}; it needs two dimensions", a.shape.rank());
+        }
         let (m, n) = (a.shape.dim(0) as i64, a.shape.dim(1) as i64);
         if k > n || k < -m {
-            bail!(InvalidArgument, "diag: k = {k} is outside the {m} x {n} matrices (-{m} <= k <= {n})");
+            bail!(InvalidArgument, "diagonal: k = {k} is outside the {m} x {n} matrices (-{m} <= k <= {n})");
         }
         let len = if k >= 0 { m.min(n - k) } else { (m + k).min(n) };
         let first = if k >= 0 { k * m } else { -k };

@@ -29,13 +29,13 @@ int main(void) {
             EXPECT(gy[i + NY * j] == -2 + i, "grid y (%d, %d) = %d", i, j, gy[i + NY * j]);
         }
 
-    /* diag(a, 1) and triu(a, -1) of a random M x N matrix. */
+    /* diagonal(a, 1) and triu(a, -1) of a random M x N matrix. */
     double a[M * N], d[N], t[M * N];
     for (int i = 0; i < M * N; i++) a[i] = uniform(-10, 10);
     int64_t dims[2] = {M, N};
     sl_array ha, hd, ht;
     OK(sl_create(SL_F64, 2, dims, SL_COL_MAJOR, a, sizeof a, &ha));
-    OK(sl_diag(ha, 1, &hd));
+    OK(sl_diagonal(ha, 1, &hd));
     int64_t len = 0;
     OK(sl_shape(hd, &len, 1));
     EXPECT(len == N - 1, "diagonal 1 of %dx%d has %lld elements", M, N, (long long)len);
@@ -105,7 +105,7 @@ int main(void) {
     }
 
     sl_array bad = 7;
-    FAILS(sl_diag(ha, 9, &bad), SL_ERR_INVALID_ARGUMENT, "k = 9");
+    FAILS(sl_diagonal(ha, 9, &bad), SL_ERR_INVALID_ARGUMENT, "k = 9");
     FAILS(sl_arange(SL_F32, 0, 1, 0, &bad), SL_ERR_INVALID_ARGUMENT, "step");
     FAILS(sl_floor_to(h1, SL_F32, &bad), SL_ERR_DTYPE_MISMATCH, "integer type");
     EXPECT(bad == 0, "a failed call leaves the null handle");

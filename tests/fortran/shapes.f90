@@ -46,7 +46,7 @@ program shapes
   end do
   r = repeat(sl_array(real([(i, i = 1, n)], 8)), sl_array(counts))
   call expect_matches(r, real(want_rep(0:total - 1), 8), 0d0, 'repeat by counts')
-  call expect_matches(repeat(sl_array(v), 2), [(v((i + 1) / 2), i = 1, 2 * n)], 0d0, 'repeat by 2')
+  call expect_matches(repeat(sl_array(v), 2), v([(i, i, i = 1, n)]), 0d0, 'repeat by 2')
 
   ! meshgrid (xy: grids are n x m), flip, squeeze/expand_dims, moveaxis.
   call meshgrid([sl_array(x(:, 1)), sl_array(v)], grids)
