@@ -1544,12 +1544,14 @@ sl_status sl_arange(sl_dtype dtype, double start, double stop, double step, sl_a
 // last values must be representable in `dtype`.
 sl_status sl_arange_i(sl_dtype dtype, int64_t start, int64_t stop, int64_t step, sl_array *out);
 
-// From a vector of length n: the (n + |k|) x (n + |k|) matrix with the vector on diagonal
-// `k` (above the main diagonal for k > 0, below for k < 0) and zeros elsewhere. From an
-// array of rank 2 or more: diagonal `k` of the m x n matrices in its first two
-// dimensions, batched over the others (shape `[len, dims 2...]`); `-m <= k <= n` or the
-// call fails (k = n or -m gives an empty diagonal). Extraction is a view.
-sl_status sl_diag(sl_array a, int64_t k, sl_array *out);
+// The (n + |k|) x (n + |k|) matrix with the vector `v` (length n) on diagonal `k` (above
+// the main diagonal for k > 0, below for k < 0) and zeros elsewhere.
+sl_status sl_diag_matrix(sl_array v, int64_t k, sl_array *out);
+
+// Diagonal `k` of the m x n matrices in the first two dimensions of `a` (rank 2 or more),
+// batched over the others: shape `[len, dims 2...]`. `-m <= k <= n` or the call fails
+// (k = n or -m gives an empty diagonal). A view (every `m + 1`-th element).
+sl_status sl_diagonal(sl_array a, int64_t k, sl_array *out);
 
 // `a` with every element below diagonal `k` of the matrices in its first two dimensions
 // set to zero (kept: column - row >= k), batched over the other dimensions. Any `k`.

@@ -91,7 +91,7 @@ pub extern "C" fn sl_tril(a: sl_array, k: i64, out: *mut sl_array) -> sl_status 
 /// replicate, numpy's `repeat`): `[1, 2]` with count 2 gives `[1, 1, 2, 2]`. A view.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_repeat(a: sl_array, count: i64, dim: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_repeat", |site| { from_array(site, a, out, |g, a| g.repeat(a, count, parse_dim(dim, "sl_repeat")?)) })
+    boundary!("sl_repeat", |site| from_array(site, a, out, |g, a| g.repeat(a, count, parse_dim(dim, "sl_repeat")?)))
 }
 
 /// Element `i` of `a` along `dim` repeated `counts[i]` times (`counts`: an integer vector
