@@ -104,8 +104,9 @@ fn clamp_is_clip() {
 #[test]
 fn rounding_to_integers_in_one_call() {
     let mut rng = rng("rounding_to_integers_in_one_call");
-    type F = extern "C" fn(sl_array, sl_dtype, *mut sl_array) -> sl_status;
-    let calls: [(&str, F, fn(f64) -> f64); 3] =
+    type Call = extern "C" fn(sl_array, sl_dtype, *mut sl_array) -> sl_status;
+    type Case = (&'static str, Call, fn(f64) -> f64);
+    let calls: [Case; 3] =
         [("floor", sl_floor_to, f64::floor), ("ceil", sl_ceil_to, f64::ceil), ("round", sl_round_to, f64::round)];
     for src in [SL_F32, SL_F64] {
         let len = rng.random_range(10..3000);

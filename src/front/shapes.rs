@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use super::Graph;
+use super::graph::I64_LIMIT;
 use super::host::{HostOrder, read_into};
 use crate::ir::{BinaryOp, DType, MAX_RANK, Node, Result, Scalar, Shape, bail};
 
@@ -85,8 +86,7 @@ impl Graph<'_> {
     pub fn arange(&self, dtype: DType, start: f64, stop: f64, step: f64) -> Result<Arc<Node>> {
         if dtype.is_integer() {
             let int = |what: &str, v: f64| -> Result<i64> {
-                // 2^63: the i64 range as f64 is [-2^63, 2^63).
-                if v.fract() != 0.0 || !(-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&v) {
+                if v.fract() != 0.0 || !(-I64_LIMIT..I64_LIMIT).contains(&v) {
                     bail!(DTypeMismatch, "arange: {what} {v} is not an integer, as a {dtype} arange needs");
                 }
                 Ok(v as i64)
@@ -127,7 +127,7 @@ impl Graph<'_> {
             bail!(InvalidArgument, "diag_matrix: the array is rank {}; give a vector", v.shape.rank());
         }
         let len = v.shape.dim(0) as u64;
-        let side = len.checked_add(k.unsigned_abs()).unwrap_or(u64::MAX);
+        let side = len.saturating_add(k.unsigned_abs());
         let shape = Shape::sized("diag", &[side, side])?;
         if len == 0 {
             return self.constant(v.dtype, shape, 0.0);
@@ -195,7 +195,7 @@ impl Graph<'_> {
         let n = dims[dim];
         // Nothing to stretch when there are no elements, whatever the count.
         let count = if n == 0 { 0 } else { count };
-        let out_len = (n as u64).checked_mul(count as u64).unwrap_or(u64::MAX);
+        let out_len = (n as u64).saturating_mul(count as u64);
         let mut out: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
         out[dim] = out_len;
         let out = Shape::sized("repeat", &out)?;
