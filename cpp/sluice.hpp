@@ -370,6 +370,21 @@ inline Array identity(DType dtype, int64_t rows, int64_t cols) {
     return detail::make(sl_identity, static_cast<sl_dtype>(dtype), rows, cols);
 }
 
+// n evenly spaced values from start to stop (f32 or f64); stop included when `endpoint`.
+inline Array linspace(DType dtype, double start, double stop, int64_t n, bool endpoint = true) {
+    return detail::make(sl_linspace, static_cast<sl_dtype>(dtype), start, stop, n, endpoint ? 1 : 0);
+}
+// start, start + step, ... before stop; numpy's length ceil((stop - start) / step).
+inline Array arange(DType dtype, double start, double stop, double step = 1.0) {
+    return detail::make(sl_arange, static_cast<sl_dtype>(dtype), start, stop, step);
+}
+// arange with exact integer arguments (chosen when all three are integers).
+template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+inline Array arange(DType dtype, T start, T stop, T step = 1) {
+    return detail::make(sl_arange_i, static_cast<sl_dtype>(dtype), static_cast<int64_t>(start),
+                        static_cast<int64_t>(stop), static_cast<int64_t>(step));
+}
+
 // ---------------------------------------------------------------------------------------
 // Random numbers
 
@@ -799,6 +814,37 @@ inline Array xor_(const Array& a, const Array& b) { return detail::make(sl_xor, 
 template <class T> detail::if_real<T> xor_(const Array& a, T s) { return binary(SL_XOR, a, s); }
 template <class T> detail::if_real<T> xor_(T s, const Array& b) { return binary(SL_XOR, s, b); }
 
+// Integer shifts; a count outside 0 .. bits shifts every bit out (>> is arithmetic for
+// signed types, logical for unsigned ones).
+inline Array shl(const Array& a, const Array& b) { return detail::make(sl_shl, a.handle(), b.handle()); }
+template <class T> detail::if_real<T> shl(const Array& a, T s) { return binary(SL_SHL, a, s); }
+inline Array shr(const Array& a, const Array& b) { return detail::make(sl_shr, a.handle(), b.handle()); }
+template <class T> detail::if_real<T> shr(const Array& a, T s) { return binary(SL_SHR, a, s); }
+// The magnitude of a with the sign of b; the next float after a toward b.
+inline Array copysign(const Array& a, const Array& b) { return detail::make(sl_copysign, a.handle(), b.handle()); }
+template <class T> detail::if_real<T> copysign(const Array& a, T s) { return binary(SL_COPYSIGN, a, s); }
+inline Array nextafter(const Array& a, const Array& b) { return detail::make(sl_nextafter, a.handle(), b.handle()); }
+template <class T> detail::if_real<T> nextafter(const Array& a, T s) { return binary(SL_NEXTAFTER, a, s); }
+// Remainder with the sign of the divisor (Python's %, Fortran's modulo); rem keeps the
+// dividend's sign.
+inline Array mod(const Array& a, const Array& b) { return detail::make(sl_mod, a.handle(), b.handle()); }
+// min(max(a, lo), hi); scalar bounds take a's type.
+inline Array clamp(const Array& a, const Array& lo, const Array& hi) {
+    return detail::make(sl_clamp, a.handle(), lo.handle(), hi.handle());
+}
+inline Array clamp(const Array& a, double lo, double hi) { return detail::make(sl_clamp_scalar, a.handle(), lo, hi); }
+// floor / ceil / round (halves away from zero) as an integer type in one call; NaN gives 0
+// and out-of-range values saturate.
+inline Array floor_to(const Array& a, DType dtype) {
+    return detail::make(sl_floor_to, a.handle(), static_cast<sl_dtype>(dtype));
+}
+inline Array ceil_to(const Array& a, DType dtype) {
+    return detail::make(sl_ceil_to, a.handle(), static_cast<sl_dtype>(dtype));
+}
+inline Array round_to(const Array& a, DType dtype) {
+    return detail::make(sl_round_to, a.handle(), static_cast<sl_dtype>(dtype));
+}
+
 // ---------------------------------------------------------------------------------------
 // Operators: an Array with an Array or an arithmetic scalar on either side
 
@@ -824,6 +870,9 @@ template <class L, class R> detail::if_operands<L, R> operator>=(const L& a, con
 template <class L, class R> detail::if_operands<L, R> operator&(const L& a, const R& b) { return and_(a, b); }
 template <class L, class R> detail::if_operands<L, R> operator|(const L& a, const R& b) { return or_(a, b); }
 template <class L, class R> detail::if_operands<L, R> operator^(const L& a, const R& b) { return xor_(a, b); }
+// Shifts of integer arrays (a stream << is not an array shift: the left operand is an Array).
+template <class R> detail::if_operands<Array, R> operator<<(const Array& a, const R& b) { return shl(a, b); }
+template <class R> detail::if_operands<Array, R> operator>>(const Array& a, const R& b) { return shr(a, b); }
 inline Array operator-(const Array& a) { return neg(a); }
 inline Array operator!(const Array& a) { return not_(a); }
 inline Array operator~(const Array& a) { return not_(a); }
@@ -963,6 +1012,49 @@ inline Array scatter(const Array& dst, const std::vector<Array>& indices, const 
     const std::vector<sl_array> hs = detail::handles(indices);
     return detail::make(sl_scatter, dst.handle(), hs.data(), detail::length(hs.size()), values.handle(),
                         static_cast<sl_scatter_mode>(mode));
+}
+
+// The square matrix with the vector v on diagonal k.
+inline Array diag_matrix(const Array& v, int64_t k = 0) { return detail::make(sl_diag_matrix, v.handle(), k); }
+// Diagonal k of the matrices in the first two dimensions (batched over the others), a view.
+inline Array diagonal(const Array& a, int64_t k = 0) { return detail::make(sl_diagonal, a.handle(), k); }
+// numpy's diag: diag_matrix of a vector, diagonal of anything of rank 2 or more.
+inline Array diag(const Array& a, int64_t k = 0) { return a.rank() == 1 ? diag_matrix(a, k) : diagonal(a, k); }
+// Zeros below (triu) or above (tril) diagonal k, batched over dimensions 2 and up.
+inline Array triu(const Array& a, int64_t k = 0) { return detail::make(sl_triu, a.handle(), k); }
+inline Array tril(const Array& a, int64_t k = 0) { return detail::make(sl_tril, a.handle(), k); }
+// Each element repeated `count` times along `dim` (APL replicate).
+inline Array repeat(const Array& a, int64_t count, int32_t dim = 0) {
+    return detail::make(sl_repeat, a.handle(), count, dim);
+}
+// Element i along `dim` repeated counts[i] times; waits for the counts (the size depends on them).
+inline Array repeat(const Array& a, const Array& counts, int32_t dim = 0) {
+    return detail::make(sl_repeat_counts, a.handle(), counts.handle(), dim);
+}
+
+enum class Indexing : sl_indexing { ij = SL_INDEXING_IJ, xy = SL_INDEXING_XY };
+
+// Coordinate arrays of the grid the vectors span (xy: the first two swap, numpy's default).
+inline std::vector<Array> meshgrid(const std::vector<Array>& vectors, Indexing indexing = Indexing::xy) {
+    const std::vector<sl_array> hs = detail::handles(vectors);
+    std::vector<sl_array> outs(hs.size(), 0);
+    detail::check(sl_meshgrid(hs.data(), detail::length(hs.size()), static_cast<sl_indexing>(indexing), outs.data()));
+    std::vector<Array> grids;
+    grids.reserve(outs.size());
+    for (sl_array h : outs) grids.push_back(Array::adopt(h));
+    return grids;
+}
+// `a` reversed along each of `dims`.
+inline Array flip(const Array& a, const std::vector<int32_t>& dims) {
+    return detail::make(sl_flip, a.handle(), dims.data(), detail::length(dims.size()));
+}
+// Without dimension `dim` (of size 1), or every size-1 dimension (dim = -1).
+inline Array squeeze(const Array& a, int32_t dim = -1) { return detail::make(sl_squeeze, a.handle(), dim); }
+// With a new size-1 dimension at position `dim`.
+inline Array expand_dims(const Array& a, int32_t dim) { return detail::make(sl_expand_dims, a.handle(), dim); }
+// Dimension `from` moved to position `to`.
+inline Array moveaxis(const Array& a, int32_t from, int32_t to) {
+    return detail::make(sl_moveaxis, a.handle(), from, to);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -63,7 +63,10 @@ module sluice
     SL_BINARY_DIV = 3, SL_BINARY_REM = 4, SL_BINARY_POW = 5, SL_BINARY_ATAN2 = 6, SL_BINARY_HYPOT = 7, &
     SL_BINARY_MIN = 8, SL_BINARY_MAX = 9, SL_BINARY_EQ = 10, SL_BINARY_NE = 11, SL_BINARY_LT = 12, &
     SL_BINARY_LE = 13, SL_BINARY_GT = 14, SL_BINARY_GE = 15, SL_BINARY_AND = 16, SL_BINARY_OR = 17, &
-    SL_BINARY_XOR = 18, SL_BINARY_COMPLEX = 19
+    SL_BINARY_XOR = 18, SL_BINARY_COMPLEX = 19, SL_BINARY_SHL = 20, SL_BINARY_SHR = 21, SL_BINARY_COPYSIGN = 22, &
+    SL_BINARY_NEXTAFTER = 23
+  ! How meshgrid lays out its grid (sl_indexing).
+  integer(c_int32_t), parameter, public :: SL_INDEXING_IJ = 0, SL_INDEXING_XY = 1
   ! Reduction op codes (sl_reduce_op; C names SL_SUM, ...).
   integer(c_int32_t), parameter, public :: SL_REDUCE_SUM = 0, SL_REDUCE_PROD = 1, SL_REDUCE_MINVAL = 2, &
     SL_REDUCE_MAXVAL = 3, SL_REDUCE_MEAN = 4, SL_REDUCE_ANY = 5, SL_REDUCE_ALL = 6, SL_REDUCE_COUNT = 7, &
@@ -1490,6 +1493,173 @@ module sluice
     end function
   end interface
 
+  ! Generators, shape ops and the functions composed of element-wise ops.
+  interface
+    function sl_linspace(dtype, start, stop, n, endpoint, out) result(status) bind(C, name="sl_linspace")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int32_t), value :: dtype, endpoint
+      real(c_double), value :: start, stop
+      integer(c_int64_t), value :: n
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_arange(dtype, start, stop, step, out) result(status) bind(C, name="sl_arange")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int32_t), value :: dtype
+      real(c_double), value :: start, stop, step
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_arange_i(dtype, start, stop, step, out) result(status) bind(C, name="sl_arange_i")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: dtype
+      integer(c_int64_t), value :: start, stop, step
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_diag_matrix(v, k, out) result(status) bind(C, name="sl_diag_matrix")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: v, k
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_diagonal(a, k, out) result(status) bind(C, name="sl_diagonal")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, k
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_triu(a, k, out) result(status) bind(C, name="sl_triu")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, k
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_tril(a, k, out) result(status) bind(C, name="sl_tril")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, k
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_repeat(a, count, dim, out) result(status) bind(C, name="sl_repeat")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a, count
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_repeat_counts(a, counts, dim, out) result(status) bind(C, name="sl_repeat_counts")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a, counts
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_meshgrid(vectors, n, indexing, outs) result(status) bind(C, name="sl_meshgrid")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), intent(in) :: vectors(*)
+      integer(c_int32_t), value :: n, indexing
+      integer(c_int64_t), intent(out) :: outs(*)
+      integer(c_int) :: status
+    end function
+    function sl_flip(a, dims, n, out) result(status) bind(C, name="sl_flip")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), intent(in) :: dims(*)
+      integer(c_int32_t), value :: n
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_squeeze(a, dim, out) result(status) bind(C, name="sl_squeeze")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_expand_dims(a, dim, out) result(status) bind(C, name="sl_expand_dims")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_moveaxis(a, from, to, out) result(status) bind(C, name="sl_moveaxis")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: from, to
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_mod(a, b, out) result(status) bind(C, name="sl_mod")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_shl(a, b, out) result(status) bind(C, name="sl_shl")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_shr(a, b, out) result(status) bind(C, name="sl_shr")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_copysign(a, b, out) result(status) bind(C, name="sl_copysign")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_nextafter(a, b, out) result(status) bind(C, name="sl_nextafter")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_clamp(a, lo, hi, out) result(status) bind(C, name="sl_clamp")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, lo, hi
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_clamp_scalar(a, lo, hi, out) result(status) bind(C, name="sl_clamp_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a
+      real(c_double), value :: lo, hi
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_floor_to(a, dtype, out) result(status) bind(C, name="sl_floor_to")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dtype
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_ceil_to(a, dtype, out) result(status) bind(C, name="sl_ceil_to")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dtype
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_round_to(a, dtype, out) result(status) bind(C, name="sl_round_to")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dtype
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+  end interface
+  public :: sl_linspace, sl_arange, sl_arange_i, sl_diag_matrix, sl_diagonal, sl_triu, sl_tril, sl_repeat, sl_repeat_counts, &
+    sl_meshgrid, sl_flip, sl_squeeze, sl_expand_dims, sl_moveaxis, sl_mod, sl_shl, sl_shr, sl_copysign, &
+    sl_nextafter, sl_clamp, sl_clamp_scalar, sl_floor_to, sl_ceil_to, sl_round_to
+
   public :: sl_set_compare, sl_get_compare, sl_get_compare_stats, sl_reference, sl_debug_peek
   public :: sl_profile_begin, sl_profile_end, sl_set_call_site
   public :: sl_create, sl_constant, sl_scalar, sl_iota, sl_identity, sl_read, sl_rank, sl_shape, sl_get_dtype, &
@@ -1750,6 +1920,44 @@ module sluice
     module procedure ieor_arr
   end interface
 
+  ! modulo: the remainder with the sign of the divisor (mod keeps the dividend's).
+  interface modulo
+    module procedure modulo_arr
+  end interface
+  ! Shifts of integer arrays: shiftl, shifta (arithmetic right) and shiftr (logical right)
+  ! by a count array or scalar; ishft(i, shift) with a scalar count shifts left for
+  ! positive counts and logically right for negative ones. Counts beyond the bit size give
+  ! 0 (shifta: -1 for negative values).
+  interface shiftl
+    module procedure shiftl_arr
+  end interface
+  interface shifta
+    module procedure shifta_arr
+  end interface
+  interface shiftr
+    module procedure shiftr_arr
+  end interface
+  interface ishft
+    module procedure ishft_arr
+  end interface
+  ! sign(a, b): the magnitude of a with the sign bit of b (C copysign).
+  interface sign
+    module procedure sign_arr
+  end interface
+  ! next_after(x, y): the next representable value after x toward y (C nextafter).
+  interface next_after
+    module procedure next_after_arr
+  end interface
+  ! clamp(x, lo, hi) = min(max(x, lo), hi): arrays or scalars (scalars take x's type).
+  interface clamp
+    module procedure clamp_arr
+  end interface
+  ! repeat(array, counts [, dim]): each element repeated along dim (1 when absent); a
+  ! generic, so the intrinsic repeat of character strings stays usable.
+  interface repeat
+    module procedure repeat_arr
+  end interface
+
   ! Conversions: real(a [, kind]), dble(a), int(a [, kind]), logical(a) (nonzero is true).
   interface real
     module procedure real_arr
@@ -1860,6 +2068,8 @@ module sluice
   public :: norm2, variance, stddev, cummax, cummin
   public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, is_finite, carg, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
+  public :: modulo, shiftl, shifta, shiftr, ishft, sign, next_after, clamp
+  public :: linspace, arange, diag, triu, tril, repeat, meshgrid, flip, squeeze, expand_dims, moveaxis
   public :: fft, ifft, rfft, irfft
   public :: lu, lu_solve, lu_unpack, solve, inv, det, slogdet, rcond, cholesky, cholesky_solve, triangular_solve
   public :: set_compare, compare_stats, reference, debug_peek
@@ -2696,16 +2906,14 @@ contains
     call finish(sl_cast(l%handle, SL_BOOL, r%handle), stat)
   end function
 
-  ! floor, ceiling and nint: rounded by `op`, then converted to integer as Fortran's are.
+  ! floor, ceiling and nint: rounded by `op` to an integer type in one call.
   type(sl_array) function rounded(op, what, a, kind, stat) result(r)
     integer(c_int32_t), intent(in) :: op
     character(*), intent(in) :: what
     type(sl_array), intent(in) :: a
     integer, intent(in), optional :: kind
     integer, intent(out), optional :: stat
-    integer(c_int64_t) :: whole
     integer(c_int32_t) :: dtype
-    integer(c_int) :: status
     integer :: k
     k = default_integer
     if (present(kind)) k = kind
@@ -2714,11 +2922,14 @@ contains
       call no_type_of_kind(what, k, stat)
       return
     end if
-    whole = 0
-    status = sl_unary(op, a%handle, whole)
-    if (status == SL_OK) status = sl_cast(whole, dtype, r%handle)
-    call drop(whole, status)
-    call finish(status, stat)
+    select case (op)
+    case (SL_UNARY_FLOOR)
+      call finish(sl_floor_to(a%handle, dtype, r%handle), stat)
+    case (SL_UNARY_CEIL)
+      call finish(sl_ceil_to(a%handle, dtype, r%handle), stat)
+    case default
+      call finish(sl_round_to(a%handle, dtype, r%handle), stat)
+    end select
   end function
 
   type(sl_array) function floor_arr(a, kind, stat) result(r)
@@ -4466,6 +4677,290 @@ contains
     class(*), intent(in) :: j
     integer, intent(out), optional :: stat
     r = binary_any(SL_BINARY_XOR, i, j, stat)
+  end function
+
+  ! A scalar operand as a rank-0 array of a's type (for the calls that take arrays only).
+  logical function scalar_like(a, s, h, stat)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: s
+    integer(c_int64_t), intent(out) :: h
+    integer, intent(out), optional :: stat
+    integer(c_int32_t) :: dtype
+    integer(c_int) :: status
+    real(c_double) :: v
+    h = 0
+    scalar_like = .false.
+    if (.not. scalar_value(s, v)) then
+      call fail(SL_ERR_INVALID_ARGUMENT, bad_operand, stat)
+      return
+    end if
+    status = sl_get_dtype(a%handle, dtype)
+    if (status == SL_OK) status = sl_scalar(dtype, v, h)
+    if (status /= SL_OK) then
+      call finish(status, stat)
+      return
+    end if
+    scalar_like = .true.
+  end function
+
+  type(sl_array) function modulo_arr(a, p, stat) result(r)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: p
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: h
+    integer(c_int) :: status
+    select type (p)
+    type is (sl_array)
+      call finish(sl_mod(a%handle, p%handle, r%handle), stat)
+    class default
+      if (.not. scalar_like(a, p, h, stat)) return
+      status = sl_mod(a%handle, h, r%handle)
+      call drop(h, status)
+      call finish(status, stat)
+    end select
+  end function
+
+  type(sl_array) function shiftl_arr(i, shift, stat) result(r)
+    type(sl_array), intent(in) :: i
+    class(*), intent(in) :: shift
+    integer, intent(out), optional :: stat
+    r = binary_any(SL_BINARY_SHL, i, shift, stat)
+  end function
+
+  type(sl_array) function shifta_arr(i, shift, stat) result(r)
+    type(sl_array), intent(in) :: i
+    class(*), intent(in) :: shift
+    integer, intent(out), optional :: stat
+    r = binary_any(SL_BINARY_SHR, i, shift, stat)
+  end function
+
+  ! Logical right shift: the arithmetic one with the copies of the sign bit masked off.
+  type(sl_array) function shiftr_arr(i, shift, stat) result(r)
+    type(sl_array), intent(in) :: i
+    integer, intent(in) :: shift
+    integer, intent(out), optional :: stat
+    integer(c_int32_t) :: dtype
+    integer(c_int64_t) :: shifted, mask
+    integer(c_int) :: status
+    status = sl_get_dtype(i%handle, dtype)
+    if (status /= SL_OK) then
+      call finish(status, stat)
+      return
+    end if
+    select case (dtype)
+    case (SL_I32)
+      if (shift < 0 .or. shift > 32) then
+        call fail(SL_ERR_INVALID_ARGUMENT, 'shiftr: shift must lie in 0..32', stat)
+        return
+      end if
+      mask = int(shiftr(-1_c_int32_t, shift), c_int64_t)
+    case (SL_I64)
+      if (shift < 0 .or. shift > 64) then
+        call fail(SL_ERR_INVALID_ARGUMENT, 'shiftr: shift must lie in 0..64', stat)
+        return
+      end if
+      mask = shiftr(-1_c_int64_t, shift)
+    case default
+      r = binary_any(SL_BINARY_SHR, i, shift, stat)
+      return
+    end select
+    shifted = 0
+    status = sl_binary_scalar_i(SL_BINARY_SHR, i%handle, int(shift, c_int64_t), shifted)
+    if (status == SL_OK) status = sl_binary_scalar_i(SL_BINARY_AND, shifted, mask, r%handle)
+    call drop(shifted, status)
+    call finish(status, stat)
+  end function
+
+  type(sl_array) function ishft_arr(i, shift, stat) result(r)
+    type(sl_array), intent(in) :: i
+    integer, intent(in) :: shift
+    integer, intent(out), optional :: stat
+    if (shift >= 0) then
+      r = binary_any(SL_BINARY_SHL, i, shift, stat)
+    else
+      r = shiftr_arr(i, -shift, stat)
+    end if
+  end function
+
+  type(sl_array) function sign_arr(a, b, stat) result(r)
+    type(sl_array), intent(in) :: a
+    class(*), intent(in) :: b
+    integer, intent(out), optional :: stat
+    r = binary_any(SL_BINARY_COPYSIGN, a, b, stat)
+  end function
+
+  type(sl_array) function next_after_arr(x, y, stat) result(r)
+    type(sl_array), intent(in) :: x
+    class(*), intent(in) :: y
+    integer, intent(out), optional :: stat
+    r = binary_any(SL_BINARY_NEXTAFTER, x, y, stat)
+  end function
+
+  type(sl_array) function clamp_arr(x, lo, hi, stat) result(r)
+    type(sl_array), intent(in) :: x
+    class(*), intent(in) :: lo, hi
+    integer, intent(out), optional :: stat
+    real(c_double) :: l, h
+    select type (lo)
+    type is (sl_array)
+      select type (hi)
+      type is (sl_array)
+        call finish(sl_clamp(x%handle, lo%handle, hi%handle, r%handle), stat)
+        return
+      end select
+    end select
+    if (scalar_value(lo, l) .and. scalar_value(hi, h)) then
+      call finish(sl_clamp_scalar(x%handle, l, h, r%handle), stat)
+    else
+      call fail(SL_ERR_INVALID_ARGUMENT, 'clamp: give both bounds as sl_arrays or both as scalars', stat)
+    end if
+  end function
+
+  ! ---------------------------------------------------------------------------------------
+  ! Generators and shape ops (dimensions 1-based, as everywhere in this module).
+
+  ! n evenly spaced values from start to stop (SL_F32 or SL_F64); stop is included unless
+  ! endpoint is .false.
+  type(sl_array) function linspace(dtype, start, stop, n, endpoint, stat) result(r)
+    integer, intent(in) :: dtype, n
+    class(*), intent(in) :: start, stop
+    logical, intent(in), optional :: endpoint
+    integer, intent(out), optional :: stat
+    real(c_double) :: a, b
+    integer(c_int32_t) :: e
+    e = 1
+    if (present(endpoint)) e = merge(1_c_int32_t, 0_c_int32_t, endpoint)
+    if (.not. (scalar_value(start, a) .and. scalar_value(stop, b))) then
+      call fail(SL_ERR_INVALID_ARGUMENT, 'linspace: ' // bad_operand, stat)
+      return
+    end if
+    call finish(sl_linspace(int(dtype, c_int32_t), a, b, int(n, c_int64_t), e, r%handle), stat)
+  end function
+
+  ! start, start + step, ... before stop (step 1 when absent); numpy's length
+  ! ceil((stop - start) / step).
+  type(sl_array) function arange(dtype, start, stop, step, stat) result(r)
+    integer, intent(in) :: dtype
+    class(*), intent(in) :: start, stop
+    class(*), intent(in), optional :: step
+    integer, intent(out), optional :: stat
+    real(c_double) :: a, b, d
+    d = 1
+    if (present(step)) then
+      if (.not. scalar_value(step, d)) d = 0
+    end if
+    if (.not. (scalar_value(start, a) .and. scalar_value(stop, b))) then
+      call fail(SL_ERR_INVALID_ARGUMENT, 'arange: ' // bad_operand, stat)
+      return
+    end if
+    call finish(sl_arange(int(dtype, c_int32_t), a, b, d, r%handle), stat)
+  end function
+
+  ! From a vector: the square matrix with it on diagonal k (0 when absent). From a matrix
+  ! (batched over dimensions 3 and up): its diagonal k.
+  type(sl_array) function diag(array, k, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in), optional :: k
+    integer, intent(out), optional :: stat
+    integer(c_int32_t) :: rank
+    integer(c_int) :: status
+    status = sl_rank(array%handle, rank)
+    if (status == SL_OK .and. rank == 1) then
+      status = sl_diag_matrix(array%handle, offset_or_zero(k), r%handle)
+    else if (status == SL_OK) then
+      status = sl_diagonal(array%handle, offset_or_zero(k), r%handle)
+    end if
+    call finish(status, stat)
+  end function
+
+  ! Zeros below (triu) or above (tril) diagonal k (0 when absent).
+  type(sl_array) function triu(array, k, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in), optional :: k
+    integer, intent(out), optional :: stat
+    call finish(sl_triu(array%handle, offset_or_zero(k), r%handle), stat)
+  end function
+
+  type(sl_array) function tril(array, k, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in), optional :: k
+    integer, intent(out), optional :: stat
+    call finish(sl_tril(array%handle, offset_or_zero(k), r%handle), stat)
+  end function
+
+  integer(c_int64_t) function offset_or_zero(k)
+    integer, intent(in), optional :: k
+    offset_or_zero = 0
+    if (present(k)) offset_or_zero = k
+  end function
+
+  ! Each element repeated `counts` times along dim (1 when absent): counts an integer, or an
+  ! integer sl_array with one count per element (then the call waits for the counts).
+  type(sl_array) function repeat_arr(array, counts, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    class(*), intent(in) :: counts
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    select type (counts)
+    type is (sl_array)
+      call finish(sl_repeat_counts(array%handle, counts%handle, c_dim(dim), r%handle), stat)
+    type is (integer(c_int32_t))
+      call finish(sl_repeat(array%handle, int(counts, c_int64_t), c_dim(dim), r%handle), stat)
+    type is (integer(c_int64_t))
+      call finish(sl_repeat(array%handle, counts, c_dim(dim), r%handle), stat)
+    class default
+      call fail(SL_ERR_INVALID_ARGUMENT, 'repeat: counts must be an integer or an integer sl_array', stat)
+    end select
+  end function
+
+  ! grids(k) holds vectors(k) stretched over the grid they span; indexing SL_INDEXING_XY
+  ! (the default) swaps the first two dimensions, SL_INDEXING_IJ does not.
+  subroutine meshgrid(vectors, grids, indexing, stat)
+    type(sl_array), intent(in) :: vectors(:)
+    type(sl_array), intent(out) :: grids(size(vectors))
+    integer, intent(in), optional :: indexing
+    integer, intent(out), optional :: stat
+    integer(c_int32_t) :: layout
+    integer(c_int64_t) :: outs(size(vectors))
+    layout = SL_INDEXING_XY
+    if (present(indexing)) layout = int(indexing, c_int32_t)
+    call finish(sl_meshgrid(vectors%handle, size(vectors, kind=c_int32_t), layout, outs), stat)
+    grids%handle = outs
+  end subroutine
+
+  ! array reversed along each of dims.
+  type(sl_array) function flip(array, dims, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: dims(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_flip(array%handle, int(dims - 1, c_int32_t), size(dims, kind=c_int32_t), r%handle), stat)
+  end function
+
+  ! array without dimension dim (of extent 1), or without every extent-1 dimension.
+  type(sl_array) function squeeze(array, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in), optional :: dim
+    integer, intent(out), optional :: stat
+    integer(c_int32_t) :: d
+    d = -1
+    if (present(dim)) d = c_dim(dim)
+    call finish(sl_squeeze(array%handle, d, r%handle), stat)
+  end function
+
+  ! array with a new dimension of extent 1 at position dim (1 to rank + 1).
+  type(sl_array) function expand_dims(array, dim, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: dim
+    integer, intent(out), optional :: stat
+    call finish(sl_expand_dims(array%handle, c_dim(dim), r%handle), stat)
+  end function
+
+  ! array with dimension `from` moved to position `to`.
+  type(sl_array) function moveaxis(array, from, to, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: from, to
+    integer, intent(out), optional :: stat
+    call finish(sl_moveaxis(array%handle, c_dim(from), c_dim(to), r%handle), stat)
   end function
 
   ! Reductions.

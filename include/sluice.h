@@ -237,6 +237,9 @@ typedef struct {
   uint64_t hit_ns;
 } sl_cache_stats;
 
+// How `sl_meshgrid` lays out its grid.
+typedef int32_t sl_indexing;
+
 #define SL_OK 0
 
 // A null, released (stale) or forged handle.
@@ -448,6 +451,21 @@ typedef struct {
 // The complex number `a + i b` from two f32 arrays (c64) or two f64 arrays (c128).
 #define SL_COMPLEX 19
 
+// Integer `a << b`. A count outside `0 .. bits of the type` (negative, or the width or
+// more) shifts every bit out: the result is 0.
+#define SL_SHL 20
+
+// Integer `a >> b`: arithmetic (sign-filling) for signed types, logical for unsigned ones.
+// A count outside `0 .. bits` shifts every bit out: -1 for a negative signed `a`, else 0.
+#define SL_SHR 21
+
+// The magnitude of `a` with the sign bit of `b` (C `copysign`; floats).
+#define SL_COPYSIGN 22
+
+// The next representable value after `a` toward `b` (C `nextafter`; floats): `b` when
+// they are equal, NaN when either is NaN; subnormals are stepped through, not flushed.
+#define SL_NEXTAFTER 23
+
 // Integer sums and products accumulate in i64 (wrapping) and return i64; float ones in
 // f64, returned in the input type. Of nothing: 0.
 #define SL_SUM 0
@@ -538,6 +556,13 @@ typedef struct {
 
 // Cyclic.
 #define SL_BOUNDARY_WRAP 2
+
+// Matrix indexing: output dimension d follows vector d.
+#define SL_INDEXING_IJ 0
+
+// Cartesian indexing (numpy's and MATLAB's default): the first two vectors swap places,
+// so x varies along the second dimension and y along the first.
+#define SL_INDEXING_XY 1
 
 // The value from the highest source position (column-major) wins.
 #define SL_SCATTER_REPLACE 0
@@ -939,6 +964,43 @@ sl_status sl_atan2(sl_array a, sl_array b, sl_array *out);
 
 // Element-wise sqrt(a^2 + b^2) without overflow.
 sl_status sl_hypot(sl_array a, sl_array b, sl_array *out);
+
+// Element-wise remainder of a / b with the sign of b (Python's `%`, numpy's `mod`, Fortran's
+// `modulo`; `sl_rem` keeps the sign of a): `rem(a, b)` plus `b` where that is nonzero and
+// of the other sign, a zero result taking the sign of b. Integers: x mod 0 is 0.
+sl_status sl_mod(sl_array a, sl_array b, sl_array *out);
+
+// Element-wise integer a << b (`SL_SHL`: a count outside 0 .. bits of the type gives 0).
+sl_status sl_shl(sl_array a, sl_array b, sl_array *out);
+
+// Element-wise integer a >> b, arithmetic for signed types and logical for u8 (`SL_SHR`:
+// a count outside 0 .. bits gives -1 for a negative signed a, else 0).
+sl_status sl_shr(sl_array a, sl_array b, sl_array *out);
+
+// Element-wise magnitude of a with the sign bit of b (C `copysign`).
+sl_status sl_copysign(sl_array a, sl_array b, sl_array *out);
+
+// Element-wise next representable value after a toward b (C `nextafter`; `SL_NEXTAFTER`).
+sl_status sl_nextafter(sl_array a, sl_array b, sl_array *out);
+
+// Element-wise `min(max(a, lo), hi)` (numpy's `clip`): `hi` where `lo > hi`, NaN where
+// any operand is NaN. The three broadcast and promote together.
+sl_status sl_clamp(sl_array a, sl_array lo, sl_array hi, sl_array *out);
+
+// `sl_clamp` with scalar bounds, which take the type of `a` (a bound that type cannot
+// hold exactly, such as 0.5 for an integer array, is an error).
+sl_status sl_clamp_scalar(sl_array a, double lo, double hi, sl_array *out);
+
+// Element-wise floor of a as the integer type `dtype` (i32, i64 or u8) in one call: NaN
+// gives 0 and values beyond the type's range saturate to its limits (as `sl_cast`).
+sl_status sl_floor_to(sl_array a, sl_dtype dtype, sl_array *out);
+
+// Element-wise ceiling of a as the integer type `dtype`, as `sl_floor_to`.
+sl_status sl_ceil_to(sl_array a, sl_dtype dtype, sl_array *out);
+
+// Element-wise a rounded to the nearest integer, halves away from zero (Fortran's `nint`),
+// as the integer type `dtype`, as `sl_floor_to`.
+sl_status sl_round_to(sl_array a, sl_dtype dtype, sl_array *out);
 
 // Element-wise smaller of a and b (NaN if either is NaN).
 sl_status sl_min(sl_array a, sl_array b, sl_array *out);
@@ -1458,6 +1520,77 @@ sl_status sl_profile_end(void);
 // through the application's debug information. The header macros `SL_HERE` and
 // `SL_AT(call)` pass `__FILE__` and `__LINE__`. `file` is copied.
 sl_status sl_set_call_site(const char *file, int32_t line);
+
+// `n` evenly spaced values from `start` to `stop` (f32 or f64), computed in `dtype` as
+// `start + i * step`. With `endpoint` nonzero, `step = (stop - start) / (n - 1)` and the
+// last value is exactly `stop`; otherwise `step = (stop - start) / n` and `stop` is left
+// out. `n` may be 0; `start` and `stop` must be finite.
+sl_status sl_linspace(sl_dtype dtype,
+                      double start,
+                      double stop,
+                      int64_t n,
+                      int32_t endpoint,
+                      sl_array *out);
+
+// The vector `start, start + step, ...` of the values before `stop` (after it for a
+// negative step), of `dtype`, computed as `start + i * step`. Its length is numpy's:
+// `max(0, ceil((stop - start) / step))` evaluated in double precision. `step` must be
+// nonzero and every argument finite; an integer `dtype` needs integer arguments (as
+// `sl_arange_i`).
+sl_status sl_arange(sl_dtype dtype, double start, double stop, double step, sl_array *out);
+
+// `sl_arange` with integer arguments: the length is computed exactly, and the values in
+// `dtype`'s wrapping arithmetic, so a u8 range may step down (`step` -1). The first and
+// last values must be representable in `dtype`.
+sl_status sl_arange_i(sl_dtype dtype, int64_t start, int64_t stop, int64_t step, sl_array *out);
+
+// The (n + |k|) x (n + |k|) matrix with the vector `v` (length n) on diagonal `k` (above
+// the main diagonal for k > 0, below for k < 0) and zeros elsewhere.
+sl_status sl_diag_matrix(sl_array v, int64_t k, sl_array *out);
+
+// Diagonal `k` of the m x n matrices in the first two dimensions of `a` (rank 2 or more),
+// batched over the others: shape `[len, dims 2...]`. `-m <= k <= n` or the call fails
+// (k = n or -m gives an empty diagonal). A view (every `m + 1`-th element).
+sl_status sl_diagonal(sl_array a, int64_t k, sl_array *out);
+
+// `a` with every element below diagonal `k` of the matrices in its first two dimensions
+// set to zero (kept: column - row >= k), batched over the other dimensions. Any `k`.
+sl_status sl_triu(sl_array a, int64_t k, sl_array *out);
+
+// `a` with every element above diagonal `k` set to zero (kept: column - row <= k), as
+// `sl_triu`.
+sl_status sl_tril(sl_array a, int64_t k, sl_array *out);
+
+// Each element of `a` repeated `count` (>= 0) times along `dim`, in place (APL's
+// replicate, numpy's `repeat`): `[1, 2]` with count 2 gives `[1, 1, 2, 2]`. A view.
+sl_status sl_repeat(sl_array a, int64_t count, int32_t dim, sl_array *out);
+
+// Element `i` of `a` along `dim` repeated `counts[i]` times (`counts`: an integer vector
+// with one non-negative entry per element of that dimension). The result's size depends
+// on the counts' values, so this call evaluates `counts` and waits for them (as `sl_read`
+// would); `a` itself stays deferred.
+sl_status sl_repeat_counts(sl_array a, sl_array counts, int32_t dim, sl_array *out);
+
+// Coordinate arrays of the grid spanned by the `n` vectors (rank 0 or 1, any types):
+// `outs[k]` holds vector `k` stretched over the grid, keeping its type. With
+// `SL_INDEXING_IJ` the grid's dimension d has the length of vector d; with
+// `SL_INDEXING_XY` the first two swap (numpy's default). Each output is a broadcast view.
+sl_status sl_meshgrid(const sl_array *vectors, int32_t n, sl_indexing indexing, sl_array *outs);
+
+// `a` reversed along each of the `n` dimensions `dims` (each listed once; `n` = 0
+// returns `a` unchanged). A view (a section with stride -1).
+sl_status sl_flip(sl_array a, const int32_t *dims, int32_t n, sl_array *out);
+
+// `a` without dimension `dim`, which must have size 1; with `dim` = -1, without every
+// dimension of size 1.
+sl_status sl_squeeze(sl_array a, int32_t dim, sl_array *out);
+
+// `a` with a new dimension of size 1 inserted at position `dim` (0 to the rank of `a`).
+sl_status sl_expand_dims(sl_array a, int32_t dim, sl_array *out);
+
+// `a` with dimension `from` moved to position `to`, the other dimensions keeping their
+// order. A view.
+sl_status sl_moveaxis(sl_array a, int32_t from, int32_t to, sl_array *out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -76,9 +76,9 @@ fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
                 (0..vals.len()).filter(|&j| vals[j].dt == v.dt && broadcasts(&v.shape, &vals[j].shape)).collect();
             let j = partners[rng.random_range(0..partners.len())];
             let ops: &[sl_binary_op] = if float {
-                &[SL_ADD, SL_SUB, SL_MUL, SL_DIV, SL_MIN, SL_MAX, SL_POW, SL_HYPOT]
+                &[SL_ADD, SL_SUB, SL_MUL, SL_DIV, SL_MIN, SL_MAX, SL_POW, SL_HYPOT, SL_COPYSIGN]
             } else {
-                &[SL_ADD, SL_SUB, SL_MUL, SL_MAX, SL_XOR]
+                &[SL_ADD, SL_SUB, SL_MUL, SL_MAX, SL_XOR, SL_SHR]
             };
             let shape: Vec<usize> = (0..rank.max(vals[j].shape.len()))
                 .map(|d| {

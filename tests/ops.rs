@@ -77,16 +77,24 @@ fn binary_domain(op: sl_binary_op, dt: sl_dtype) -> ((f64, f64), (f64, f64)) {
         SL_POW if float => ((0.0, 10.0), (-4.0, 4.0)),
         SL_POW => ((-5.0, 5.0), (-2.0, 6.0)),
         SL_DIV | SL_REM if !float => ((-1000.0, 1000.0), (-3.0, 3.0)),
+        // Counts on both sides of the type's width, negative ones included.
+        SL_SHL | SL_SHR if dt == SL_U8 => ((0.0, 255.0), (0.0, 12.0)),
+        SL_SHL | SL_SHR => ((-100000.0, 100000.0), (-3.0, 70.0)),
         _ if dt == SL_U8 => ((0.0, 255.0), (0.0, 255.0)),
         _ if float => ((-100.0, 100.0), (-100.0, 100.0)),
         _ => ((-100000.0, 100000.0), (-100000.0, 100000.0)),
     }
 }
 
+/// Every real binary op code (`SL_COMPLEX`, 19, has its own tests in complex.rs).
+fn real_binary_ops() -> impl Iterator<Item = sl_binary_op> {
+    (0..19).chain(20..24)
+}
+
 #[test]
 fn binary_ops() {
     let mut rng = rng("binary_ops");
-    for op in 0..19 {
+    for op in real_binary_ops() {
         for dt in ALL_DTYPES {
             let ((alo, ahi), (blo, bhi)) = binary_domain(op, dt);
             let n = rng.random_range(2..30);
@@ -124,7 +132,7 @@ fn binary_ops() {
 #[test]
 fn binary_with_scalars() {
     let mut rng = rng("binary_with_scalars");
-    for op in 0..19 {
+    for op in real_binary_ops() {
         for dt in ALL_DTYPES {
             if !r::binary_accepts(op, dt) {
                 continue;

@@ -425,6 +425,92 @@ pub extern "C" fn sl_hypot(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_s
     boundary!("sl_hypot", |site| binary(site, BinaryOp::Hypot, a, b, out))
 }
 
+/// Element-wise remainder of a / b with the sign of b (Python's `%`, numpy's `mod`, Fortran's
+/// `modulo`; `sl_rem` keeps the sign of a): `rem(a, b)` plus `b` where that is nonzero and
+/// of the other sign, a zero result taking the sign of b. Integers: x mod 0 is 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_mod(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_mod", |site| {
+        let out = out_slot(out)?;
+        let rt = runtime()?;
+        let (a, b) = (node(&rt, a)?, node(&rt, b)?);
+        let n = graph(&rt, site).modulo(&a, &b)?;
+        put(&rt, out, n)
+    })
+}
+
+/// Element-wise integer a << b (`SL_SHL`: a count outside 0 .. bits of the type gives 0).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_shl(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_shl", |site| binary(site, BinaryOp::Shl, a, b, out))
+}
+
+/// Element-wise integer a >> b, arithmetic for signed types and logical for u8 (`SL_SHR`:
+/// a count outside 0 .. bits gives -1 for a negative signed a, else 0).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_shr(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_shr", |site| binary(site, BinaryOp::Shr, a, b, out))
+}
+
+/// Element-wise magnitude of a with the sign bit of b (C `copysign`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_copysign(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_copysign", |site| binary(site, BinaryOp::CopySign, a, b, out))
+}
+
+/// Element-wise next representable value after a toward b (C `nextafter`; `SL_NEXTAFTER`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_nextafter(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_nextafter", |site| binary(site, BinaryOp::NextAfter, a, b, out))
+}
+
+/// Element-wise `min(max(a, lo), hi)` (numpy's `clip`): `hi` where `lo > hi`, NaN where
+/// any operand is NaN. The three broadcast and promote together.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_clamp(a: sl_array, lo: sl_array, hi: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_clamp", |site| {
+        let out = out_slot(out)?;
+        let rt = runtime()?;
+        let (a, lo, hi) = (node(&rt, a)?, node(&rt, lo)?, node(&rt, hi)?);
+        let n = graph(&rt, site).clamp(&a, &lo, &hi)?;
+        put(&rt, out, n)
+    })
+}
+
+/// `sl_clamp` with scalar bounds, which take the type of `a` (a bound that type cannot
+/// hold exactly, such as 0.5 for an integer array, is an error).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_clamp_scalar(a: sl_array, lo: f64, hi: f64, out: *mut sl_array) -> sl_status {
+    boundary!("sl_clamp_scalar", |site| from_array(site, a, out, |g, a| g.clamp_scalar(a, lo, hi)))
+}
+
+/// The integer rounding calls: `op` of `a`, converted to the integer type `dtype`.
+fn round_to(site: CallSite, op: UnaryOp, a: sl_array, dtype: sl_dtype, out: *mut sl_array) -> Result<()> {
+    out_slot(out)?;
+    let t = parse_dtype(dtype)?;
+    from_array(site, a, out, |g, a| g.round_to(op, a, t))
+}
+
+/// Element-wise floor of a as the integer type `dtype` (i32, i64 or u8) in one call: NaN
+/// gives 0 and values beyond the type's range saturate to its limits (as `sl_cast`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_floor_to(a: sl_array, dtype: sl_dtype, out: *mut sl_array) -> sl_status {
+    boundary!("sl_floor_to", |site| round_to(site, UnaryOp::Floor, a, dtype, out))
+}
+
+/// Element-wise ceiling of a as the integer type `dtype`, as `sl_floor_to`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_ceil_to(a: sl_array, dtype: sl_dtype, out: *mut sl_array) -> sl_status {
+    boundary!("sl_ceil_to", |site| round_to(site, UnaryOp::Ceil, a, dtype, out))
+}
+
+/// Element-wise a rounded to the nearest integer, halves away from zero (Fortran's `nint`),
+/// as the integer type `dtype`, as `sl_floor_to`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_round_to(a: sl_array, dtype: sl_dtype, out: *mut sl_array) -> sl_status {
+    boundary!("sl_round_to", |site| round_to(site, UnaryOp::Round, a, dtype, out))
+}
+
 /// Element-wise smaller of a and b (NaN if either is NaN).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_min(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {

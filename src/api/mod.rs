@@ -20,6 +20,7 @@ pub mod movement;
 pub mod random;
 pub mod reduce;
 pub mod runtime;
+pub mod shapes;
 pub mod site;
 pub mod types;
 #[cfg(all(sluice_frame_pointers, target_arch = "x86_64"))]
@@ -280,6 +281,10 @@ mod tests {
             (SL_OR, "or"),
             (SL_XOR, "xor"),
             (SL_COMPLEX, "complex"),
+            (SL_SHL, "shl"),
+            (SL_SHR, "shr"),
+            (SL_COPYSIGN, "copysign"),
+            (SL_NEXTAFTER, "nextafter"),
         ];
         assert_eq!(binary.len(), BinaryOp::ALL.len());
         for (code, name) in binary {

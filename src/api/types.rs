@@ -166,6 +166,17 @@ pub const SL_OR: sl_binary_op = 17;
 pub const SL_XOR: sl_binary_op = 18;
 /// The complex number `a + i b` from two f32 arrays (c64) or two f64 arrays (c128).
 pub const SL_COMPLEX: sl_binary_op = 19;
+/// Integer `a << b`. A count outside `0 .. bits of the type` (negative, or the width or
+/// more) shifts every bit out: the result is 0.
+pub const SL_SHL: sl_binary_op = 20;
+/// Integer `a >> b`: arithmetic (sign-filling) for signed types, logical for unsigned ones.
+/// A count outside `0 .. bits` shifts every bit out: -1 for a negative signed `a`, else 0.
+pub const SL_SHR: sl_binary_op = 21;
+/// The magnitude of `a` with the sign bit of `b` (C `copysign`; floats).
+pub const SL_COPYSIGN: sl_binary_op = 22;
+/// The next representable value after `a` toward `b` (C `nextafter`; floats): `b` when
+/// they are equal, NaN when either is NaN; subnormals are stepped through, not flushed.
+pub const SL_NEXTAFTER: sl_binary_op = 23;
 
 /// Reductions (`sl_reduce`). A reduction of no elements (an empty array, or a dimension
 /// of size 0) gives the value noted with each op.
@@ -241,6 +252,14 @@ pub const SL_BOUNDARY_FILL: sl_boundary = 0;
 pub const SL_BOUNDARY_CLAMP: sl_boundary = 1;
 /// Cyclic.
 pub const SL_BOUNDARY_WRAP: sl_boundary = 2;
+
+/// How `sl_meshgrid` lays out its grid.
+pub type sl_indexing = i32;
+/// Matrix indexing: output dimension d follows vector d.
+pub const SL_INDEXING_IJ: sl_indexing = 0;
+/// Cartesian indexing (numpy's and MATLAB's default): the first two vectors swap places,
+/// so x varies along the second dimension and y along the first.
+pub const SL_INDEXING_XY: sl_indexing = 1;
 
 /// How `sl_scatter` combines values that land on the same element.
 pub type sl_scatter_mode = i32;

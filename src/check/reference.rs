@@ -582,6 +582,46 @@ fn int_pow(b: i64, e: i64) -> i64 {
     r
 }
 
+/// `x << c` or `x >> c` (arithmetic for signed types) in `t`'s width; counts outside
+/// `0..bits` shift every bit out.
+fn shift(t: DType, x: i64, c: i64, left: bool) -> i64 {
+    let bits = 8 * t.size() as i64;
+    match (left, (0..bits).contains(&c)) {
+        (true, true) => x << c,
+        (true, false) => 0,
+        (false, true) => x >> c,
+        (false, false) => x.signum().min(0),
+    }
+}
+
+/// C `nextafter` in `t`'s precision, stepping through the bits of the representation.
+fn next_after(t: DType, x: f64, y: f64) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        return f64::NAN;
+    }
+    if x == y {
+        return y;
+    }
+    let up = y > x;
+    if t == DType::F32 {
+        let x = x as f32;
+        return if x == 0.0 {
+            f32::from_bits(1).copysign(if up { 1.0 } else { -1.0 }) as f64
+        } else if (x > 0.0) == up {
+            f32::from_bits(x.to_bits() + 1) as f64
+        } else {
+            f32::from_bits(x.to_bits() - 1) as f64
+        };
+    }
+    if x == 0.0 {
+        f64::from_bits(1).copysign(if up { 1.0 } else { -1.0 })
+    } else if (x > 0.0) == up {
+        f64::from_bits(x.to_bits() + 1)
+    } else {
+        f64::from_bits(x.to_bits() - 1)
+    }
+}
+
 fn binary(op: BinaryOp, t: DType, a: Elem, b: Elem) -> Elem {
     use BinaryOp::*;
     let cmp = |o: bool| Elem::I(o as i64);
@@ -604,7 +644,9 @@ fn binary(op: BinaryOp, t: DType, a: Elem, b: Elem) -> Elem {
             And => Elem::I(x & y),
             Or => Elem::I(x | y),
             Xor => Elem::I(x ^ y),
-            Atan2 | Hypot | Complex => unreachable!("{} on integers", op.name()),
+            Shl => Elem::I(wrap(t, shift(t, x, y, true))),
+            Shr => Elem::I(wrap(t, shift(t, x, y, false))),
+            Atan2 | Hypot | Complex | CopySign | NextAfter => unreachable!("{} on integers", op.name()),
         };
     }
     let (x, y) = (a.f(), b.f());
@@ -629,7 +671,9 @@ fn binary(op: BinaryOp, t: DType, a: Elem, b: Elem) -> Elem {
         Min => x.min(y),
         Max => x.max(y),
         Complex => return Elem::C(x, y),
-        And | Or | Xor => unreachable!("{} on floats", op.name()),
+        CopySign => x.copysign(y),
+        NextAfter => next_after(t, x, y),
+        And | Or | Xor | Shl | Shr => unreachable!("{} on floats", op.name()),
     })
 }
 

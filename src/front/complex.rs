@@ -325,7 +325,9 @@ impl Graph<'_> {
                 BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Min | BinaryOp::Max => {
                     "complex numbers have no order; compare abs or real parts"
                 }
-                BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => "complex numbers have no bits to combine",
+                BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Shl | BinaryOp::Shr => {
+                    "complex numbers have no bits to combine"
+                }
                 BinaryOp::Atan2 => "atan2 takes two real numbers; the angle of a complex number is arg",
                 BinaryOp::Hypot => "hypot takes two real numbers; the modulus of a complex number is abs",
                 BinaryOp::Rem => "complex numbers have no remainder",

@@ -15,7 +15,7 @@ use crate::ir::{
 };
 
 /// 2^63: the i64 range as f64 is [-2^63, 2^63).
-const I64_LIMIT: f64 = 9_223_372_036_854_775_808.0;
+pub(super) const I64_LIMIT: f64 = 9_223_372_036_854_775_808.0;
 
 /// Creates nodes for calls made at one call site.
 pub struct Graph<'a> {

@@ -1,5 +1,6 @@
 //! The front end: handles, scopes, and building the graph from calls.
 
+mod arith;
 mod complex;
 mod factor;
 mod fft;
@@ -10,7 +11,9 @@ pub mod linalg;
 pub mod rng;
 pub mod runtime;
 pub mod scope;
+mod shapes;
 pub mod stats;
 
 pub use graph::Graph;
 pub use host::HostOrder;
+pub use shapes::Indexing;

@@ -48,6 +48,8 @@ fn binary_cost(op: BinaryOp) -> f32 {
         Hypot => 6.0,
         Atan2 => 25.0,
         Pow => 40.0,
+        Shl | Shr | NextAfter => 3.0,
+        CopySign => 2.0,
         Add | Sub | Mul | Min | Max | Eq | Ne | Lt | Le | Gt | Ge | And | Or | Xor | Complex => 1.0,
     }
 }

@@ -187,12 +187,26 @@ pub enum BinaryOp {
     /// The complex number with real part `a` and imaginary part `b` (f32 parts make c64,
     /// f64 parts c128).
     Complex,
+    /// Integer `a` shifted left by `b` bits; a count outside `0..bits` shifts every bit out.
+    Shl,
+    /// Integer `a` shifted right by `b` bits, arithmetic for signed types and logical for
+    /// unsigned ones; a count outside `0..bits` shifts every bit out (-1 stays for a
+    /// negative signed `a`, else 0).
+    Shr,
+    /// The magnitude of `a` with the sign bit of `b` (floats).
+    CopySign,
+    /// The next representable value after `a` in the direction of `b` (floats; `b` when
+    /// they are equal, NaN when either is).
+    NextAfter,
 }
 
 impl BinaryOp {
-    pub const ALL: [BinaryOp; 20] = {
+    pub const ALL: [BinaryOp; 24] = {
         use BinaryOp::*;
-        [Add, Sub, Mul, Div, Rem, Pow, Atan2, Hypot, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor, Complex]
+        [
+            Add, Sub, Mul, Div, Rem, Pow, Atan2, Hypot, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor, Complex, Shl,
+            Shr, CopySign, NextAfter,
+        ]
     };
 
     /// The result type when both operands have type `t`, or `None` if not accepted.
@@ -209,7 +223,8 @@ impl BinaryOp {
             Complex => t.is_float().then(|| t.complex()).flatten(),
             Eq | Ne | Lt | Le | Gt | Ge => Some(DType::Bool),
             And | Or | Xor => (t.is_integer() || t == DType::Bool).then_some(t),
-            Atan2 | Hypot => t.is_float().then_some(t),
+            Shl | Shr => t.is_integer().then_some(t),
+            Atan2 | Hypot | CopySign | NextAfter => t.is_float().then_some(t),
             Add | Sub | Mul | Div | Rem | Pow | Min | Max => (t != DType::Bool).then_some(t),
         }
     }
@@ -237,6 +252,10 @@ impl BinaryOp {
             Or => "or",
             Xor => "xor",
             Complex => "complex",
+            Shl => "shl",
+            Shr => "shr",
+            CopySign => "copysign",
+            NextAfter => "nextafter",
         }
     }
 }

@@ -154,7 +154,8 @@ pub fn binary_accepts(op: sl_binary_op, dt: sl_dtype) -> bool {
     match op {
         SL_EQ | SL_NE | SL_LT | SL_LE | SL_GT | SL_GE => true,
         SL_AND | SL_OR | SL_XOR => !matches!(dt, SL_F32 | SL_F64),
-        SL_ATAN2 | SL_HYPOT => matches!(dt, SL_F32 | SL_F64),
+        SL_ATAN2 | SL_HYPOT | SL_COPYSIGN | SL_NEXTAFTER => matches!(dt, SL_F32 | SL_F64),
+        SL_SHL | SL_SHR => matches!(dt, SL_I32 | SL_I64 | SL_U8),
         _ => dt != SL_BOOL,
     }
 }
@@ -195,6 +196,18 @@ pub fn binary(op: sl_binary_op, a: V, b: V) -> V {
                 SL_POW => $w((x as f64).powf(y as f64) as $t),
                 SL_ATAN2 => $w((x as f64).atan2(y as f64) as $t),
                 SL_HYPOT => $w((x as f64).hypot(y as f64) as $t),
+                SL_COPYSIGN => $w(if y.is_sign_negative() { -x.abs() } else { x.abs() }),
+                SL_NEXTAFTER => $w(if nan {
+                    <$t>::NAN
+                } else if x == y {
+                    y
+                } else if x == 0.0 {
+                    <$t>::from_bits(1).copysign(y)
+                } else if (y > x) == (x > 0.0) {
+                    <$t>::from_bits(x.to_bits() + 1)
+                } else {
+                    <$t>::from_bits(x.to_bits() - 1)
+                }),
                 SL_MIN => $w(if nan {
                     <$t>::NAN
                 } else if x < y {
@@ -234,6 +247,13 @@ pub fn binary(op: sl_binary_op, a: V, b: V) -> V {
                 SL_AND => $w(x & y),
                 SL_OR => $w(x | y),
                 SL_XOR => $w(x ^ y),
+                // Counts outside 0..bits shift every bit out.
+                SL_SHL => $w(u32::try_from(y).ok().and_then(|c| x.checked_shl(c)).unwrap_or(0)),
+                SL_SHR => $w(u32::try_from(y).ok().and_then(|c| x.checked_shr(c)).unwrap_or(if (x as i64) < 0 {
+                    (0 as $t).wrapping_sub(1)
+                } else {
+                    0
+                })),
                 SL_EQ => V::B(x == y),
                 SL_NE => V::B(x != y),
                 SL_LT => V::B(x < y),

@@ -86,6 +86,9 @@ trait Float:
     fn sqrt(self) -> Self;
     fn is_nan(self) -> bool;
     fn is_infinite(self) -> bool;
+    fn copysign(self, sign: Self) -> Self;
+    /// C `nextafter`: the next value after `self` toward `to`.
+    fn next_after(self, to: Self) -> Self;
     fn math_unary(f: UnaryFn, src: &[Self], dst: &mut [Self]);
     fn math_binary(f: BinaryFn, a: Opnd, b: Opnd, dst: &mut [Self]);
 }
@@ -98,6 +101,22 @@ macro_rules! float_impl {
             #[inline(always)]
             fn abs(self) -> Self {
                 <$t>::abs(self)
+            }
+            #[inline(always)]
+            fn copysign(self, sign: Self) -> Self {
+                <$t>::copysign(self, sign)
+            }
+            #[inline(always)]
+            fn next_after(self, to: Self) -> Self {
+                if self.is_nan() || to.is_nan() {
+                    self + to
+                } else if self == to {
+                    to
+                } else if to > self {
+                    self.next_up()
+                } else {
+                    self.next_down()
+                }
             }
             #[inline(always)]
             fn sqrt(self) -> Self {
@@ -155,6 +174,11 @@ trait Int:
     fn sign(self) -> Self;
     fn is_negative(self) -> bool;
     fn minus_one_or_zero() -> Self;
+    /// `self << c`; a count outside `0..bits` shifts every bit out.
+    fn shl(self, c: Self) -> Self;
+    /// `self >> c`, arithmetic for signed types; a count outside `0..bits` shifts every bit
+    /// out (leaving the sign's copies for signed types).
+    fn shr(self, c: Self) -> Self;
 }
 
 macro_rules! int_impl {
@@ -210,6 +234,22 @@ macro_rules! int_impl {
             #[inline(always)]
             fn minus_one_or_zero() -> Self {
                 if $signed { (0 as $t).wrapping_sub(1) } else { 0 }
+            }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn shl(self, c: Self) -> Self {
+                if c >= 0 && (c as u64) < <$t>::BITS as u64 { self << c } else { 0 }
+            }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn shr(self, c: Self) -> Self {
+                if c >= 0 && (c as u64) < <$t>::BITS as u64 {
+                    self >> c
+                } else if self < 0 {
+                    (0 as $t).wrapping_sub(1)
+                } else {
+                    0
+                }
             }
         }
     };
@@ -389,7 +429,9 @@ unsafe fn binary_float<T: Float>(op: BinaryOp, a: Opnd, b: Opnd, dst: *mut u8, n
             B::Atan2 => T::math_binary(BinaryFn::Atan2, a, b, out(dst, n)),
             B::Hypot => T::math_binary(BinaryFn::Hypot, a, b, out(dst, n)),
             B::Complex => complex::join::<T>(a, b, dst, n),
-            B::And | B::Or | B::Xor => unreachable!("bitwise op on a float"),
+            B::CopySign => map2(a, b, dst, n, T::copysign),
+            B::NextAfter => map2(a, b, dst, n, T::next_after),
+            B::And | B::Or | B::Xor | B::Shl | B::Shr => unreachable!("bitwise op on a float"),
             _ => compare::<T>(op, a, b, dst, n),
         }
     }
@@ -411,7 +453,11 @@ unsafe fn binary_int<T: Int>(op: BinaryOp, a: Opnd, b: Opnd, dst: *mut u8, n: us
             B::And => map2(a, b, dst, n, |x: T, y: T| x & y),
             B::Or => map2(a, b, dst, n, |x: T, y: T| x | y),
             B::Xor => map2(a, b, dst, n, |x: T, y: T| x ^ y),
-            B::Atan2 | B::Hypot | B::Complex => unreachable!("{} on integers", op.name()),
+            B::Shl => map2(a, b, dst, n, T::shl),
+            B::Shr => map2(a, b, dst, n, T::shr),
+            B::Atan2 | B::Hypot | B::Complex | B::CopySign | B::NextAfter => {
+                unreachable!("{} on integers", op.name())
+            }
             _ => compare::<T>(op, a, b, dst, n),
         }
     }

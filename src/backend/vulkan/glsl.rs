@@ -246,6 +246,8 @@ impl Helpers {
                 B::Atan2 => self.call("atan2", t, &[a, b]),
                 B::Hypot => self.call("hypot", t, &[a, b]),
                 B::Complex => format!("{}({a}, {b})", reg_type(t.complex().expect("a float type"))),
+                B::CopySign => self.call("copysign", t, &[a, b]),
+                B::NextAfter => self.call("nextafter", t, &[a, b]),
                 _ => unreachable!("{} on floats", op.name()),
             },
             DType::Bool => match op {
@@ -274,6 +276,8 @@ impl Helpers {
                     B::And => format!("({a} & {b})"),
                     B::Or => format!("({a} | {b})"),
                     B::Xor => format!("({a} ^ {b})"),
+                    B::Shl => self.call("shl", t, &[a, b]),
+                    B::Shr => self.call("shr", t, &[a, b]),
                     _ => unreachable!("{} on integers", op.name()),
                 }
             }
@@ -564,6 +568,7 @@ fn deps(name: &str) -> &'static [&'static str] {
     match name {
         "asinh" | "atanh" => &["log1p"],
         "sinh" | "tanh" => &["expm1"],
+        "nextafter" => &["copysign"],
         _ => &[],
     }
 }
@@ -774,6 +779,51 @@ fn helper(name: &str, t: DType) -> String {
              t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));\n\
              return x < 0.0 ? c - 1.0 : 1.0 - c;",
             x,
+        ),
+        // Bit patterns: the sign bit is the top bit of the (high) word.
+        "copysign" if t == DType::F32 => {
+            f("return uintBitsToFloat((floatBitsToUint(x) & 0x7fffffffu) | (floatBitsToUint(y) & 0x80000000u));", xy)
+        }
+        "copysign" => f(
+            "uvec2 b = unpackDouble2x32(x);\n\
+             b.y = (b.y & 0x7fffffffu) | (unpackDouble2x32(y).y & 0x80000000u);\n\
+             return packDouble2x32(b);",
+            xy,
+        ),
+        // One step of the bit pattern: away from zero when moving outward.
+        "nextafter" => {
+            let (bits, back, one) = if t == DType::F32 {
+                ("floatBitsToUint", "uintBitsToFloat", "1u")
+            } else {
+                ("packUint2x32(unpackDouble2x32", "packDouble2x32(unpackUint2x32", "1ul")
+            };
+            let close = if t == DType::F32 { "" } else { ")" };
+            let tiny = lit(t, 0);
+            f(
+                &format!(
+                    "if (isnan(x) || isnan(y)) return x + y;\n\
+                     if (x == y) return y;\n\
+                     if (x == {tiny}) return copysign_{sfx}({back}({one}{close}), y);\n\
+                     return {back}(((x > {tiny}) == (y > x)) ? {bits}(x{close}) + {one} : {bits}(x{close}) - {one}{close});"
+                ),
+                xy,
+            )
+        }
+        // Counts outside 0..bits shift every bit out.
+        "shl" if t == DType::U8 => f("return y < 8u ? (x << y) & 0xFFu : 0u;", xy),
+        "shl" => f(
+            &format!("return (y >= {z} && y < {w}) ? x << y : {z};", z = lit(t, 0), w = lit(t, 8 * t.size() as i64)),
+            xy,
+        ),
+        "shr" if t == DType::U8 => f("return y < 8u ? x >> y : 0u;", xy),
+        "shr" => f(
+            &format!(
+                "return (y >= {z} && y < {w}) ? x >> y : (x < {z} ? {m1} : {z});",
+                z = lit(t, 0),
+                w = lit(t, 8 * t.size() as i64),
+                m1 = lit(t, -1)
+            ),
+            xy,
         ),
         "idiv" if t == DType::U8 => f("return y == 0u ? 0u : x / y;", xy),
         "idiv" => {
