@@ -278,7 +278,13 @@ const IN_CACHE: usize = 1 << 17;
 
 /// The chain on the vectors of `re` and `im` (bytes of interleaved parts), and on their
 /// first `IN_CACHE` elements.
-fn chains(g: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>, name: &str, dtype: sl_dtype, re: &[u8], im: &[u8]) {
+fn chains(
+    g: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
+    name: &str,
+    dtype: sl_dtype,
+    re: &[u8],
+    im: &[u8],
+) {
     let whole = re.len() / if dtype == SL_C64 { 8 } else { 16 };
     for (suffix, bytes) in [("", re.len()), ("_l3", re.len() / (whole / IN_CACHE))] {
         let (a, b) = (upload_complex(dtype, &re[..bytes]), upload_complex(dtype, &im[..bytes]));
