@@ -237,18 +237,19 @@ fn chain6_complex(a: sl_array, b: sl_array) -> sl_array {
     out
 }
 
-/// A complex array of `n` elements with parts from `parts` (f32 for c64, f64 for c128).
-fn upload_complex<T>(dtype: sl_dtype, parts: &[T]) -> sl_array {
-    let n = (parts.len() / 2) as i64;
+/// A complex vector of `dtype` from the bytes of its interleaved parts.
+fn upload_complex(dtype: sl_dtype, parts: &[u8]) -> sl_array {
+    let n = (parts.len() / if dtype == SL_C64 { 8 } else { 16 }) as i64;
     let mut h = 0;
-    let bytes = std::mem::size_of_val(parts);
-    check(sl_create(dtype, 1, &n, SL_COL_MAJOR, parts.as_ptr() as *const _, bytes, &mut h));
+    check(sl_create(dtype, 1, &n, SL_COL_MAJOR, parts.as_ptr() as *const _, parts.len(), &mut h));
     h
 }
 
 /// A 6-op complex element-wise chain on 2^22 elements (issue 16: within 1.5x the memory
 /// floor) and, in the same group, its floor: a triad over the same bytes (two inputs, one
-/// output, 2^23 parts each).
+/// output, 2^23 parts each). `chain6_*_l3` runs the chain on the first 2^17 elements
+/// (3 or 6 MiB of operands and result, held by the 32 MiB L3): 32 times its time is what
+/// the long chain's arithmetic and launches take when memory costs next to nothing.
 fn complex_chain(c: &mut Criterion) {
     const M: usize = 1 << 22;
     let mut g = c.benchmark_group("complex");
@@ -260,16 +261,7 @@ fn complex_chain(c: &mut Criterion) {
         g.bench_function("triad_floor_c64", |bench| bench.iter(|| triad(&mut out, &re, &im, 3.0)));
         black_box(&out);
     }
-    let (a, b) = (upload_complex(SL_C64, &re), upload_complex(SL_C64, &im));
-    g.bench_function("chain6_c64", |bench| {
-        bench.iter(|| {
-            let out = chain6_complex(a, b);
-            compute(out);
-            check(sl_release(out));
-        })
-    });
-    check(sl_release(a));
-    check(sl_release(b));
+    chains(&mut g, "c64", SL_C64, bytes_of(&re), bytes_of(&im));
     let (re, im): (Vec<f64>, Vec<f64>) =
         (re.iter().map(|&x| x as f64).collect(), im.iter().map(|&x| x as f64).collect());
     {
@@ -277,17 +269,41 @@ fn complex_chain(c: &mut Criterion) {
         g.bench_function("triad_floor_c128", |bench| bench.iter(|| triad(&mut out, &re, &im, 3.0)));
         black_box(&out);
     }
-    let (a, b) = (upload_complex(SL_C128, &re), upload_complex(SL_C128, &im));
-    g.bench_function("chain6_c128", |bench| {
-        bench.iter(|| {
-            let out = chain6_complex(a, b);
-            compute(out);
-            check(sl_release(out));
-        })
-    });
+    chains(&mut g, "c128", SL_C128, bytes_of(&re), bytes_of(&im));
     g.finish();
-    check(sl_release(a));
-    check(sl_release(b));
+}
+
+/// Elements of the in-cache chains.
+const IN_CACHE: usize = 1 << 17;
+
+/// The chain on the vectors of `re` and `im` (bytes of interleaved parts), and on their
+/// first `IN_CACHE` elements.
+fn chains(
+    g: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
+    name: &str,
+    dtype: sl_dtype,
+    re: &[u8],
+    im: &[u8],
+) {
+    let whole = re.len() / if dtype == SL_C64 { 8 } else { 16 };
+    for (suffix, bytes) in [("", re.len()), ("_l3", re.len() / (whole / IN_CACHE))] {
+        let (a, b) = (upload_complex(dtype, &re[..bytes]), upload_complex(dtype, &im[..bytes]));
+        g.bench_function(format!("chain6_{name}{suffix}"), |bench| {
+            bench.iter(|| {
+                let out = chain6_complex(a, b);
+                compute(out);
+                check(sl_release(out));
+            })
+        });
+        check(sl_release(a));
+        check(sl_release(b));
+    }
+}
+
+/// The bytes of a slice of floats.
+fn bytes_of<T>(v: &[T]) -> &[u8] {
+    // SAFETY: any initialised memory may be viewed as bytes.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
 }
 
 /// Sums of f32 arrays (accumulated in f64): 2^20 elements (4 MiB, about what the caches

@@ -36,8 +36,8 @@ int dt_int(int dt) { return dt == SL_I32 || dt == SL_I64 || dt == SL_U8; }
 int dt_valid(int dt) { return dt >= SL_F32 && dt <= SL_BOOL; }
 
 const char *dt_name(int dt) {
-    static const char *names[] = {"f32", "f64", "i32", "i64", "u8", "bool"};
-    return dt_valid(dt) ? names[dt] : "bad-dtype";
+    static const char *names[] = {"f32", "f64", "i32", "i64", "u8", "bool", "c64", "c128"};
+    return dt_valid(dt) || dt == SL_C64 || dt == SL_C128 ? names[dt] : "bad-dtype";
 }
 
 /* ---- shapes ---- */
