@@ -516,13 +516,14 @@ fn exp_log_sqrt() {
             assert_all_close(&format!("{name} {dt}"), &read(out).1, &want, tol, scale);
             release(&[h, out]);
         }
-        // sqrt of 0, of negative reals, and along the branch cut.
+        // sqrt of 0, of negative reals, and along the branch cut, where the sign of a zero
+        // imaginary part picks the side (C99's csqrt, Python's cmath.sqrt: -4 - 0i gives -2i).
         let edge = [(0.0, 0.0), (-4.0, 0.0), (-4.0, -0.0), (0.0, 9.0), (0.0, -9.0)];
         let h = upload(dt, &[edge.len()], &edge);
         let mut out = 0;
         ok(sl_sqrt(h, &mut out));
         let want =
-            [(0.0, 0.0), (0.0, 2.0), (0.0, 2.0), (4.5f64.sqrt(), 4.5f64.sqrt()), (4.5f64.sqrt(), -(4.5f64.sqrt()))];
+            [(0.0, 0.0), (0.0, 2.0), (0.0, -2.0), (4.5f64.sqrt(), 4.5f64.sqrt()), (4.5f64.sqrt(), -(4.5f64.sqrt()))];
         assert_all_close(&format!("sqrt edges {dt}"), &read(out).1, &want, 2.0 * eps(dt), |_| 3.0);
         release(&[h, out]);
     }

@@ -303,7 +303,8 @@ impl Graph<'_> {
         let zero = self.zero(t);
         let nonneg = b(BinaryOp::Ge, re, &zero)?;
         let out_re = self.select(&nonneg, &root, &u(UnaryOp::Abs, &other)?)?;
-        let signed_root = self.select(&b(BinaryOp::Lt, im, &zero)?, &u(UnaryOp::Neg, &root)?, &root)?;
+        // The sign of im, -0 included (C99: sqrt(conj z) = conj sqrt(z)).
+        let signed_root = b(BinaryOp::CopySign, &root, im)?;
         let out_im = self.select(&nonneg, &other, &signed_root)?;
         // At 0 the formulas divide 0 by 0.
         let at_zero = b(BinaryOp::Eq, &root, &zero)?;

@@ -231,8 +231,7 @@ static void model_function(Cx *out, int64_t i, int fn, double complex x, double 
     /* From exact, finite, moderate arguments only (no overflow on the way). */
     /* On the negative real axis log and sqrt take the sign of a zero imaginary part,
      * which the model does not follow through arithmetic (x + s for a real s keeps a -0
-     * imaginary part in Sluice; -0 + 0 is +0 in the model). Also a known defect found by
-     * this fuzzer: sqrt(-4 - 0i) gives +2i (C99: -2i). */
+     * imaginary part in Sluice; -0 + 0 is +0 in the model). */
     int cut = (fn == FN_LOG || fn == FN_SQRT) && creal(x) < 0 && cimag(x) == 0;
     if (tx != 0 || cut || !finite_c(x) || fabs(creal(x)) > 30 || fabs(cimag(x)) > 30 || (fn == FN_LOG && x == 0)) {
         put(out, i, 0, ANY_VALUE);
