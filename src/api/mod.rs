@@ -21,6 +21,7 @@ pub mod random;
 pub mod reduce;
 pub mod runtime;
 pub mod site;
+pub mod sort;
 pub mod types;
 #[cfg(all(sluice_frame_pointers, target_arch = "x86_64"))]
 mod unwind;

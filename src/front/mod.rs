@@ -10,6 +10,7 @@ pub mod linalg;
 pub mod rng;
 pub mod runtime;
 pub mod scope;
+mod sort;
 pub mod stats;
 
 pub use graph::Graph;
