@@ -36,4 +36,5 @@ pub use api::movement::*;
 pub use api::random::*;
 pub use api::reduce::*;
 pub use api::runtime::*;
+pub use api::sort::*;
 pub use api::types::*;

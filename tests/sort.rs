@@ -125,7 +125,9 @@ fn sort_and_argsort_match_the_stable_reference() {
 #[test]
 fn long_and_many_lines() {
     let mut rng = rng("long_and_many_lines");
-    for (dt, shape) in [(SL_F32, &[300_000][..]), (SL_F64, &[70_000, 2]), (SL_I32, &[3, 40_000]), (SL_F32, &[16, 20_000])] {
+    for (dt, shape) in
+        [(SL_F32, &[300_000][..]), (SL_F64, &[70_000, 2]), (SL_I32, &[3, 40_000]), (SL_F32, &[16, 20_000])]
+    {
         // Wide values: every radix digit varies.
         let wide = rand_arr(&mut rng, dt, shape, -1e6, 1e6, false);
         for a in [wide, tied(&mut rng, dt, shape)] {
@@ -157,7 +159,12 @@ fn argsort_is_stable_on_ties() {
             let p: Vec<usize> = p.v.iter().map(|v| v.f() as usize).collect();
             for w in p.windows(2) {
                 if order(a.v[w[0]], a.v[w[1]]) == Ordering::Equal {
-                    assert!(w[0] < w[1], "n {n} descending {descending}: equal elements at {} and {} swapped", w[0], w[1]);
+                    assert!(
+                        w[0] < w[1],
+                        "n {n} descending {descending}: equal elements at {} and {} swapped",
+                        w[0],
+                        w[1]
+                    );
                 }
             }
         }
@@ -180,7 +187,9 @@ fn views_expressions_and_row_major_inputs() {
     let tr_ref = Arr::new(SL_F64, &[13, 9], (0..117).map(|i| a.at(&[i / 13, i % 13])).collect());
     ok(sl_binary_scalar(SL_MUL, h, -3.0, &mut scaled));
     let scaled_ref = Arr::new(SL_F64, &[9, 13], a.v.iter().map(|v| V::F64(v.f() * -3.0)).collect());
-    for (what, view, want) in [("section", sec, &sec_ref), ("transpose", tr, &tr_ref), ("expression", scaled, &scaled_ref)] {
+    for (what, view, want) in
+        [("section", sec, &sec_ref), ("transpose", tr, &tr_ref), ("expression", scaled, &scaled_ref)]
+    {
         for dim in 0..2 {
             let (values, positions) = sorted(view, dim, dim == 1);
             let (want_v, want_p) = reference_sort(want, dim, dim == 1);
@@ -189,8 +198,7 @@ fn views_expressions_and_row_major_inputs() {
         }
     }
     // Row-major data in and out: the same array.
-    let row_major: Vec<u8> =
-        (0..117).flat_map(|i| a.at(&[i / 13, i % 13]).f().to_le_bytes()).collect::<Vec<u8>>();
+    let row_major: Vec<u8> = (0..117).flat_map(|i| a.at(&[i / 13, i % 13]).f().to_le_bytes()).collect::<Vec<u8>>();
     let mut r = 0;
     ok(sl_create(SL_F64, 2, [9, 13].as_ptr(), SL_ROW_MAJOR, row_major.as_ptr() as *const _, row_major.len(), &mut r));
     let mut s = 0;
@@ -251,16 +259,19 @@ fn searchsorted_counts_before_and_through_ties() {
             for (side, right) in [(SL_SIDE_LEFT, false), (SL_SIDE_RIGHT, true)] {
                 let mut out = 0;
                 ok(sl_searchsorted(hs, hv, side, &mut out));
-                let want = v
-                    .v
-                    .iter()
-                    .map(|&x| {
-                        let before = s.v.iter().filter(|&&y| order(y, x) == Ordering::Less).count();
-                        let equal = s.v.iter().filter(|&&y| order(y, x) == Ordering::Equal).count();
-                        V::I64((before + if right { equal } else { 0 }) as i64)
-                    })
-                    .collect();
-                assert_same(&format!("searchsorted {dt} n {n} right {right}"), &download(out), &Arr::new(SL_I64, &[6, 7], want));
+                let want =
+                    v.v.iter()
+                        .map(|&x| {
+                            let before = s.v.iter().filter(|&&y| order(y, x) == Ordering::Less).count();
+                            let equal = s.v.iter().filter(|&&y| order(y, x) == Ordering::Equal).count();
+                            V::I64((before + if right { equal } else { 0 }) as i64)
+                        })
+                        .collect();
+                assert_same(
+                    &format!("searchsorted {dt} n {n} right {right}"),
+                    &download(out),
+                    &Arr::new(SL_I64, &[6, 7], want),
+                );
                 release(&[out]);
             }
             release(&[hs, hv]);
@@ -311,14 +322,17 @@ fn unique_values_counts_and_inverse() {
                     }
                 }
             }
-            let inverse: Vec<V> = a
-                .v
-                .iter()
-                .map(|&x| V::I64(values.iter().position(|&u| order(u, x) == Ordering::Equal).unwrap() as i64))
-                .collect();
+            let inverse: Vec<V> =
+                a.v.iter()
+                    .map(|&x| V::I64(values.iter().position(|&u| order(u, x) == Ordering::Equal).unwrap() as i64))
+                    .collect();
             let what = format!("unique {dt} {shape:?}");
             assert_same(&what, &download(v), &Arr::new(dt, &[values.len()], values.clone()));
-            assert_same(&what, &download(c), &Arr::new(SL_I64, &[counts.len()], counts.iter().map(|&n| V::I64(n)).collect()));
+            assert_same(
+                &what,
+                &download(c),
+                &Arr::new(SL_I64, &[counts.len()], counts.iter().map(|&n| V::I64(n)).collect()),
+            );
             assert_same(&what, &download(inv), &Arr::new(SL_I64, shape, inverse));
             release(&[h, v, c, inv]);
         }
@@ -355,8 +369,7 @@ fn histogram_with_edges_and_with_a_range() {
         let mut ranged = 0;
         ok(sl_histogram_range(h, bins, lo, hi, &mut ranged));
         let t = if dt == SL_F32 { |x: f64| x as f32 as f64 } else { |x: f64| x };
-        let edges: Vec<f64> =
-            (0..=bins).map(|i| t(((bins - i) as f64 * lo + i as f64 * hi) / bins as f64)).collect();
+        let edges: Vec<f64> = (0..=bins).map(|i| t(((bins - i) as f64 * lo + i as f64 * hi) / bins as f64)).collect();
         assert_same(&format!("histogram {dt} {bins} bins"), &download(ranged), &reference_histogram(&a, &edges));
         release(&[h, he, out, ranged]);
     }

@@ -18,7 +18,9 @@ use smallvec::smallvec;
 
 use super::graph::Graph;
 use super::host::{HostOrder, read_into};
-use crate::ir::{BinaryOp, Boundary, DType, Node, Op, ReduceOp, Result, Scalar, ScanOp, ScatterMode, Shape, SortOp, UnaryOp, bail};
+use crate::ir::{
+    BinaryOp, Boundary, DType, Node, Op, ReduceOp, Result, Scalar, ScanOp, ScatterMode, Shape, SortOp, UnaryOp, bail,
+};
 
 impl Graph<'_> {
     /// Refuses what has no order (complex numbers) and a dimension out of range.
@@ -55,7 +57,11 @@ impl Graph<'_> {
         self.orderable("topk", a, Some(dim))?;
         let n = a.shape.dim(dim);
         if k < 0 || k as u64 > n as u64 {
-            bail!(InvalidArgument, "topk: k is {k}; it must lie in 0..={n}, the length of dimension {dim} of {}", a.shape);
+            bail!(
+                InvalidArgument,
+                "topk: k is {k}; it must lie in 0..={n}, the length of dimension {dim} of {}",
+                a.shape
+            );
         }
         let order = self.argsort(a, dim, largest)?;
         let r = a.shape.rank();
@@ -104,13 +110,19 @@ impl Graph<'_> {
     /// The elements of the vector `values` where the bool vector `mask` holds, in order,
     /// `count` of them: a scan gives each its place, a scatter puts it there.
     fn compact(&self, values: &Arc<Node>, mask: &Arc<Node>, count: usize) -> Result<Arc<Node>> {
-        let ones = self.cast(mask, DType::I64)?;
-        let places = self.binary_scalar_int(BinaryOp::Sub, &self.scan(ScanOp::Sum, &ones, 0)?, 1, false)?;
+        let places = self.ordinals(mask)?;
         // Elements left out go to place `count`, past the end: the scatter drops them.
         let past = self.operand(DType::I64, Scalar::I64(count as i64));
         let places = self.select(mask, &places, &past)?;
         let out = self.constant(values.dtype, Shape::new(&[count]), 0.0)?;
         self.scatter(&out, &[places], values, ScatterMode::Replace)
+    }
+
+    /// For each element of the bool vector `mask`, the number of true elements up to it,
+    /// minus one (i64): where a true element goes when the true ones are packed.
+    fn ordinals(&self, mask: &Arc<Node>) -> Result<Arc<Node>> {
+        let running = self.scan(ScanOp::Sum, &self.cast(mask, DType::I64)?, 0)?;
+        self.binary_scalar_int(BinaryOp::Sub, &running, 1, false)
     }
 
     /// Whether each element of `mask` is nonzero (bools as they are), as a bool vector.
@@ -167,7 +179,7 @@ impl Graph<'_> {
         let values = self.compact(&sorted, &starts, count)?;
         // The run of each sorted element, counted into the run's total and scattered
         // back to where the element came from.
-        let run = self.binary_scalar_int(BinaryOp::Sub, &self.scan(ScanOp::Sum, &self.cast(&starts, DType::I64)?, 0)?, 1, false)?;
+        let run = self.ordinals(&starts)?;
         let ones = self.constant(DType::I64, Shape::new(&[n]), 1.0)?;
         let zeros = |len: usize| self.constant(DType::I64, Shape::new(&[len]), 0.0);
         let counts = self.scatter(&zeros(count)?, std::slice::from_ref(&run), &ones, ScatterMode::Add)?;
@@ -218,7 +230,8 @@ impl Graph<'_> {
         let t = if a.dtype == DType::F32 { DType::F32 } else { DType::F64 };
         let count = Shape::sized("histogram", &[bins as u64 + 1])?;
         let i = self.iota(DType::F64, count, 0)?;
-        let from_lo = self.binary_scalar(BinaryOp::Mul, &self.binary_scalar(BinaryOp::Sub, &i, bins as f64, true)?, lo, false)?;
+        let from_lo =
+            self.binary_scalar(BinaryOp::Mul, &self.binary_scalar(BinaryOp::Sub, &i, bins as f64, true)?, lo, false)?;
         let to_hi = self.binary_scalar(BinaryOp::Mul, &i, hi, false)?;
         let sum = self.binary(BinaryOp::Add, &from_lo, &to_hi)?;
         let edges = self.cast(&self.binary_scalar(BinaryOp::Div, &sum, bins as f64, false)?, t)?;

@@ -2,8 +2,8 @@
 
 use super::dtype::{DType, Scalar};
 use super::factor::FactorOp;
-use super::sort::SortOp;
 use super::random::{Distribution, RngKind};
+use super::sort::SortOp;
 use super::view::ViewStep;
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]

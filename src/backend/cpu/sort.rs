@@ -336,7 +336,14 @@ fn search_typed<T: Sortable>(
 }
 
 /// Runs a `Work::Sort` step: `shapes` are the inputs', `inputs` their values.
-pub fn sort(op: SortOp, dtype: DType, shapes: &[Shape], inputs: &[Value], out: &Value, workers: &Workers) -> Result<()> {
+pub fn sort(
+    op: SortOp,
+    dtype: DType,
+    shapes: &[Shape],
+    inputs: &[Value],
+    out: &Value,
+    workers: &Workers,
+) -> Result<()> {
     macro_rules! typed {
         ($t:ty) => {
             match op {
