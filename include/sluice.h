@@ -237,6 +237,13 @@ typedef struct {
   uint64_t hit_ns;
 } sl_cache_stats;
 
+// The order of a sort (`sl_sort`, `sl_argsort`): NaNs come last in both.
+typedef int32_t sl_sort_order;
+
+// Which place `sl_searchsorted` gives a value equal to elements of the sorted vector:
+// before them (`SL_SIDE_LEFT`) or after them (`SL_SIDE_RIGHT`).
+typedef int32_t sl_side;
+
 #define SL_OK 0
 
 // A null, released (stale) or forged handle.
@@ -303,6 +310,14 @@ typedef struct {
 
 // Transposed and conjugated (for real types the same as `SL_TRANS`).
 #define SL_CONJ_TRANS 2
+
+#define SL_ASCENDING 0
+
+#define SL_DESCENDING 1
+
+#define SL_SIDE_LEFT 0
+
+#define SL_SIDE_RIGHT 1
 
 #define SL_LOWER 0
 
@@ -1458,6 +1473,65 @@ sl_status sl_profile_end(void);
 // through the application's debug information. The header macros `SL_HERE` and
 // `SL_AT(call)` pass `__FILE__` and `__LINE__`. `file` is copied.
 sl_status sl_set_call_site(const char *file, int32_t line);
+
+// Every line of `a` along `dim` sorted in `order` (`SL_ASCENDING` or `SL_DESCENDING`),
+// stably; NaNs last in both orders. Any real or bool type.
+sl_status sl_sort(sl_array a, int32_t dim, sl_sort_order order, sl_array *out);
+
+// The positions (i64, 0-based) along `dim` that sort every line of `a` in `order`:
+// `out[..., i, ...]` is where the i-th element of the sorted line was. Stable: equal
+// elements keep their order, in both orders.
+sl_status sl_argsort(sl_array a, int32_t dim, sl_sort_order order, sl_array *out);
+
+// The `k` largest (`SL_DESCENDING`) or smallest (`SL_ASCENDING`) elements of every line
+// of `a` along `dim`, in that order, in `values` (a's shape with k along `dim`), and
+// their positions along `dim` (i64) in `indices`; of equal elements the earlier comes
+// first, and NaNs count as past every number either way. A k outside 0..=the length
+// of `dim` is refused (`SL_ERR_INVALID_ARGUMENT`).
+sl_status sl_topk(sl_array a,
+                  int64_t k,
+                  int32_t dim,
+                  sl_sort_order order,
+                  sl_array *values,
+                  sl_array *indices);
+
+// For each element of `v`, where it would go in the ascending vector `sorted` to keep
+// it sorted (i64, shaped like v): the number of elements ordered before it, and with
+// `SL_SIDE_RIGHT` also those equal to it (numpy's `searchsorted`). A NaN goes after
+// every number. `sorted` and `v` are brought to one type first (the promotion table);
+// `sorted` must already be sorted (not checked).
+sl_status sl_searchsorted(sl_array sorted, sl_array v, sl_side side, sl_array *out);
+
+// The 0-based column-major linear indices (i64, ascending) of the nonzero elements of
+// `a` (true ones of a bool array; NaN is nonzero), as a vector. Its length depends on
+// the data: the call waits for `a` to be computed (see the top of this section).
+sl_status sl_nonzero(sl_array a, sl_array *out);
+
+// The elements of `a` where `mask` (a's shape; nonzero counts as true) holds, in
+// column-major order, as a vector of a's type. Its length depends on the data: the call
+// waits for `mask` to be computed.
+sl_status sl_compress(sl_array mask, sl_array a, sl_array *out);
+
+// The distinct elements of `a` (any shape, taken as a whole) in ascending order, in
+// `values` (a vector of a's type; -0 and +0 are one value, all NaNs one value, last),
+// how often each occurs in `counts` (i64, same length), and in `inverse` (i64, a's
+// shape) the position in `values` of each element of `a`, so `values[inverse]` is `a`.
+// The number of distinct values depends on the data: the call waits for `a` to be
+// computed.
+sl_status sl_unique(sl_array a, sl_array *values, sl_array *counts, sl_array *inverse);
+
+// The counts (i64) of the elements of `a` (integer or float, any shape) in the bins
+// between consecutive `edges` (a vector of at least 2 ascending edges, so at least one
+// bin; not checked to be ascending): bin i counts edges[i] <= x < edges[i + 1], the last
+// bin also x equal to its right edge (numpy's rule). Elements outside the edges and
+// NaNs are dropped, not counted. Deferred like any other call.
+sl_status sl_histogram(sl_array a, sl_array edges, sl_array *out);
+
+// `sl_histogram` over `bins` equal bins spanning [lo, hi]: edge i is
+// ((bins - i) lo + i hi) / bins, computed in f64 and rounded to a's type (f64 for
+// integer arrays). Elements outside [lo, hi] and NaNs are dropped. Fewer than 1 bin or
+// a range that is not finite with lo < hi is refused (`SL_ERR_INVALID_ARGUMENT`).
+sl_status sl_histogram_range(sl_array a, int64_t bins, double lo, double hi, sl_array *out);
 
 #ifdef __cplusplus
 }  // extern "C"

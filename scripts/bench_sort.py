@@ -2,19 +2,9 @@
 of 2^24 and 2^20 uniform f32 values (numpy's default sort, one thread; it returns a new
 array). Run right after `cargo bench --bench sort` (same machine state): reads criterion's
 medians from target/criterion/sort and prints a table."""
-import json
-import os
-
 import numpy as np
 
-from bench_numpy import median_ns
-
-ROOT = os.path.join(os.path.dirname(__file__), "..", "target", "criterion", "sort")
-
-
-def sluice_ns(name):
-    with open(os.path.join(ROOT, name, "new", "estimates.json")) as f:
-        return json.load(f)["median"]["point_estimate"]
+from bench_numpy import criterion_median_ns, median_ns
 
 
 def main():
@@ -24,7 +14,7 @@ def main():
     for name, log in [("f32_2p24", 24), ("f32_2p20", 20)]:
         x = rng.random(1 << log, dtype=np.float32)
         ns = median_ns(lambda: np.sort(x), 10)
-        ours = sluice_ns(name)
+        ours = criterion_median_ns("sort", name)
         print(f"| sort {name} | {ours / 1e6:.2f} ms | {ns / 1e6:.2f} ms | {ours / ns:.2f}x |")
 
 
