@@ -41,25 +41,25 @@ program sort_test
       want(k) = tmp
     end do
     order = argsort(hx, descending=descending)
-    call equal_i8_1(order, want, 'argsort')
+    call expect_equal(order, want, 'argsort')
     s = sort(hx, descending=descending)
-    call close_r8_1(s, x(want), 0d0, 'sort')
+    call expect_close(s, x(want), 0d0, 'sort')
   end do
 
   call topk(hx, 4, hv, hi)
   top = hv
   top_at = hi
-  call close_r8_1(top, x(want(1:4)), 0d0, 'topk values (the descending order''s first)')
-  call equal_i8_1(top_at, want(1:4), 'topk positions')
+  call expect_close(top, x(want(1:4)), 0d0, 'topk values (the descending order''s first)')
+  call expect_equal(top_at, want(1:4), 'topk positions')
   call topk(hx, n + 1, hv, hi, stat=stat)
   call expect_error(stat, SL_ERR_INVALID_ARGUMENT, 'k is 301', 'topk past the length')
 
   allocate(kept(size(pack(hx, hx > 0d0))))
   kept = pack(hx, hx > 0d0)
-  call close_r8_1(kept, pack(x, x > 0d0), 0d0, 'pack')
+  call expect_close(kept, pack(x, x > 0d0), 0d0, 'pack')
   allocate(nz(size(nonzero(hx))))
   nz = nonzero(hx)
-  call equal_i8_1(nz, pack([(int(i, 8), i = 1, n)], x /= 0d0), 'nonzero')
+  call expect_equal(nz, pack([(int(i, 8), i = 1, n)], x /= 0d0), 'nonzero')
 
   call unique(hx, hu, hc, hinv)
   allocate(values(size(hu)), counts(size(hc)), inverse(n))
@@ -67,7 +67,7 @@ program sort_test
   counts = hc
   inverse = hinv
   call expect(sum(counts) == n, 'unique counts add up')
-  call close_r8_1(values(inverse), x, 0d0, 'values(inverse) rebuilds x')
+  call expect_close(values(inverse), x, 0d0, 'values(inverse) rebuilds x')
 
   hist = histogram(hx, 6, -3d0, 3d0)
   want_hist = 0
@@ -77,7 +77,7 @@ program sort_test
       want_hist(j) = want_hist(j) + 1
     end if
   end do
-  call equal_i8_1(hist, want_hist, 'histogram')
+  call expect_equal(hist, want_hist, 'histogram')
 
   bad = sort(hx, dim=2, stat=stat)
   call expect_error(stat, SL_ERR_INVALID_ARGUMENT, 'out of range', 'sort along a missing dimension')
