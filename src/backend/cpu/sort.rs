@@ -230,8 +230,7 @@ enum Give {
 ///
 /// SAFETY: the lines lie inside their storages; no other task writes `out`'s line.
 unsafe fn sort_line<T: Sortable>(
-    src: *const T,
-    line: Line,
+    (src, line): (*const T, Line),
     n: usize,
     out: (Shared<u8>, Line),
     give: Give,
@@ -285,7 +284,7 @@ fn sort_typed<T: Sortable>(
     if n >= PARALLEL_LINE {
         for (l, o) in ins.iter().zip(&outs) {
             // SAFETY: the layouts stay inside their storages; lines do not overlap.
-            unsafe { sort_line(src.get(), *l, n, (dst, *o), give, descending, workers, false) };
+            unsafe { sort_line((src.get(), *l), n, (dst, *o), give, descending, workers, false) };
         }
         return Ok(());
     }
@@ -293,7 +292,7 @@ fn sort_typed<T: Sortable>(
     workers.for_each(ins.len(), serial, |r| {
         for l in r {
             // SAFETY: as above; each task writes its own lines.
-            unsafe { sort_line(src.get(), ins[l], n, (dst, outs[l]), give, descending, workers, true) };
+            unsafe { sort_line((src.get(), ins[l]), n, (dst, outs[l]), give, descending, workers, true) };
         }
     });
     Ok(())
