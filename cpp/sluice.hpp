@@ -1157,6 +1157,56 @@ inline SignLogDet slogdet(const Array& a) {
     detail::check(sl_slogdet(a.handle(), &s, &l));
     return {Array::adopt(s), Array::adopt(l)};
 }
+// Sorting and searching (README "Sorting"): one order for all, by value with -0 equal to
+// +0 and NaNs after every number in both directions; sorts are stable.
+enum class Order : sl_sort_order { ascending = SL_ASCENDING, descending = SL_DESCENDING };
+enum class Side : sl_side { left = SL_SIDE_LEFT, right = SL_SIDE_RIGHT };
+// Every line along dim sorted.
+inline Array sort(const Array& a, int32_t dim = 0, Order order = Order::ascending) {
+    return detail::make(sl_sort, a.handle(), dim, static_cast<sl_sort_order>(order));
+}
+// The (i64, 0-based) positions along dim that sort every line.
+inline Array argsort(const Array& a, int32_t dim = 0, Order order = Order::ascending) {
+    return detail::make(sl_argsort, a.handle(), dim, static_cast<sl_sort_order>(order));
+}
+// The k largest (Order::descending) or smallest elements along dim, and their positions.
+struct TopK {
+    Array values;
+    Array indices;
+};
+inline TopK topk(const Array& a, int64_t k, int32_t dim = 0, Order order = Order::descending) {
+    sl_array v = 0, i = 0;
+    detail::check(sl_topk(a.handle(), k, dim, static_cast<sl_sort_order>(order), &v, &i));
+    return {Array::adopt(v), Array::adopt(i)};
+}
+// For each element of v, the number of elements of the ascending vector `sorted` before it
+// (Side::right: before or equal).
+inline Array searchsorted(const Array& sorted, const Array& v, Side side = Side::left) {
+    return detail::make(sl_searchsorted, sorted.handle(), v.handle(), static_cast<sl_side>(side));
+}
+// The 0-based column-major indices of the nonzero elements (waits for the data).
+inline Array nonzero(const Array& a) { return detail::make(sl_nonzero, a.handle()); }
+// The elements of a where mask holds, as a vector (waits for mask).
+inline Array compress(const Array& mask, const Array& a) { return detail::make(sl_compress, mask.handle(), a.handle()); }
+// The distinct values (ascending), their counts, and each element's place among them.
+struct Unique {
+    Array values;
+    Array counts;
+    Array inverse;
+};
+inline Unique unique(const Array& a) {
+    sl_array v = 0, c = 0, i = 0;
+    detail::check(sl_unique(a.handle(), &v, &c, &i));
+    return {Array::adopt(v), Array::adopt(c), Array::adopt(i)};
+}
+// Counts in the bins between consecutive edges (numpy's rule; outside and NaN dropped).
+inline Array histogram(const Array& a, const Array& edges) {
+    return detail::make(sl_histogram, a.handle(), edges.handle());
+}
+// Counts in `bins` equal bins spanning [lo, hi].
+inline Array histogram(const Array& a, int64_t bins, double lo, double hi) {
+    return detail::make(sl_histogram_range, a.handle(), bins, lo, hi);
+}
 // The reciprocal condition number in the 1-norm, estimated as LAPACK's gecon does.
 inline Array rcond(const Array& a) { return detail::make(sl_rcond, a.handle()); }
 // The lower Cholesky factor L of a Hermitian positive definite a = L L^H.

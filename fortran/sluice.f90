@@ -48,6 +48,8 @@ module sluice
   integer(c_int32_t), parameter, public :: SL_NO_TRANS = 0, SL_TRANS = 1, SL_CONJ_TRANS = 2
   ! Which triangle a triangular solve reads (sl_uplo), and its diagonal (sl_diag).
   integer(c_int32_t), parameter, public :: SL_LOWER = 0, SL_UPPER = 1, SL_NON_UNIT_DIAG = 0, SL_UNIT_DIAG = 1
+  ! The order of a sort (sl_sort_order) and the side searchsorted takes (sl_side).
+  integer(c_int32_t), parameter, public :: SL_ASCENDING = 0, SL_DESCENDING = 1, SL_SIDE_LEFT = 0, SL_SIDE_RIGHT = 1
   ! Unary op codes (sl_unary_op; C names SL_NEG, ...).
   integer(c_int32_t), parameter, public :: SL_UNARY_NEG = 0, SL_UNARY_ABS = 1, SL_UNARY_SIGN = 2, &
     SL_UNARY_SQRT = 3, SL_UNARY_RSQRT = 4, SL_UNARY_CBRT = 5, SL_UNARY_RCP = 6, SL_UNARY_EXP = 7, &
@@ -725,6 +727,71 @@ module sluice
   end interface
   public :: sl_lu, sl_lu_solve, sl_lu_unpack, sl_solve, sl_inv, sl_det, sl_slogdet, sl_rcond, sl_cholesky, &
     sl_cholesky_solve, sl_triangular_solve
+
+  ! Sorting, searching and the data-dependent ops.
+  interface
+    function sl_sort(a, dim, order, out) result(status) bind(C, name="sl_sort")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim, order
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_argsort(a, dim, order, out) result(status) bind(C, name="sl_argsort")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: dim, order
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_topk(a, k, dim, order, values, indices) result(status) bind(C, name="sl_topk")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a, k
+      integer(c_int32_t), value :: dim, order
+      integer(c_int64_t), intent(out) :: values, indices
+      integer(c_int) :: status
+    end function
+    function sl_searchsorted(sorted, v, side, out) result(status) bind(C, name="sl_searchsorted")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: sorted, v
+      integer(c_int32_t), value :: side
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_nonzero(a, out) result(status) bind(C, name="sl_nonzero")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_compress(mask, a, out) result(status) bind(C, name="sl_compress")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: mask, a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_unique(a, values, counts, inverse) result(status) bind(C, name="sl_unique")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: values, counts, inverse
+      integer(c_int) :: status
+    end function
+    function sl_histogram(a, edges, out) result(status) bind(C, name="sl_histogram")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, edges
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_histogram_range(a, bins, lo, hi, out) result(status) bind(C, name="sl_histogram_range")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: a, bins
+      real(c_double), value :: lo, hi
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+  end interface
+  public :: sl_sort, sl_argsort, sl_topk, sl_searchsorted, sl_nonzero, sl_compress, sl_unique, sl_histogram, &
+    sl_histogram_range
 
   ! Element-wise ops with a scalar.
   interface
@@ -2017,6 +2084,13 @@ module sluice
   interface minloc
     module procedure minloc_arr
   end interface
+  ! Fortran's pack(array, mask): the elements where mask holds, as a vector.
+  interface pack
+    module procedure pack_arr
+  end interface
+  interface histogram
+    module procedure histogram_edges, histogram_range
+  end interface
   interface maxloc
     module procedure maxloc_arr
   end interface
@@ -2072,6 +2146,7 @@ module sluice
   public :: linspace, arange, diag, triu, tril, repeat, meshgrid, flip, squeeze, expand_dims, moveaxis
   public :: fft, ifft, rfft, irfft
   public :: lu, lu_solve, lu_unpack, solve, inv, det, slogdet, rcond, cholesky, cholesky_solve, triangular_solve
+  public :: sort, argsort, topk, searchsorted, nonzero, pack, unique, histogram
   public :: set_compare, compare_stats, reference, debug_peek
   public :: scope_begin, scope_end, keep, release, update, retain, eval, hint_read, sync, init, live_handles, &
     error_message, macro_begin, macro_end, macro_cancel, rng_create, rng_destroy, rng_get_state, rng_set_state, &
@@ -3252,6 +3327,131 @@ contains
     integer, intent(out), optional :: stat
     call finish(sl_slogdet(a%handle, sign%handle, logabs%handle), stat)
   end subroutine
+
+  ! Sorting (docs: README "Sorting"). Positions are 1-based, as Fortran's minloc.
+
+  ! order for sort, argsort and topk: descending when `descending` is present and true.
+  integer(c_int32_t) function sort_order(descending)
+    logical, intent(in), optional :: descending
+    sort_order = SL_ASCENDING
+    if (present(descending)) then
+      if (descending) sort_order = SL_DESCENDING
+    end if
+  end function
+
+  ! `zero_based` + 1 into `r`, releasing `zero_based`.
+  subroutine one_based(status, zero_based, r)
+    integer(c_int), intent(inout) :: status
+    integer(c_int64_t), intent(in) :: zero_based
+    integer(c_int64_t), intent(out) :: r
+    r = 0
+    if (status == SL_OK) status = sl_binary_scalar_i(SL_BINARY_ADD, zero_based, 1_c_int64_t, r)
+    call drop(zero_based, status)
+  end subroutine
+
+  ! Every line of array along dim (default 1) sorted, stably; NaNs last in both orders.
+  type(sl_array) function sort(array, dim, descending, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in), optional :: dim
+    logical, intent(in), optional :: descending
+    integer, intent(out), optional :: stat
+    call finish(sl_sort(array%handle, c_dim(dim), sort_order(descending), r%handle), stat)
+  end function
+
+  ! The 1-based positions along dim (default 1) that sort every line (stable).
+  type(sl_array) function argsort(array, dim, descending, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in), optional :: dim
+    logical, intent(in), optional :: descending
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: zero_based
+    integer(c_int) :: status
+    status = sl_argsort(array%handle, c_dim(dim), sort_order(descending), zero_based)
+    call one_based(status, zero_based, r%handle)
+    call finish(status, stat)
+  end function
+
+  ! The k largest elements along dim (default 1; the smallest when largest is .false.)
+  ! and their 1-based positions.
+  subroutine topk(array, k, values, indices, dim, largest, stat)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: k
+    type(sl_array), intent(out) :: values, indices
+    integer, intent(in), optional :: dim
+    logical, intent(in), optional :: largest
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: zero_based
+    integer(c_int) :: status
+    integer(c_int32_t) :: order
+    order = SL_DESCENDING
+    if (present(largest)) then
+      if (.not. largest) order = SL_ASCENDING
+    end if
+    status = sl_topk(array%handle, int(k, c_int64_t), c_dim(dim), order, values%handle, zero_based)
+    call one_based(status, zero_based, indices%handle)
+    call finish(status, stat)
+  end subroutine
+
+  ! For each element of v, how many elements of the ascending vector `sorted` come before
+  ! it (with right = .true., before or equal): its 1-based insertion place minus 1.
+  type(sl_array) function searchsorted(sorted, v, right, stat) result(r)
+    type(sl_array), intent(in) :: sorted, v
+    logical, intent(in), optional :: right
+    integer, intent(out), optional :: stat
+    integer(c_int32_t) :: side
+    side = SL_SIDE_LEFT
+    if (present(right)) then
+      if (right) side = SL_SIDE_RIGHT
+    end if
+    call finish(sl_searchsorted(sorted%handle, v%handle, side, r%handle), stat)
+  end function
+
+  ! The 1-based column-major indices of the nonzero elements (waits for the data).
+  type(sl_array) function nonzero(array, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: zero_based
+    integer(c_int) :: status
+    status = sl_nonzero(array%handle, zero_based)
+    call one_based(status, zero_based, r%handle)
+    call finish(status, stat)
+  end function
+
+  ! The elements of array where mask holds, in array element order (waits for mask).
+  type(sl_array) function pack_arr(array, mask, stat) result(r)
+    type(sl_array), intent(in) :: array, mask
+    integer, intent(out), optional :: stat
+    call finish(sl_compress(mask%handle, array%handle, r%handle), stat)
+  end function
+
+  ! The distinct values in ascending order, their counts, and for each element the 1-based
+  ! place of its value among them (waits for the data).
+  subroutine unique(array, values, counts, inverse, stat)
+    type(sl_array), intent(in) :: array
+    type(sl_array), intent(out) :: values, counts, inverse
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: zero_based
+    integer(c_int) :: status
+    status = sl_unique(array%handle, values%handle, counts%handle, zero_based)
+    call one_based(status, zero_based, inverse%handle)
+    call finish(status, stat)
+  end subroutine
+
+  ! Counts of the elements in the bins between consecutive edges (numpy's rule).
+  type(sl_array) function histogram_edges(array, edges, stat) result(r)
+    type(sl_array), intent(in) :: array, edges
+    integer, intent(out), optional :: stat
+    call finish(sl_histogram(array%handle, edges%handle, r%handle), stat)
+  end function
+
+  ! Counts in `bins` equal bins spanning [lo, hi].
+  type(sl_array) function histogram_range(array, bins, lo, hi, stat) result(r)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: bins
+    real(c_double), intent(in) :: lo, hi
+    integer, intent(out), optional :: stat
+    call finish(sl_histogram_range(array%handle, int(bins, c_int64_t), lo, hi, r%handle), stat)
+  end function
 
   ! The reciprocal condition number in the 1-norm, estimated as LAPACK's gecon does.
   type(sl_array) function rcond(a, stat) result(r)

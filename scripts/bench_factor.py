@@ -4,19 +4,9 @@ LAPACK's gesv through OpenBLAS with its own threads; and scipy's `lu_factor` + `
 where scipy is installed), and 100,000 stacked 4 x 4 f32 systems (`numpy.linalg.solve` on
 the stacked array). Run right after `cargo bench --bench factor` (same machine state):
 reads criterion's medians from target/criterion/factor and prints a table."""
-import json
-import os
-
 import numpy as np
 
-from bench_numpy import median_ns
-
-ROOT = os.path.join(os.path.dirname(__file__), "..", "target", "criterion", "factor")
-
-
-def sluice_ns(name):
-    with open(os.path.join(ROOT, name, "new", "estimates.json")) as f:
-        return json.load(f)["median"]["point_estimate"]
+from bench_numpy import criterion_median_ns, median_ns
 
 
 def main():
@@ -38,7 +28,7 @@ def main():
     print("| work | Sluice | numpy/LAPACK | which | Sluice / LAPACK |")
     print("| --- | --- | --- | --- | --- |")
     for name, what, ns in rows:
-        ours = sluice_ns(name)
+        ours = criterion_median_ns("factor", name)
         print(f"| {name} | {ours / 1e6:.2f} ms | {ns / 1e6:.2f} ms | {what} | {ours / ns:.2f}x |")
 
 

@@ -22,6 +22,13 @@ MID = 1 << 20
 OUT = os.path.join(os.path.dirname(__file__), "..", "target", "criterion", "numpy.json")
 
 
+def criterion_median_ns(group, name):
+    """criterion's median for benchmark `group/name` of the last `cargo bench` run."""
+    path = os.path.join(os.path.dirname(__file__), "..", "target", "criterion", group, name, "new", "estimates.json")
+    with open(path) as f:
+        return json.load(f)["median"]["point_estimate"]
+
+
 def median_ns(f, repeat):
     f()  # warm up (page faults, first allocation)
     times = []

@@ -37,4 +37,5 @@ pub use api::random::*;
 pub use api::reduce::*;
 pub use api::runtime::*;
 pub use api::shapes::*;
+pub use api::sort::*;
 pub use api::types::*;

@@ -359,6 +359,16 @@ fn every_failed_call_leaves_the_null_handle() {
         "sl_triangular_solve",
         Box::new(move |o| sl_triangular_solve(0, SL_LOWER, SL_NO_TRANS, SL_NON_UNIT_DIAG, a, o)),
     );
+    // Sorts, searches and the data-dependent ops.
+    add("sl_sort", Box::new(move |o| sl_sort(a, 0, 7, o)));
+    add("sl_argsort", Box::new(move |o| sl_argsort(stale, 0, SL_ASCENDING, o)));
+    add("sl_topk", Box::new(move |o| sl_topk(a, 1_000_000, 0, SL_DESCENDING, o, o)));
+    add("sl_searchsorted", Box::new(move |o| sl_searchsorted(a, a, 5, o)));
+    add("sl_nonzero", Box::new(move |o| sl_nonzero(stale, o)));
+    add("sl_compress", Box::new(move |o| sl_compress(a, 0, o)));
+    add("sl_unique", Box::new(move |o| sl_unique(0, o, o, o)));
+    add("sl_histogram", Box::new(move |o| sl_histogram(a, stale, o)));
+    add("sl_histogram_range", Box::new(move |o| sl_histogram_range(a, 0, 0.0, 1.0, o)));
     let unary = named!(Unary: sl_neg, sl_abs, sl_sign, sl_sqrt, sl_rsqrt, sl_cbrt, sl_rcp, sl_exp, sl_exp2,
         sl_expm1, sl_log, sl_log2, sl_log10, sl_log1p, sl_sin, sl_cos, sl_tan, sl_asin, sl_acos, sl_atan, sl_sinh,
         sl_cosh, sl_tanh, sl_asinh, sl_acosh, sl_atanh, sl_erf, sl_floor, sl_ceil, sl_round, sl_trunc, sl_isnan,

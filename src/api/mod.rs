@@ -22,6 +22,7 @@ pub mod reduce;
 pub mod runtime;
 pub mod shapes;
 pub mod site;
+pub mod sort;
 pub mod types;
 #[cfg(all(sluice_frame_pointers, target_arch = "x86_64"))]
 mod unwind;

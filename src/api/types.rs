@@ -64,6 +64,17 @@ pub const SL_TRANS: sl_transpose_op = 1;
 /// Transposed and conjugated (for real types the same as `SL_TRANS`).
 pub const SL_CONJ_TRANS: sl_transpose_op = 2;
 
+/// The order of a sort (`sl_sort`, `sl_argsort`): NaNs come last in both.
+pub type sl_sort_order = i32;
+pub const SL_ASCENDING: sl_sort_order = 0;
+pub const SL_DESCENDING: sl_sort_order = 1;
+
+/// Which place `sl_searchsorted` gives a value equal to elements of the sorted vector:
+/// before them (`SL_SIDE_LEFT`) or after them (`SL_SIDE_RIGHT`).
+pub type sl_side = i32;
+pub const SL_SIDE_LEFT: sl_side = 0;
+pub const SL_SIDE_RIGHT: sl_side = 1;
+
 /// Which triangle of a matrix a triangular solve reads (`sl_triangular_solve`).
 pub type sl_uplo = i32;
 pub const SL_LOWER: sl_uplo = 0;

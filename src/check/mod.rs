@@ -8,6 +8,7 @@ mod compare;
 mod factor;
 mod fft;
 pub mod reference;
+mod sort;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};

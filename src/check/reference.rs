@@ -438,6 +438,7 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
         }
         Op::Scatter { mode } => scatter(*mode, t, ins),
         Op::Factor(op) => super::factor::evaluate(*op, t, shape, ins),
+        Op::Sort(op) => super::sort::evaluate(*op, t, shape, ins),
         Op::Fft(spec) => {
             let src = ins[0];
             let x = (0..src.shape.numel()).map(|i| {

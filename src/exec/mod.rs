@@ -18,7 +18,7 @@ use crate::config::{Backend, Config};
 use crate::ir::kernel::Kernel;
 use crate::ir::{
     CallSite, DType, Error, ErrorKind, FactorOp, FftSpec, Inputs, Layout, Promise, Result, Scalar, ScatterMode, Shape,
-    Value,
+    SortOp, Value,
 };
 
 /// A kernel in the executor's own compiled form.
@@ -54,6 +54,14 @@ pub enum Work {
     /// inputs' (`dtype` the first input's).
     Factor {
         op: FactorOp,
+        dtype: DType,
+        shapes: SmallVec<[Shape; 2]>,
+        out_shape: Shape,
+    },
+    /// A sort or search; inputs and output as `SortOp` lists, `shapes` the inputs'
+    /// (`dtype` the first input's).
+    Sort {
+        op: SortOp,
         dtype: DType,
         shapes: SmallVec<[Shape; 2]>,
         out_shape: Shape,
@@ -101,6 +109,7 @@ impl Work {
             Work::MatMul { .. } => "matmul",
             Work::Fft { .. } => "fft",
             Work::Factor { op, .. } => op.name(),
+            Work::Sort { op, .. } => op.name(),
             Work::Scatter { .. } => "scatter",
         }
     }
@@ -163,7 +172,7 @@ pub fn step_profile<'a>(
             (None, m * n * count, (m * k + k * n) * count * dtype.size())
         }
         Work::Fft { dtype, shape, .. } => (None, shape.numel(), shape.numel() * dtype.size()),
-        Work::Factor { dtype, shapes, .. } => {
+        Work::Factor { dtype, shapes, .. } | Work::Sort { dtype, shapes, .. } => {
             let read: usize = shapes.iter().map(Shape::numel).sum();
             (None, shapes[0].numel(), read * dtype.size())
         }

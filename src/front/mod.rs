@@ -12,6 +12,7 @@ pub mod rng;
 pub mod runtime;
 pub mod scope;
 mod shapes;
+mod sort;
 pub mod stats;
 
 pub use graph::Graph;

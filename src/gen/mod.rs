@@ -192,6 +192,12 @@ pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &
                     shapes: ins.iter().map(|i| i.shape).collect(),
                     out_shape: first.shape,
                 },
+                Op::Sort(op) => Work::Sort {
+                    op: *op,
+                    dtype: ins[0].dtype,
+                    shapes: ins.iter().map(|i| i.shape).collect(),
+                    out_shape: first.shape,
+                },
                 Op::Scatter { mode } => Work::Scatter {
                     mode: *mode,
                     dtype: first.dtype,

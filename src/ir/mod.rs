@@ -11,6 +11,7 @@ pub mod random;
 pub mod shape;
 pub mod site;
 pub mod slices;
+pub mod sort;
 pub mod view;
 
 pub use dtype::{DType, Scalar, ScalarKind};
@@ -22,4 +23,5 @@ pub use op::{BinaryOp, FftKind, FftNorm, FftSpec, Op, ReduceOp, ScanOp, ScatterM
 pub use random::{Distribution, RngKind};
 pub use shape::{MAX_RANK, Shape};
 pub use site::CallSite;
+pub use sort::SortOp;
 pub use view::{Boundary, Map, MapStep, ViewStep};

@@ -3,6 +3,7 @@
 use super::dtype::{DType, Scalar};
 use super::factor::FactorOp;
 use super::random::{Distribution, RngKind};
+use super::sort::SortOp;
 use super::view::ViewStep;
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -468,13 +469,15 @@ pub enum Op {
     Fft(FftSpec),
     /// A factorization or solve; inputs and output as `FactorOp` lists.
     Factor(FactorOp),
+    /// A sort or search; inputs as `SortOp` lists.
+    Sort(SortOp),
 }
 
 impl Op {
     /// Whether the op can be part of a fused kernel (primitive ops), as opposed to an
     /// intrinsic that runs as its own step.
     pub fn is_fusible(&self) -> bool {
-        !matches!(self, Op::Scatter { .. } | Op::MatMul { .. } | Op::Fft(_) | Op::Factor(_) | Op::Source)
+        !matches!(self, Op::Scatter { .. } | Op::MatMul { .. } | Op::Fft(_) | Op::Factor(_) | Op::Sort(_) | Op::Source)
     }
 
     pub fn name(&self) -> &'static str {
@@ -503,6 +506,7 @@ impl Op {
                 (FftKind::ComplexToReal, _) => "irfft",
             },
             Op::Factor(f) => f.name(),
+            Op::Sort(s) => s.name(),
         }
     }
 }

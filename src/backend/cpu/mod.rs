@@ -14,6 +14,7 @@ mod random;
 mod reduce;
 mod scatter;
 mod slices;
+mod sort;
 mod threads;
 mod vm;
 
@@ -91,6 +92,7 @@ impl Executor for CpuExecutor {
             Work::Factor { op, dtype, shapes, out_shape } => {
                 factor::factor(*op, *dtype, shapes, out_shape, inputs, &outputs[0], &self.workers)
             }
+            Work::Sort { op, dtype, shapes, .. } => sort::sort(*op, *dtype, shapes, inputs, &outputs[0], &self.workers),
             Work::Scatter { mode, dtype, dst_shape, values_shape } => scatter::scatter(
                 *mode,
                 *dtype,

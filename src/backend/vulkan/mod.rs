@@ -270,6 +270,8 @@ impl VulkanExecutor {
             Work::Fft { .. } => self.fft_plan(work, inputs, outputs),
             // Factorizations and solves run on the CPU executor (docs/internals.md, "Factorizations").
             Work::Factor { .. } => Ok(Plan::Cpu(work.clone())),
+            // Sorts run on the CPU executor (docs/internals.md, "Sorting").
+            Work::Sort { .. } => Ok(Plan::Cpu(work.clone())),
             Work::Scatter { .. } => self.scatter_plan(work, inputs, outputs),
         }
     }
