@@ -711,7 +711,10 @@ fn qr(a: &Batch, mode: sl_qr_mode) -> (Option<Vec<M>>, Vec<M>) {
         matrices(hq, m, q_cols)
     });
     let r = matrices(hr, q_cols, n);
-    release(&[ha, hq, hr]);
+    release(&[ha, hr]);
+    if mode != SL_QR_R {
+        release(&[hq]);
+    }
     (q, r)
 }
 
@@ -997,15 +1000,14 @@ fn result_comparison_child() {
             for mode in QR_MODES {
                 let (mut q, mut r) = (0, 0);
                 ok(sl_qr(ha, mode, &mut q, &mut r));
-                handles.extend([q, r]);
+                // (R alone leaves q the null handle.)
+                handles.extend([q, r].into_iter().filter(|&h| h != 0));
             }
             let mut x = 0;
             ok(sl_lstsq(ha, hb, &mut x));
             handles.push(x);
             for &h in &handles[2..] {
-                if h != 0 {
-                    let _ = read_parts(h);
-                }
+                let _ = read_parts(h);
             }
             release(&handles);
         }

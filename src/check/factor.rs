@@ -325,8 +325,9 @@ pub fn evaluate(op: FactorOp, dtype: crate::ir::DType, shape: Shape, ins: &[&Ref
                 let r_norm = residual.iter().zip(&rhs).map(|(p, q)| (p - q).norm()).fold(0.0, f64::max);
                 let x_norm = x.iter().map(|z| z.norm()).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
                 let a_norm = mat.iter().map(|z| z.norm()).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
-                let cond = cond * (1.0 + cond * r_norm / (a_norm * x_norm));
-                solved(&mut out, &mut scale, x, cond, n.max(m));
+                // (and with the larger dimension, not only x's length).
+                let cond = cond * (1.0 + cond * r_norm / (a_norm * x_norm)) * (m.max(n) as f64 / n.max(1) as f64);
+                solved(&mut out, &mut scale, x, cond, n);
             }
         }
     }
