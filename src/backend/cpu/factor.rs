@@ -453,7 +453,7 @@ impl<T: Element> Householder<T> {
     fn deficient(&self) -> Option<usize> {
         let d: Vec<f64> = (0..self.k).map(|i| self.f[i + i * self.m].modulus()).collect();
         let tiny = d.iter().copied().fold(0.0, f64::max) * self.m.max(self.n) as f64 * T::eps();
-        d.iter().position(|&x| !(x > tiny))
+        d.iter().position(|&x| x <= tiny || x.is_nan())
     }
 }
 
