@@ -78,7 +78,9 @@ int main(void) {
     sl_array hd = matrix(M, DEG, FITS, a), hxd;
     OK(sl_lstsq(hd, hy, &hxd));
     FAILS(sl_read(hxd, SL_COL_MAJOR, got, sizeof got), SL_ERR_SINGULAR, "matrix 3 (R's diagonal entry 2");
-    FAILS(sl_lstsq(h0, hbw, &hxd), SL_ERR_SHAPE_MISMATCH, "[200, 4]");
+    sl_array refused = 7;
+    FAILS(sl_lstsq(h0, hbw, &refused), SL_ERR_SHAPE_MISMATCH, "[200, 4]");
+    EXPECT(refused == 0, "a refused call leaves the null handle");
 
     sl_array all[] = {ha, hy, hc, h0, hq, hr, hw, hbw, hxw, hd, hxd};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) OK(sl_release(all[i]));
