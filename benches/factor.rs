@@ -1,8 +1,10 @@
 //! Factorizations and solves on the CPU executor, for the ratios against numpy (LAPACK
 //! through OpenBLAS) in BENCHMARKS.md: LU factorization and solve of a 2048 x 2048 f64
 //! system (`sl_solve`, one right-hand side), and 100,000 batched 4 x 4 f32 systems in one
-//! call. `scripts/bench_factor.py` times numpy's `linalg.solve` (and scipy's `lu_factor`
-//! + `lu_solve` where scipy is installed) on the same work and prints the ratios.
+//! call; QR (reduced, Q and R read) of a 2048 x 2048 f64 matrix and least squares of a
+//! 4096 x 256 f64 system with one right-hand side. `scripts/bench_factor.py` times
+//! numpy's `linalg.solve` (and scipy's `lu_factor` + `lu_solve` where scipy is
+//! installed), `linalg.qr` and `linalg.lstsq` on the same work and prints the ratios.
 
 use std::time::Duration;
 
@@ -66,8 +68,33 @@ fn factor(c: &mut Criterion) {
     let hr = upload(SL_F32, &[4, 1, batch as i64], &rhs);
     let mut y = vec![0f32; 4 * batch];
     g.bench_function("solve_4x4_f32_x100000", |bench| bench.iter(|| solve_read(hs, hr, &mut y)));
+
+    let (mut q, mut r) = (vec![0f64; n * n], vec![0f64; n * n]);
+    g.bench_function("qr_2048_f64", |bench| {
+        bench.iter(|| {
+            let (mut hq, mut hr) = (0, 0);
+            check(sl_qr(ha, SL_QR_REDUCED, &mut hq, &mut hr));
+            check(sl_read(hq, SL_COL_MAJOR, q.as_mut_ptr() as *mut _, std::mem::size_of_val(&q[..])));
+            check(sl_read(hr, SL_COL_MAJOR, r.as_mut_ptr() as *mut _, std::mem::size_of_val(&r[..])));
+            check(sl_release(hq));
+            check(sl_release(hr));
+        })
+    });
+
+    let (rows, cols) = (4096usize, 256usize);
+    let tall = upload(SL_F64, &[rows as i64, cols as i64], &values(rows * cols, 5));
+    let ty = upload(SL_F64, &[rows as i64], &values(rows, 6));
+    let mut coef = vec![0f64; cols];
+    g.bench_function("lstsq_4096x256_f64", |bench| {
+        bench.iter(|| {
+            let mut x = 0;
+            check(sl_lstsq(tall, ty, &mut x));
+            check(sl_read(x, SL_COL_MAJOR, coef.as_mut_ptr() as *mut _, std::mem::size_of_val(&coef[..])));
+            check(sl_release(x));
+        })
+    });
     g.finish();
-    for h in [ha, hb, hs, hr] {
+    for h in [ha, hb, hs, hr, tall, ty] {
         check(sl_release(h));
     }
 }

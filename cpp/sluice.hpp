@@ -1128,7 +1128,14 @@ struct SignLogDet {
     Array logabs;
 };
 
+// A QR factorization A = Q R (q is empty when only R was asked for).
+struct QR {
+    Array q;
+    Array r;
+};
+
 enum class Uplo : sl_uplo { lower = SL_LOWER, upper = SL_UPPER };
+enum class QrMode : sl_qr_mode { reduced = SL_QR_REDUCED, complete = SL_QR_COMPLETE, r = SL_QR_R };
 enum class Diag : sl_diag { non_unit = SL_NON_UNIT_DIAG, unit = SL_UNIT_DIAG };
 
 // LU with partial pivoting (a singular matrix is factored, with a zero on U's diagonal).
@@ -1221,6 +1228,16 @@ inline Array triangular_solve(const Array& t, const Array& b, Uplo uplo, Op op =
     return detail::make(sl_triangular_solve, t.handle(), static_cast<sl_uplo>(uplo), static_cast<sl_transpose_op>(op),
                         static_cast<sl_diag>(diag), b.handle());
 }
+// Householder QR as numpy's linalg.qr(a, mode): Q m x k and R k x n (k = min(m, n)),
+// Q m x m and R m x n, or R alone (q empty). Q and R are unique only up to signs.
+inline QR qr(const Array& a, QrMode mode = QrMode::reduced) {
+    sl_array q = 0, r = 0;
+    detail::check(sl_qr(a.handle(), static_cast<sl_qr_mode>(mode), mode == QrMode::r ? nullptr : &q, &r));
+    return {mode == QrMode::r ? Array() : Array::adopt(q), Array::adopt(r)};
+}
+// The least-squares x of A x = b (least-norm when A is wide) through QR; a rank-deficient
+// A throws sluice::Error with SL_ERR_SINGULAR where x is read.
+inline Array lstsq(const Array& a, const Array& b) { return detail::make(sl_lstsq, a.handle(), b.handle()); }
 
 }  // namespace sluice
 

@@ -50,6 +50,7 @@ module sluice
   integer(c_int32_t), parameter, public :: SL_LOWER = 0, SL_UPPER = 1, SL_NON_UNIT_DIAG = 0, SL_UNIT_DIAG = 1
   ! The order of a sort (sl_sort_order) and the side searchsorted takes (sl_side).
   integer(c_int32_t), parameter, public :: SL_ASCENDING = 0, SL_DESCENDING = 1, SL_SIDE_LEFT = 0, SL_SIDE_RIGHT = 1
+  integer(c_int32_t), parameter, public :: SL_QR_REDUCED = 0, SL_QR_COMPLETE = 1, SL_QR_R = 2
   ! Unary op codes (sl_unary_op; C names SL_NEG, ...).
   integer(c_int32_t), parameter, public :: SL_UNARY_NEG = 0, SL_UNARY_ABS = 1, SL_UNARY_SIGN = 2, &
     SL_UNARY_SQRT = 3, SL_UNARY_RSQRT = 4, SL_UNARY_CBRT = 5, SL_UNARY_RCP = 6, SL_UNARY_EXP = 7, &
@@ -724,9 +725,22 @@ module sluice
       integer(c_int64_t), intent(out) :: x
       integer(c_int) :: status
     end function
+    function sl_qr(a, mode, q, r) result(status) bind(C, name="sl_qr")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int32_t), value :: mode
+      integer(c_int64_t), intent(out) :: q, r
+      integer(c_int) :: status
+    end function
+    function sl_lstsq(a, b, x) result(status) bind(C, name="sl_lstsq")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: x
+      integer(c_int) :: status
+    end function
   end interface
   public :: sl_lu, sl_lu_solve, sl_lu_unpack, sl_solve, sl_inv, sl_det, sl_slogdet, sl_rcond, sl_cholesky, &
-    sl_cholesky_solve, sl_triangular_solve
+    sl_cholesky_solve, sl_triangular_solve, sl_qr, sl_lstsq
 
   ! Sorting, searching and the data-dependent ops.
   interface
@@ -2145,7 +2159,8 @@ module sluice
   public :: modulo, shiftl, shifta, shiftr, ishft, sign, next_after, clamp
   public :: linspace, arange, diag, triu, tril, repeat, meshgrid, flip, squeeze, expand_dims, moveaxis
   public :: fft, ifft, rfft, irfft
-  public :: lu, lu_solve, lu_unpack, solve, inv, det, slogdet, rcond, cholesky, cholesky_solve, triangular_solve
+  public :: lu, lu_solve, lu_unpack, solve, inv, det, slogdet, rcond, cholesky, cholesky_solve, triangular_solve, &
+    qr, lstsq
   public :: sort, argsort, topk, searchsorted, nonzero, pack, unique, histogram
   public :: set_compare, compare_stats, reference, debug_peek
   public :: scope_begin, scope_end, keep, release, update, retain, eval, hint_read, sync, init, live_handles, &
@@ -3487,6 +3502,28 @@ contains
     if (present(trans)) op = int(trans, c_int32_t)
     if (present(diag)) d = int(diag, c_int32_t)
     call finish(sl_triangular_solve(t%handle, int(uplo, c_int32_t), op, d, b%handle, r%handle), stat)
+  end function
+
+  ! Householder QR, A = Q R, as numpy's qr with mode SL_QR_REDUCED (the default: q m x k,
+  ! r k x n, k = min(m, n)), SL_QR_COMPLETE (q m x m, r m x n) or SL_QR_R (r alone; q
+  ! is then the null array). Q and R are unique only up to signs.
+  subroutine qr(a, q, r, mode, stat)
+    type(sl_array), intent(in) :: a
+    type(sl_array), intent(out) :: q, r
+    integer, intent(in), optional :: mode
+    integer, intent(out), optional :: stat
+    integer(c_int32_t) :: m
+    m = SL_QR_REDUCED
+    if (present(mode)) m = int(mode, c_int32_t)
+    call finish(sl_qr(a%handle, m, q%handle, r%handle), stat)
+  end subroutine
+
+  ! The least-squares x of A x = b through QR (least-norm when A is wide); a
+  ! rank-deficient A fails with SL_ERR_SINGULAR where x is read.
+  type(sl_array) function lstsq(a, b, stat) result(r)
+    type(sl_array), intent(in) :: a, b
+    integer, intent(out), optional :: stat
+    call finish(sl_lstsq(a%handle, b%handle, r%handle), stat)
   end function
 
   ! 1-based dimensions as the C API's 0-based ones.

@@ -87,6 +87,10 @@ typedef int32_t sl_uplo;
 // Whether a triangular matrix's diagonal is read or taken as ones (`sl_triangular_solve`).
 typedef int32_t sl_diag;
 
+// What `sl_qr` gives, as numpy's `qr` modes: Q (m x k) and R (k x n) with k = min(m, n);
+// Q (m x m) and R (m x n); or R (k x n) alone.
+typedef int32_t sl_qr_mode;
+
 // Which direction of a Fourier transform (`sl_fft` and friends) is scaled. `n` is the
 // number of points transformed: the product of the transformed dimensions' lengths (for
 // `sl_rfft` and `sl_irfft`, the real array's).
@@ -314,6 +318,12 @@ typedef int32_t sl_indexing;
 #define SL_NON_UNIT_DIAG 0
 
 #define SL_UNIT_DIAG 1
+
+#define SL_QR_REDUCED 0
+
+#define SL_QR_COMPLETE 1
+
+#define SL_QR_R 2
 
 #define SL_NEG 0
 
@@ -1139,6 +1149,28 @@ sl_status sl_triangular_solve(sl_array t,
                               sl_diag diag,
                               sl_array b,
                               sl_array *x);
+
+// Householder QR of `a` (m x n, f32, f64, c64 or c128; batched over dimensions 2 and
+// up), A = Q R, as numpy's `linalg.qr` with `mode`: `SL_QR_REDUCED` gives `q` m x k
+// with orthonormal columns and `r` k x n upper triangular (k = min(m, n));
+// `SL_QR_COMPLETE` gives `q` m x m unitary and `r` m x n (zero rows below the k-th);
+// `SL_QR_R` gives `r` (k x n) alone without forming Q (`q` may then be NULL; if not,
+// it is set to the null handle). Q and R are unique only up to the signs (complex
+// phases) of R's rows and Q's columns; compare them through Q R or Qᴴ Q, not element
+// by element with another library's.
+sl_status sl_qr(sl_array a, sl_qr_mode mode, sl_array *q, sl_array *r);
+
+// The least-squares solution x of A x = b through Householder QR (LAPACK's `gels`), `a`
+// m x n (f32, f64, c64 or c128; batched over dimensions 2 and up), `b` m x k or a
+// vector of length m (then x is a vector of length n), of a's type, with a's batch
+// dimensions or none (one b for every matrix); x is n x k. When m >= n, x minimizes
+// ‖A x − b‖₂; when m < n it is the solution of least norm ‖x‖₂ (from the QR of Aᴴ).
+// A must have full rank: a matrix whose R has a diagonal entry at most max(m, n)·eps
+// times its largest fails with `SL_ERR_SINGULAR` where x is read (at this call with
+// `SLUICE_SYNC=1`), naming the column and, in a batch, the matrices that failed — QR
+// without column pivoting cannot tell which solution of a rank-deficient problem is
+// wanted, so none is guessed (numpy's `lstsq` uses an SVD with a cutoff for those).
+sl_status sl_lstsq(sl_array a, sl_array b, sl_array *x);
 
 // The discrete Fourier transform of `a` along the `ndims` (1 to 3) distinct dimensions
 // listed in `dims`, batched over the others: `out[k] = sum_j a[j] exp(-2 pi i j k / n)`

@@ -1,9 +1,12 @@
 //! Factorizations and solves (sl_lu, sl_lu_solve, sl_lu_unpack, sl_solve, sl_inv, sl_det,
-//! sl_slogdet, sl_rcond, sl_cholesky, sl_cholesky_solve, sl_triangular_solve) on fresh
+//! sl_slogdet, sl_rcond, sl_cholesky, sl_cholesky_solve, sl_triangular_solve, sl_qr,
+//! sl_lstsq) on fresh
 //! random matrices of every type, batched and not, checked by LAPACK's test ratios
 //! computed here in f64 (each must be below 30, as LAPACK's own tests require):
 //! ‖A − P L U‖₁ / (n ‖A‖₁ eps), ‖op(A) x − b‖₁ / (‖A‖₁ ‖x‖₁ n eps), ‖A − L Lᴴ‖₁ / (n ‖A‖₁
-//! eps); condition estimates within a factor of 10 of the exact value (from the inverse
+//! eps), ‖QᴴQ − I‖₁ / (m eps), ‖A − Q R‖₁ / (n ‖A‖₁ eps), and for least squares
+//! ‖Aᴴ(A x − b)‖₁ / (‖A‖₁ (‖A‖₁ ‖x‖₁ + ‖b‖₁) n eps) (the residual's orthogonality, as
+//! LAPACK's `qrt17` measures it); condition estimates within a factor of 10 of the exact value (from the inverse
 //! computed here by Gauss–Jordan elimination in f64); then the failures: singular
 //! matrices, matrices that are not positive definite, bad shapes and types.
 
@@ -98,6 +101,10 @@ impl M {
             }
         }
         r
+    }
+    /// Column j's 1-norm.
+    fn col_norm1(&self, j: usize) -> f64 {
+        (0..self.rows).map(|i| abs(self.at(i, j))).sum()
     }
     fn norm1(&self) -> f64 {
         (0..self.cols).map(|j| (0..self.rows).map(|i| abs(self.at(i, j))).sum::<f64>()).fold(0.0, f64::max)
@@ -683,6 +690,258 @@ fn bad_shapes_and_types_are_refused_at_the_call() {
     release(&[square, wide, b4, b32, batched, b_other_batch, ints, vector, f, p]);
 }
 
+const QR_SHAPES: [(usize, usize); 10] =
+    [(1, 1), (2, 2), (5, 5), (16, 16), (37, 20), (20, 37), (9, 4), (4, 9), (0, 3), (3, 0)];
+const QR_MODES: [sl_qr_mode; 3] = [SL_QR_REDUCED, SL_QR_COMPLETE, SL_QR_R];
+
+/// sl_qr of `a` in `mode`: Q (None for SL_QR_R) and R, read back.
+fn qr(a: &Batch, mode: sl_qr_mode) -> (Option<Vec<M>>, Vec<M>) {
+    let (m, n) = (a.rows, a.cols);
+    let q_cols = if mode == SL_QR_COMPLETE { m } else { m.min(n) };
+    let ha = a.upload();
+    let (mut hq, mut hr) = (0, 0);
+    ok(sl_qr(ha, mode, if mode == SL_QR_R { std::ptr::null_mut() } else { &mut hq }, &mut hr));
+    let mut r_shape = vec![q_cols, n];
+    r_shape.extend(&a.batch);
+    assert_eq!(shape_of(hr), r_shape, "R's shape, mode {mode}");
+    let q = (mode != SL_QR_R).then(|| {
+        let mut q_shape = vec![m, q_cols];
+        q_shape.extend(&a.batch);
+        assert_eq!(shape_of(hq), q_shape, "Q's shape, mode {mode}");
+        matrices(hq, m, q_cols)
+    });
+    let r = matrices(hr, q_cols, n);
+    release(&[ha, hr]);
+    if mode != SL_QR_R {
+        release(&[hq]);
+    }
+    (q, r)
+}
+
+/// ‖QᴴQ − I‖₁ / (m eps) and ‖A − Q R‖₁ / (n ‖A‖₁ eps); R must be upper triangular.
+fn qr_ratios(dt: sl_dtype, a: &M, q: &M, r: &M) -> (f64, f64) {
+    for j in 0..r.cols {
+        for i in j + 1..r.rows {
+            assert_eq!(r.at(i, j), (0.0, 0.0), "R below the diagonal at ({i}, {j})");
+        }
+    }
+    let size = a.rows.max(a.cols).max(1) as f64;
+    let orthogonal = q.op(SL_CONJ_TRANS).mul(q).sub(&M::eye(q.cols)).norm1() / (size * eps(dt));
+    let product = a.sub(&q.mul(r)).norm1() / (size * a.norm1().max(f64::MIN_POSITIVE) * eps(dt));
+    (orthogonal, product)
+}
+
+#[test]
+fn qr_is_orthogonal_and_reconstructs() {
+    let mut rng = rng("qr_is_orthogonal_and_reconstructs");
+    for dt in TYPES {
+        for (rows, cols) in QR_SHAPES {
+            for kind in [Kind::Random, Kind::Graded(6), Kind::Upper] {
+                for batch in [&[][..], &[3][..]] {
+                    let a = batch_of(&mut rng, dt, kind, rows, cols, batch);
+                    let (q, reduced_r) = qr(&a, SL_QR_REDUCED);
+                    let (complete_q, complete_r) = qr(&a, SL_QR_COMPLETE);
+                    let (_, r_only) = qr(&a, SL_QR_R);
+                    let what = format!("{dt} {kind:?} {rows}x{cols} batch {batch:?}");
+                    for (i, m) in a.ms.iter().enumerate() {
+                        for (mode, q, r) in [
+                            ("reduced", &q.as_ref().unwrap()[i], &reduced_r[i]),
+                            ("complete", &complete_q.as_ref().unwrap()[i], &complete_r[i]),
+                        ] {
+                            let (orthogonal, product) = qr_ratios(dt, m, q, r);
+                            assert!(orthogonal < RATIO, "{what} #{i} {mode}: ‖QᴴQ − I‖ ratio {orthogonal}");
+                            assert!(product < RATIO, "{what} #{i} {mode}: ‖A − QR‖ ratio {product}");
+                        }
+                        // R alone: Rᴴ R = Aᴴ A (R's rows are unique up to their signs).
+                        let r = &r_only[i];
+                        let gram = r.op(SL_CONJ_TRANS).mul(r).sub(&m.op(SL_CONJ_TRANS).mul(m)).norm1();
+                        let scale = rows.max(cols).max(1) as f64 * m.norm1().powi(2).max(f64::MIN_POSITIVE);
+                        let ratio = gram / (scale * eps(dt));
+                        assert!(ratio < RATIO, "{what} #{i} R only: ‖RᴴR − AᴴA‖ ratio {ratio}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The least-squares solution of A x = b from the normal equations, in f64: (AᴴA)⁻¹Aᴴb
+/// for a tall A, Aᴴ(AAᴴ)⁻¹b (the least-norm one) for a wide one; and the 1-norm
+/// condition number of the Gram matrix (about cond(A)²).
+fn normal_equations(a: &M, b: &M) -> (M, f64) {
+    let ah = a.op(SL_CONJ_TRANS);
+    let tall = a.rows >= a.cols;
+    let gram = if tall { ah.mul(a) } else { a.mul(&ah) };
+    let inv = gram.inverse();
+    let cond = gram.norm1() * inv.norm1();
+    (if tall { inv.mul(&ah.mul(b)) } else { ah.mul(&inv.mul(b)) }, cond)
+}
+
+/// Checks sl_lstsq's x of every matrix of `a` and `b`: the residual's orthogonality to
+/// A's columns, and x against the normal equations' solution within what the condition
+/// numbers allow.
+fn check_lstsq(dt: sl_dtype, what: &str, a: &Batch, b: &Batch, xs: &[M]) {
+    let size = a.rows.max(a.cols).max(1) as f64;
+    for (i, ((m, x), rhs)) in a.ms.iter().zip(xs).zip(&b.ms).enumerate() {
+        let r = m.mul(x).sub(rhs);
+        let (want, gram_cond) = normal_equations(m, rhs);
+        let cond = gram_cond.sqrt();
+        for j in 0..x.cols {
+            let orthogonal = m.op(SL_CONJ_TRANS).mul(&r).col_norm1(j)
+                / (m.norm1() * (m.norm1() * x.col_norm1(j) + rhs.col_norm1(j)) * size * eps(dt)).max(f64::MIN_POSITIVE);
+            assert!(orthogonal < RATIO, "{what} #{i} column {j}: ‖Aᴴ(Ax − b)‖ ratio {orthogonal}");
+            let x_size = want.col_norm1(j).max(f64::MIN_POSITIVE);
+            let error = (0..x.rows).map(|k| abs(sub(x.at(k, j), want.at(k, j)))).sum::<f64>() / x_size;
+            let residual = r.col_norm1(j) / (m.norm1() * x_size).max(f64::MIN_POSITIVE);
+            let allowed = RATIO * size * (eps(dt) * (cond + gram_cond * residual) + f64::EPSILON * gram_cond);
+            assert!(
+                error <= allowed,
+                "{what} #{i} column {j}: x differs from the normal equations' by {error} > {allowed}"
+            );
+        }
+    }
+}
+
+#[test]
+fn least_squares_residuals_are_orthogonal() {
+    let mut rng = rng("least_squares_residuals_are_orthogonal");
+    for dt in TYPES {
+        let graded = if eps(dt) > 1e-10 { Kind::Graded(3) } else { Kind::Graded(6) };
+        for (rows, cols) in [(1, 1), (5, 5), (20, 7), (50, 3), (9, 4), (4, 9), (3, 20), (0, 3), (3, 0)] {
+            for kind in [Kind::Random, graded, Kind::Upper] {
+                for k in [1, 3] {
+                    for batch in [&[][..], &[3][..]] {
+                        let a = batch_of(&mut rng, dt, kind, rows, cols, batch);
+                        let b = batch_of(&mut rng, dt, Kind::Random, rows, k, batch);
+                        let (ha, hb) = (a.upload(), b.upload());
+                        let mut hx = 0;
+                        ok(sl_lstsq(ha, hb, &mut hx));
+                        let mut want_shape = vec![cols, k];
+                        want_shape.extend(batch);
+                        assert_eq!(shape_of(hx), want_shape);
+                        let what = format!("{dt} {kind:?} {rows}x{cols} k={k} batch {batch:?}");
+                        check_lstsq(dt, &what, &a, &b, &matrices(hx, cols, k));
+                        release(&[ha, hb, hx]);
+                    }
+                }
+            }
+        }
+        // A vector b gives a vector x; a b without batch dimensions serves the batch.
+        let a = batch_of(&mut rng, dt, Kind::Random, 8, 3, &[]);
+        let b = batch_of(&mut rng, dt, Kind::Random, 8, 1, &[]);
+        let (ha, hb) = (a.upload(), b.upload());
+        let v: Vec<Z> = b.ms[0].v.clone();
+        let hv = upload_parts(dt, &[8], &v);
+        let mut hx = 0;
+        ok(sl_lstsq(ha, hv, &mut hx));
+        assert_eq!(shape_of(hx), vec![3]);
+        check_lstsq(dt, "vector b", &a, &b, &[M { rows: 3, cols: 1, v: read_parts(hx) }]);
+        let batched = batch_of(&mut rng, dt, Kind::Random, 8, 3, &[2]);
+        let hbatched = batched.upload();
+        let mut hy = 0;
+        ok(sl_lstsq(hbatched, hb, &mut hy));
+        let shared = Batch { dt, rows: 8, cols: 1, batch: vec![2], ms: vec![b.ms[0].clone(), b.ms[0].clone()] };
+        check_lstsq(dt, "shared b", &batched, &shared, &matrices(hy, 3, 1));
+        release(&[ha, hb, hv, hx, hbatched, hy]);
+    }
+}
+
+#[test]
+fn rank_deficient_least_squares_fails_where_x_is_read() {
+    let mut rng = rng("rank_deficient_least_squares_fails_where_x_is_read");
+    for dt in TYPES {
+        for (rows, cols) in [(6, 4), (4, 6)] {
+            // Matrices #1 and #3 have a zero column (tall) or row (wide) 2.
+            let mut a = batch_of(&mut rng, dt, Kind::Random, rows, cols, &[4]);
+            for i in [1, 3] {
+                if rows >= cols {
+                    (0..rows).for_each(|r| a.ms[i].set(r, 2, (0.0, 0.0)));
+                } else {
+                    (0..cols).for_each(|c| a.ms[i].set(2, c, (0.0, 0.0)));
+                }
+            }
+            let b = batch_of(&mut rng, dt, Kind::Random, rows, 2, &[4]);
+            let (ha, hb) = (a.upload(), b.upload());
+            let mut hx = 0;
+            ok(sl_lstsq(ha, hb, &mut hx));
+            let mut buf = vec![0u8; rows * cols * 4 * 16];
+            let st = sl_read(hx, SL_COL_MAJOR, buf.as_mut_ptr() as *mut _, buf.len());
+            fails(st, SL_ERR_SINGULAR, &format!("2 of the 4 {rows}x{cols} matrices of a batch are rank-deficient"));
+            let msg = last_error().1;
+            assert!(
+                msg.contains("matrix 1 (R's diagonal entry 2") && msg.contains("matrix 3 (R's diagonal entry 2"),
+                "{msg}"
+            );
+            assert!(msg.contains("sl_lstsq"), "the message names the call: {msg}");
+            release(&[ha, hb, hx]);
+        }
+        // The runtime is still usable.
+        let a = batch_of(&mut rng, dt, Kind::Random, 5, 2, &[]);
+        let b = batch_of(&mut rng, dt, Kind::Random, 5, 1, &[]);
+        let (ha, hb) = (a.upload(), b.upload());
+        let mut hx = 0;
+        ok(sl_lstsq(ha, hb, &mut hx));
+        check_lstsq(dt, "after a failure", &a, &b, &matrices(hx, 2, 1));
+        release(&[ha, hb, hx]);
+    }
+}
+
+#[test]
+fn qr_and_lstsq_refuse_bad_arguments_at_the_call() {
+    let mut rng = rng("qr_and_lstsq_refuse_bad_arguments_at_the_call");
+    let tall = batch_of(&mut rng, SL_F64, Kind::Random, 4, 3, &[]).upload();
+    let b3 = batch_of(&mut rng, SL_F64, Kind::Random, 3, 1, &[]).upload();
+    let b32 = batch_of(&mut rng, SL_F32, Kind::Random, 4, 1, &[]).upload();
+    let batched = batch_of(&mut rng, SL_F64, Kind::Random, 4, 3, &[2]).upload();
+    let b_other_batch = batch_of(&mut rng, SL_F64, Kind::Random, 4, 1, &[5]).upload();
+    let ints = Arr::new(SL_I32, &[2, 2], vec![V::I32(1), V::I32(2), V::I32(3), V::I32(4)]).upload();
+    let vector = Arr::new(SL_F64, &[3], vec![V::F64(1.0); 3]).upload();
+    let (mut q, mut r, mut x) = (7, 7, 7);
+    fails(sl_qr(ints, SL_QR_REDUCED, &mut q, &mut r), SL_ERR_DTYPE_MISMATCH, "i32");
+    assert_eq!((q, r), (0, 0), "a failed call leaves null handles");
+    fails(sl_qr(vector, SL_QR_REDUCED, &mut q, &mut r), SL_ERR_SHAPE_MISMATCH, "[3]");
+    fails(sl_qr(tall, 3, &mut q, &mut r), SL_ERR_INVALID_ARGUMENT, "mode");
+    fails(sl_qr(tall, SL_QR_COMPLETE, std::ptr::null_mut(), &mut r), SL_ERR_INVALID_ARGUMENT, "NULL");
+    fails(sl_lstsq(tall, b3, &mut x), SL_ERR_SHAPE_MISMATCH, "[4, 3] but b has shape [3, 1]");
+    fails(sl_lstsq(tall, b32, &mut x), SL_ERR_DTYPE_MISMATCH, "f32");
+    fails(sl_lstsq(batched, b_other_batch, &mut x), SL_ERR_SHAPE_MISMATCH, "[4, 1, 5]");
+    fails(sl_lstsq(ints, ints, &mut x), SL_ERR_DTYPE_MISMATCH, "i32");
+    fails(sl_lstsq(vector, vector, &mut x), SL_ERR_SHAPE_MISMATCH, "[3]");
+    release(&[tall, b3, b32, batched, b_other_batch, ints, vector]);
+}
+
+/// A loop of least-squares solves plans its flush once: later ones replay the trace
+/// cache's entry.
+#[test]
+fn trace_cache_replays_least_squares() {
+    let mut rng = rng("trace_cache_replays_least_squares");
+    let mut before: sl_cache_stats = unsafe { std::mem::zeroed() };
+    ok(sl_get_cache_stats(SL_CACHE_TRACE, &mut before));
+    for _ in 0..4 {
+        let a = batch_of(&mut rng, SL_F64, Kind::Random, 12, 5, &[2]);
+        let b = batch_of(&mut rng, SL_F64, Kind::Random, 12, 2, &[2]);
+        let (ha, hb) = (a.upload(), b.upload());
+        let (mut hq, mut hr, mut hx, mut hy) = (0, 0, 0, 0);
+        ok(sl_qr(ha, SL_QR_REDUCED, &mut hq, &mut hr));
+        ok(sl_lstsq(ha, hb, &mut hx));
+        ok(sl_mul_scalar(hx, 2.0, &mut hy));
+        let xs = matrices(hx, 5, 2);
+        check_lstsq(SL_F64, "in a loop", &a, &b, &xs);
+        let (qs, rs) = (matrices(hq, 12, 5), matrices(hr, 5, 5));
+        for (i, m) in a.ms.iter().enumerate() {
+            let (orthogonal, product) = qr_ratios(SL_F64, m, &qs[i], &rs[i]);
+            assert!(orthogonal < RATIO && product < RATIO, "in a loop #{i}: {orthogonal} {product}");
+        }
+        let ys = matrices(hy, 5, 2);
+        assert_eq!(ys[1].at(3, 1), (2.0 * xs[1].at(3, 1).0, 0.0));
+        release(&[ha, hb, hq, hr, hx, hy]);
+    }
+    let mut after: sl_cache_stats = unsafe { std::mem::zeroed() };
+    ok(sl_get_cache_stats(SL_CACHE_TRACE, &mut after));
+    // Other tests run at the same time may add hits, never take them away.
+    assert!(after.hits >= before.hits + 3, "trace cache hits {} -> {}", before.hits, after.hits);
+}
+
 /// With SLUICE_SYNC=1 a singular solve fails at the call.
 #[test]
 #[ignore = "run by synchronous_mode_fails_at_the_call in its own process"]
@@ -732,6 +991,26 @@ fn result_comparison_child() {
             let _ = read_parts(h);
         }
         release(&[ha, hb, hs, f, p, x, i, d, r, l, y, t, rc]);
+        // QR in every mode and least squares, tall, wide and square.
+        for (rows, cols) in [(9, 4), (4, 9), (5, 5)] {
+            let a = batch_of(&mut rng, dt, Kind::Random, rows, cols, &[2]);
+            let b = batch_of(&mut rng, dt, Kind::Random, rows, 2, &[2]);
+            let (ha, hb) = (a.upload(), b.upload());
+            let mut handles = vec![ha, hb];
+            for mode in QR_MODES {
+                let (mut q, mut r) = (0, 0);
+                ok(sl_qr(ha, mode, &mut q, &mut r));
+                // (R alone leaves q the null handle.)
+                handles.extend([q, r].into_iter().filter(|&h| h != 0));
+            }
+            let mut x = 0;
+            ok(sl_lstsq(ha, hb, &mut x));
+            handles.push(x);
+            for &h in &handles[2..] {
+                let _ = read_parts(h);
+            }
+            release(&handles);
+        }
     }
     let mut stats: sl_compare_stats = unsafe { std::mem::zeroed() };
     ok(sl_get_compare_stats(&mut stats));

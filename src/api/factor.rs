@@ -1,10 +1,11 @@
-//! Factorizations and solves of dense matrices (LU, Cholesky, triangular), each batched
+//! Factorizations and solves of dense matrices (LU, Cholesky, triangular, QR, least
+//! squares), each batched
 //! over the dimensions after the first two: a rank-3 array is a batch of matrices.
 
 use super::error::boundary;
 use super::types::*;
 use super::{graph, node, out_slot, put, runtime};
-use crate::ir::{CallSite, Result, Trans, bail};
+use crate::ir::{CallSite, QrMode, Result, Trans, bail};
 
 fn trans(t: sl_transpose_op) -> Result<Trans> {
     Ok(match t {
@@ -203,6 +204,57 @@ pub extern "C" fn sl_triangular_solve(
         let rt = runtime()?;
         let (t, b) = (node(&rt, t)?, node(&rt, b)?);
         let r = graph(&rt, site).triangular_solve(&t, &b, lower, unit, t_op)?;
+        put(&rt, x, r)
+    })
+}
+
+/// Householder QR of `a` (m x n, f32, f64, c64 or c128; batched over dimensions 2 and
+/// up), A = Q R, as numpy's `linalg.qr` with `mode`: `SL_QR_REDUCED` gives `q` m x k
+/// with orthonormal columns and `r` k x n upper triangular (k = min(m, n));
+/// `SL_QR_COMPLETE` gives `q` m x m unitary and `r` m x n (zero rows below the k-th);
+/// `SL_QR_R` gives `r` (k x n) alone without forming Q (`q` may then be NULL; if not,
+/// it is set to the null handle). Q and R are unique only up to the signs (complex
+/// phases) of R's rows and Q's columns; compare them through Q R or Qᴴ Q, not element
+/// by element with another library's.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_qr(a: sl_array, mode: sl_qr_mode, q: *mut sl_array, r: *mut sl_array) -> sl_status {
+    boundary!("sl_qr", |site| {
+        let mode = match mode {
+            SL_QR_REDUCED => QrMode::Reduced,
+            SL_QR_COMPLETE => QrMode::Complete,
+            SL_QR_R => QrMode::R,
+            _ => bail!(InvalidArgument, "mode is {mode}, not SL_QR_REDUCED, SL_QR_COMPLETE or SL_QR_R"),
+        };
+        let q = if mode == QrMode::R && q.is_null() { None } else { Some(out_slot(q)?) };
+        let r = out_slot(r)?;
+        let rt = runtime()?;
+        let a = node(&rt, a)?;
+        let (qf, rf) = graph(&rt, site).qr(&a, mode)?;
+        put(&rt, r, rf)?;
+        match (q, qf) {
+            (Some(q), Some(qf)) => put(&rt, q, qf),
+            _ => Ok(()),
+        }
+    })
+}
+
+/// The least-squares solution x of A x = b through Householder QR (LAPACK's `gels`), `a`
+/// m x n (f32, f64, c64 or c128; batched over dimensions 2 and up), `b` m x k or a
+/// vector of length m (then x is a vector of length n), of a's type, with a's batch
+/// dimensions or none (one b for every matrix); x is n x k. When m >= n, x minimizes
+/// ‖A x − b‖₂; when m < n it is the solution of least norm ‖x‖₂ (from the QR of Aᴴ).
+/// A must have full rank: a matrix whose R has a diagonal entry at most max(m, n)·eps
+/// times its largest fails with `SL_ERR_SINGULAR` where x is read (at this call with
+/// `SLUICE_SYNC=1`), naming the column and, in a batch, the matrices that failed — QR
+/// without column pivoting cannot tell which solution of a rank-deficient problem is
+/// wanted, so none is guessed (numpy's `lstsq` uses an SVD with a cutoff for those).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_lstsq(a: sl_array, b: sl_array, x: *mut sl_array) -> sl_status {
+    boundary!("sl_lstsq", |site| {
+        let x = out_slot(x)?;
+        let rt = runtime()?;
+        let (a, b) = (node(&rt, a)?, node(&rt, b)?);
+        let r = graph(&rt, site).lstsq(&a, &b)?;
         put(&rt, x, r)
     })
 }

@@ -85,6 +85,13 @@ pub type sl_diag = i32;
 pub const SL_NON_UNIT_DIAG: sl_diag = 0;
 pub const SL_UNIT_DIAG: sl_diag = 1;
 
+/// What `sl_qr` gives, as numpy's `qr` modes: Q (m x k) and R (k x n) with k = min(m, n);
+/// Q (m x m) and R (m x n); or R (k x n) alone.
+pub type sl_qr_mode = i32;
+pub const SL_QR_REDUCED: sl_qr_mode = 0;
+pub const SL_QR_COMPLETE: sl_qr_mode = 1;
+pub const SL_QR_R: sl_qr_mode = 2;
+
 /// Pass as `dim` to a reduction to reduce over every element.
 pub const SL_ALL_DIMS: i32 = -1;
 /// The largest rank of an array.

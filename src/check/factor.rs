@@ -1,8 +1,10 @@
 //! References of factorizations and solves: textbook algorithms in complex f64 (LU with
-//! partial pivoting by row operations, Cholesky by columns, substitution), sharing
-//! nothing with faer. Factors are not unique (a pivot tie, or rounding, can choose
-//! another row), so an LU or Cholesky result is compared through what it reconstructs
-//! (P L U, L Lᴴ) against the reference's reconstruction; a solution is compared
+//! partial pivoting by row operations, Cholesky by columns, substitution, unblocked
+//! Householder QR with explicit reflectors), sharing nothing with faer. Factors are not
+//! unique (a pivot tie, or rounding, can choose another row; QR's signs), so an LU,
+//! Cholesky or QR result is compared through what it reconstructs (P L U, L Lᴴ; Q R and
+//! Qᴴ Q, or Rᴴ R for R alone) against the reference's reconstruction; a solution (a least
+//! squares one too) is compared
 //! element by element, its tolerance scaled by the condition number of its matrix (the
 //! error any backward-stable solve may make); a condition estimate must be within a
 //! factor of 10 of the exact one.
@@ -12,7 +14,7 @@ use rustfft::num_complex::Complex;
 use super::compare::{Mismatch, Tolerance, compare as compare_elements};
 use super::reference::{Elem, Reference};
 use crate::ir::factor::batch_count;
-use crate::ir::{FactorOp, Shape, Trans, Value};
+use crate::ir::{FactorOp, QrMode, Shape, Trans, Value};
 
 type C = Complex<f64>;
 
@@ -133,6 +135,82 @@ fn condition(f: &[C], ipiv: &[usize], n: usize) -> f64 {
     norm1(&a, n) * norm1(&inv, n)
 }
 
+/// Unblocked Householder QR of `a` (m x n) with the reflector of each column chosen as
+/// faer chooses it (R's diagonal gets minus the phase of the column's head, no
+/// reflection when the part below the diagonal is zero): Q (m x m) and R (m x n).
+fn householder(mut a: Vec<C>, m: usize, n: usize) -> (Vec<C>, Vec<C>) {
+    let zero = C::new(0.0, 0.0);
+    let mut reflectors = Vec::new();
+    for k in 0..m.min(n) {
+        let head = a[k + k * m];
+        let tail = (k + 1..m).map(|i| a[i + k * m].norm_sqr()).sum::<f64>().sqrt();
+        if tail == 0.0 {
+            continue;
+        }
+        let phase = if head.norm() == 0.0 { C::new(1.0, 0.0) } else { head / head.norm() };
+        let beta = -phase * head.norm().hypot(tail);
+        let mut v: Vec<C> = (k..m).map(|i| a[i + k * m]).collect();
+        v[0] = head - beta;
+        let vv = v.iter().map(|z| z.norm_sqr()).sum::<f64>();
+        // H = I − 2 v vᴴ / (vᴴ v) on rows k.. of every column.
+        let reflect = |x: &mut [C], ld: usize, cols: std::ops::Range<usize>| {
+            for j in cols {
+                let dot: C = v.iter().enumerate().map(|(i, vi)| vi.conj() * x[k + i + j * ld]).sum();
+                let f = dot * (2.0 / vv);
+                v.iter().enumerate().for_each(|(i, vi)| x[k + i + j * ld] -= vi * f);
+            }
+        };
+        reflect(&mut a, m, k..n);
+        (k + 1..m).for_each(|i| a[i + k * m] = zero);
+        a[k + k * m] = beta;
+        reflectors.push((v, vv, k));
+    }
+    let mut q: Vec<C> = (0..m * m).map(|i| C::new((i % m == i / m) as i32 as f64, 0.0)).collect();
+    for (v, vv, k) in reflectors.iter().rev() {
+        for j in 0..m {
+            let dot: C = v.iter().enumerate().map(|(i, vi)| vi.conj() * q[k + i + j * m]).sum();
+            let f = dot * (2.0 / vv);
+            v.iter().enumerate().for_each(|(i, vi)| q[k + i + j * m] -= vi * f);
+        }
+    }
+    (q, a)
+}
+
+/// The product of `a` (r x p) and `b` (p x c), column-major.
+fn product(a: &[C], b: &[C], r: usize, p: usize, c: usize) -> Vec<C> {
+    (0..r * c).map(|i| (0..p).map(|l| a[i % r + l * r] * b[l + (i / r) * p]).sum()).collect()
+}
+
+/// The conjugate transpose of `a` (r x c).
+fn adjoint(a: &[C], r: usize, c: usize) -> Vec<C> {
+    (0..r * c).map(|i| a[i / c + (i % c) * r].conj()).collect()
+}
+
+/// The least-squares solution (n x k) of `a` (m x n) x = `b` (m x k) as `FactorOp::Lstsq`
+/// defines it, and the 1-norm condition number of its R.
+fn lstsq(a: &[C], m: usize, n: usize, b: &[C], k: usize) -> (Vec<C>, f64) {
+    let wide = m < n;
+    let (rows, cols) = if wide { (n, m) } else { (m, n) };
+    let (q, r) = householder(if wide { adjoint(a, m, n) } else { a.to_vec() }, rows, cols);
+    // R's leading cols x cols block, and its condition number through its inverse.
+    let rr: Vec<C> = (0..cols * cols).map(|i| r[i % cols + (i / cols) * rows]).collect();
+    let mut inv: Vec<C> = (0..cols * cols).map(|i| C::new((i % cols == i / cols) as i32 as f64, 0.0)).collect();
+    substitute(&rr, cols, false, false, Trans::None, &mut inv, cols);
+    let cond = norm1(&rr, cols) * norm1(&inv, cols);
+    let x = if wide {
+        // a = Rᴴ Q₁ᴴ: x = Q₁ R⁻ᴴ b.
+        let mut y = b.to_vec();
+        substitute(&rr, m, false, false, Trans::Conjugate, &mut y, k);
+        product(&q[..n * m], &y, n, m, k)
+    } else {
+        let qb = product(&adjoint(&q, m, m), b, m, m, k);
+        let mut x: Vec<C> = (0..n * k).map(|i| qb[i % n + (i / n) * m]).collect();
+        substitute(&rr, n, false, false, Trans::None, &mut x, k);
+        x
+    };
+    (x, cond)
+}
+
 /// The reference of a factorization or solve node of shape `shape` from its inputs'.
 pub fn evaluate(op: FactorOp, dtype: crate::ir::DType, shape: Shape, ins: &[&Reference]) -> Reference {
     let a = ins[0];
@@ -229,6 +307,28 @@ pub fn evaluate(op: FactorOp, dtype: crate::ir::DType, shape: Shape, ins: &[&Ref
                 let (f, ipiv) = lu(t, n, n);
                 solved(&mut out, &mut scale, x, condition(&f, &ipiv, n), n);
             }
+            FactorOp::Qr(mode) => {
+                let (q, r) = householder(mat, m, n);
+                let k = mode.q_columns(m, n);
+                if mode != QrMode::R {
+                    out.extend_from_slice(&q[..m * k]);
+                }
+                let ld = if mode == QrMode::R { k } else { m };
+                out.extend((0..ld * n).map(|i| if i % ld < k { r[i % ld + (i / ld) * m] } else { C::new(0.0, 0.0) }));
+            }
+            FactorOp::Lstsq => {
+                let k = ins[1].shape.dim(1);
+                let rhs = matrix(ins[1], b, m, k);
+                let (x, cond) = lstsq(&mat, m, n, &rhs, k);
+                // The residual's part of the error grows with cond² (Golub and Van Loan).
+                let residual = product(&mat, &x, m, n, k);
+                let r_norm = residual.iter().zip(&rhs).map(|(p, q)| (p - q).norm()).fold(0.0, f64::max);
+                let x_norm = x.iter().map(|z| z.norm()).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
+                let a_norm = mat.iter().map(|z| z.norm()).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
+                // (and with the larger dimension, not only x's length).
+                let cond = cond * (1.0 + cond * r_norm / (a_norm * x_norm)) * (m.max(n) as f64 / n.max(1) as f64);
+                solved(&mut out, &mut scale, x, cond, n);
+            }
         }
     }
     let complex = dtype.is_complex();
@@ -240,47 +340,64 @@ pub fn evaluate(op: FactorOp, dtype: crate::ir::DType, shape: Shape, ins: &[&Ref
     r
 }
 
+/// The columns of Q in a QR result that holds Q beside R in `width` columns (m rows).
+fn q_columns(op: FactorOp, m: usize, width: usize) -> usize {
+    // Reduced: q = min(m, n) of width q + n.
+    if op == FactorOp::Qr(QrMode::Complete) || width >= 2 * m { m } else { width / 2 }
+}
+
 /// How a computed factorization or solve (`value`, host memory) differs from its
 /// reference beyond the tolerance; `None` when it does not.
 pub fn compare(op: FactorOp, reference: &Reference, value: &Value, tol: Tolerance) -> Option<Mismatch> {
     let shape = reference.shape;
     let computed = Reference::of_value(reference.dtype, shape, value);
     match op {
-        FactorOp::Lu | FactorOp::Cholesky => {
+        FactorOp::Lu | FactorOp::Cholesky | FactorOp::Qr(_) => {
             let (rows, n) = (shape.dim(0), shape.dim(1));
             let m = if op == FactorOp::Lu { rows - 1 } else { rows };
-            let rebuild = |r: &Reference, b: usize| {
+            // What a result reconstructs: matrices to compare, each with its row count.
+            let rebuild = |r: &Reference, b: usize| -> Vec<(Vec<C>, usize)> {
                 let all = matrix(r, b, rows, n);
-                if op == FactorOp::Lu {
-                    let (f, ipiv) = split_lu(&all, m, n);
-                    reconstruct_lu(&f, &ipiv, m, n)
-                } else {
-                    (0..n * n).map(|i| (0..n).map(|p| all[i % n + p * n] * all[i / n + p * n].conj()).sum()).collect()
+                match op {
+                    FactorOp::Lu => {
+                        let (f, ipiv) = split_lu(&all, m, n);
+                        vec![(reconstruct_lu(&f, &ipiv, m, n), m)]
+                    }
+                    FactorOp::Qr(QrMode::R) => vec![(product(&adjoint(&all, m, n), &all, n, m, n), n)],
+                    FactorOp::Qr(_) => {
+                        // Q (m x q) beside R (q x n, with m rows of storage).
+                        let q = q_columns(op, m, n);
+                        let (qm, rm) = all.split_at(m * q);
+                        let rq: Vec<C> = (0..q * (n - q)).map(|i| rm[i % q + (i / q) * m]).collect();
+                        vec![(product(qm, &rq, m, q, n - q), m), (product(&adjoint(qm, m, q), qm, q, m, q), q)]
+                    }
+                    _ => vec![(product(&all, &adjoint(&all, n, n), n, n, n), n)],
                 }
             };
             let mut worst: Option<Mismatch> = None;
             for b in 0..batch_count(&shape) {
-                let (want, got) = (rebuild(reference, b), rebuild(&computed, b));
-                let size = want.iter().map(|z| z.norm()).fold(0.0, f64::max);
-                let allowed = tol.abs + tol.rel * m.max(1) as f64 * size;
-                for (i, (w, g)) in want.iter().zip(&got).enumerate() {
-                    let error = (w - g).norm();
-                    if error <= allowed || (error.is_nan() && w.norm().is_nan()) {
-                        continue;
-                    }
-                    let bad = worst.as_ref().map_or(0, |x| x.bad) + 1;
-                    if worst.as_ref().is_none_or(|x| error.is_nan() || error > x.error) {
-                        worst = Some(Mismatch {
-                            bad,
-                            total: want.len() * batch_count(&shape),
-                            worst: vec![(i % m.max(1)) as i64, (i / m.max(1)) as i64, b as i64],
-                            computed: g.re,
-                            reference: w.re,
-                            error,
-                            ulps: error / size.max(f64::MIN_POSITIVE),
-                        });
-                    } else if let Some(x) = worst.as_mut() {
-                        x.bad = bad;
+                for ((want, m), (got, _)) in rebuild(reference, b).into_iter().zip(rebuild(&computed, b)) {
+                    let size = want.iter().map(|z| z.norm()).fold(0.0, f64::max);
+                    let allowed = tol.abs + tol.rel * m.max(1) as f64 * size;
+                    for (i, (w, g)) in want.iter().zip(&got).enumerate() {
+                        let error = (w - g).norm();
+                        if error <= allowed || (error.is_nan() && w.norm().is_nan()) {
+                            continue;
+                        }
+                        let bad = worst.as_ref().map_or(0, |x| x.bad) + 1;
+                        if worst.as_ref().is_none_or(|x| error.is_nan() || error > x.error) {
+                            worst = Some(Mismatch {
+                                bad,
+                                total: want.len() * batch_count(&shape),
+                                worst: vec![(i % m.max(1)) as i64, (i / m.max(1)) as i64, b as i64],
+                                computed: g.re,
+                                reference: w.re,
+                                error,
+                                ulps: error / size.max(f64::MIN_POSITIVE),
+                            });
+                        } else if let Some(x) = worst.as_mut() {
+                            x.bad = bad;
+                        }
                     }
                 }
             }

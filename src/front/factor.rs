@@ -7,7 +7,7 @@ use std::sync::Arc;
 use smallvec::smallvec;
 
 use super::graph::Graph;
-use crate::ir::{BinaryOp, DType, FactorOp, Node, Op, Result, Shape, Trans, UnaryOp, bail};
+use crate::ir::{BinaryOp, DType, FactorOp, Node, Op, QrMode, Result, Shape, Trans, UnaryOp, bail};
 
 /// `shape` with its first two dimensions replaced by `lead`.
 fn with_lead(lead: &[usize], shape: &Shape) -> Shape {
@@ -36,21 +36,21 @@ impl Graph<'_> {
         Ok(())
     }
 
-    /// The right-hand sides `b` of a solve with `a` (n x n, batched), brought to n x k
-    /// with `a`'s batch (a vector b of length n is one column; a b without batch
+    /// The right-hand sides `b` of a solve with `a` (m x n, batched), brought to m x k
+    /// with `a`'s batch (a vector b of length m is one column; a b without batch
     /// dimensions is shared by the whole batch); and whether b was a vector.
     fn right_hand_sides(&self, name: &str, a: &Arc<Node>, b: &Arc<Node>) -> Result<(Arc<Node>, bool)> {
         if b.dtype != a.dtype {
             bail!(DTypeMismatch, "{name}: the matrix is {} but b is {}; they must be of one type", a.dtype, b.dtype);
         }
-        let n = a.shape.dim(1);
+        let n = a.shape.dim(0);
         let vector = b.shape.rank() == 1;
         let b2 = if vector { self.reshape(b, Shape::new(&[b.shape.dim(0), 1]))? } else { b.clone() };
         let batch = with_lead(&[n, b2.shape.dim(1)], &a.shape);
         if b2.shape.dim(0) != n || (b2.shape.rank() > 2 && b2.shape != batch) || (vector && a.shape.rank() > 2) {
             bail!(
                 ShapeMismatch,
-                "{name}: the matrix has shape {} but b has shape {}; b must be n x k (or a vector of length n) with the matrix's batch dimensions, or without any",
+                "{name}: the matrix has shape {} but b has shape {}; b must be m x k (or a vector of length m) for an m x n matrix, with the matrix's batch dimensions or without any",
                 a.shape,
                 b.shape
             );
@@ -64,14 +64,13 @@ impl Graph<'_> {
         self.pending(Op::Factor(FactorOp::Lu), a.dtype, shape, smallvec![a.clone()])
     }
 
-    /// Rows `rows` and columns `0..cols` of every matrix of `x`.
-    fn block(&self, x: &Arc<Node>, rows: std::ops::Range<usize>, cols: usize) -> Result<Arc<Node>> {
+    /// Rows `rows` and columns `cols` of every matrix of `x`.
+    fn block(&self, x: &Arc<Node>, rows: std::ops::Range<usize>, cols: std::ops::Range<usize>) -> Result<Arc<Node>> {
         let r = x.shape.rank();
         let mut start = vec![0i64; r];
         let mut count: Vec<i64> = x.shape.dims().iter().map(|&d| d as i64).collect();
-        start[0] = rows.start as i64;
-        count[0] = rows.len() as i64;
-        count[1] = cols as i64;
+        (start[0], count[0]) = (rows.start as i64, rows.len() as i64);
+        (start[1], count[1]) = (cols.start as i64, cols.len() as i64);
         self.section(x, &start, &count, &vec![1; r])
     }
 
@@ -82,8 +81,8 @@ impl Graph<'_> {
         self.matrices("lu", "a", a, false)?;
         let (m, n) = (a.shape.dim(0), a.shape.dim(1));
         let lu = self.lu_node(a);
-        let factors = self.block(&lu, 0..m, n)?;
-        let row = self.block(&lu, m..m + 1, m.min(n))?;
+        let factors = self.block(&lu, 0..m, 0..n)?;
+        let row = self.block(&lu, m..m + 1, 0..m.min(n))?;
         let row = if a.dtype.is_complex() { self.unary(UnaryOp::Real, &row)? } else { row };
         let pivots =
             self.reshape(&self.cast(&row, DType::I32)?, Shape::new(&a.shape.dims()[1..]).with_dim(0, m.min(n)))?;
@@ -225,5 +224,32 @@ impl Graph<'_> {
         let (b2, vector) = self.right_hand_sides(op.name(), m, b)?;
         let x = self.pending(Op::Factor(op), m.dtype, b2.shape, smallvec![m.clone(), b2]);
         if vector { self.reshape(&x, b.shape) } else { Ok(x) }
+    }
+
+    /// Householder QR of every matrix of `a` (m x n, batched), as numpy's `qr` with
+    /// `mode`: Q and R (`Reduced`: m x k and k x n, k = min(m, n); `Complete`: m x m and
+    /// m x n), or R alone (`QrMode::R`: k x n, Q is `None`).
+    pub fn qr(&self, a: &Arc<Node>, mode: QrMode) -> Result<(Option<Arc<Node>>, Arc<Node>)> {
+        self.matrices("qr", "a", a, false)?;
+        let (m, n) = (a.shape.dim(0), a.shape.dim(1));
+        let q = mode.q_columns(m, n);
+        let op = Op::Factor(FactorOp::Qr(mode));
+        if mode == QrMode::R {
+            return Ok((None, self.pending(op, a.dtype, with_lead(&[q, n], &a.shape), smallvec![a.clone()])));
+        }
+        // One node gives Q beside R; the application sees the two blocks.
+        let both = self.pending(op, a.dtype, with_lead(&[m, q + n], &a.shape), smallvec![a.clone()]);
+        Ok((Some(self.block(&both, 0..m, 0..q)?), self.block(&both, 0..q, q..q + n)?))
+    }
+
+    /// The least-squares solution x (n x k, batched) of a x = b for `a` m x n: the x
+    /// minimizing ‖a x − b‖₂ when m >= n, the x of least norm solving it when m < n; `b`
+    /// m x k or a vector of length m (then x is a vector of length n), as in `solve`.
+    pub fn lstsq(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
+        self.matrices("lstsq", "a", a, false)?;
+        let (b2, vector) = self.right_hand_sides("lstsq", a, b)?;
+        let shape = with_lead(&[a.shape.dim(1), b2.shape.dim(1)], &a.shape);
+        let x = self.pending(Op::Factor(FactorOp::Lstsq), a.dtype, shape, smallvec![a.clone(), b2]);
+        if vector { self.reshape(&x, Shape::new(&[a.shape.dim(1)])) } else { Ok(x) }
     }
 }

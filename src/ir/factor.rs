@@ -43,6 +43,34 @@ pub enum FactorOp {
     /// [t (n x n), b (n x k)] -> x with op(T) x = b, T the lower or upper triangle of t,
     /// its diagonal taken as ones when `unit`. A zero on the diagonal fails it.
     Triangular { lower: bool, unit: bool, trans: Trans },
+    /// Householder QR of a (m x n), k = min(m, n). `Reduced` and `Complete`: [a] -> Q
+    /// beside R, m x (q + n) with q = k (`Reduced`) or m (`Complete`): columns 0..q hold Q
+    /// (orthonormal columns; unitary when complete), columns q.. hold R (q x n, upper
+    /// trapezoidal, zeros below the diagonal). `R`: [a] -> R (k x n) alone, Q not formed.
+    Qr(QrMode),
+    /// Least squares through QR: [a (m x n), b (m x k)] -> x (n x k). For m >= n the x
+    /// that minimizes ‖a x − b‖₂; for m < n the x of least norm with a x = b (from the QR
+    /// of aᴴ). A numerically rank-deficient a (a diagonal entry of R at most max(m, n)
+    /// eps times the largest) fails it.
+    Lstsq,
+}
+
+/// What `FactorOp::Qr` gives (numpy's `mode` of `numpy.linalg.qr`).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum QrMode {
+    /// Q (m x k) and R (k x n).
+    Reduced,
+    /// Q (m x m) and R (m x n).
+    Complete,
+    /// R (k x n) only.
+    R,
+}
+
+impl QrMode {
+    /// The number of columns of Q (and rows of R) of an m x n matrix.
+    pub fn q_columns(self, m: usize, n: usize) -> usize {
+        if self == QrMode::Complete { m } else { m.min(n) }
+    }
 }
 
 impl FactorOp {
@@ -56,6 +84,8 @@ impl FactorOp {
             FactorOp::Cholesky => "cholesky",
             FactorOp::CholeskySolve => "cholesky_solve",
             FactorOp::Triangular { .. } => "triangular_solve",
+            FactorOp::Qr(_) => "qr",
+            FactorOp::Lstsq => "lstsq",
         }
     }
 }

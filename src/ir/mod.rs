@@ -17,7 +17,7 @@ pub mod view;
 pub use dtype::{DType, Scalar, ScalarKind};
 pub(crate) use error::bail;
 pub use error::{Error, ErrorKind, Result};
-pub use factor::{FactorOp, Trans};
+pub use factor::{FactorOp, QrMode, Trans};
 pub use node::{Inputs, Layout, Node, NodeState, Promise, Storage, Value, clone_pending};
 pub use op::{BinaryOp, FftKind, FftNorm, FftSpec, Op, ReduceOp, ScanOp, ScatterMode, UnaryOp};
 pub use random::{Distribution, RngKind};

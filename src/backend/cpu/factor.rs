@@ -7,7 +7,13 @@ use std::ops::{Add, Div, Mul, MulAssign, Neg, Sub};
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::{LltRegularization, cholesky_in_place, cholesky_in_place_scratch};
+use faer::linalg::householder::{
+    apply_block_householder_sequence_on_the_left_in_place_scratch as apply_q_scratch,
+    apply_block_householder_sequence_on_the_left_in_place_with_conj as apply_q,
+};
 use faer::linalg::lu::partial_pivoting::factor::{lu_in_place, lu_in_place_scratch};
+use faer::linalg::qr::no_pivoting::factor::{qr_in_place, qr_in_place_scratch, recommended_block_size};
+use faer::linalg::qr::no_pivoting::solve::{solve_lstsq_in_place_scratch, solve_lstsq_in_place_with_conj};
 use faer::linalg::triangular_solve as tri;
 use faer::traits::ComplexField;
 use faer::{Conj, MatMut, MatRef, Par, c32, c64};
@@ -15,7 +21,7 @@ use parking_lot::Mutex;
 
 use super::threads::Workers;
 use crate::ir::factor::batch_count;
-use crate::ir::{DType, Error, ErrorKind, FactorOp, MAX_RANK, Result, Shape, Trans, Value, bail};
+use crate::ir::{DType, Error, ErrorKind, FactorOp, MAX_RANK, QrMode, Result, Shape, Trans, Value, bail};
 
 /// An element type faer factors, with the few scalar operations done here.
 trait Element:
@@ -34,6 +40,8 @@ trait Element:
     type Part: Copy + Send + Sync;
     fn real(x: f64) -> Self;
     fn to_real(x: f64) -> Self::Part;
+    /// The machine epsilon of the precision.
+    fn eps() -> f64;
     fn parts(self) -> (f64, f64);
     fn modulus(self) -> f64 {
         let (re, im) = self.parts();
@@ -52,6 +60,9 @@ macro_rules! real_element {
             }
             fn to_real(x: f64) -> $t {
                 x as $t
+            }
+            fn eps() -> f64 {
+                <$t>::EPSILON as f64
             }
             fn parts(self) -> (f64, f64) {
                 (self as f64, 0.0)
@@ -74,6 +85,9 @@ macro_rules! complex_element {
             }
             fn to_real(x: f64) -> $p {
                 x as $p
+            }
+            fn eps() -> f64 {
+                <$p>::EPSILON as f64
             }
             fn parts(self) -> (f64, f64) {
                 (self.re as f64, self.im as f64)
@@ -242,15 +256,23 @@ impl<T> OutPtr<T> {
 fn failure_error(op: FactorOp, shape: &Shape, failures: &[Failure]) -> Error {
     let what = |at: usize| match op {
         FactorOp::Cholesky => format!("the leading minor of order {} is not positive", at + 1),
+        FactorOp::Lstsq => format!(
+            "R's diagonal entry {at} (0-based) is at most max(m, n) eps times the largest, so column {at} (of a, or of aᴴ when a is wide) is numerically a combination of those before it"
+        ),
         _ => format!("pivot {at} (0-based) of U's diagonal is exactly zero"),
     };
     let singular = match op {
         FactorOp::Cholesky => "is not positive definite",
+        FactorOp::Lstsq => "is rank-deficient",
         _ => "is singular",
     };
+    // (An LU result is (n + 1) x n: the matrices are n x n.)
+    let dims = match op {
+        FactorOp::Lstsq => format!("{}x{}", shape.dim(0), shape.dim(1)),
+        _ => format!("{n}x{n}", n = shape.dim(1)),
+    };
     let message = if batch_count(shape) == 1 {
-        // (An LU result is (n + 1) x n: the matrices are n x n.)
-        format!("{}: the {n}x{n} matrix {singular}: {}", op.name(), what(failures[0].1), n = shape.dim(1))
+        format!("{}: the {dims} matrix {singular}: {}", op.name(), what(failures[0].1))
     } else {
         const LISTED: usize = 8;
         let listed: Vec<String> =
@@ -258,13 +280,12 @@ fn failure_error(op: FactorOp, shape: &Shape, failures: &[Failure]) -> Error {
         let more =
             if failures.len() > LISTED { format!(" and {} more", failures.len() - LISTED) } else { String::new() };
         format!(
-            "{}: {} of the {} {n}x{n} matrices of a batch {}: {}{more}",
+            "{}: {} of the {} {dims} matrices of a batch {}: {}{more}",
             op.name(),
             failures.len(),
             batch_count(shape),
             if failures.len() == 1 { singular.to_string() } else { singular.replace("is ", "are ") },
             listed.join(", "),
-            n = shape.dim(1)
         )
     };
     Error::new(ErrorKind::Singular, message)
@@ -366,7 +387,127 @@ fn one<T: Element>(
             }
             Ok(())
         }
+        FactorOp::Qr(mode) => {
+            let (m, n) = (a.rows, a.cols);
+            let h = Householder::new(a.dense(b), m, n, par);
+            let q = mode.q_columns(m, n);
+            // Q (m x q) comes first unless only R is asked for; R (q x n) is written with
+            // the leading dimension of the block it sits in.
+            let (q_block, r) = dst.split_at_mut(if mode == QrMode::R { 0 } else { m * q });
+            let ld = if mode == QrMode::R { q } else { m };
+            for j in 0..n {
+                for i in 0..ld {
+                    r[i + j * ld] = if i <= j && i < h.k { h.f[i + j * m] } else { T::real(0.0) };
+                }
+            }
+            if mode != QrMode::R {
+                q_block.fill(T::real(0.0));
+                (0..q.min(m)).for_each(|i| q_block[i + i * m] = T::real(1.0));
+                h.apply_q(view_mut(q_block, m, q), par);
+            }
+            Ok(())
+        }
+        FactorOp::Lstsq => {
+            let rhs = &ops[1];
+            lstsq(a, b, &rhs.dense(b), rhs.cols, dst, par)
+        }
     }
+}
+
+/// A Householder QR: R on and above the diagonal of the dense m x n `f`, the reflectors
+/// below it, their block coefficients (`block` x k) in `coeff`.
+struct Householder<T> {
+    f: Vec<T>,
+    coeff: Vec<T>,
+    block: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+}
+
+impl<T: Element> Householder<T> {
+    fn new(mut f: Vec<T>, m: usize, n: usize, par: Par) -> Householder<T> {
+        let k = m.min(n);
+        let block = recommended_block_size::<T>(m, n);
+        let mut coeff = vec![T::real(0.0); block * k];
+        if k > 0 {
+            let mut mem = MemBuffer::new(qr_in_place_scratch::<T>(m, n, block, par, Default::default()));
+            let (fm, cm) = (view_mut(&mut f, m, n), view_mut(&mut coeff, block, k));
+            qr_in_place(fm, cm, par, MemStack::new(&mut mem), Default::default());
+        }
+        Householder { f, coeff, block, m, n, k }
+    }
+
+    /// Q x in place (x: m rows).
+    fn apply_q(&self, x: MatMut<'_, T>, par: Par) {
+        if self.k == 0 {
+            return;
+        }
+        let mut mem = MemBuffer::new(apply_q_scratch::<T>(self.m, self.block, x.ncols()));
+        let basis = view(&self.f, self.m, self.n).subcols(0, self.k);
+        apply_q(basis, view(&self.coeff, self.block, self.k), Conj::No, x, par, MemStack::new(&mut mem));
+    }
+
+    /// The first diagonal entry of R at most max(m, n) eps times the largest: the column
+    /// where the matrix is numerically rank-deficient.
+    fn deficient(&self) -> Option<usize> {
+        let d: Vec<f64> = (0..self.k).map(|i| self.f[i + i * self.m].modulus()).collect();
+        let tiny = d.iter().copied().fold(0.0, f64::max) * self.m.max(self.n) as f64 * T::eps();
+        d.iter().position(|&x| x <= tiny || x.is_nan())
+    }
+}
+
+/// The least-squares solution (n x c, into `dst`) of matrix `b` of `a` (m x n) times x
+/// = `rhs` (m x c): through the QR of a when m >= n, else the least-norm one through the
+/// QR of aᴴ (a = Rᴴ Qᴴ, x = Q R⁻ᴴ rhs).
+fn lstsq<T: Element>(
+    a: &Operand<T>,
+    b: usize,
+    rhs: &[T],
+    c: usize,
+    dst: &mut [T],
+    par: Par,
+) -> std::result::Result<(), usize> {
+    let (m, n) = (a.rows, a.cols);
+    if m >= n {
+        let h = Householder::new(a.dense(b), m, n, par);
+        if let Some(k) = h.deficient() {
+            return Err(k);
+        }
+        let mut x = rhs.to_vec();
+        if n > 0 {
+            let mut mem = MemBuffer::new(solve_lstsq_in_place_scratch::<T>(m, n, h.block, c, par));
+            let (qr, coeff) = (view(&h.f, m, n), view(&h.coeff, h.block, n));
+            solve_lstsq_in_place_with_conj(
+                qr,
+                coeff,
+                qr,
+                Conj::No,
+                view_mut(&mut x, m, c),
+                par,
+                MemStack::new(&mut mem),
+            );
+        }
+        for j in 0..c {
+            dst[j * n..(j + 1) * n].copy_from_slice(&x[j * m..j * m + n]);
+        }
+        return Ok(());
+    }
+    let dense = a.dense(b);
+    let adjoint: Vec<T> = (0..n * m).map(|i| T::conj_impl(&dense[i / n + (i % n) * m])).collect();
+    let h = Householder::new(adjoint, n, m, par);
+    if let Some(k) = h.deficient() {
+        return Err(k);
+    }
+    dst.fill(T::real(0.0));
+    for j in 0..c {
+        dst[j * n..j * n + m].copy_from_slice(&rhs[j * m..(j + 1) * m]);
+    }
+    let r = view(&h.f, n, m).subrows(0, m);
+    let mut x = view_mut(dst, n, c);
+    tri::solve_lower_triangular_in_place_with_conj(r.transpose(), Conj::Yes, x.as_mut().subrows_mut(0, m), par);
+    h.apply_q(x, par);
+    Ok(())
 }
 
 /// Factors the dense m x n matrix `f` in place; its pivots as LAPACK's 1-based `ipiv`.
