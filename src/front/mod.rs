@@ -3,6 +3,7 @@
 mod complex;
 mod factor;
 mod fft;
+pub mod gather;
 pub mod graph;
 pub mod handles;
 pub mod host;

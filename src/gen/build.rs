@@ -494,6 +494,7 @@ impl<'a> KernelBuilder<'a> {
             | Op::MatMul { .. }
             | Op::Fft(_)
             | Op::Factor(_)
+            | Op::IndexCheck { .. }
             | Op::Scatter { .. } => {
                 unreachable!("{} is always stored before it is read", n.op.name())
             }

@@ -270,6 +270,8 @@ impl VulkanExecutor {
             Work::Fft { .. } => self.fft_plan(work, inputs, outputs),
             // Factorizations and solves run on the CPU executor (docs/internals.md, "Factorizations").
             Work::Factor { .. } => Ok(Plan::Cpu(work.clone())),
+            // A gather's index check reads a few scalars on the host (`cpu/gather.rs`).
+            Work::IndexCheck { .. } => Ok(Plan::Cpu(work.clone())),
             Work::Scatter { .. } => self.scatter_plan(work, inputs, outputs),
         }
     }
