@@ -98,6 +98,10 @@ typedef int32_t sl_macro_mode;
 // What views yield outside their source (`sl_shift`, `sl_pad`).
 typedef int32_t sl_boundary;
 
+// What an index outside its dimension reads (`sl_gather_with`, `sl_take_along`,
+// `sl_interp1`, `sl_interp2`).
+typedef int32_t sl_index_policy;
+
 // How `sl_scatter` combines values that land on the same element.
 typedef int32_t sl_scatter_mode;
 
@@ -538,6 +542,20 @@ typedef struct {
 
 // Cyclic.
 #define SL_BOUNDARY_WRAP 2
+
+// The nearest edge element (what `sl_gather` does).
+#define SL_INDEX_CLAMP 0
+
+// The element at the index modulo the dimension's length, as a periodic array.
+#define SL_INDEX_WRAP 1
+
+// The call's fill value instead of an element.
+#define SL_INDEX_FILL 2
+
+// No value: the result is poisoned, and reading it (or anything computed from it) fails
+// with `SL_ERR_POISONED` and a message naming the first out-of-range index (column-major)
+// and its position. Other work is not affected.
+#define SL_INDEX_ERROR 3
 
 // The value from the highest source position (column-major) wins.
 #define SL_SCATTER_REPLACE 0
@@ -1195,13 +1213,70 @@ sl_status sl_broadcast_to(sl_array a, int32_t rank, const int64_t *dims, sl_arra
 // The `n` arrays joined along `dim` (other dimensions must match).
 sl_status sl_concat(const sl_array *arrays, int32_t n, int32_t dim, sl_array *out);
 
-// `out[i] = src[index[0][i], ..., index[r-1][i]]` with one integer index array per
-// dimension of `src` (`n` = rank of `src`; they broadcast together). Out-of-range
-// indices are clamped to the edge. A gather that takes whole leading slices (the first
-// dimensions indexed by `sl_iota` along themselves, the others by indices constant
-// along them, as in `x[:, idx]`) copies each contiguous slice at once when it is not
-// fused with other work.
+// `out[i] = src[index[0][i], ..., index[r-1][i]]` with one index array per dimension of
+// `src` (`n` = rank of `src`; they broadcast together). Out-of-range indices are clamped
+// to the edge: this is `sl_gather_with` under `SL_INDEX_CLAMP`, and takes the same
+// indices (integers, or f32/f64 floored). A gather that takes whole leading slices (the
+// first dimensions indexed by `sl_iota` along themselves, the others by integer indices
+// constant along them, as in `x[:, idx]`) copies each contiguous slice at once when it
+// is not fused with other work.
 sl_status sl_gather(sl_array src, const sl_array *indices, int32_t n, sl_array *out);
+
+// `sl_gather` with an index policy for indices out of range (`sl_index_policy`; `fill`
+// is the value `SL_INDEX_FILL` gives, converted to `src`'s type, which must hold it
+// exactly). Index arrays are integers, or f32/f64 floored (`floor(2.7)` is 2, `floor(-0.5)`
+// is -1: PeakStream's `gather_floor`); a NaN index is out of range on both sides (the
+// fill value, an error, and element 0 under clamp and wrap). Fused into the kernel
+// that consumes the result, like any element-wise op; under `SL_INDEX_ERROR` the indices
+// are also checked by a reduction before it.
+sl_status sl_gather_with(sl_array src,
+                         const sl_array *indices,
+                         int32_t n,
+                         sl_index_policy policy,
+                         double fill,
+                         sl_array *out);
+
+// `src` read along dimension `dim` at `index` (numpy's `take_along_axis`):
+// `out[.., i, ..] = src[.., index[.., i, ..], ..]` with `i` in dimension `dim`. `index`
+// (integers, or f32/f64 floored) has `src`'s lengths in the other dimensions, or 1 where
+// it broadcasts (and `src` may have 1 there too); the result has `index`'s length along
+// `dim`. Indices out of range as `policy` says (see `sl_gather_with`).
+sl_status sl_take_along(sl_array src,
+                        sl_array index,
+                        int32_t dim,
+                        sl_index_policy policy,
+                        double fill,
+                        sl_array *out);
+
+// Linear interpolation of `src` (f32 or f64) along dimension `dim` at fractional
+// positions `pos` (any real type; 0 is the first element, 1 the second):
+// `out[.., i, ..] = src[.., k, ..] + w (src[.., k + 1, ..] - src[.., k, ..])` with
+// `k = floor(pos[.., i, ..])` and `w = pos - k`. `pos` broadcasts against `src` as
+// `sl_take_along`'s index does (a 1-D `src` is a table read at positions of any shape).
+// A position is in range from 0 to the length of `dim` less 1. Outside: `SL_INDEX_CLAMP`
+// gives the edge value (numpy's `interp`), `SL_INDEX_WRAP` interpolates periodically
+// (between the last element and the first), `SL_INDEX_FILL` gives `fill`,
+// `SL_INDEX_ERROR` poisons the result. A NaN position gives NaN under clamp and wrap
+// and is out of range under fill and error. Fused into the consuming kernel.
+sl_status sl_interp1(sl_array src,
+                     sl_array pos,
+                     int32_t dim,
+                     sl_index_policy policy,
+                     double fill,
+                     sl_array *out);
+
+// Bilinear interpolation of `src` (f32 or f64) along dimensions `dim0` and `dim1` (they
+// differ) at fractional positions `pos0` and `pos1` (which broadcast together): `sl_interp1`
+// along each, with the same broadcasting, policies and NaN rule; a point is in range when
+// both its positions are.
+sl_status sl_interp2(sl_array src,
+                     sl_array pos0,
+                     sl_array pos1,
+                     int32_t dim0,
+                     int32_t dim1,
+                     sl_index_policy policy,
+                     double fill,
+                     sl_array *out);
 
 // A copy of `dst` with `values[i]` written at `(index[0][i], ..., index[r-1][i])`,
 // combined by `mode`; elements not written keep their value, and positions with an

@@ -774,8 +774,8 @@ fn bad_arguments_are_refused() {
     release(&[x, pending, i, f, bools, y, long]);
 }
 
-/// A loop of interpolations repeats its flushes: the second pass finds them in the trace
-/// cache, and gives the same values for new positions.
+/// A loop of interpolations repeats its flushes: after the first, each finds its plan in
+/// the trace cache, and gives the right values for new positions.
 #[test]
 fn interpolation_loop_hits_trace_cache() {
     let _serial = serial();
@@ -795,7 +795,9 @@ fn interpolation_loop_hits_trace_cache() {
         hits.push(cache_hits());
         release(&[ph, r, s]);
     }
-    assert!(hits[5] > hits[1], "no trace cache hits in a repeating loop: {hits:?}");
+    // Result comparison in compute mode plans every flush afresh.
+    let planned_afresh = std::env::var("SLUICE_COMPARE").is_ok_and(|m| m.trim() == "compute");
+    assert!(planned_afresh || hits[5] >= hits[1] + 4, "no trace cache hits in a repeating loop: {hits:?}");
     release(&[x]);
 }
 
