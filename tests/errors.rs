@@ -170,7 +170,10 @@ fn shape_dtype_and_dimension_errors() {
     fails(sl_project(m, 1, 3, &mut out), SL_ERR_INVALID_ARGUMENT, "out of range");
     fails(sl_concat([a, m].as_ptr(), 2, 1, &mut out), SL_ERR_SHAPE_MISMATCH, "differ");
     fails(sl_gather(m, [i].as_ptr(), 1, &mut out), SL_ERR_INVALID_ARGUMENT, "needs 2 index arrays");
-    fails(sl_gather(m, [a, a].as_ptr(), 2, &mut out), SL_ERR_DTYPE_MISMATCH, "integers");
+    // f32/f64 indices are floored; bool ones are refused.
+    let flags = Arr::new(SL_BOOL, &[3], vec![V::B(true); 3]).upload();
+    fails(sl_gather(m, [flags, flags].as_ptr(), 2, &mut out), SL_ERR_DTYPE_MISMATCH, "integers or f32/f64");
+    release(&[flags]);
     fails(sl_iota(SL_F32, 1, dims.as_ptr(), 1, &mut out), SL_ERR_INVALID_ARGUMENT, "out of range");
     fails(sl_cumsum(a, SL_ALL_DIMS, &mut out), SL_ERR_INVALID_ARGUMENT, "needs a dimension");
     let empty = Arr::new(SL_F32, &[0], vec![]).upload();
