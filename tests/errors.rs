@@ -317,7 +317,11 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_tile", Box::new(move |o| sl_tile(a, d.as_ptr(), -1, o)));
     add("sl_broadcast_to", Box::new(move |o| sl_broadcast_to(a, 99, d.as_ptr(), o)));
     add("sl_concat", Box::new(move |o| sl_concat([a].as_ptr(), -1, 0, o)));
-    add("sl_gather", Box::new(move |o| sl_gather(a, [a].as_ptr(), 1, o)));
+    add("sl_gather", Box::new(move |o| sl_gather(a, [a, a].as_ptr(), 2, o)));
+    add("sl_gather_with", Box::new(move |o| sl_gather_with(a, [a].as_ptr(), 1, 99, 0.0, o)));
+    add("sl_take_along", Box::new(move |o| sl_take_along(a, a, 0, 99, 0.0, o)));
+    add("sl_interp1", Box::new(move |o| sl_interp1(a, a, 0, 99, 0.0, o)));
+    add("sl_interp2", Box::new(move |o| sl_interp2(a, a, a, 0, 0, SL_INDEX_CLAMP, 0.0, o)));
     add("sl_scatter", Box::new(move |o| sl_scatter(a, [a].as_ptr(), 1, a, 99, o)));
     add("sl_rng_create", Box::new(move |o| sl_rng_create(99, 1, o)));
     add("sl_random_uniform", Box::new(move |o| sl_random_uniform(stale, SL_F32, 1, d.as_ptr(), o)));

@@ -8,7 +8,6 @@ use super::{
     scatter_mode, slice,
 };
 use crate::front::Graph;
-use crate::front::gather::IndexPolicy;
 use crate::ir::{Node, Result, bail};
 use std::sync::Arc;
 
@@ -167,7 +166,7 @@ pub extern "C" fn sl_concat(arrays: *const sl_array, n: i32, dim: i32, out: *mut
 /// is not fused with other work.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_gather(src: sl_array, indices: *const sl_array, n: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_gather", |site| gather(site, src, indices, n, IndexPolicy::Clamp, 0.0, out))
+    boundary!("sl_gather", |site| gather(site, src, indices, n, SL_INDEX_CLAMP, 0.0, out))
 }
 
 /// `sl_gather` with an index policy for indices out of range (`sl_index_policy`; `fill`
@@ -186,7 +185,7 @@ pub extern "C" fn sl_gather_with(
     fill: f64,
     out: *mut sl_array,
 ) -> sl_status {
-    boundary!("sl_gather_with", |site| gather(site, src, indices, n, index_policy(policy)?, fill, out))
+    boundary!("sl_gather_with", |site| gather(site, src, indices, n, policy, fill, out))
 }
 
 fn gather(
@@ -194,11 +193,12 @@ fn gather(
     src: sl_array,
     indices: *const sl_array,
     n: i32,
-    policy: IndexPolicy,
+    policy: sl_index_policy,
     fill: f64,
     out: *mut sl_array,
 ) -> Result<()> {
     let out = out_slot(out)?;
+    let policy = index_policy(policy)?;
     let rt = runtime()?;
     let src = node(&rt, src)?;
     let idx = nodes(&rt, indices, n)?;
