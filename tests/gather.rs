@@ -657,7 +657,7 @@ fn interpolation_matches_reference() {
                     release(&handles);
                 }
                 // interp2: (source, positions 0, positions 1, dims)
-                let cases2: [(&[usize], &[usize], &[usize], [usize; 2]); 4] = [
+                let cases2: [Interp2Case; 4] = [
                     (&[9, 7], &[6, 5], &[6, 5], [0, 1]),
                     (&[9, 7], &[1, 5], &[6, 1], [1, 0]),
                     (&[6, 5, 3], &[4, 4, 1], &[4, 4, 1], [0, 1]),
@@ -687,6 +687,9 @@ fn interpolation_matches_reference() {
         }
     }
 }
+
+/// interp2's source shape, the shapes of its two position arrays, and its dimensions.
+type Interp2Case = (&'static [usize], &'static [usize], &'static [usize], [usize; 2]);
 
 /// The largest magnitude in `a` (the scale of an interpolation's rounding).
 fn magnitude_max(a: &Arr) -> f64 {

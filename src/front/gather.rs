@@ -22,6 +22,15 @@ pub enum IndexPolicy {
     Error,
 }
 
+/// A read of a source along some of its dimensions (`Graph::along`): the result's shape,
+/// the gather's index arrays for every dimension of the source (those read along are
+/// replaced), and the position arrays brought to the result's shape.
+struct Along {
+    out: Shape,
+    base: Vec<Arc<Node>>,
+    positions: Vec<Arc<Node>>,
+}
+
 /// The index of one dimension as a policy resolves it: an i64 index the clamped gather
 /// reads at, and for fill and error where it is in range.
 struct Resolved {
@@ -75,7 +84,7 @@ impl Graph<'_> {
     ) -> Result<Arc<Node>> {
         self.check_indices("take_along", 1, std::slice::from_ref(index), true)?;
         let fill_value = self.fill_operand(src.dtype, policy, fill)?;
-        let (out, mut indices, pos) = self.along("take_along", src, &[(index, dim)])?;
+        let Along { out, base: mut indices, positions: pos } = self.along("take_along", src, &[(index, dim)])?;
         if src.shape.numel() == 0 && policy == IndexPolicy::Fill {
             return self.broadcast_to(&fill_value.expect("the fill policy has a value"), out);
         }
@@ -111,7 +120,7 @@ impl Graph<'_> {
             bail!(InvalidArgument, "{what}: the two dimensions must differ (both are {})", at[0].1);
         }
         let fill_value = self.fill_operand(src.dtype, policy, fill)?;
-        let (out, base, pos) = self.along(what, src, at)?;
+        let Along { out, base, positions: pos } = self.along(what, src, at)?;
         if src.shape.numel() == 0 && policy == IndexPolicy::Fill {
             return self.broadcast_to(&fill_value.expect("the fill policy has a value"), out);
         }
@@ -174,16 +183,10 @@ impl Graph<'_> {
         self.binary(BinaryOp::Add, a, &d)
     }
 
-    /// The shape of a read of `src` along the dimensions of `at` at the given positions
-    /// (they broadcast together and, in the other dimensions, against `src`), the gather's
-    /// index arrays for the other dimensions of `src` (along themselves, or 0 where `src`
-    /// has length 1), and each position array brought to that shape.
-    fn along(
-        &self,
-        what: &str,
-        src: &Arc<Node>,
-        at: &[(&Arc<Node>, usize)],
-    ) -> Result<(Shape, Vec<Arc<Node>>, Vec<Arc<Node>>)> {
+    /// A read of `src` along the dimensions of `at` at the given positions (they broadcast
+    /// together and, in the other dimensions, against `src`); the gather reads the other
+    /// dimensions of `src` along themselves (or at 0 where `src` has length 1).
+    fn along(&self, what: &str, src: &Arc<Node>, at: &[(&Arc<Node>, usize)]) -> Result<Along> {
         let rank = src.shape.rank();
         for &(_, dim) in at {
             if dim >= rank {
@@ -211,7 +214,7 @@ impl Graph<'_> {
             .map(|d| if src.shape.dim(d) == 1 { Ok(zero.clone()) } else { self.iota(DType::I64, out, d) })
             .collect::<Result<Vec<_>>>()?;
         let pos = positions.iter().map(|p| self.broadcast_to(p, out)).collect::<Result<Vec<_>>>()?;
-        Ok((out, base, pos))
+        Ok(Along { out, base, positions: pos })
     }
 
     /// Index `x` (integer, or floating point floored) into a dimension of `n` elements
