@@ -41,14 +41,14 @@ int main(void) {
         EXPECT(got_wrap[k] == want, "wrap gather %d at (%g, %g): %g, want %g", k, ri[k], ci[k], got_wrap[k], want);
     }
 
-    /* interp1: a table of T samples read at P positions, edges clamped. */
-    float table[T], pos[P], got[P];
+    /* interp1: an f32 table of T samples read at P f64 positions, edges clamped. */
+    float table[T], got[P];
+    double pos[P];
     for (int i = 0; i < T; i++) table[i] = (float)uniform(-1, 1);
-    for (int i = 0; i < P; i++) pos[i] = (float)uniform(-2, T + 1);
-    int64_t t = T, p = P;
-    sl_array ht, hp, hi;
+    for (int i = 0; i < P; i++) pos[i] = uniform(-2, T + 1);
+    int64_t t = T;
+    sl_array ht, hp = vector_f64(pos, P), hi;
     OK(sl_create(SL_F32, 1, &t, SL_COL_MAJOR, table, sizeof table, &ht));
-    OK(sl_create(SL_F32, 1, &p, SL_COL_MAJOR, pos, sizeof pos, &hp));
     OK(sl_interp1(ht, hp, 0, SL_INDEX_CLAMP, 0, &hi));
     OK(sl_read(hi, SL_COL_MAJOR, got, sizeof got));
     for (int i = 0; i < P; i++) {
