@@ -1021,8 +1021,66 @@ fn roundtrip(c: &mut Criterion) {
     release_all(&[ha, hb]);
 }
 
+/// Gathers at computed fractional positions with linear interpolation on 2^22 f32 outputs
+/// (issue 15: within 2x the memory floor) and, in the same group, their floors. `interp1`
+/// reads 2048 traces of 2048 samples along time at smoothly stretched positions (a
+/// moveout correction): it reads the positions and the traces and writes the result, a
+/// triad's bytes. `interp2` warps a 2048x2048 image smoothly: two position arrays and the
+/// image in, one array out.
+fn interpolation(c: &mut Criterion) {
+    const S: usize = 2048;
+    const M: usize = S * S;
+    let dims = [S as i64, S as i64];
+    let make = |f: &dyn Fn(usize, usize) -> f32| -> Vec<f32> { (0..M).map(|i| f(i % S, i / S)).collect() };
+    let image = make(&|t, x| ((t * 7 + x * 13) % 1000) as f32 * 0.001 - 0.5);
+    let stretched = make(&|t, x| t as f32 * (0.9 + 0.1 * x as f32 / S as f32) + 0.37);
+    let rows = make(&|t, x| t as f32 + 2.5 * (x as f32 * 0.01).sin());
+    let cols = make(&|t, x| x as f32 + 2.5 * (t as f32 * 0.01).cos());
+    let upload2 = |v: &[f32]| {
+        let mut h = 0;
+        check(sl_create(SL_F32, 2, dims.as_ptr(), SL_COL_MAJOR, v.as_ptr() as *const _, v.len() * 4, &mut h));
+        h
+    };
+    let (src, t, p0, p1) = (upload2(&image), upload2(&stretched), upload2(&rows), upload2(&cols));
+    let mut g = c.benchmark_group("interpolation");
+    g.sample_size(20).measurement_time(Duration::from_secs(4));
+    let mut out = vec![0f32; M];
+    g.bench_function("triad_floor_f32", |bench| bench.iter(|| triad(&mut out, &stretched, &image, 3.0)));
+    g.bench_function("interp1_f32", |bench| {
+        bench.iter(|| {
+            let mut r = 0;
+            check(sl_interp1(src, t, 0, SL_INDEX_CLAMP, 0.0, &mut r));
+            compute(r);
+            check(sl_release(r));
+        })
+    });
+    g.bench_function("three_in_floor_f32", |bench| {
+        let po = SendPtr(out.as_mut_ptr());
+        bench.iter(|| {
+            parallel(M, |lo, hi| {
+                let dst = unsafe { std::slice::from_raw_parts_mut(po.at(lo), hi - lo) };
+                for (((d, &a), &b), &e) in dst.iter_mut().zip(&rows[lo..hi]).zip(&cols[lo..hi]).zip(&image[lo..hi]) {
+                    *d = a + b + e;
+                }
+            })
+        })
+    });
+    g.bench_function("interp2_f32", |bench| {
+        bench.iter(|| {
+            let mut r = 0;
+            check(sl_interp2(src, p0, p1, 0, 1, SL_INDEX_CLAMP, 0.0, &mut r));
+            compute(r);
+            check(sl_release(r));
+        })
+    });
+    g.finish();
+    black_box(&out);
+    release_all(&[src, t, p0, p1]);
+}
+
 criterion_group!(
     benches,
+    interpolation,
     bandwidth,
     random,
     fused,

@@ -46,6 +46,13 @@ enum class Layout : sl_layout { col_major = SL_COL_MAJOR, row_major = SL_ROW_MAJ
 enum class Boundary : sl_boundary { fill = SL_BOUNDARY_FILL, clamp = SL_BOUNDARY_CLAMP, wrap = SL_BOUNDARY_WRAP };
 // Which direction of a Fourier transform is scaled (see sl_fft_norm).
 enum class FftNorm : sl_fft_norm { backward = SL_FFT_BACKWARD, ortho = SL_FFT_ORTHO, forward = SL_FFT_FORWARD };
+// What an index out of range reads (see sl_index_policy).
+enum class IndexPolicy : sl_index_policy {
+    clamp = SL_INDEX_CLAMP,
+    wrap = SL_INDEX_WRAP,
+    fill = SL_INDEX_FILL,
+    error = SL_INDEX_ERROR,
+};
 enum class ScatterMode : sl_scatter_mode {
     replace = SL_SCATTER_REPLACE,
     add = SL_SCATTER_ADD,
@@ -999,11 +1006,34 @@ inline Array concat(const std::vector<Array>& arrays, int32_t dim) {
     const std::vector<sl_array> hs = detail::handles(arrays);
     return detail::make(sl_concat, hs.data(), detail::length(hs.size()), dim);
 }
-// out[i] = src[indices[0][i], ..., indices[r-1][i]]: one integer index array per dimension
-// of `src` (they broadcast together); out-of-range indices clamp to the edge.
+// out[i] = src[indices[0][i], ..., indices[r-1][i]]: one index array per dimension of `src`
+// (they broadcast together; integers, or f32/f64 floored); out-of-range indices clamp to
+// the edge.
 inline Array gather(const Array& src, const std::vector<Array>& indices) {
     const std::vector<sl_array> hs = detail::handles(indices);
     return detail::make(sl_gather, src.handle(), hs.data(), detail::length(hs.size()));
+}
+// `gather` with out-of-range indices read as `policy` says (`fill` for IndexPolicy::fill).
+inline Array gather(const Array& src, const std::vector<Array>& indices, IndexPolicy policy, double fill = 0) {
+    const std::vector<sl_array> hs = detail::handles(indices);
+    return detail::make(sl_gather_with, src.handle(), hs.data(), detail::length(hs.size()),
+                        static_cast<sl_index_policy>(policy), fill);
+}
+// `src` read along `dim` at `index` (numpy's take_along_axis; see sl_take_along).
+inline Array take_along(const Array& src, const Array& index, int32_t dim, IndexPolicy policy = IndexPolicy::clamp,
+                        double fill = 0) {
+    return detail::make(sl_take_along, src.handle(), index.handle(), dim, static_cast<sl_index_policy>(policy), fill);
+}
+// Linear interpolation of `src` along `dim` at fractional positions `pos` (see sl_interp1).
+inline Array interp1(const Array& src, const Array& pos, int32_t dim, IndexPolicy policy = IndexPolicy::clamp,
+                     double fill = 0) {
+    return detail::make(sl_interp1, src.handle(), pos.handle(), dim, static_cast<sl_index_policy>(policy), fill);
+}
+// Bilinear interpolation of `src` along `dim0` and `dim1` at `pos0` and `pos1` (see sl_interp2).
+inline Array interp2(const Array& src, const Array& pos0, const Array& pos1, int32_t dim0, int32_t dim1,
+                     IndexPolicy policy = IndexPolicy::clamp, double fill = 0) {
+    return detail::make(sl_interp2, src.handle(), pos0.handle(), pos1.handle(), dim0, dim1,
+                        static_cast<sl_index_policy>(policy), fill);
 }
 // A copy of `dst` with values[i] written at (indices[0][i], ...), combined by `mode`;
 // out-of-range positions are dropped.

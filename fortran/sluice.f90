@@ -84,6 +84,9 @@ module sluice
   integer(c_int32_t), parameter, public :: SL_FFT_BACKWARD = 0, SL_FFT_ORTHO = 1, SL_FFT_FORWARD = 2
   integer(c_int32_t), parameter, public :: SL_SCATTER_REPLACE = 0, SL_SCATTER_ADD = 1, SL_SCATTER_MIN = 2, &
     SL_SCATTER_MAX = 3
+  ! What an index out of range reads in gather, take_along, interp1 and interp2 (sl_index_policy).
+  integer(c_int32_t), parameter, public :: SL_INDEX_CLAMP = 0, SL_INDEX_WRAP = 1, SL_INDEX_FILL = 2, &
+    SL_INDEX_ERROR = 3
   ! Caches (sl_cache), what sl_macro_begin says to do (sl_macro_mode), bit generators (sl_rng_kind).
   integer(c_int32_t), parameter, public :: SL_CACHE_TRACE = 0, SL_CACHE_MACRO = 1, SL_CACHE_PROGRAM = 2
   integer(c_int32_t), parameter, public :: SL_MACRO_RECORD = 0, SL_MACRO_REPLAY = 1
@@ -1307,6 +1310,39 @@ module sluice
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
+    function sl_gather_with(src, indices, n, policy, fill, out) result(status) bind(C, name="sl_gather_with")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int64_t), value :: src
+      integer(c_int64_t), intent(in) :: indices(*)
+      integer(c_int32_t), value :: n, policy
+      real(c_double), value :: fill
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_take_along(src, index, dim, policy, fill, out) result(status) bind(C, name="sl_take_along")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int64_t), value :: src, index
+      integer(c_int32_t), value :: dim, policy
+      real(c_double), value :: fill
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_interp1(src, pos, dim, policy, fill, out) result(status) bind(C, name="sl_interp1")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int64_t), value :: src, pos
+      integer(c_int32_t), value :: dim, policy
+      real(c_double), value :: fill
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_interp2(src, pos0, pos1, dim0, dim1, policy, fill, out) result(status) bind(C, name="sl_interp2")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int64_t), value :: src, pos0, pos1
+      integer(c_int32_t), value :: dim0, dim1, policy
+      real(c_double), value :: fill
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
     function sl_scatter(dst, indices, n, values, mode, out) result(status) bind(C, name="sl_scatter")
       import :: c_int, c_int32_t, c_int64_t
       integer(c_int64_t), value :: dst
@@ -1747,7 +1783,8 @@ module sluice
     sl_numel, sl_live_handles, sl_eval, sl_unary, sl_binary, sl_binary_scalar, sl_scalar_binary, sl_select, &
     sl_binary_scalar_i, sl_scalar_binary_i, sl_select_scalar, sl_scalar_select, &
     sl_cast, sl_reshape, sl_permute, sl_section, sl_project, sl_shift, sl_rotate, sl_pad, sl_tile, &
-    sl_broadcast_to, sl_concat, sl_gather, sl_scatter, sl_macro_begin, sl_macro_end, sl_macro_cancel, &
+    sl_broadcast_to, sl_concat, sl_gather, sl_gather_with, sl_take_along, sl_interp1, sl_interp2, sl_scatter, &
+    sl_macro_begin, sl_macro_end, sl_macro_cancel, &
     sl_rng_create, sl_rng_destroy, sl_rng_get_state, sl_rng_set_state, sl_random_uniform, sl_random_normal, &
     sl_reduce, sl_version, sl_config_default, sl_init, sl_last_error, sl_status_name, sl_push_error_handler, &
     sl_get_stats, sl_get_cache_stats, sl_get_device_info
@@ -2155,7 +2192,8 @@ module sluice
   public :: gemm, outer
   public :: norm2, variance, stddev, cummax, cummin
   public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, is_finite, carg, mean, cumsum, cumprod, section, &
-    permute, project, pad, tile, broadcast_to, concat, gather, scatter, constant, iota, identity
+    permute, project, pad, tile, broadcast_to, concat, gather, take_along, interp1, interp2, scatter, constant, &
+    iota, identity
   public :: modulo, shiftl, shifta, shiftr, ishft, sign, next_after, clamp
   public :: linspace, arange, diag, triu, tril, repeat, meshgrid, flip, squeeze, expand_dims, moveaxis
   public :: fft, ifft, rfft, irfft
@@ -3804,18 +3842,101 @@ contains
     end do
   end function
 
-  ! r(i) = source(indices(1)(i), ..., indices(n)(i)): one integer array of 1-based indices
-  ! per dimension of source (they broadcast together); out-of-range indices clamp to the edge.
-  type(sl_array) function gather(source, indices, stat) result(r)
+  ! r(i) = source(indices(1)(i), ..., indices(n)(i)): one array of 1-based indices per
+  ! dimension of source (they broadcast together; integers, or reals floored). Out-of-range
+  ! indices clamp to the edge, or as policy says (SL_INDEX_CLAMP, _WRAP, _FILL with the
+  ! value fill, default 0, or _ERROR, which poisons the result).
+  type(sl_array) function gather(source, indices, stat, policy, fill) result(r)
     type(sl_array), intent(in) :: source
     type(sl_array), intent(in) :: indices(:)
     integer, intent(out), optional :: stat
+    integer, intent(in), optional :: policy
+    class(*), intent(in), optional :: fill
     integer(c_int64_t) :: handles(size(indices))
+    real(c_double) :: value
     integer(c_int) :: status
+    if (.not. fill_value(fill, value)) then
+      call fail(SL_ERR_INVALID_ARGUMENT, 'gather: ' // bad_operand, stat)
+      return
+    end if
     status = zero_based(indices, handles)
-    if (status == SL_OK) status = sl_gather(source%handle, handles, size(indices, kind=c_int32_t), r%handle)
+    if (status == SL_OK) status = sl_gather_with(source%handle, handles, size(indices, kind=c_int32_t), &
+      c_policy(policy), value, r%handle)
     call drop_all(handles, status)
     call finish(status, stat)
+  end function
+
+  ! source read along dim at 1-based indices (numpy's take_along_axis): index has source's
+  ! extents but along dim (or 1 where it broadcasts); policy and fill as in gather.
+  type(sl_array) function take_along(source, indices, dim, policy, fill, stat) result(r)
+    type(sl_array), intent(in) :: source, indices
+    integer, intent(in) :: dim
+    integer, intent(in), optional :: policy
+    class(*), intent(in), optional :: fill
+    integer, intent(out), optional :: stat
+    r = along(source, [indices], [dim], .false., policy, fill, stat)
+  end function
+
+  ! Linear interpolation of source (real) along dim at 1-based fractional positions (1.5 is
+  ! half way between the first and second elements); outside 1 .. size(source, dim),
+  ! policy says what is read (SL_INDEX_CLAMP by default: the edge value).
+  type(sl_array) function interp1(source, positions, dim, policy, fill, stat) result(r)
+    type(sl_array), intent(in) :: source, positions
+    integer, intent(in) :: dim
+    integer, intent(in), optional :: policy
+    class(*), intent(in), optional :: fill
+    integer, intent(out), optional :: stat
+    r = along(source, [positions], [dim], .true., policy, fill, stat)
+  end function
+
+  ! Bilinear interpolation of source along dims(1) and dims(2) at 1-based positions1 and
+  ! positions2; as interp1.
+  type(sl_array) function interp2(source, positions1, positions2, dims, policy, fill, stat) result(r)
+    type(sl_array), intent(in) :: source, positions1, positions2
+    integer, intent(in) :: dims(2)
+    integer, intent(in), optional :: policy
+    class(*), intent(in), optional :: fill
+    integer, intent(out), optional :: stat
+    r = along(source, [positions1, positions2], dims, .true., policy, fill, stat)
+  end function
+
+  ! take_along (one index array), or when interpolating interp1 (one position array) or
+  ! interp2 (two).
+  type(sl_array) function along(source, at, dims, interpolate, policy, fill, stat) result(r)
+    type(sl_array), intent(in) :: source
+    type(sl_array), intent(in) :: at(:)
+    integer, intent(in) :: dims(:)
+    logical, intent(in) :: interpolate
+    integer, intent(in), optional :: policy
+    class(*), intent(in), optional :: fill
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: handles(size(at))
+    integer(c_int32_t) :: d(size(dims))
+    real(c_double) :: value
+    integer(c_int) :: status
+    if (.not. fill_value(fill, value)) then
+      call fail(SL_ERR_INVALID_ARGUMENT, 'fill: ' // bad_operand, stat)
+      return
+    end if
+    d = c_dims(dims)
+    status = zero_based(at, handles)
+    if (status == SL_OK) then
+      if (size(at) == 2) then
+        status = sl_interp2(source%handle, handles(1), handles(2), d(1), d(2), c_policy(policy), value, r%handle)
+      else if (interpolate) then
+        status = sl_interp1(source%handle, handles(1), d(1), c_policy(policy), value, r%handle)
+      else
+        status = sl_take_along(source%handle, handles(1), d(1), c_policy(policy), value, r%handle)
+      end if
+    end if
+    call drop_all(handles, status)
+    call finish(status, stat)
+  end function
+
+  integer(c_int32_t) function c_policy(policy)
+    integer, intent(in), optional :: policy
+    c_policy = SL_INDEX_CLAMP
+    if (present(policy)) c_policy = int(policy, c_int32_t)
   end function
 
   ! A copy of destination with values(i) written at (indices(1)(i), ..., indices(n)(i))

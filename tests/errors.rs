@@ -170,7 +170,10 @@ fn shape_dtype_and_dimension_errors() {
     fails(sl_project(m, 1, 3, &mut out), SL_ERR_INVALID_ARGUMENT, "out of range");
     fails(sl_concat([a, m].as_ptr(), 2, 1, &mut out), SL_ERR_SHAPE_MISMATCH, "differ");
     fails(sl_gather(m, [i].as_ptr(), 1, &mut out), SL_ERR_INVALID_ARGUMENT, "needs 2 index arrays");
-    fails(sl_gather(m, [a, a].as_ptr(), 2, &mut out), SL_ERR_DTYPE_MISMATCH, "integers");
+    // f32/f64 indices are floored; bool ones are refused.
+    let flags = Arr::new(SL_BOOL, &[3], vec![V::B(true); 3]).upload();
+    fails(sl_gather(m, [flags, flags].as_ptr(), 2, &mut out), SL_ERR_DTYPE_MISMATCH, "integers or f32/f64");
+    release(&[flags]);
     fails(sl_iota(SL_F32, 1, dims.as_ptr(), 1, &mut out), SL_ERR_INVALID_ARGUMENT, "out of range");
     fails(sl_cumsum(a, SL_ALL_DIMS, &mut out), SL_ERR_INVALID_ARGUMENT, "needs a dimension");
     let empty = Arr::new(SL_F32, &[0], vec![]).upload();
@@ -314,7 +317,11 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_tile", Box::new(move |o| sl_tile(a, d.as_ptr(), -1, o)));
     add("sl_broadcast_to", Box::new(move |o| sl_broadcast_to(a, 99, d.as_ptr(), o)));
     add("sl_concat", Box::new(move |o| sl_concat([a].as_ptr(), -1, 0, o)));
-    add("sl_gather", Box::new(move |o| sl_gather(a, [a].as_ptr(), 1, o)));
+    add("sl_gather", Box::new(move |o| sl_gather(a, [a, a].as_ptr(), 2, o)));
+    add("sl_gather_with", Box::new(move |o| sl_gather_with(a, [a].as_ptr(), 1, 99, 0.0, o)));
+    add("sl_take_along", Box::new(move |o| sl_take_along(a, a, 0, 99, 0.0, o)));
+    add("sl_interp1", Box::new(move |o| sl_interp1(a, a, 0, 99, 0.0, o)));
+    add("sl_interp2", Box::new(move |o| sl_interp2(a, a, a, 0, 0, SL_INDEX_CLAMP, 0.0, o)));
     add("sl_scatter", Box::new(move |o| sl_scatter(a, [a].as_ptr(), 1, a, 99, o)));
     add("sl_rng_create", Box::new(move |o| sl_rng_create(99, 1, o)));
     add("sl_random_uniform", Box::new(move |o| sl_random_uniform(stale, SL_F32, 1, d.as_ptr(), o)));

@@ -29,6 +29,7 @@ mod unwind;
 
 use std::sync::Arc;
 
+use crate::front::gather::IndexPolicy;
 use crate::front::runtime::{self as rtm, Runtime};
 use crate::front::stats::{Reduction, Scan};
 use crate::front::{Graph, scope};
@@ -196,6 +197,16 @@ pub(crate) fn boundary(b: sl_boundary) -> Result<Boundary> {
         SL_BOUNDARY_CLAMP => Boundary::Clamp,
         SL_BOUNDARY_WRAP => Boundary::Wrap,
         _ => bail!(InvalidArgument, "{b} is not an sl_boundary"),
+    })
+}
+
+pub(crate) fn index_policy(p: sl_index_policy) -> Result<IndexPolicy> {
+    Ok(match p {
+        SL_INDEX_CLAMP => IndexPolicy::Clamp,
+        SL_INDEX_WRAP => IndexPolicy::Wrap,
+        SL_INDEX_FILL => IndexPolicy::Fill,
+        SL_INDEX_ERROR => IndexPolicy::Error,
+        _ => bail!(InvalidArgument, "{p} is not an sl_index_policy"),
     })
 }
 

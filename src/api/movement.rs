@@ -4,7 +4,8 @@
 use super::error::boundary;
 use super::types::*;
 use super::{
-    boundary as parse_boundary, graph, node, nodes, out_slot, parse_dim, parse_shape, put, runtime, scatter_mode, slice,
+    boundary as parse_boundary, graph, index_policy, node, nodes, out_slot, parse_dim, parse_shape, put, runtime,
+    scatter_mode, slice,
 };
 use crate::front::Graph;
 use crate::ir::{Node, Result, bail};
@@ -156,21 +157,134 @@ pub extern "C" fn sl_concat(arrays: *const sl_array, n: i32, dim: i32, out: *mut
     })
 }
 
-/// `out[i] = src[index[0][i], ..., index[r-1][i]]` with one integer index array per
-/// dimension of `src` (`n` = rank of `src`; they broadcast together). Out-of-range
-/// indices are clamped to the edge. A gather that takes whole leading slices (the first
-/// dimensions indexed by `sl_iota` along themselves, the others by indices constant
-/// along them, as in `x[:, idx]`) copies each contiguous slice at once when it is not
-/// fused with other work.
+/// `out[i] = src[index[0][i], ..., index[r-1][i]]` with one index array per dimension of
+/// `src` (`n` = rank of `src`; they broadcast together). Out-of-range indices are clamped
+/// to the edge: this is `sl_gather_with` under `SL_INDEX_CLAMP`, and takes the same
+/// indices (integers, or f32/f64 floored). A gather that takes whole leading slices (the
+/// first dimensions indexed by `sl_iota` along themselves, the others by integer indices
+/// constant along them, as in `x[:, idx]`) copies each contiguous slice at once when it
+/// is not fused with other work.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_gather(src: sl_array, indices: *const sl_array, n: i32, out: *mut sl_array) -> sl_status {
-    boundary!("sl_gather", |site| {
+    boundary!("sl_gather", |site| gather(site, src, indices, n, SL_INDEX_CLAMP, 0.0, out))
+}
+
+/// `sl_gather` with an index policy for indices out of range (`sl_index_policy`; `fill`
+/// is the value `SL_INDEX_FILL` gives, converted to `src`'s type, which must hold it
+/// exactly). Index arrays are integers, or f32/f64 floored (`floor(2.7)` is 2, `floor(-0.5)`
+/// is -1: PeakStream's `gather_floor`); a NaN index is out of range on both sides (the
+/// fill value, an error, and element 0 under clamp and wrap). Fused into the kernel
+/// that consumes the result, like any element-wise op; under `SL_INDEX_ERROR` the indices
+/// are also checked by a reduction before it.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_gather_with(
+    src: sl_array,
+    indices: *const sl_array,
+    n: i32,
+    policy: sl_index_policy,
+    fill: f64,
+    out: *mut sl_array,
+) -> sl_status {
+    boundary!("sl_gather_with", |site| gather(site, src, indices, n, policy, fill, out))
+}
+
+fn gather(
+    site: crate::ir::CallSite,
+    src: sl_array,
+    indices: *const sl_array,
+    n: i32,
+    policy: sl_index_policy,
+    fill: f64,
+    out: *mut sl_array,
+) -> Result<()> {
+    let out = out_slot(out)?;
+    let policy = index_policy(policy)?;
+    let rt = runtime()?;
+    let src = node(&rt, src)?;
+    let idx = nodes(&rt, indices, n)?;
+    let g = graph(&rt, site).gather_with(&src, &idx, policy, fill)?;
+    put(&rt, out, g)
+}
+
+/// `src` read along dimension `dim` at `index` (numpy's `take_along_axis`):
+/// `out[.., i, ..] = src[.., index[.., i, ..], ..]` with `i` in dimension `dim`. `index`
+/// (integers, or f32/f64 floored) has `src`'s lengths in the other dimensions, or 1 where
+/// it broadcasts (and `src` may have 1 there too); the result has `index`'s length along
+/// `dim`. Indices out of range as `policy` says (see `sl_gather_with`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_take_along(
+    src: sl_array,
+    index: sl_array,
+    dim: i32,
+    policy: sl_index_policy,
+    fill: f64,
+    out: *mut sl_array,
+) -> sl_status {
+    boundary!("sl_take_along", |site| {
         let out = out_slot(out)?;
+        let d = parse_dim(dim, "sl_take_along")?;
+        let policy = index_policy(policy)?;
         let rt = runtime()?;
-        let src = node(&rt, src)?;
-        let idx = nodes(&rt, indices, n)?;
-        let g = graph(&rt, site).gather(&src, &idx)?;
-        put(&rt, out, g)
+        let (src, index) = (node(&rt, src)?, node(&rt, index)?);
+        let t = graph(&rt, site).take_along(&src, &index, d, policy, fill)?;
+        put(&rt, out, t)
+    })
+}
+
+/// Linear interpolation of `src` (f32 or f64) along dimension `dim` at fractional
+/// positions `pos` (any real type; 0 is the first element, 1 the second):
+/// `out[.., i, ..] = src[.., k, ..] + w (src[.., k + 1, ..] - src[.., k, ..])` with
+/// `k = floor(pos[.., i, ..])` and `w = pos - k`. `pos` broadcasts against `src` as
+/// `sl_take_along`'s index does (a 1-D `src` is a table read at positions of any shape).
+/// A position is in range from 0 to the length of `dim` less 1. Outside: `SL_INDEX_CLAMP`
+/// gives the edge value (numpy's `interp`), `SL_INDEX_WRAP` interpolates periodically
+/// (between the last element and the first), `SL_INDEX_FILL` gives `fill`,
+/// `SL_INDEX_ERROR` poisons the result. A NaN position gives NaN under clamp and wrap
+/// and is out of range under fill and error. Fused into the consuming kernel.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_interp1(
+    src: sl_array,
+    pos: sl_array,
+    dim: i32,
+    policy: sl_index_policy,
+    fill: f64,
+    out: *mut sl_array,
+) -> sl_status {
+    boundary!("sl_interp1", |site| {
+        let out = out_slot(out)?;
+        let d = parse_dim(dim, "sl_interp1")?;
+        let policy = index_policy(policy)?;
+        let rt = runtime()?;
+        let (src, pos) = (node(&rt, src)?, node(&rt, pos)?);
+        let r = graph(&rt, site).interp(&src, &[(&pos, d)], policy, fill)?;
+        put(&rt, out, r)
+    })
+}
+
+/// Bilinear interpolation of `src` (f32 or f64) along dimensions `dim0` and `dim1` (they
+/// differ) at fractional positions `pos0` and `pos1` (which broadcast together): `sl_interp1`
+/// along each, with the same broadcasting, policies and NaN rule; a point is in range when
+/// both its positions are.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_interp2(
+    src: sl_array,
+    pos0: sl_array,
+    pos1: sl_array,
+    dim0: i32,
+    dim1: i32,
+    policy: sl_index_policy,
+    fill: f64,
+    out: *mut sl_array,
+) -> sl_status {
+    boundary!("sl_interp2", |site| {
+        let out = out_slot(out)?;
+        let d0 = parse_dim(dim0, "sl_interp2")?;
+        let d1 = parse_dim(dim1, "sl_interp2")?;
+        let policy = index_policy(policy)?;
+        let rt = runtime()?;
+        let (src, p0, p1) = (node(&rt, src)?, node(&rt, pos0)?, node(&rt, pos1)?);
+        let r = graph(&rt, site).interp(&src, &[(&p0, d0), (&p1, d1)], policy, fill)?;
+        put(&rt, out, r)
     })
 }
 

@@ -278,6 +278,19 @@ pub const SL_INDEXING_IJ: sl_indexing = 0;
 /// Cartesian indexing (numpy's and MATLAB's default): the first two vectors swap places,
 /// so x varies along the second dimension and y along the first.
 pub const SL_INDEXING_XY: sl_indexing = 1;
+/// What an index outside its dimension reads (`sl_gather_with`, `sl_take_along`,
+/// `sl_interp1`, `sl_interp2`).
+pub type sl_index_policy = i32;
+/// The nearest edge element (what `sl_gather` does).
+pub const SL_INDEX_CLAMP: sl_index_policy = 0;
+/// The element at the index modulo the dimension's length, as a periodic array.
+pub const SL_INDEX_WRAP: sl_index_policy = 1;
+/// The call's fill value instead of an element.
+pub const SL_INDEX_FILL: sl_index_policy = 2;
+/// No value: the result is poisoned, and reading it (or anything computed from it) fails
+/// with `SL_ERR_POISONED` and a message naming the first out-of-range index (column-major)
+/// and its position. Other work is not affected.
+pub const SL_INDEX_ERROR: sl_index_policy = 3;
 
 /// How `sl_scatter` combines values that land on the same element.
 pub type sl_scatter_mode = i32;

@@ -73,6 +73,12 @@ pub enum Work {
         dst_shape: Shape,
         values_shape: Shape,
     },
+    /// inputs and output as `Op::IndexCheck` lists.
+    IndexCheck {
+        what: &'static str,
+        src: Shape,
+        out: Shape,
+    },
 }
 
 /// The batch of a product: the result's dimensions after its first two, one product per
@@ -111,6 +117,7 @@ impl Work {
             Work::Factor { op, .. } => op.name(),
             Work::Sort { op, .. } => op.name(),
             Work::Scatter { .. } => "scatter",
+            Work::IndexCheck { .. } => "index_check",
         }
     }
 }
@@ -177,6 +184,8 @@ pub fn step_profile<'a>(
             (None, shapes[0].numel(), read * dtype.size())
         }
         // The destination, the values and one i64 index per destination dimension.
+        // A position and one index per source dimension.
+        Work::IndexCheck { src, .. } => (None, 1, 8 * (1 + src.rank())),
         Work::Scatter { dtype, dst_shape, values_shape, .. } => {
             let per_value = dtype.size() + 8 * dst_shape.rank();
             (None, values_shape.numel(), dst_shape.numel() * dtype.size() + values_shape.numel() * per_value)

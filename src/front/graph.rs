@@ -294,7 +294,7 @@ impl Graph<'_> {
     }
 
     /// Operands brought to their common shape (see `operand_to`).
-    fn broadcast_operands(&self, what: &str, xs: &[&Arc<Node>]) -> Result<(Shape, Vec<Arc<Node>>)> {
+    pub(super) fn broadcast_operands(&self, what: &str, xs: &[&Arc<Node>]) -> Result<(Shape, Vec<Arc<Node>>)> {
         let mut shape = xs[0].shape;
         for x in &xs[1..] {
             shape = broadcast(what, &shape, &x.shape)?;
@@ -644,18 +644,20 @@ impl Graph<'_> {
         Ok(self.pending(Op::Concat { dim: dim as u8 }, first.dtype, Shape::sized("concat", &dims)?, ranked))
     }
 
-    fn check_indices(&self, what: &str, rank: usize, indices: &[Arc<Node>]) -> Result<()> {
+    /// `rank` index arrays, integers (or f32/f64 when `floats`: they are floored).
+    pub(super) fn check_indices(&self, what: &str, rank: usize, indices: &[Arc<Node>], floats: bool) -> Result<()> {
         if rank == 0 || indices.len() != rank {
             bail!(InvalidArgument, "{what}: a rank-{rank} array needs {rank} index arrays, got {}", indices.len());
         }
-        if let Some(i) = indices.iter().find(|i| !i.dtype.is_integer()) {
-            bail!(DTypeMismatch, "{what}: index arrays must be integers, not {}", i.dtype);
+        if let Some(i) = indices.iter().find(|i| !(i.dtype.is_integer() || floats && i.dtype.is_float())) {
+            let allowed = if floats { "integers or f32/f64" } else { "integers" };
+            bail!(DTypeMismatch, "{what}: index arrays must be {allowed}, not {}", i.dtype);
         }
         Ok(())
     }
 
     pub fn gather(&self, src: &Arc<Node>, indices: &[Arc<Node>]) -> Result<Arc<Node>> {
-        self.check_indices("gather", src.shape.rank(), indices)?;
+        self.check_indices("gather", src.shape.rank(), indices, false)?;
         let refs: Vec<&Arc<Node>> = indices.iter().collect();
         let (shape, mut ops) = self.broadcast_operands("gather", &refs)?;
         for op in ops.iter_mut() {
@@ -676,7 +678,7 @@ impl Graph<'_> {
         values: &Arc<Node>,
         mode: ScatterMode,
     ) -> Result<Arc<Node>> {
-        self.check_indices("scatter", dst.shape.rank(), indices)?;
+        self.check_indices("scatter", dst.shape.rank(), indices, false)?;
         if values.dtype != dst.dtype {
             bail!(DTypeMismatch, "scatter: values are {} but the destination is {}", values.dtype, dst.dtype);
         }

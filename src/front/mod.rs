@@ -4,6 +4,7 @@ mod arith;
 mod complex;
 mod factor;
 mod fft;
+pub mod gather;
 pub mod graph;
 pub mod handles;
 pub mod host;

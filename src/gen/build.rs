@@ -495,6 +495,7 @@ impl<'a> KernelBuilder<'a> {
             | Op::Fft(_)
             | Op::Factor(_)
             | Op::Sort(_)
+            | Op::IndexCheck { .. }
             | Op::Scatter { .. } => {
                 unreachable!("{} is always stored before it is read", n.op.name())
             }

@@ -204,6 +204,7 @@ pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &
                     dst_shape: ins[0].shape,
                     values_shape: ins[1].shape,
                 },
+                Op::IndexCheck { what, src, out } => Work::IndexCheck { what, src: *src, out: *out },
                 other => unreachable!("{} is not an intrinsic", other.name()),
             };
             StepRecipe {

@@ -4,6 +4,7 @@ use super::dtype::{DType, Scalar};
 use super::factor::FactorOp;
 use super::random::{Distribution, RngKind};
 use super::sort::SortOp;
+use super::shape::Shape;
 use super::view::ViewStep;
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -471,13 +472,29 @@ pub enum Op {
     Factor(FactorOp),
     /// A sort or search; inputs as `SortOp` lists.
     Sort(SortOp),
+    /// The check of a gather under the error policy (`what` names the call). inputs
+    /// (rank 0): [first, index_0, ..., index_{r-1}]: `first` the column-major position in
+    /// a result of shape `out` of the first index out of range for a source of shape
+    /// `src` (i64::MAX when none is), then that position's index along each dimension
+    /// (f64). out: 0 (rank-0 i64), read by the gather so it depends on the check; the
+    /// check fails naming the index when one is out of range.
+    IndexCheck { what: &'static str, src: Shape, out: Shape },
 }
 
 impl Op {
     /// Whether the op can be part of a fused kernel (primitive ops), as opposed to an
     /// intrinsic that runs as its own step.
     pub fn is_fusible(&self) -> bool {
-        !matches!(self, Op::Scatter { .. } | Op::MatMul { .. } | Op::Fft(_) | Op::Factor(_) | Op::Sort(_) | Op::Source)
+        !matches!(
+            self,
+            Op::Scatter { .. }
+                | Op::MatMul { .. }
+                | Op::Fft(_)
+                | Op::Factor(_)
+                | Op::Sort(_)
+                | Op::IndexCheck { .. }
+                | Op::Source
+        )
     }
 
     pub fn name(&self) -> &'static str {
@@ -507,6 +524,7 @@ impl Op {
             },
             Op::Factor(f) => f.name(),
             Op::Sort(s) => s.name(),
+            Op::IndexCheck { .. } => "index_check",
         }
     }
 }

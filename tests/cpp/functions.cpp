@@ -433,6 +433,64 @@ void gather_and_scatter() {
                  scattered([](double p, double q) { return std::fmax(p, q); }), 0);
 }
 
+// Floored gathers under each policy and interp1/interp2 against plain loops; an
+// out-of-range index under the error policy throws where the result is read.
+void gather_policies_and_interpolation() {
+    const int64_t r = 7, c = 5;
+    const std::vector<double> x = test::uniform(static_cast<std::size_t>(r * c), -1, 1);
+    const Array a(x, {r, c});
+    const std::size_t n = 50;
+    const std::vector<double> rows = test::uniform(n, -9, 16), cols = test::uniform(n, -6, 11);
+    const Array ri(rows), ci(cols);
+    auto at = [&](int64_t i, int64_t j) { return x[static_cast<std::size_t>(i + r * j)]; };
+    std::vector<double> fill(n), wrap(n), clamp(n);
+    for (std::size_t k = 0; k < n; k++) {
+        const auto i = static_cast<int64_t>(std::floor(rows[k])), j = static_cast<int64_t>(std::floor(cols[k]));
+        fill[k] = (i >= 0 && i < r && j >= 0 && j < c) ? at(i, j) : 9.5;
+        wrap[k] = at(wrap_to(i, r), wrap_to(j, c));
+        clamp[k] = at(clamp_to(i, r), clamp_to(j, c));
+    }
+    using sluice::IndexPolicy;
+    EXPECT_CLOSE("floored gather, fill", sluice::gather(a, {ri, ci}, IndexPolicy::fill, 9.5).read<double>(), fill, 0);
+    EXPECT_CLOSE("floored gather, wrap", sluice::gather(a, {ri, ci}, IndexPolicy::wrap).read<double>(), wrap, 0);
+    EXPECT_CLOSE("floored gather, clamp", sluice::gather(a, {ri, ci}).read<double>(), clamp, 0);
+
+    // interp1 along the columns (each column a trace) at positions per column.
+    const int64_t m = 12;
+    const std::vector<double> p = test::uniform(static_cast<std::size_t>(m * c), -2, r + 1);
+    const Array pos(p, {m, c});
+    auto lerp_at = [&](double q, int64_t j) {
+        const double f = std::floor(q), w = q - f;
+        const auto lo = clamp_to(static_cast<int64_t>(f), r), hi = clamp_to(static_cast<int64_t>(f) + 1, r);
+        return at(lo, j) + w * (at(hi, j) - at(lo, j));
+    };
+    auto in_range = [&](double q, int64_t n_) { return q >= 0 && q <= static_cast<double>(n_ - 1); };
+    EXPECT_CLOSE("interp1, clamp", sluice::interp1(a, pos, 0).read<double>(),
+                 tabulate({m, c}, [&](const Shape& i) { return lerp_at(p[static_cast<std::size_t>(i[0] + m * i[1])], i[1]); }),
+                 f64_tol);
+    EXPECT_CLOSE("interp1, fill", sluice::interp1(a, pos, 0, IndexPolicy::fill, -4).read<double>(),
+                 tabulate({m, c},
+                          [&](const Shape& i) {
+                              const double q = p[static_cast<std::size_t>(i[0] + m * i[1])];
+                              return in_range(q, r) ? lerp_at(q, i[1]) : -4.0;
+                          }),
+                 f64_tol);
+    // interp2 at points inside the grid.
+    const std::vector<double> u = test::uniform(n, 0, r - 1), v = test::uniform(n, 0, c - 1);
+    std::vector<double> bilinear(n);
+    for (std::size_t k = 0; k < n; k++) {
+        const auto i = static_cast<int64_t>(std::floor(u[k])), j = static_cast<int64_t>(std::floor(v[k]));
+        const double wu = u[k] - static_cast<double>(i), wv = v[k] - static_cast<double>(j);
+        const auto i1 = clamp_to(i + 1, r), j1 = clamp_to(j + 1, c);
+        const double lo = at(i, j) + wu * (at(i1, j) - at(i, j)), hi = at(i, j1) + wu * (at(i1, j1) - at(i, j1));
+        bilinear[k] = lo + wv * (hi - lo);
+    }
+    EXPECT_CLOSE("interp2", sluice::interp2(a, Array(u), Array(v), 0, 1, IndexPolicy::error).read<double>(), bilinear,
+                 f64_tol);
+    const Array bad = sluice::gather(a, {ri, ci}, IndexPolicy::error);
+    EXPECT_ERROR(SL_ERR_POISONED, "is out of range for the source [7, 5]", bad.read<double>());
+}
+
 void linear_algebra() {
     const int64_t m = 9, k = 6, n = 4;
     const std::vector<double> x = test::uniform(static_cast<std::size_t>(m * k), -1, 1);
@@ -509,6 +567,7 @@ int main() {
     reductions();
     movement();
     gather_and_scatter();
+    gather_policies_and_interpolation();
     linear_algebra();
     evaluation();
     random_numbers();

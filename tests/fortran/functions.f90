@@ -30,6 +30,7 @@ program functions
   call products()
   call rearrangements()
   call sluice_views()
+  call gathers_and_interpolation()
   call creation()
   call scope_end()
   call expect(live_handles() == live, 'no handles left after the scope')
@@ -264,6 +265,43 @@ contains
     end do
     call expect_matches(scatter(a, [sl_array(rows), sl_array(cols)], sl_array(gathered), SL_SCATTER_ADD), added, &
       math, 'scatter adding (1-based)')
+  end subroutine
+
+  ! Floored gathers at real 1-based indices (out of range on both sides) under the fill and
+  ! wrap policies, interp1 down each column at 1-based positions, against plain loops; the
+  ! error policy reports through stat where the result is read.
+  subroutine gathers_and_interpolation()
+    integer, parameter :: k = 30, p = 11
+    real(8) :: ri(k), ci(k), filled(k), wrapped(k), pos(p, n), traced(p, n), w, got(k)
+    integer :: i, j, r, c, status
+    type(sl_array) :: bad
+    ri = uniform(k, -3d0, dble(m + 4))
+    ci = uniform(k, -3d0, dble(n + 4))
+    do i = 1, k
+      r = floor(ri(i))
+      c = floor(ci(i))
+      filled(i) = -2.5d0
+      if (r >= 1 .and. r <= m .and. c >= 1 .and. c <= n) filled(i) = x(r, c)
+      wrapped(i) = x(modulo(r - 1, m) + 1, modulo(c - 1, n) + 1)
+    end do
+    call expect_matches(gather(a, [sl_array(ri), sl_array(ci)], policy=SL_INDEX_FILL, fill=-2.5d0), filled, 0d0, &
+      'floored gather, fill (1-based)')
+    call expect_matches(gather(a, [sl_array(ri), sl_array(ci)], policy=SL_INDEX_WRAP), wrapped, 0d0, &
+      'floored gather, wrap (1-based)')
+    pos = reshape(uniform(p * n, 0d0, dble(m + 2)), [p, n])
+    do j = 1, n
+      do i = 1, p
+        r = min(max(floor(pos(i, j)), 1), m)
+        w = pos(i, j) - floor(pos(i, j))
+        traced(i, j) = x(r, j) + w * (x(min(max(floor(pos(i, j)) + 1, 1), m), j) - x(r, j))
+        if (pos(i, j) < 1) traced(i, j) = x(1, j)
+      end do
+    end do
+    call expect_matches(interp1(a, sl_array(pos), 1), traced, math, 'interp1 down the columns (1-based)')
+    bad = gather(a, [sl_array(ri), sl_array(ci)], policy=SL_INDEX_ERROR)
+    call get(bad, got, stat=status)
+    call expect(status == SL_ERR_POISONED, 'an index out of range under SL_INDEX_ERROR poisons the result')
+    call expect(index(error_message(), 'out of range for the source') > 0, 'the message names the bad index')
   end subroutine
 
   subroutine creation()

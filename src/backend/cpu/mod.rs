@@ -6,6 +6,7 @@ mod complex;
 mod elem;
 mod factor;
 mod fft;
+mod gather;
 mod linalg;
 pub mod math;
 mod ops;
@@ -101,6 +102,7 @@ impl Executor for CpuExecutor {
                 &inputs[2..],
                 &outputs[0],
             ),
+            Work::IndexCheck { what, src, out } => gather::index_check(what, src, out, inputs, &outputs[0]),
         }
     }
 

@@ -272,6 +272,8 @@ impl VulkanExecutor {
             Work::Factor { .. } => Ok(Plan::Cpu(work.clone())),
             // Sorts run on the CPU executor (docs/internals.md, "Sorting").
             Work::Sort { .. } => Ok(Plan::Cpu(work.clone())),
+            // A gather's index check reads a few scalars on the host (`cpu/gather.rs`).
+            Work::IndexCheck { .. } => Ok(Plan::Cpu(work.clone())),
             Work::Scatter { .. } => self.scatter_plan(work, inputs, outputs),
         }
     }
