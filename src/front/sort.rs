@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use smallvec::smallvec;
 
+use super::gather::IndexPolicy;
 use super::graph::Graph;
 use super::host::{HostOrder, read_into};
 use crate::ir::{
@@ -68,16 +69,8 @@ impl Graph<'_> {
         let mut count: Vec<i64> = a.shape.dims().iter().map(|&d| d as i64).collect();
         count[dim] = k;
         let positions = self.section(&order, &vec![0; r], &count, &vec![1; r])?;
-        let values = self.take_along(a, &positions, dim)?;
+        let values = self.take_along(a, &positions, dim, IndexPolicy::Clamp, 0.0)?;
         Ok((values, positions))
-    }
-
-    /// `a`'s elements at `positions` along `dim` (other coordinates their own).
-    fn take_along(&self, a: &Arc<Node>, positions: &Arc<Node>, dim: usize) -> Result<Arc<Node>> {
-        let coordinates = (0..a.shape.rank())
-            .map(|d| if d == dim { Ok(positions.clone()) } else { self.iota(DType::I64, positions.shape, d) })
-            .collect::<Result<Vec<_>>>()?;
-        self.gather(a, &coordinates)
     }
 
     /// For each element of `v`, the number of elements of the ascending vector `sorted`
