@@ -35,7 +35,7 @@ const KERNEL_PAIRS: [(sl_reduce_op, sl_binary_op); 8] = [
     (SL_MAXVAL, SL_MAX),
 ];
 const BOOL_PAIRS: [(sl_reduce_op, sl_binary_op); 6] =
-    [(SL_ANY, SL_AND), (SL_ALL, SL_OR), (SL_MAXVAL, SL_MIN), (SL_MINVAL, SL_MAX), (SL_SUM, SL_EQ), (SL_ANY, SL_XOR)];
+    [(SL_ANY, SL_AND), (SL_ALL, SL_OR), (SL_MAXVAL, SL_AND), (SL_MINVAL, SL_OR), (SL_SUM, SL_EQ), (SL_ANY, SL_XOR)];
 const COMPOSED_PAIRS: [(sl_reduce_op, sl_binary_op); 5] =
     [(SL_SUM, SL_EQ), (SL_COUNT, SL_LT), (SL_SUM, SL_SUB), (SL_ANY, SL_GT), (SL_PROD, SL_MAX)];
 

@@ -97,7 +97,7 @@ impl Graph<'_> {
             return Err(refuse());
         }
         let p = ProductShapes::of(self, NAME, a, b)?;
-        // On bool arrays or/and are max/min (true > false), any/all the same.
+        // On bool arrays or/and are max/min of 0 and 1, any/all the same.
         let canonical = match (t, pair.reduce, pair.combine) {
             (DType::Bool, r, c) => Semiring {
                 reduce: match r {
