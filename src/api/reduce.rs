@@ -400,9 +400,9 @@ pub extern "C" fn sl_outer_product(op: sl_binary_op, a: sl_array, b: sl_array, o
 ///   combine `SL_ADD`, `SL_MUL`, `SL_MIN` or `SL_MAX` on f32, f64, i32, i64 or u8 arrays
 ///   (min-plus: shortest paths; max-min: bottleneck paths), and on bool arrays
 ///   (`SL_ANY`, `SL_AND`) (reachability) and (`SL_ALL`, `SL_OR`) (`SL_MAXVAL` and
-///   `SL_MINVAL` reduce bools as any and all). Each element is computed in the arrays' type (integers
-///   wrap); a min or max with a NaN is NaN, as `sl_min`/`sl_max` and `sl_minval`/
-///   `sl_maxval`; with k = 0 the result is the reduction's identity (+inf or the type's
+///   `SL_MINVAL` reduce bools as any and all). Each element is computed in the arrays'
+///   type (integers wrap); a min or max with a NaN is NaN, as `sl_min`/`sl_max` and
+///   `sl_minval`/`sl_maxval`; with k = 0 the result is the reduction's identity (+inf or the type's
 ///   largest for min, true for bool's all; -inf, the smallest or false for max).
 /// - Every other pair is `sl_reduce` along p of `sl_binary` of the operands, fused, with
 ///   their result types: an integer sum of products is i64, (`SL_SUM`, `SL_EQ`) counts
