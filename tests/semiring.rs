@@ -387,14 +387,7 @@ fn refused_calls() {
 #[ignore = "run by products_compared_and_replayed in a child process"]
 fn semiring_rounds_child() {
     let mut rng = rng("semiring_rounds_child");
-    let compared = std::env::var("SLUICE_COMPARE").is_ok();
-    let trace = || {
-        let mut s: sl_cache_stats = unsafe { std::mem::zeroed() };
-        ok(sl_get_cache_stats(SL_CACHE_TRACE, &mut s));
-        s
-    };
-    let mut hits_after_first = 0;
-    for round in 0..3 {
+    rounds_compared_or_replayed(5, |round| {
         for (dt, reduce, combine) in [
             (SL_F32, SL_MINVAL, SL_ADD),
             (SL_F64, SL_MAXVAL, SL_MIN),
@@ -409,18 +402,7 @@ fn semiring_rounds_child() {
             assert_pair(&format!("round {round} {dt} ({reduce}, {combine})"), reduce, &got, &want, 33);
             release(&[ha, hb]);
         }
-        if round == 0 {
-            hits_after_first = trace().hits;
-        }
-    }
-    if compared {
-        let mut s = sl_compare_stats { values_checked: 0, mismatches: 0 };
-        ok(sl_get_compare_stats(&mut s));
-        assert!(s.values_checked > 0 && s.mismatches == 0, "{s:?}");
-    } else {
-        let hits = trace().hits - hits_after_first;
-        assert!(hits >= 2 * 5, "{hits} trace cache hits in the repeated rounds");
-    }
+    });
 }
 
 #[test]
