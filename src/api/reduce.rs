@@ -407,9 +407,9 @@ pub extern "C" fn sl_outer_product(op: sl_binary_op, a: sl_array, b: sl_array, o
 /// - Every other pair is `sl_reduce` along p of `sl_binary` of the operands, fused, with
 ///   their result types: an integer sum of products is i64, (`SL_SUM`, `SL_EQ`) counts
 ///   matches (i64), f32 sums add in f64.
-/// A pair not defined for the type is refused with `SL_ERR_DTYPE_MISMATCH`; `SL_MEAN`,
-/// `SL_ARGMIN`, `SL_ARGMAX` and the NaN-ignoring and norm codes with
-/// `SL_ERR_INVALID_ARGUMENT`.
+/// - Refused: a pair not defined for the type with `SL_ERR_DTYPE_MISMATCH`; `SL_MEAN`,
+///   `SL_ARGMIN`, `SL_ARGMAX` and the NaN-ignoring and norm codes with
+///   `SL_ERR_INVALID_ARGUMENT`.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_inner_product(
     reduce: sl_reduce_op,
