@@ -1412,9 +1412,9 @@ sl_status sl_outer_product(sl_binary_op op, sl_array a, sl_array b, sl_array *ou
 // - Every other pair is `sl_reduce` along p of `sl_binary` of the operands, fused, with
 //   their result types: an integer sum of products is i64, (`SL_SUM`, `SL_EQ`) counts
 //   matches (i64), f32 sums add in f64.
-// A pair not defined for the type is refused with `SL_ERR_DTYPE_MISMATCH`; `SL_MEAN`,
-// `SL_ARGMIN`, `SL_ARGMAX` and the NaN-ignoring and norm codes with
-// `SL_ERR_INVALID_ARGUMENT`.
+// - Refused: a pair not defined for the type with `SL_ERR_DTYPE_MISMATCH`; `SL_MEAN`,
+//   `SL_ARGMIN`, `SL_ARGMAX` and the NaN-ignoring and norm codes with
+//   `SL_ERR_INVALID_ARGUMENT`.
 sl_status sl_inner_product(sl_reduce_op reduce,
                            sl_binary_op combine,
                            sl_array a,

@@ -113,9 +113,7 @@ fn inner_loop(reduce: sl_reduce_op, combine: sl_binary_op, a: &Arr, b: &Arr, out
         let idx = unravel(out, x);
         let at = |arr: &Arr, r: usize, c: usize| {
             let mut i = vec![r, c];
-            for d in 2..arr.shape.len() {
-                i.push(if arr.shape[d] == 1 { 0 } else { idx[d] });
-            }
+            i.extend(arr.shape.iter().zip(&idx).skip(2).map(|(&size, &at)| if size == 1 { 0 } else { at }));
             arr.at(&i)
         };
         let terms: Vec<V> = (0..k).map(|p| reference::binary(combine, at(a, idx[0], p), at(b, p, idx[1]))).collect();
