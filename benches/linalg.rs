@@ -7,7 +7,8 @@
 //! path before it had a kernel of its own). `batched`: 100,000 4 x 4 f32 products of two
 //! stacks (numpy's `matmul` of the same stacks is timed by `scripts/bench_numpy.py`), on
 //! the CPU and on Vulkan, and f32 GEMM of 1024 with transposed operands read in place
-//! beside the untransposed product.
+//! beside the untransposed product. `semiring`: (min, +) and (max, min) products of
+//! 1024 f32 beside sgemm of the same operands.
 
 use std::time::Duration;
 
@@ -278,5 +279,35 @@ fn transposed(c: &mut Criterion) {
     check(sl_shutdown());
 }
 
-criterion_group!(benches, gemv, cgemm, vulkan_matvec, batched, transposed);
+/// f32 of 1024 on the CPU: the (min, +) product (`sl_inner_product`, the register-tiled
+/// semiring kernel) beside sgemm (`sl_matmul`) of the same operands, read back.
+fn semiring(c: &mut Criterion) {
+    const N: usize = 1024;
+    start_on(SL_BACKEND_CPU);
+    let mut g = c.benchmark_group("semiring");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    let dims = [N as i64, N as i64];
+    let (ha, hb) = (upload(SL_F32, &dims, &values::<f32>(N * N, 7)), upload(SL_F32, &dims, &values::<f32>(N * N, 13)));
+    let mut out = vec![0f32; N * N];
+    for (name, pair) in
+        [("sgemm", None), ("min_plus", Some((SL_MINVAL, SL_ADD))), ("max_min", Some((SL_MAXVAL, SL_MIN)))]
+    {
+        g.bench_function(format!("{name}_1024_f32"), |b| {
+            b.iter(|| {
+                let mut hc = 0;
+                match pair {
+                    None => check(sl_matmul(ha, hb, &mut hc)),
+                    Some((reduce, combine)) => check(sl_inner_product(reduce, combine, ha, hb, &mut hc)),
+                }
+                read_release(hc, &mut out);
+            })
+        });
+    }
+    check(sl_release(ha));
+    check(sl_release(hb));
+    g.finish();
+    check(sl_shutdown());
+}
+
+criterion_group!(benches, gemv, cgemm, vulkan_matvec, batched, transposed, semiring);
 criterion_main!(benches);

@@ -1096,6 +1096,15 @@ inline Array matmul(const Array& a, const Array& b) { return detail::make(sl_mat
 inline Array dot(const Array& a, const Array& b) { return detail::make(sl_dot, a.handle(), b.handle()); }
 // The m x n matrix of a[i] * b[j] for vectors a (length m) and b (length n).
 inline Array outer(const Array& a, const Array& b) { return detail::make(sl_outer, a.handle(), b.handle()); }
+// op(a[i...], b[j...]) for every element of a and of b, shaped a's dimensions then b's.
+inline Array outer(sl_binary_op op, const Array& a, const Array& b) {
+    return detail::make(sl_outer_product, op, a.handle(), b.handle());
+}
+// reduce over p of combine(a[i, p], b[p, j]) with matmul's shapes and batches, e.g.
+// (SL_MINVAL, SL_ADD) for shortest paths, (SL_ANY, SL_AND) for reachability.
+inline Array inner_product(sl_reduce_op reduce, sl_binary_op combine, const Array& a, const Array& b) {
+    return detail::make(sl_inner_product, reduce, combine, a.handle(), b.handle());
+}
 // dot(conj(a), b): the inner product of complex vectors.
 inline Array vdot(const Array& a, const Array& b) { return detail::make(sl_vdot, a.handle(), b.handle()); }
 

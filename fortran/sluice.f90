@@ -594,6 +594,20 @@ module sluice
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
+    function sl_outer_product(op, a, b, out) result(status) bind(C, name="sl_outer_product")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: op
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_inner_product(reduce, combine, a, b, out) result(status) bind(C, name="sl_inner_product")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int32_t), value :: reduce, combine
+      integer(c_int64_t), value :: a, b
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
     function sl_vdot(a, b, out) result(status) bind(C, name="sl_vdot")
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: a, b
@@ -619,7 +633,8 @@ module sluice
     end function
   end interface
   public :: sl_add, sl_sub, sl_mul, sl_div, sl_rem, sl_pow, sl_atan2, sl_hypot, sl_min, sl_max, sl_eq, sl_ne, &
-    sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor, sl_matmul, sl_dot, sl_vdot, sl_outer, sl_gemm, sl_gemm_c
+    sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor, sl_matmul, sl_dot, sl_vdot, sl_outer, sl_gemm, sl_gemm_c, &
+    sl_outer_product, sl_inner_product
 
   ! Fourier transforms (dims are 0-based, as in C).
   interface
@@ -2153,6 +2168,10 @@ module sluice
   interface dot_product
     module procedure dot_product_arr
   end interface
+  ! outer(a, b): a(i) * b(j) of vectors; outer(op, a, b): op(a(i...), b(j...)), any shapes.
+  interface outer
+    module procedure outer_arr, outer_op
+  end interface
   ! alpha op_a(a) op_b(b) + beta c, BLAS's general product (real or complex scalars).
   interface gemm
     module procedure gemm_real, gemm_complex
@@ -2189,7 +2208,7 @@ module sluice
     atanh, erf, aint, anint, not, floor, ceiling, nint, atan2, hypot, min, max, mod, iand, ior, ieor, real, &
     dble, int, logical, conjg, aimag, cmplx, sum, product, maxval, minval, count, any, all, minloc, maxloc, matmul, dot_product, &
     transpose, reshape, cshift, eoshift, spread, merge, shape, size
-  public :: gemm, outer
+  public :: gemm, outer, inner_product
   public :: norm2, variance, stddev, cummax, cummin
   public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, is_finite, carg, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, take_along, interp1, interp2, scatter, constant, &
@@ -3595,10 +3614,30 @@ contains
   end function
 
   ! The matrix of vector_a(i) * vector_b(j).
-  type(sl_array) function outer(vector_a, vector_b, stat) result(r)
+  type(sl_array) function outer_arr(vector_a, vector_b, stat) result(r)
     type(sl_array), intent(in) :: vector_a, vector_b
     integer, intent(out), optional :: stat
     call finish(sl_outer(vector_a%handle, vector_b%handle, r%handle), stat)
+  end function
+
+  ! op(array_a(i...), array_b(j...)) for a binary op code (SL_BINARY_*), shaped array_a's
+  ! dimensions then array_b's.
+  type(sl_array) function outer_op(op, array_a, array_b, stat) result(r)
+    integer, intent(in) :: op
+    type(sl_array), intent(in) :: array_a, array_b
+    integer, intent(out), optional :: stat
+    call finish(sl_outer_product(int(op, c_int32_t), array_a%handle, array_b%handle, r%handle), stat)
+  end function
+
+  ! The generalized inner product: reduce (SL_REDUCE_*) over p of combine (SL_BINARY_*)
+  ! of matrix_a(i, p) and matrix_b(p, j), with matmul's shapes, e.g. (SL_REDUCE_MINVAL,
+  ! SL_BINARY_ADD) for shortest paths, (SL_REDUCE_ANY, SL_BINARY_AND) for reachability.
+  type(sl_array) function inner_product(reduce, combine, matrix_a, matrix_b, stat) result(r)
+    integer, intent(in) :: reduce, combine
+    type(sl_array), intent(in) :: matrix_a, matrix_b
+    integer, intent(out), optional :: stat
+    call finish(sl_inner_product(int(reduce, c_int32_t), int(combine, c_int32_t), matrix_a%handle, &
+      matrix_b%handle, r%handle), stat)
   end function
 
   ! alpha op_a(a) op_b(b) + beta c, op SL_NO_TRANS, SL_TRANS or SL_CONJ_TRANS; without c

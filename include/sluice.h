@@ -1479,7 +1479,41 @@ sl_status sl_gemm_c(sl_transpose_op op_a,
 
 // The outer product of vectors `a` (length m) and `b` (length n): the m x n matrix of
 // `a[i] * b[j]` (no conjugation), computed element-wise and fused with its neighbours.
+// For other ops and shapes, `sl_outer_product`.
 sl_status sl_outer(sl_array a, sl_array b, sl_array *out);
+
+// The generalized outer product: `out[i..., j...] = op(a[i...], b[j...])` for every
+// element of `a` and every element of `b`, shaped as `a`'s dimensions followed by `b`'s
+// (at most 8 in all), for any `SL_*` binary op with `sl_binary`'s types and promotion.
+// It is a broadcast, so it fuses with the work around it. A rank-0 operand gives
+// `op` of it with every element of the other.
+sl_status sl_outer_product(sl_binary_op op, sl_array a, sl_array b, sl_array *out);
+
+// The generalized inner product: `out[i, j] = reduce over p of combine(a[i, p], b[p, j])`
+// for a reduction code (`SL_SUM`, `SL_PROD`, `SL_MINVAL`, `SL_MAXVAL`, `SL_ANY`, `SL_ALL`,
+// `SL_COUNT`) and a binary op code, with `sl_matmul`'s shapes: vectors, and batches over
+// the dimensions after the first two, broadcast. The m x k x n combined values are never
+// stored. `a` and `b` have one type.
+// - (`SL_SUM`, `SL_MUL`) of float or complex arrays is `sl_matmul`.
+// - The min/max semirings are product kernels: reduce `SL_MINVAL` or `SL_MAXVAL` with
+//   combine `SL_ADD`, `SL_MUL`, `SL_MIN` or `SL_MAX` on f32, f64, i32, i64 or u8 arrays
+//   (min-plus: shortest paths; max-min: bottleneck paths), and on bool arrays
+//   (`SL_ANY`, `SL_AND`) (reachability) and (`SL_ALL`, `SL_OR`) (`SL_MAXVAL` and
+//   `SL_MINVAL` reduce bools as any and all). Each element is computed in the arrays'
+//   type (integers wrap); a min or max with a NaN is NaN, as `sl_min`/`sl_max` and
+//   `sl_minval`/`sl_maxval`; with k = 0 the result is the reduction's identity (+inf or the type's
+//   largest for min, true for bool's all; -inf, the smallest or false for max).
+// - Every other pair is `sl_reduce` along p of `sl_binary` of the operands, fused, with
+//   their result types: an integer sum of products is i64, (`SL_SUM`, `SL_EQ`) counts
+//   matches (i64), f32 sums add in f64.
+// - Refused: a pair not defined for the type with `SL_ERR_DTYPE_MISMATCH`; `SL_MEAN`,
+//   `SL_ARGMIN`, `SL_ARGMAX` and the NaN-ignoring and norm codes with
+//   `SL_ERR_INVALID_ARGUMENT`.
+sl_status sl_inner_product(sl_reduce_op reduce,
+                           sl_binary_op combine,
+                           sl_array a,
+                           sl_array b,
+                           sl_array *out);
 
 // Sum of the element-wise products of `conj(a)` and `b`, arrays of the same shape (rank
 // 0 result): the inner product of complex vectors (Fortran's `dot_product`, BLAS

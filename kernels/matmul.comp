@@ -1,7 +1,9 @@
 // c (m x n x products, dense column-major) = a (m x k) * b (k x n) for each product of a
 // batch, both in any strided layout. T (float, double, or vec2/dvec2 for complex),
 // MUL(u, v) (T's product) and OP_A, OP_B (the identity, or the complex conjugate) are
-// defined before this text. Two forms, chosen by the launch:
+// defined before this text. A generalized product (c(i, j) = REDUCE over q of
+// COMBINE(a(i, q), b(q, j)), starting from ID) defines those three as well; the plain
+// product's are the sum, MUL and 0. Two forms, chosen by the launch:
 // - tiled: each workgroup computes a TILE x TILE block of one product's c, staging
 //   TILE x TILE blocks of a and b in shared memory; workgroup g (= x + y * groups x)
 //   takes block g % tiles m, g / tiles m % tiles n of product g / (tiles m * tiles n).
@@ -15,6 +17,11 @@
 // operand's stride is 0 along the batch dimensions it broadcasts).
 
 #define TILE 16
+#ifndef COMBINE
+#define ID T(0)
+#define REDUCE(x, y) ((x) + (y))
+#define COMBINE(u, v) MUL(u, v)
+#endif
 #ifdef SMALL
 layout(local_size_x = 64) in;
 #else
@@ -53,9 +60,9 @@ void main() {
     }
     int i = e % m, j = e / m % n;
     ivec2 o = operands(p);
-    precise T acc = T(0);
+    precise T acc = ID;
     for (int q = 0; q < k; q++) {
-        acc += MUL(OP_A(a.v[o.x + i * a0 + q * a1]), OP_B(b.v[o.y + q * b0 + j * b1]));
+        acc = REDUCE(acc, COMBINE(OP_A(a.v[o.x + i * a0 + q * a1]), OP_B(b.v[o.y + q * b0 + j * b1])));
     }
 #else
     int g = int(gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x);
@@ -67,15 +74,17 @@ void main() {
     int li = int(gl_LocalInvocationID.x), lj = int(gl_LocalInvocationID.y);
     int i = g % tiles_m * TILE + li, j = g / tiles_m % tiles_n * TILE + lj;
     ivec2 o = operands(p);
-    precise T acc = T(0);
+    precise T acc = ID;
     for (int t = 0; t < k; t += TILE) {
         // ta[p][li] = a(i, t + p); tb[lj][p] = b(t + p, j)
         ta[lj][li] = (i < m && t + lj < k) ? OP_A(a.v[o.x + i * a0 + (t + lj) * a1]) : T(0);
         tb[lj][li] = (t + li < k && j < n) ? OP_B(b.v[o.y + (t + li) * b0 + j * b1]) : T(0);
         memoryBarrierShared();
         barrier();
-        for (int q = 0; q < TILE; q++) {
-            acc += MUL(ta[q][li], tb[lj][q]);
+        // Only the tile's columns inside k: padding is no identity of every pair.
+        int steps = min(TILE, k - t);
+        for (int q = 0; q < steps; q++) {
+            acc = REDUCE(acc, COMBINE(ta[q][li], tb[lj][q]));
         }
         memoryBarrierShared();
         barrier();

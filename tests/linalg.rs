@@ -519,14 +519,7 @@ fn general_products() {
 #[ignore = "run by products_compared_and_replayed in a child process"]
 fn product_rounds_child() {
     let mut rng = rng("product_rounds_child");
-    let compared = std::env::var("SLUICE_COMPARE").is_ok();
-    let trace = || {
-        let mut s: sl_cache_stats = unsafe { std::mem::zeroed() };
-        ok(sl_get_cache_stats(SL_CACHE_TRACE, &mut s));
-        s
-    };
-    let mut hits_after_first = 0;
-    for round in 0..3 {
+    rounds_compared_or_replayed(4 * 3, |_| {
         for dt in [SL_F32, SL_F64, SL_C64, SL_C128] {
             let (ha, a) = operand(&mut rng, dt, 65, 17, Form::Section, false);
             let (hx, x) = operand(&mut rng, dt, 17, 1, Form::Dense, true);
@@ -551,18 +544,7 @@ fn product_rounds_child() {
             assert_matches(&format!("{dt} matmul"), &M::download(c, 65, 33), &product(&a, &b), tol);
             release(&[ha, hx, hb, y, z, c]);
         }
-        if round == 0 {
-            hits_after_first = trace().hits;
-        }
-    }
-    if compared {
-        let mut s = sl_compare_stats { values_checked: 0, mismatches: 0 };
-        ok(sl_get_compare_stats(&mut s));
-        assert!(s.values_checked > 0 && s.mismatches == 0, "{s:?}");
-    } else {
-        let hits = trace().hits - hits_after_first;
-        assert!(hits >= 2 * 4 * 3, "{hits} trace cache hits in the repeated rounds");
-    }
+    });
 }
 
 #[test]

@@ -2,10 +2,10 @@
 
 use super::error::boundary;
 use super::types::*;
-use super::{graph, node, out_slot, put, reduce_op, runtime, scan_op};
+use super::{binary_op, graph, node, out_slot, put, reduce_op, runtime, scan_op};
 use crate::front::linalg::Transpose;
 use crate::front::stats::{Axes, Reduction, Scan};
-use crate::ir::{CallSite, ReduceOp, Result, bail};
+use crate::ir::{BinaryOp, CallSite, ReduceOp, Result, bail};
 
 /// `SL_ALL_DIMS` (-1) or a dimension.
 fn axis(dim: i32) -> Result<Option<usize>> {
@@ -353,13 +353,83 @@ pub extern "C" fn sl_gemm_c(
 
 /// The outer product of vectors `a` (length m) and `b` (length n): the m x n matrix of
 /// `a[i] * b[j]` (no conjugation), computed element-wise and fused with its neighbours.
+/// For other ops and shapes, `sl_outer_product`.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_outer(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
     boundary!("sl_outer", |site| {
         let out = out_slot(out)?;
         let rt = runtime()?;
         let (a, b) = (node(&rt, a)?, node(&rt, b)?);
-        let n = graph(&rt, site).outer(&a, &b)?;
+        if a.shape.rank() != 1 || b.shape.rank() != 1 {
+            bail!(
+                ShapeMismatch,
+                "outer needs two vectors, got {} and {} (sl_outer_product takes any shapes)",
+                a.shape,
+                b.shape
+            );
+        }
+        let n = graph(&rt, site).outer(BinaryOp::Mul, &a, &b)?;
+        put(&rt, out, n)
+    })
+}
+
+/// The generalized outer product: `out[i..., j...] = op(a[i...], b[j...])` for every
+/// element of `a` and every element of `b`, shaped as `a`'s dimensions followed by `b`'s
+/// (at most 8 in all), for any `SL_*` binary op with `sl_binary`'s types and promotion.
+/// It is a broadcast, so it fuses with the work around it. A rank-0 operand gives
+/// `op` of it with every element of the other.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_outer_product(op: sl_binary_op, a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_outer_product", |site| {
+        let out = out_slot(out)?;
+        let op = binary_op(op)?;
+        let rt = runtime()?;
+        let (a, b) = (node(&rt, a)?, node(&rt, b)?);
+        let n = graph(&rt, site).outer(op, &a, &b)?;
+        put(&rt, out, n)
+    })
+}
+
+/// The generalized inner product: `out[i, j] = reduce over p of combine(a[i, p], b[p, j])`
+/// for a reduction code (`SL_SUM`, `SL_PROD`, `SL_MINVAL`, `SL_MAXVAL`, `SL_ANY`, `SL_ALL`,
+/// `SL_COUNT`) and a binary op code, with `sl_matmul`'s shapes: vectors, and batches over
+/// the dimensions after the first two, broadcast. The m x k x n combined values are never
+/// stored. `a` and `b` have one type.
+/// - (`SL_SUM`, `SL_MUL`) of float or complex arrays is `sl_matmul`.
+/// - The min/max semirings are product kernels: reduce `SL_MINVAL` or `SL_MAXVAL` with
+///   combine `SL_ADD`, `SL_MUL`, `SL_MIN` or `SL_MAX` on f32, f64, i32, i64 or u8 arrays
+///   (min-plus: shortest paths; max-min: bottleneck paths), and on bool arrays
+///   (`SL_ANY`, `SL_AND`) (reachability) and (`SL_ALL`, `SL_OR`) (`SL_MAXVAL` and
+///   `SL_MINVAL` reduce bools as any and all). Each element is computed in the arrays'
+///   type (integers wrap); a min or max with a NaN is NaN, as `sl_min`/`sl_max` and
+///   `sl_minval`/`sl_maxval`; with k = 0 the result is the reduction's identity (+inf or the type's
+///   largest for min, true for bool's all; -inf, the smallest or false for max).
+/// - Every other pair is `sl_reduce` along p of `sl_binary` of the operands, fused, with
+///   their result types: an integer sum of products is i64, (`SL_SUM`, `SL_EQ`) counts
+///   matches (i64), f32 sums add in f64.
+/// - Refused: a pair not defined for the type with `SL_ERR_DTYPE_MISMATCH`; `SL_MEAN`,
+///   `SL_ARGMIN`, `SL_ARGMAX` and the NaN-ignoring and norm codes with
+///   `SL_ERR_INVALID_ARGUMENT`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_inner_product(
+    reduce: sl_reduce_op,
+    combine: sl_binary_op,
+    a: sl_array,
+    b: sl_array,
+    out: *mut sl_array,
+) -> sl_status {
+    boundary!("sl_inner_product", |site| {
+        let out = out_slot(out)?;
+        let Reduction::Plain(reduce) = reduce_op(reduce)? else {
+            bail!(
+                InvalidArgument,
+                "reduce is {reduce}: an inner product reduces with a plain reduction, not a NaN-ignoring one or a norm"
+            );
+        };
+        let combine = binary_op(combine)?;
+        let rt = runtime()?;
+        let (a, b) = (node(&rt, a)?, node(&rt, b)?);
+        let n = graph(&rt, site).inner_product(reduce, combine, &a, &b)?;
         put(&rt, out, n)
     })
 }

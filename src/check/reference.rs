@@ -4,7 +4,9 @@
 //! type. Deliberately plain: it shares no arithmetic with the executors, so it checks them.
 
 use crate::ir::random::{Distribution, Stream};
-use crate::ir::{BinaryOp, DType, MAX_RANK, Node, Op, ReduceOp, Scalar, ScanOp, ScatterMode, Shape, UnaryOp, Value};
+use crate::ir::{
+    BinaryOp, DType, MAX_RANK, Node, Op, ReduceOp, Scalar, ScanOp, ScatterMode, Semiring, Shape, UnaryOp, Value,
+};
 
 unsafe extern "C" {
     /// The C library's error function (Rust's standard library has none).
@@ -458,7 +460,7 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
             r.scale = Some(vec![scale; shape.numel()]);
             r
         }
-        Op::MatMul { conj } => {
+        Op::MatMul { conj, semiring } => {
             let (a, b) = (ins[0], ins[1]);
             let k = a.shape.dim(1);
             // An operand's element, conjugated as the op says.
@@ -480,6 +482,10 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
             each(&|_, c| {
                 let (i, j) = (c[0] as usize, c[1] as usize);
                 let terms = (0..k).map(|p| (at(a, index(a, i, p, c), conj[0]), at(b, index(b, p, j, c), conj[1])));
+                if *semiring != Semiring::PLUS_TIMES {
+                    let combined = terms.map(|(x, y)| binary(semiring.combine, t, x, y));
+                    return extremum(semiring.reduce == ReduceOp::Min, t, combined);
+                }
                 match t {
                     _ if t.is_complex() => {
                         let (re, im) = terms.fold((0.0, 0.0), |(re, im), (x, y)| {
@@ -728,13 +734,7 @@ fn fold(op: ReduceOp, v: DType, g: &[(i64, usize, Elem)]) -> Elem {
         ReduceOp::Any => Elem::I(values().any(Elem::nonzero) as i64),
         ReduceOp::All => Elem::I(values().all(Elem::nonzero) as i64),
         ReduceOp::Count => Elem::I(values().filter(|x| x.nonzero()).count() as i64),
-        ReduceOp::Min | ReduceOp::Max => {
-            if let Some(x) = values().find(|x| x.is_nan()) {
-                return x;
-            }
-            let start = if op == ReduceOp::Min { highest(v) } else { lowest(v) };
-            values().fold(start, |a, x| if better(op == ReduceOp::Min, x, a) { x } else { a })
-        }
+        ReduceOp::Min | ReduceOp::Max => extremum(op == ReduceOp::Min, v, values()),
         ReduceOp::ArgMin | ReduceOp::ArgMax => {
             if let Some(&(i, _, _)) = g.iter().find(|(_, _, x)| x.is_nan()) {
                 return Elem::I(i);
@@ -748,6 +748,21 @@ fn fold(op: ReduceOp, v: DType, g: &[(i64, usize, Elem)]) -> Elem {
             Elem::I(best.map_or(-1, |(i, _)| i))
         }
     }
+}
+
+/// The smallest (`min`) or largest of values of type `t`: NaN if one is, the extreme
+/// value of `t` if there are none.
+fn extremum(min: bool, t: DType, values: impl Iterator<Item = Elem>) -> Elem {
+    let mut best = if min { highest(t) } else { lowest(t) };
+    for x in values {
+        if x.is_nan() {
+            return x;
+        }
+        if better(min, x, best) {
+            best = x;
+        }
+    }
+    best
 }
 
 /// Whether `x` beats `best` (strictly) for a minimum (`min`) or maximum.

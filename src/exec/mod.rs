@@ -17,8 +17,8 @@ use crate::backend::vulkan;
 use crate::config::{Backend, Config};
 use crate::ir::kernel::Kernel;
 use crate::ir::{
-    CallSite, DType, Error, ErrorKind, FactorOp, FftSpec, Inputs, Layout, Promise, Result, Scalar, ScatterMode, Shape,
-    SortOp, Value,
+    CallSite, DType, Error, ErrorKind, FactorOp, FftSpec, Inputs, Layout, Promise, Result, Scalar, ScatterMode,
+    Semiring, Shape, SortOp, Value,
 };
 
 /// A kernel in the executor's own compiled form.
@@ -34,10 +34,12 @@ pub enum Work {
         compiled: Arc<dyn CompiledKernel>,
     },
     /// inputs [a (m x k x batch), b (k x n x batch)] -> [c (m x n x batch)], with the
-    /// elements of a and of b conjugated as `conj` says.
+    /// elements of a and of b conjugated as `conj` says, reduced and combined as
+    /// `semiring` says (the operands' and result's type `dtype`).
     MatMul {
         dtype: DType,
         conj: [bool; 2],
+        semiring: Semiring,
         m: usize,
         k: usize,
         n: usize,
@@ -112,7 +114,8 @@ impl Work {
     pub fn name(&self) -> &'static str {
         match self {
             Work::Kernel { .. } => "kernel",
-            Work::MatMul { .. } => "matmul",
+            Work::MatMul { semiring, .. } if *semiring == Semiring::PLUS_TIMES => "matmul",
+            Work::MatMul { .. } => "inner_product",
             Work::Fft { .. } => "fft",
             Work::Factor { op, .. } => op.name(),
             Work::Sort { op, .. } => op.name(),

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use smallvec::smallvec;
 
 use super::graph::Graph;
-use crate::ir::{BinaryOp, Node, Op, ReduceOp, Result, Shape, UnaryOp, bail};
+use crate::ir::{BinaryOp, DType, Error, ErrorKind, Node, Op, ReduceOp, Result, Semiring, Shape, UnaryOp, bail};
 
 /// What a general product does to an operand first.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -43,40 +43,96 @@ impl Graph<'_> {
                 b.dtype
             );
         }
-        let (ra, rb) = (a.shape.rank(), b.shape.rank());
-        if ra == 0 || rb == 0 || ra + rb == 2 {
-            bail!(
-                ShapeMismatch,
-                "{name} needs matrices (or stacks of them) or a vector times one of those, not two vectors (use dot) or a scalar, got {} and {}",
-                a.shape,
-                b.shape
-            );
-        }
-        let a2 = if ra == 1 { self.reshape(a, Shape::new(&[1, a.shape.dim(0)]))? } else { a.clone() };
-        let b2 = if rb == 1 { self.reshape(b, Shape::new(&[b.shape.dim(0), 1]))? } else { b.clone() };
-        let (m, k, n) = (a2.shape.dim(0), a2.shape.dim(1), b2.shape.dim(1));
-        if b2.shape.dim(0) != k {
-            bail!(ShapeMismatch, "{name}: inner dimensions differ ({} times {})", a.shape, b.shape);
-        }
-        let batch_of = |s: &Shape| Shape::new(&s.dims()[2..]);
-        let Ok(batch) = Shape::broadcast(&batch_of(&a2.shape), &batch_of(&b2.shape)) else {
-            bail!(
-                ShapeMismatch,
-                "{name}: the batch dimensions (after the first two) of {} and {} do not broadcast",
-                a.shape,
-                b.shape
-            );
-        };
-        let mut dims = vec![m as u64, n as u64];
-        dims.extend(batch.dims().iter().map(|&d| d as u64));
         let conj = conj.map(|c| c && a.dtype.is_complex());
-        let c = self.pending(Op::MatMul { conj }, a.dtype, Shape::sized(name, &dims)?, smallvec![a2, b2]);
-        // A vector operand's unit dimension leaves the result.
-        match (ra, rb) {
-            (1, _) => self.reshape(&c, c.shape.without_dim(0)),
-            (_, 1) => self.reshape(&c, c.shape.without_dim(1)),
-            _ => Ok(c),
+        let p = ProductShapes::of(self, name, a, b)?;
+        let c = self.pending(
+            Op::MatMul { conj, semiring: Semiring::PLUS_TIMES },
+            a.dtype,
+            p.result,
+            smallvec![p.a.clone(), p.b.clone()],
+        );
+        p.finish(self, &c)
+    }
+
+    /// The generalized inner product: element (i, j) is `reduce` over p of
+    /// `combine(a[i, p], b[p, j])`, with `matmul`'s shapes, vectors and batches. (sum,
+    /// mul) of float or complex arrays is `matmul`; the min/max pairs of
+    /// `Semiring::is_intrinsic` (on bool arrays and/or written for min/max) are product
+    /// nodes; every other pair is `reduce` along p of `combine` of the operands
+    /// broadcast against each other (fused: the m x k x n values are never stored), so
+    /// its types are those of `sl_binary` then `sl_reduce` (a sum of bools counts).
+    pub fn inner_product(
+        &self,
+        reduce: ReduceOp,
+        combine: BinaryOp,
+        a: &Arc<Node>,
+        b: &Arc<Node>,
+    ) -> Result<Arc<Node>> {
+        const NAME: &str = "inner_product";
+        if matches!(reduce, ReduceOp::Mean | ReduceOp::ArgMin | ReduceOp::ArgMax) {
+            bail!(
+                InvalidArgument,
+                "{NAME}: reduce is {}; sum, prod, min, max, any, all or count combine",
+                reduce.name()
+            );
         }
+        if a.dtype != b.dtype {
+            bail!(DTypeMismatch, "{NAME} needs two arrays of one type, got {} and {}", a.dtype, b.dtype);
+        }
+        let t = a.dtype;
+        let pair = Semiring { reduce, combine };
+        if pair == Semiring::PLUS_TIMES && (t.is_float() || t.is_complex()) {
+            return self.product(NAME, a, b, [false; 2]);
+        }
+        let refuse = || {
+            let why = format!("{NAME}: ({}, {}) is not defined for {t} arrays", reduce.name(), combine.name());
+            Error::new(ErrorKind::DTypeMismatch, why)
+        };
+        let Some(ct) = combine.result_dtype(t).filter(|_| combine != BinaryOp::Complex && !t.is_complex()) else {
+            return Err(refuse());
+        };
+        // The graph's reduce counts bools for sums and products.
+        let counted = matches!(reduce, ReduceOp::Sum | ReduceOp::Prod) && ct == DType::Bool;
+        if reduce.result_dtype(if counted { DType::I64 } else { ct }).is_none() {
+            return Err(refuse());
+        }
+        let p = ProductShapes::of(self, NAME, a, b)?;
+        // On bool arrays or/and are max/min of 0 and 1, any/all the same.
+        let canonical = match (t, pair.reduce, pair.combine) {
+            (DType::Bool, r, c) => Semiring {
+                reduce: match r {
+                    ReduceOp::Any => ReduceOp::Max,
+                    ReduceOp::All => ReduceOp::Min,
+                    r => r,
+                },
+                combine: match c {
+                    BinaryOp::Or => BinaryOp::Max,
+                    BinaryOp::And => BinaryOp::Min,
+                    c => c,
+                },
+            },
+            _ => pair,
+        };
+        if canonical.is_intrinsic() {
+            let c = self.pending(
+                Op::MatMul { conj: [false; 2], semiring: canonical },
+                t,
+                p.result,
+                smallvec![p.a.clone(), p.b.clone()],
+            );
+            return p.finish(self, &c);
+        }
+        // a as m x k x 1 x batch, b as 1 x k x n x batch: combined, they broadcast to
+        // m x k x n x batch, reduced along k.
+        let spread = |x: &Arc<Node>, at: usize| -> Result<Arc<Node>> {
+            let mut dims: Vec<u64> = x.shape.dims().iter().map(|&d| d as u64).collect();
+            dims.insert(at, 1);
+            self.reshape(x, Shape::sized(NAME, &dims)?)
+        };
+        let terms = self.binary(combine, &spread(&p.a, 2)?, &spread(&p.b, 0)?)?;
+        let r = self.reduce(reduce, &terms, Some(1))?;
+        let c = self.reshape(&r, r.shape.without_dim(1))?;
+        p.finish(self, &c)
     }
 
     /// `alpha op(a) op(b) + beta c` (without `c`: `alpha op(a) op(b)`). A transposed
@@ -134,16 +190,16 @@ impl Graph<'_> {
         self.reduce(ReduceOp::Sum, &p, None)
     }
 
-    /// The outer product of vectors `a` (length m) and `b` (length n): the m x n matrix
-    /// of `a[i] * b[j]`, an element-wise product of broadcast views (no conjugation).
-    pub fn outer(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
-        if a.shape.rank() != 1 || b.shape.rank() != 1 {
-            bail!(ShapeMismatch, "outer needs two vectors, got {} and {}", a.shape, b.shape);
-        }
-        let (m, n) = (a.shape.dim(0), b.shape.dim(0));
-        let column = self.reshape(a, Shape::new(&[m, 1]))?;
-        let row = self.reshape(b, Shape::new(&[1, n]))?;
-        self.binary(BinaryOp::Mul, &column, &row)
+    /// The generalized outer product: `op(a[i...], b[j...])` for every element of `a`
+    /// and of `b`, shaped `a`'s dimensions then `b`'s; `op`'s types as in `binary`. Each
+    /// operand is reshaped so that the two broadcast, so it fuses with its neighbours.
+    pub fn outer(&self, op: BinaryOp, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
+        // b's dimensions moved past a's (a's trailing ones are implicit).
+        let mut dims = vec![1u64; a.shape.rank()];
+        dims.extend(b.shape.dims().iter().map(|&d| d as u64));
+        let moved =
+            Shape::sized(format_args!("{}: the outer product of {} and {}", op.name(), a.shape, b.shape), &dims)?;
+        self.binary(op, a, &self.reshape(b, moved)?)
     }
 
     /// `dot(conj(a), b)`: the inner product of complex vectors (for real ones, `dot`).
@@ -152,5 +208,56 @@ impl Graph<'_> {
             bail!(ShapeMismatch, "vdot: shapes {} and {} differ", a.shape, b.shape);
         }
         self.dot(&self.unary(UnaryOp::Conj, a)?, b)
+    }
+}
+
+/// The operands of a product as m x k (x batch) and k x n (x batch) matrices, and the
+/// product's shape; `finish` takes a vector operand's unit dimension out of the result.
+struct ProductShapes {
+    a: Arc<Node>,
+    b: Arc<Node>,
+    result: Shape,
+    ranks: (usize, usize),
+}
+
+impl ProductShapes {
+    fn of(g: &Graph, name: &str, a: &Arc<Node>, b: &Arc<Node>) -> Result<ProductShapes> {
+        let (ra, rb) = (a.shape.rank(), b.shape.rank());
+        if ra == 0 || rb == 0 || ra + rb == 2 {
+            bail!(
+                ShapeMismatch,
+                "{name} needs matrices (or stacks of them) or a vector times one of those, not two vectors (use dot) or a scalar, got {} and {}",
+                a.shape,
+                b.shape
+            );
+        }
+        let a2 = if ra == 1 { g.reshape(a, Shape::new(&[1, a.shape.dim(0)]))? } else { a.clone() };
+        let b2 = if rb == 1 { g.reshape(b, Shape::new(&[b.shape.dim(0), 1]))? } else { b.clone() };
+        let (m, k, n) = (a2.shape.dim(0), a2.shape.dim(1), b2.shape.dim(1));
+        if b2.shape.dim(0) != k {
+            bail!(ShapeMismatch, "{name}: inner dimensions differ ({} times {})", a.shape, b.shape);
+        }
+        let batch_of = |s: &Shape| Shape::new(&s.dims()[2..]);
+        let Ok(batch) = Shape::broadcast(&batch_of(&a2.shape), &batch_of(&b2.shape)) else {
+            bail!(
+                ShapeMismatch,
+                "{name}: the batch dimensions (after the first two) of {} and {} do not broadcast",
+                a.shape,
+                b.shape
+            );
+        };
+        let mut dims = vec![m as u64, n as u64];
+        dims.extend(batch.dims().iter().map(|&d| d as u64));
+        Ok(ProductShapes { a: a2, b: b2, result: Shape::sized(name, &dims)?, ranks: (ra, rb) })
+    }
+
+    /// `c` (the product's shape) as the call's result: a vector operand's unit dimension
+    /// leaves it.
+    fn finish(&self, g: &Graph, c: &Arc<Node>) -> Result<Arc<Node>> {
+        match self.ranks {
+            (1, _) => g.reshape(c, c.shape.without_dim(0)),
+            (_, 1) => g.reshape(c, c.shape.without_dim(1)),
+            _ => Ok(c.clone()),
+        }
     }
 }

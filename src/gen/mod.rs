@@ -175,9 +175,10 @@ pub fn compile(sub: &Subgraph, roots: &[Arc<Node>], exec: &dyn Executor, opts: &
                 })
                 .collect();
             let work = match &first.op {
-                Op::MatMul { conj } => Work::MatMul {
-                    dtype: first.dtype,
+                Op::MatMul { conj, semiring } => Work::MatMul {
+                    dtype: ins[0].dtype,
                     conj: *conj,
+                    semiring: *semiring,
                     m: ins[0].shape.dim(0),
                     k: ins[0].shape.dim(1),
                     n: ins[1].shape.dim(1),

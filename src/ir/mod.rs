@@ -19,7 +19,7 @@ pub(crate) use error::bail;
 pub use error::{Error, ErrorKind, Result};
 pub use factor::{FactorOp, QrMode, Trans};
 pub use node::{Inputs, Layout, Node, NodeState, Promise, Storage, Value, clone_pending};
-pub use op::{BinaryOp, FftKind, FftNorm, FftSpec, Op, ReduceOp, ScanOp, ScatterMode, UnaryOp};
+pub use op::{BinaryOp, FftKind, FftNorm, FftSpec, Op, ReduceOp, ScanOp, ScatterMode, Semiring, UnaryOp};
 pub use random::{Distribution, RngKind};
 pub use shape::{MAX_RANK, Shape};
 pub use site::CallSite;

@@ -324,6 +324,28 @@ impl ReduceOp {
     }
 }
 
+/// The pair of ops of a product: element (i, j) is `reduce` over p of
+/// `combine(a[i, p], b[p, j])`. The ordinary product is `PLUS_TIMES`; the others a
+/// product node takes (`is_intrinsic`) are the min/max semirings: shortest and longest
+/// paths (min, +), (max, +), bottleneck paths (max, min), (min, max), (max, *); on bool
+/// arrays max and min are or and and, so (max, min) is reachability.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Semiring {
+    pub reduce: ReduceOp,
+    pub combine: BinaryOp,
+}
+
+impl Semiring {
+    pub const PLUS_TIMES: Semiring = Semiring { reduce: ReduceOp::Sum, combine: BinaryOp::Mul };
+
+    /// Whether a product node computes this pair other than as `PLUS_TIMES`: reduce min
+    /// or max, combine add, mul, min or max (each executor's generalized product kernel).
+    pub fn is_intrinsic(self) -> bool {
+        matches!(self.reduce, ReduceOp::Min | ReduceOp::Max)
+            && matches!(self.combine, BinaryOp::Add | BinaryOp::Mul | BinaryOp::Min | BinaryOp::Max)
+    }
+}
+
 /// Inclusive scans. `Max` and `Min` keep the type (a NaN propagates from where it is met;
 /// of equal values the earlier stays), and on bool arrays are the running or and and.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -463,8 +485,9 @@ pub enum Op {
     /// out-of-range indices are dropped.
     Scatter { mode: ScatterMode },
     /// inputs: [a (m x k), b (k x n)]; `conj` conjugates the elements of a and of b
-    /// (complex types; false for real ones).
-    MatMul { conj: [bool; 2] },
+    /// (complex types; false for real ones). `semiring` is `PLUS_TIMES` (float and
+    /// complex types) or an intrinsic pair (real and bool types, never conjugated).
+    MatMul { conj: [bool; 2], semiring: Semiring },
     /// inputs: [a]; complex input for `Complex` and `ComplexToReal`, real for
     /// `RealToComplex`. The output's shape gives the transformed lengths.
     Fft(FftSpec),
@@ -515,7 +538,8 @@ impl Op {
             Op::Scan { op, .. } => op.name(),
             Op::Gather => "gather",
             Op::Scatter { .. } => "scatter",
-            Op::MatMul { .. } => "matmul",
+            Op::MatMul { semiring, .. } if *semiring == Semiring::PLUS_TIMES => "matmul",
+            Op::MatMul { .. } => "inner_product",
             Op::Fft(spec) => match (spec.kind, spec.inverse) {
                 (FftKind::Complex, false) => "fft",
                 (FftKind::Complex, true) => "ifft",

@@ -497,3 +497,26 @@ pub fn read_parts(h: sl_array) -> Vec<(f64, f64)> {
         download(h).v.into_iter().map(|x| x.f()).map(|x| (x, 0.0)).collect()
     }
 }
+
+/// Runs `round` three times. Under `SLUICE_COMPARE` every value must have been checked
+/// against the reference run without a mismatch; otherwise the second and third rounds
+/// must each replay at least `hits_per_round` flushes from the trace cache.
+pub fn rounds_compared_or_replayed(hits_per_round: u64, mut round: impl FnMut(usize)) {
+    let trace_hits = || {
+        let mut s: sl_cache_stats = unsafe { std::mem::zeroed() };
+        ok(sl_get_cache_stats(SL_CACHE_TRACE, &mut s));
+        s.hits
+    };
+    round(0);
+    let hits_after_first = trace_hits();
+    round(1);
+    round(2);
+    if std::env::var("SLUICE_COMPARE").is_ok() {
+        let mut s = sl_compare_stats { values_checked: 0, mismatches: 0 };
+        ok(sl_get_compare_stats(&mut s));
+        assert!(s.values_checked > 0 && s.mismatches == 0, "{s:?}");
+    } else {
+        let hits = trace_hits() - hits_after_first;
+        assert!(hits >= 2 * hits_per_round, "{hits} trace cache hits in the repeated rounds");
+    }
+}

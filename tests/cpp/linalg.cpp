@@ -1,7 +1,11 @@
 // Matrix products from C++: gemm with every op on real and complex matrices (complex
 // scalars), matmul of a complex matrix and vector and of a real vector and matrix, outer, vdot, against std::complex loops on
-// random inputs; a bad shape throws.
+// random inputs; (max, +) inner products of an i32 stack and an outer max against loops; a bad shape
+// and a pair not defined for the type throw.
+#include <algorithm>
+#include <climits>
 #include <complex>
+#include <cstdint>
 #include <string>
 
 #include "check.hpp"
@@ -88,6 +92,26 @@ int main() {
     const std::vector<double> o = sluice::outer(Array(b), Array(c)).read<double>();
     for (int64_t j = 0; j < m; j++)
         for (int64_t i = 0; i < k; i++) EXPECT(o[i + j * k] == b[i] * c[j], "outer (" << i << ", " << j << ")");
+
+    // Longest paths of two steps, (max, +) on a stack of two i32 matrices times one matrix;
+    // the max of an outer pair.
+    {
+        const int64_t r = 6, q = 13, s = 4;
+        const std::vector<int32_t> ia = test::integers<int32_t>(r * q * 2, -1000, 1000), ib = test::integers<int32_t>(q * s, -1000, 1000);
+        const Array ip = sluice::inner_product(SL_MAXVAL, SL_ADD, Array(ia, {r, q, 2}), Array(ib, {q, s}));
+        EXPECT(ip.shape() == sluice::Shape({r, s, 2}), "(max, +) of a stack is a stack");
+        const std::vector<int32_t> got_ip = ip.read<int32_t>();
+        for (int64_t x = 0; x < r * s * 2; x++) {
+            const int64_t i = x % r, j = x / r % s, page = x / (r * s);
+            int32_t best = INT32_MIN;
+            for (int64_t p = 0; p < q; p++) best = std::max(best, ia[i + p * r + page * r * q] + ib[p + j * q]);
+            EXPECT(got_ip[x] == best, "(max, +) (" << i << ", " << j << ", " << page << ")");
+        }
+        const std::vector<double> om = sluice::outer(SL_MAX, Array(b), Array(c)).read<double>();
+        for (int64_t j = 0; j < m; j++)
+            for (int64_t i = 0; i < k; i++) EXPECT(om[i + j * k] == std::max(b[i], c[j]), "outer max (" << i << ", " << j << ")");
+        EXPECT_ERROR(SL_ERR_DTYPE_MISMATCH, "(any, and) is not defined for f64", sluice::inner_product(SL_ANY, SL_AND, Array(a, {k, m}), Array(a, {k, m})));
+    }
 
     EXPECT_ERROR(SL_ERR_SHAPE_MISMATCH, "inner dimensions", sluice::gemm(Op::none, Array(a, {k, m}), Op::none, Array(b)));
     return test::finish("linalg");

@@ -7,14 +7,15 @@ use multiversion::multiversion;
 use super::math::Real;
 use super::threads::Workers;
 use crate::exec::Batch;
-use crate::ir::{DType, MAX_RANK, Result, Value, bail};
+use crate::ir::{DType, MAX_RANK, Result, Semiring, Value, bail};
+use smallvec::SmallVec;
 
 /// Operand addresses handed to the worker pool.
 #[derive(Copy, Clone)]
-struct Operands {
+pub(super) struct Operands {
     a: *const u8,
     b: *const u8,
-    c: *mut u8,
+    pub(super) c: *mut u8,
 }
 
 // SAFETY: the step that owns the operands waits for the multiplication to finish.
@@ -23,7 +24,7 @@ unsafe impl Sync for Operands {}
 
 impl Operands {
     /// Taking the whole struct keeps closures from capturing the bare pointers.
-    fn parts(self) -> (*const u8, *const u8, *mut u8) {
+    pub(super) fn parts(self) -> (*const u8, *const u8, *mut u8) {
         (self.a, self.b, self.c)
     }
 }
@@ -38,62 +39,106 @@ fn host(v: &Value, size: usize) -> Result<*const u8> {
 
 /// Multiply-adds below which a product runs on one thread: handing it to the pool (and
 /// waking a worker) would cost more than the product (a solver's matvec).
-const SERIAL_PRODUCT: usize = 1 << 18;
+pub(super) const SERIAL_PRODUCT: usize = 1 << 18;
 
 /// Multiply-adds up to which a real product of a batch is summed by its definition: the
 /// `gemm` crate's setup per call costs more than a 4 x 4 product (100,000 of them took
 /// twice numpy's time through it).
 const DIRECT_PRODUCT: usize = 512;
 
+/// The products of a batch: where each one's operands start (batch strides are elements;
+/// `c` is dense), and the operands' strides along their first two dimensions.
+pub(super) struct Products {
+    ops: Operands,
+    batch: Batch,
+    batch_strides: [SmallVec<[i64; 6]>; 2],
+    /// Bytes of one element, and of one product's c.
+    size: usize,
+    c_bytes: usize,
+    pub(super) strides: [[i64; MAX_RANK]; 2],
+}
+
+impl Products {
+    fn new(dtype: DType, [m, n]: [usize; 2], batch: &Batch, [a, b, c]: [&Value; 3]) -> Result<Products> {
+        let size = dtype.size();
+        Ok(Products {
+            ops: Operands { a: host(a, size)?, b: host(b, size)?, c: host(c, size)? as *mut u8 },
+            batch: *batch,
+            batch_strides: [batch.strides(0, &a.layout), batch.strides(1, &b.layout)],
+            size,
+            c_bytes: m * n * size,
+            strides: [a.layout.strides, b.layout.strides],
+        })
+    }
+
+    pub(super) fn count(&self) -> usize {
+        self.batch.dims.numel()
+    }
+
+    /// The operands of product `index`.
+    pub(super) fn at(&self, index: usize) -> Operands {
+        let idx = self.batch.dims.unravel(index);
+        let offset = |s: &[i64]| s.iter().zip(idx).map(|(&s, i)| s * i as i64).sum::<i64>() as isize;
+        let (a, b, c) = self.ops.parts();
+        let size = self.size as isize;
+        // SAFETY: every product's operands lie in their arrays (the planner's shapes).
+        unsafe {
+            Operands {
+                a: a.offset(offset(&self.batch_strides[0]) * size),
+                b: b.offset(offset(&self.batch_strides[1]) * size),
+                c: c.add(index * self.c_bytes),
+            }
+        }
+    }
+}
+
 /// `c = a * b` for each index of `batch`, with `a` m x k and `b` k x n in any strided
 /// layout, their elements conjugated as `conj` says (complex types); `c` dense
 /// column-major. A batch of small products is spread over the workers, each product on
-/// one thread; large ones run one after another, each on all threads.
+/// one thread; large ones run one after another, each on all threads. A pair other than
+/// `PLUS_TIMES` is a generalized product (semiring.rs).
 #[allow(clippy::too_many_arguments)]
 pub fn matmul(
     dtype: DType,
     [m, k, n]: [usize; 3],
     conj: [bool; 2],
+    semiring: Semiring,
     batch: &Batch,
-    a: &Value,
-    b: &Value,
-    c: &Value,
+    [a, b, c]: [&Value; 3],
     workers: &Workers,
 ) -> Result<()> {
+    let products = Products::new(dtype, [m, n], batch, [a, b, c])?;
+    if semiring != Semiring::PLUS_TIMES {
+        if !semiring.is_intrinsic() || dtype.is_complex() {
+            bail!(
+                Internal,
+                "no product kernel for ({}, {}) on {dtype}",
+                semiring.reduce.name(),
+                semiring.combine.name()
+            );
+        }
+        super::semiring::inner(dtype, semiring, [m, k, n], &products, workers);
+        return Ok(());
+    }
     if !(dtype.is_float() || dtype.is_complex()) {
         bail!(DTypeMismatch, "matmul needs float or complex operands, not {dtype}");
     }
     let size = dtype.size();
-    let ops = Operands { a: host(a, size)?, b: host(b, size)?, c: host(c, size)? as *mut u8 };
-    let count = batch.dims.numel();
+    let count = products.count();
     if k == 0 {
         // An empty inner dimension sums nothing.
-        unsafe { std::ptr::write_bytes(ops.c, 0, m * n * count * size) };
+        unsafe { std::ptr::write_bytes(products.ops.c, 0, m * n * count * size) };
         return Ok(());
     }
-    let single = Single { dtype, mkn: [m, k, n], conj, sa: a.layout.strides, sb: b.layout.strides };
+    let [sa, sb] = products.strides;
+    let single = Single { dtype, mkn: [m, k, n], conj, sa, sb };
     if count == 1 {
-        single.run(ops, workers);
+        single.run(products.ops, workers);
         return Ok(());
     }
-    let strides = [batch.strides(0, &a.layout), batch.strides(1, &b.layout)];
-    // The operands of product `index` (batch strides are elements; `c` is dense).
-    let at = |index: usize| {
-        let idx = batch.dims.unravel(index);
-        let offset = |s: &[i64]| s.iter().zip(idx).map(|(&s, i)| s * i as i64).sum::<i64>() as isize * size as isize;
-        let (a, b, c) = ops.parts();
-        // SAFETY: every product's operands lie in their arrays (the planner's shapes).
-        unsafe {
-            Operands {
-                a: a.offset(offset(&strides[0])),
-                b: b.offset(offset(&strides[1])),
-                c: c.add(index * m * n * size),
-            }
-        }
-    };
     if m * n * k >= SERIAL_PRODUCT {
         for index in 0..count {
-            single.run(at(index), workers);
+            single.run(products.at(index), workers);
         }
         return Ok(());
     }
@@ -102,9 +147,9 @@ pub fn matmul(
     workers.for_each(count, serial, |indices| {
         for index in indices {
             match dtype {
-                DType::F32 if direct => single.direct::<f32>(at(index)),
-                DType::F64 if direct => single.direct::<f64>(at(index)),
-                _ => single.gemm(at(index), Parallelism::None),
+                DType::F32 if direct => single.direct::<f32>(products.at(index)),
+                DType::F64 if direct => single.direct::<f64>(products.at(index)),
+                _ => single.gemm(products.at(index), Parallelism::None),
             }
         }
     });

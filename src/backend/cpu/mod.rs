@@ -14,6 +14,7 @@ mod program;
 mod random;
 mod reduce;
 mod scatter;
+mod semiring;
 mod slices;
 mod sort;
 mod threads;
@@ -77,9 +78,15 @@ impl Executor for CpuExecutor {
                 };
                 vm::run(prog, inputs, params, outputs, &self.workers)
             }
-            Work::MatMul { dtype, conj, m, k, n, batch } => {
-                linalg::matmul(*dtype, [*m, *k, *n], *conj, batch, &inputs[0], &inputs[1], &outputs[0], &self.workers)
-            }
+            Work::MatMul { dtype, conj, semiring, m, k, n, batch } => linalg::matmul(
+                *dtype,
+                [*m, *k, *n],
+                *conj,
+                *semiring,
+                batch,
+                [&inputs[0], &inputs[1], &outputs[0]],
+                &self.workers,
+            ),
             Work::Fft { spec, dtype, shape, out_shape } => fft::fft(
                 &self.fft_plans,
                 &self.workers,

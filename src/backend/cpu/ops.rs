@@ -71,7 +71,7 @@ unsafe fn map2<T: Elem, R: Elem>(a: Opnd, b: Opnd, dst: *mut u8, n: usize, f: im
 }
 
 /// Float behaviour shared by f32 and f64.
-trait Float:
+pub(super) trait Float:
     Elem
     + std::ops::Neg<Output = Self>
     + std::ops::Add<Output = Self>
@@ -154,7 +154,7 @@ float_impl!(f32, math::unary_f32, math::binary_f32, math::binary_f32_vs, math::b
 float_impl!(f64, math::unary_f64, math::binary_f64, math::binary_f64_vs, math::binary_f64_sv);
 
 /// Integer behaviour shared by i32, i64 and u8 (wrapping arithmetic; x / 0 = x % 0 = 0).
-trait Int:
+pub(super) trait Int:
     Elem
     + Ord
     + std::ops::BitAnd<Output = Self>
@@ -386,13 +386,13 @@ pub unsafe fn unary(op: UnaryOp, dtype: DType, src: *const u8, dst: *mut u8, n: 
 }
 
 #[inline(always)]
-fn fmin<T: Float>(x: T, y: T) -> T {
+pub(super) fn fmin<T: Float>(x: T, y: T) -> T {
     let m = if x < y { x } else { y };
     if x.is_nan() || y.is_nan() { x + y } else { m }
 }
 
 #[inline(always)]
-fn fmax<T: Float>(x: T, y: T) -> T {
+pub(super) fn fmax<T: Float>(x: T, y: T) -> T {
     let m = if x > y { x } else { y };
     if x.is_nan() || y.is_nan() { x + y } else { m }
 }

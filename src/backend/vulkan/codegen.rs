@@ -241,7 +241,8 @@ fn acc_type(op: KernelReduce, v: DType, float64: bool) -> DType {
     }
 }
 
-fn extreme(t: DType, highest: bool) -> String {
+/// The highest or lowest value of `t` as a GLSL expression (floats: infinities).
+pub(super) fn extreme(t: DType, highest: bool) -> String {
     match (t, highest) {
         (DType::F32 | DType::F64, true) => format!("({}(1) / {}(0))", glsl::reg_type(t), glsl::reg_type(t)),
         (DType::F32 | DType::F64, false) => format!("({}(-1) / {}(0))", glsl::reg_type(t), glsl::reg_type(t)),

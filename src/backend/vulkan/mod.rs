@@ -40,7 +40,7 @@ use submit::{Commands, Submitter};
 use crate::exec::memory::{HostPool, PoolStats};
 use crate::exec::{CacheStats, CompiledKernel, DeviceInfo, DeviceKind, Executor, Step, StepOutcome, Work};
 use crate::ir::kernel::{Kernel, OutputKind};
-use crate::ir::{DType, Layout, Result, Scalar, Shape, Value, bail};
+use crate::ir::{BinaryOp, DType, Layout, ReduceOp, Result, Scalar, Semiring, Shape, Value, bail};
 
 /// A kernel lowered for the device.
 struct DeviceKernel {
@@ -341,15 +341,22 @@ impl VulkanExecutor {
     /// dimension longer than the driver's loops run, or f64 on a device without it, run
     /// on the CPU.
     fn matmul_launch(&self, work: &Work, inputs: &[Value], outputs: &[Value]) -> Result<Plan> {
-        let Work::MatMul { dtype, conj, m, k, n, batch } = *work else { unreachable!("a matmul step") };
+        let Work::MatMul { dtype, conj, semiring, m, k, n, batch } = *work else { unreachable!("a matmul step") };
         let (a, b) = (&inputs[0].layout, &inputs[1].layout);
         let caps = &self.ctx.caps;
         let fits = |v: &Value| (v.storage.byte_len() as u64) <= caps.chunk_bytes;
-        if !(inputs.iter().chain(outputs).all(fits) && (dtype.real() == DType::F32 || self.target.float64)) {
+        let plain = semiring == Semiring::PLUS_TIMES;
+        // Byte-sized elements (u8, bool) of generalized products run on the CPU.
+        let typed = match dtype.real() {
+            DType::F64 => self.target.float64,
+            DType::U8 | DType::Bool => false,
+            _ => true,
+        };
+        if !(inputs.iter().chain(outputs).all(fits) && typed) {
             return Ok(Plan::Cpu(work.clone()));
         }
         let products = batch.dims.numel();
-        let launch = if (n == 1 || m == 1) && products == 1 {
+        let launch = if plain && (n == 1 || m == 1) && products == 1 {
             self.gemv_launch(dtype, conj, [m, k, n], a, b)?
         } else {
             let small = m * n <= MATMUL_SMALL;
@@ -383,7 +390,10 @@ impl VulkanExecutor {
                 Some(words) => {
                     let mut launch = Launch { words, ranges: vec![1; 4], ..Launch::default() };
                     if groups > 0 {
-                        let header = product_header(dtype, &[("OP_A", conj[0]), ("OP_B", conj[1])]);
+                        let mut header = product_header(dtype, &[("OP_A", conj[0]), ("OP_B", conj[1])]);
+                        if !plain {
+                            header.push_str(&semiring_defines(dtype, semiring));
+                        }
                         let form = if small { "#define SMALL\n" } else { "" };
                         let source = format!("{header}{form}{}", include_str!("../../../kernels/matmul.comp"));
                         let pipeline = self.programs.pipeline(&source, &launch.ranges)?;
@@ -450,6 +460,9 @@ impl VulkanExecutor {
 /// each operand's op (named in `ops`: the identity, or the conjugate when true).
 fn product_header(dtype: DType, ops: &[(&str, bool)]) -> String {
     let mut h = format!("#version 450\n#define T {}\n", glsl::reg_type(dtype));
+    if dtype == DType::I64 {
+        h.push_str("#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n");
+    }
     if dtype.is_complex() {
         h.push_str("#define MUL(u, v) T((u).x * (v).x - (u).y * (v).y, (u).x * (v).y + (u).y * (v).x)\n");
     } else {
@@ -460,6 +473,30 @@ fn product_header(dtype: DType, ops: &[(&str, bool)]) -> String {
         h.push_str(&format!("#define {name}(z) {body}\n"));
     }
     h
+}
+
+/// The definitions `kernels/matmul.comp` reads for a generalized product: the reduce's
+/// identity ID, REDUCE(acc, x) and COMBINE(u, v). Float min and max are NaN when an
+/// operand is (GLSL's leave that undefined), as the element-wise ops.
+fn semiring_defines(dtype: DType, semiring: Semiring) -> String {
+    let float = dtype.is_float();
+    let op = |op: BinaryOp, x: &str, y: &str| match op {
+        BinaryOp::Add => format!("(({x}) + ({y}))"),
+        BinaryOp::Mul => format!("(({x}) * ({y}))"),
+        BinaryOp::Min | BinaryOp::Max if float => {
+            format!("((isnan({x}) || isnan({y})) ? ({x}) + ({y}) : {}({x}, {y}))", op.name())
+        }
+        _ => format!("{}({x}, {y})", op.name()),
+    };
+    let (reduce, id) = match semiring.reduce {
+        ReduceOp::Min => (BinaryOp::Min, codegen::extreme(dtype, true)),
+        _ => (BinaryOp::Max, codegen::extreme(dtype, false)),
+    };
+    format!(
+        "#define ID T({id})\n#define REDUCE(x, y) {}\n#define COMBINE(u, v) {}\n",
+        op(reduce, "x", "y"),
+        op(semiring.combine, "u", "v")
+    )
 }
 
 /// `numbers` as the words of a kernel's parameter block, if each fits an int.
