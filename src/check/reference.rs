@@ -4,7 +4,9 @@
 //! type. Deliberately plain: it shares no arithmetic with the executors, so it checks them.
 
 use crate::ir::random::{Distribution, Stream};
-use crate::ir::{BinaryOp, DType, MAX_RANK, Node, Op, ReduceOp, Scalar, ScanOp, ScatterMode, Shape, UnaryOp, Value};
+use crate::ir::{
+    BinaryOp, DType, MAX_RANK, Node, Op, Placement, ReduceOp, Scalar, ScanOp, ScatterMode, Shape, UnaryOp, Value,
+};
 
 unsafe extern "C" {
     /// The C library's error function (Rust's standard library has none).
@@ -425,6 +427,7 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
             })
         }
         Op::Scatter { mode } => scatter(*mode, t, ins),
+        Op::Assign(place) => assign(place, t, ins),
         Op::Factor(op) => super::factor::evaluate(*op, t, shape, ins),
         Op::Fft(spec) => {
             let src = ins[0];
@@ -717,6 +720,20 @@ fn scan(op: ScanOp, axis: usize, t: DType, src: &Reference) -> Reference {
         }
     }
     Reference::new(t, shape, out.into_iter())
+}
+
+/// The destination with each value written at its placed coordinate, one by one.
+fn assign(place: &Placement, t: DType, ins: &[&Reference]) -> Reference {
+    let (dst, values) = (ins[0], ins[1]);
+    let mut out: Vec<Elem> = (0..dst.shape.numel()).map(|i| dst.at(i)).collect();
+    for (i, c) in coords(&values.shape).enumerate() {
+        let mut at = place.start;
+        for k in 0..values.shape.rank() {
+            at[place.dims[k] as usize] += place.step[k] * c[k];
+        }
+        out[linear(&dst.shape, &at)] = values.at(i);
+    }
+    Reference::new(t, dst.shape, out.into_iter())
 }
 
 fn scatter(mode: ScatterMode, t: DType, ins: &[&Reference]) -> Reference {

@@ -1,5 +1,6 @@
 //! The front end: handles, scopes, and building the graph from calls.
 
+pub mod assign;
 mod complex;
 mod factor;
 mod fft;

@@ -22,4 +22,4 @@ pub use op::{BinaryOp, FftKind, FftNorm, FftSpec, Op, ReduceOp, ScanOp, ScatterM
 pub use random::{Distribution, RngKind};
 pub use shape::{MAX_RANK, Shape};
 pub use site::CallSite;
-pub use view::{Boundary, Map, MapStep, ViewStep};
+pub use view::{Boundary, Map, MapStep, Placement, ViewStep};

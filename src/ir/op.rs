@@ -3,7 +3,7 @@
 use super::dtype::{DType, Scalar};
 use super::factor::FactorOp;
 use super::random::{Distribution, RngKind};
-use super::view::ViewStep;
+use super::view::{Placement, ViewStep};
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum UnaryOp {
@@ -449,6 +449,12 @@ pub enum Op {
     Fft(FftSpec),
     /// A factorization or solve; inputs and output as `FactorOp` lists.
     Factor(FactorOp),
+    /// inputs: [dst, values]; out = dst (a new version of it) with `values` (shaped like
+    /// the placed view, of dst's type) written at the elements the placement selects.
+    /// Computed over the view: `values` fuses into the kernel, which stores through the
+    /// placement into dst's storage when nothing else can see the old version, or into
+    /// a copy of it.
+    Assign(Placement),
 }
 
 impl Op {
@@ -484,6 +490,7 @@ impl Op {
                 (FftKind::ComplexToReal, _) => "irfft",
             },
             Op::Factor(f) => f.name(),
+            Op::Assign(_) => "assign",
         }
     }
 }

@@ -469,6 +469,11 @@ impl Executor for VulkanExecutor {
     }
 
     fn compile(&self, kernel: Arc<Kernel>) -> Result<Arc<dyn CompiledKernel>> {
+        // Assignments (stores through a placement into a new version of an input) are
+        // not lowered to shaders yet: they run on the CPU executor.
+        if kernel.outputs.iter().any(|o| o.into.is_some()) {
+            return Ok(Arc::new(Routed { cpu: self.cpu.compile(kernel)? }));
+        }
         if self.target.handwritten
             && let Some(t) = transpose::compile(&kernel, &self.target, &self.programs)?
         {
