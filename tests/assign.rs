@@ -8,9 +8,19 @@
 mod common;
 
 use common::*;
+use std::sync::Mutex;
+
 use rand::Rng;
 use rand::rngs::StdRng;
 use sluice::*;
+
+/// The tests take turns: the stencil test counts the runtime's allocations, which the
+/// others' arrays would add to.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// A random section of `shape`: per dimension start, count and stride (0 = projection).
 fn random_section(rng: &mut StdRng, shape: &[usize]) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
@@ -92,6 +102,7 @@ fn assign(dst: sl_array, section: &(Vec<i64>, Vec<i64>, Vec<i64>), values: sl_ar
 
 #[test]
 fn sections_against_reference() {
+    let _serial = serial();
     let mut rng = rng("sections_against_reference");
     for round in 0..200 {
         let rank = rng.random_range(1..=3);
@@ -139,6 +150,7 @@ fn sections_against_reference() {
 
 #[test]
 fn strided_destinations_and_promotion() {
+    let _serial = serial();
     let mut rng = rng("strided_destinations_and_promotion");
     for round in 0..50 {
         let (n0, n1) = (rng.random_range(1..12), rng.random_range(1..12));
@@ -164,6 +176,7 @@ fn strided_destinations_and_promotion() {
 
 #[test]
 fn scalars_masks_and_indices() {
+    let _serial = serial();
     let mut rng = rng("scalars_masks_and_indices");
     for round in 0..60 {
         let shape = vec![rng.random_range(1..20), rng.random_range(1..6)];
@@ -219,6 +232,7 @@ fn scalars_masks_and_indices() {
 
 #[test]
 fn refused_calls_change_nothing() {
+    let _serial = serial();
     let mut rng = rng("refused_calls_change_nothing");
     let dst = rand_arr(&mut rng, SL_I32, &[6, 5], -100.0, 100.0, false);
     let hd = dst.upload();
@@ -296,6 +310,7 @@ fn jacobi_reference(u: &[f32], n: usize) -> Vec<f32> {
 /// kept to an old version still reads its old values.
 #[test]
 fn stencil_updates_in_place() {
+    let _serial = serial();
     let mut rng = rng("stencil_updates_in_place");
     let n = 48usize;
     let init = rand_arr(&mut rng, SL_F32, &[n, n], -1.0, 1.0, false);
@@ -329,8 +344,9 @@ fn stencil_updates_in_place() {
     for (l, (g, w)) in old.v.iter().zip(&kept_values).enumerate() {
         assert!((g.f() as f32 - w).abs() <= 1e-5, "kept version, element {l}: {g:?} vs {w}");
     }
-    // The kept version costs one copy (the next assignment into it); flushes may store a
-    // few values of their own, but nothing proportional to the steps.
-    assert!(allocated < 20, "{allocated} arrays allocated over {} steps", steps - 11);
+    // The kept version costs one copy (the next assignment into it); each queue cut may
+    // store a few values of its own (about one per 100 steps), but nothing per step.
+    eprintln!("{allocated} arrays allocated over {} steps", steps - 11);
+    assert!(allocated < 40, "{allocated} arrays allocated over {} steps", steps - 11);
     release(&[u, unew, kept]);
 }
