@@ -223,7 +223,10 @@ fn scalars_masks_and_indices() {
         for (l, s) in sums.iter().enumerate() {
             let g = got.v[l].f();
             // Colliding adds may be combined in another order: one rounding each.
-            assert!(g == *s || (g - s).abs() <= 1e-5 * (1.0 + s.abs()) || (g.is_nan() && s.is_nan()), "round {round}: indexed add at {l}: {g} vs {s}");
+            assert!(
+                g == *s || (g - s).abs() <= 1e-5 * (1.0 + s.abs()) || (g.is_nan() && s.is_nan()),
+                "round {round}: indexed add at {l}: {g} vs {s}"
+            );
         }
         release(&[hd, hm, hv, ha]);
         release(&hi);
@@ -240,28 +243,64 @@ fn refused_calls_change_nothing() {
     let f = rand_arr(&mut rng, SL_F64, &[2, 2], -1.0, 1.0, false).upload();
     let (start, count, stride) = ([1i64, 1], [2i64, 2], [1i64, 1]);
     // Out of bounds (and an end that overflows).
-    fails(sl_assign_section_scalar(hd, [5, 0].as_ptr(), [2, 1].as_ptr(), stride.as_ptr(), 1.0), SL_ERR_INVALID_ARGUMENT, "leaves the array");
-    fails(sl_assign_section_scalar(hd, [0, 0].as_ptr(), [2, 1].as_ptr(), [i64::MAX, 1].as_ptr(), 1.0), SL_ERR_INVALID_ARGUMENT, "leaves the array");
+    fails(
+        sl_assign_section_scalar(hd, [5, 0].as_ptr(), [2, 1].as_ptr(), stride.as_ptr(), 1.0),
+        SL_ERR_INVALID_ARGUMENT,
+        "leaves the array",
+    );
+    fails(
+        sl_assign_section_scalar(hd, [0, 0].as_ptr(), [2, 1].as_ptr(), [i64::MAX, 1].as_ptr(), 1.0),
+        SL_ERR_INVALID_ARGUMENT,
+        "leaves the array",
+    );
     // A projection must take one element.
-    fails(sl_assign_section_scalar(hd, start.as_ptr(), [2, 2].as_ptr(), [0, 1].as_ptr(), 1.0), SL_ERR_INVALID_ARGUMENT, "projection");
+    fails(
+        sl_assign_section_scalar(hd, start.as_ptr(), [2, 2].as_ptr(), [0, 1].as_ptr(), 1.0),
+        SL_ERR_INVALID_ARGUMENT,
+        "projection",
+    );
     // Shapes that do not broadcast to the section.
-    fails(sl_assign_section(hd, start.as_ptr(), count.as_ptr(), stride.as_ptr(), v3), SL_ERR_SHAPE_MISMATCH, "cannot broadcast");
+    fails(
+        sl_assign_section(hd, start.as_ptr(), count.as_ptr(), stride.as_ptr(), v3),
+        SL_ERR_SHAPE_MISMATCH,
+        "cannot broadcast",
+    );
     // f64 values into an i32 array, and a scalar it cannot hold.
-    fails(sl_assign_section(hd, start.as_ptr(), count.as_ptr(), stride.as_ptr(), f), SL_ERR_DTYPE_MISMATCH, "lose information");
-    fails(sl_assign_section_scalar(hd, start.as_ptr(), count.as_ptr(), stride.as_ptr(), 2.5), SL_ERR_DTYPE_MISMATCH, "cannot be represented");
+    fails(
+        sl_assign_section(hd, start.as_ptr(), count.as_ptr(), stride.as_ptr(), f),
+        SL_ERR_DTYPE_MISMATCH,
+        "lose information",
+    );
+    fails(
+        sl_assign_section_scalar(hd, start.as_ptr(), count.as_ptr(), stride.as_ptr(), 2.5),
+        SL_ERR_DTYPE_MISMATCH,
+        "cannot be represented",
+    );
     // A mask of another shape, or not bool.
     let m = rand_arr(&mut rng, SL_BOOL, &[5, 6], 0.0, 1.0, false).upload();
     fails(sl_assign_where_scalar(hd, m, 1.0), SL_ERR_SHAPE_MISMATCH, "mask has shape");
     fails(sl_assign_where_scalar(hd, hd, 1.0), SL_ERR_DTYPE_MISMATCH, "must be bool");
     // Null pointers and handles.
-    fails(sl_assign_section_scalar(hd, std::ptr::null(), count.as_ptr(), stride.as_ptr(), 1.0), SL_ERR_INVALID_ARGUMENT, "start is NULL");
-    fails(sl_assign_section_scalar(0, start.as_ptr(), count.as_ptr(), stride.as_ptr(), 1.0), SL_ERR_INVALID_HANDLE, "null handle");
+    fails(
+        sl_assign_section_scalar(hd, std::ptr::null(), count.as_ptr(), stride.as_ptr(), 1.0),
+        SL_ERR_INVALID_ARGUMENT,
+        "start is NULL",
+    );
+    fails(
+        sl_assign_section_scalar(0, start.as_ptr(), count.as_ptr(), stride.as_ptr(), 1.0),
+        SL_ERR_INVALID_HANDLE,
+        "null handle",
+    );
     // Inside a recording macro, an array made outside it cannot be assigned into.
     let mut mode = 0;
     let mut out = 0;
     ok(sl_macro_begin(c"assign_refused".as_ptr(), &hd, 1, std::ptr::null(), 0, &mut out, 1, &mut mode));
     if mode == SL_MACRO_RECORD {
-        fails(sl_assign_section_scalar(hd, start.as_ptr(), count.as_ptr(), stride.as_ptr(), 1.0), SL_ERR_INVALID_STATE, "made outside macro");
+        fails(
+            sl_assign_section_scalar(hd, start.as_ptr(), count.as_ptr(), stride.as_ptr(), 1.0),
+            SL_ERR_INVALID_STATE,
+            "made outside macro",
+        );
         ok(sl_macro_cancel());
     }
     // Nothing changed, and the runtime still works.
@@ -347,6 +386,9 @@ fn stencil_updates_in_place() {
     // The kept version costs one copy (the next assignment into it); each queue cut may
     // store a few values of its own (about one per 100 steps), but nothing per step.
     eprintln!("{allocated} arrays allocated over {} steps", steps - 11);
-    assert!(allocated < 40, "{allocated} arrays allocated over {} steps", steps - 11);
+    // Compute-mode result comparison stores and checks every value, so nothing is written
+    // in place there (docs/internals.md).
+    let compared = std::env::var("SLUICE_COMPARE").is_ok_and(|m| m == "compute");
+    assert!(compared || allocated < 40, "{allocated} arrays allocated over {} steps", steps - 11);
     release(&[u, unew, kept]);
 }

@@ -35,7 +35,11 @@ fn assign(
 /// The section of an array of rank `rank` that `start`, `count` and `stride` describe.
 fn section<'a>(rank: usize, start: *const i64, count: *const i64, stride: *const i64) -> Result<SectionSpec<'a>> {
     let r = rank as i32;
-    Ok(SectionSpec { start: slice(start, r, "start")?, count: slice(count, r, "count")?, stride: slice(stride, r, "stride")? })
+    Ok(SectionSpec {
+        start: slice(start, r, "start")?,
+        count: slice(count, r, "count")?,
+        stride: slice(stride, r, "stride")?,
+    })
 }
 
 /// Sets the section of `dst` with elements `start[d] + i * stride[d]` for `i < count[d]`

@@ -108,7 +108,12 @@ impl Graph<'_> {
             bail!(DTypeMismatch, "assign_where: the mask must be bool, not {}", mask.dtype);
         }
         if mask.shape != dst.shape {
-            bail!(ShapeMismatch, "assign_where: the mask has shape {} but the array has shape {}", mask.shape, dst.shape);
+            bail!(
+                ShapeMismatch,
+                "assign_where: the mask has shape {} but the array has shape {}",
+                mask.shape,
+                dst.shape
+            );
         }
         let values = self.assigned_values("assign_where", dst, values)?;
         if Shape::broadcast(&values.shape, &dst.shape).ok() != Some(dst.shape) {

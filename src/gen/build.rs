@@ -201,7 +201,12 @@ impl<'a> KernelBuilder<'a> {
                 let input = self.input(dst, source, layout);
                 let place = place.layout(&Layout::dense(&dst.shape), values.shape.rank());
                 self.current = node;
-                self.outputs.push(KernelOutput { value: v, kind: OutputKind::Store, dtype: n.dtype, into: Some(IntoInput { input, place }) });
+                self.outputs.push(KernelOutput {
+                    value: v,
+                    kind: OutputKind::Store,
+                    dtype: n.dtype,
+                    into: Some(IntoInput { input, place }),
+                });
                 self.output_nodes.push(node);
                 return;
             }

@@ -298,10 +298,11 @@ impl Kernel {
         let Some(into) = self.outputs[o].into else { return false };
         let input = &self.inputs[into.input as usize];
         // Where a load through `map` reads, as a layout over the domain.
-        let reached = |map: &Map| {
-            map.steps.iter().rev().try_fold(input.layout, |l, s| s.step.view_layout(&l, &s.out, &s.src))
+        let reached =
+            |map: &Map| map.steps.iter().rev().try_fold(input.layout, |l, s| s.step.view_layout(&l, &s.out, &s.src));
+        let pointwise = |map: u32| {
+            input.layout == Layout::dense(&input.shape) && reached(&self.maps[map as usize]) == Some(into.place)
         };
-        let pointwise = |map: u32| input.layout == Layout::dense(&input.shape) && reached(&self.maps[map as usize]) == Some(into.place);
         self.insts.iter().any(|i| match *i {
             Inst::Load { input, map } => input == into.input && !pointwise(map),
             Inst::Gather { input, .. } => input == into.input,

@@ -40,7 +40,9 @@ fn copy_dense(src: &Value, shape: &Shape, size: usize, dst: *mut u8, workers: &W
             for b in range {
                 let (start, end) = (b * COPY_BLOCK, ((b + 1) * COPY_BLOCK).min(bytes));
                 // SAFETY: both ranges lie inside their arrays; blocks are disjoint.
-                unsafe { std::ptr::copy_nonoverlapping((from + start) as *const u8, (dst + start) as *mut u8, end - start) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping((from + start) as *const u8, (dst + start) as *mut u8, end - start)
+                };
             }
         });
         return Ok(());

@@ -520,7 +520,10 @@ mod tests {
             maps: vec![Map { steps: Vec::new() }],
             types: vec![DType::F32; all.len()],
             insts: all,
-            outputs: outputs.iter().map(|&(value, kind)| KernelOutput { value, kind, dtype: DType::F32, into: None }).collect(),
+            outputs: outputs
+                .iter()
+                .map(|&(value, kind)| KernelOutput { value, kind, dtype: DType::F32, into: None })
+                .collect(),
         })
     }
 

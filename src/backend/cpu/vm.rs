@@ -926,9 +926,11 @@ unsafe fn plane_chunk(l: &Launch, rows: &RowChunks, axis: usize, f: &mut Frame, 
                         for s in &segs {
                             match &spec.place {
                                 Some(place) => store_placed(out, size, place, prog.domain.rank(), s, src),
-                                None => {
-                                    ptr::copy_nonoverlapping(src.add(s.lane * size), out.add(s.linear * size), s.len * size)
-                                }
+                                None => ptr::copy_nonoverlapping(
+                                    src.add(s.lane * size),
+                                    out.add(s.linear * size),
+                                    s.len * size,
+                                ),
                             }
                         }
                     }
