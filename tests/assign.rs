@@ -215,9 +215,9 @@ fn scalars_masks_and_indices() {
         let ha = adds.upload();
         ok(sl_assign_indexed(hd, hi.as_ptr(), 2, ha, SL_SCATTER_ADD));
         let mut sums: Vec<f64> = want.v.iter().map(|v| v.f()).collect();
-        for i in 0..m {
-            let l = ravel(&shape, &[idx[0][i] as usize, idx[1][i] as usize]);
-            sums[l] = (sums[l] as f32 + adds.v[i].f() as f32) as f64;
+        for ((&i, &j), add) in idx[0].iter().zip(&idx[1]).zip(&adds.v) {
+            let l = ravel(&shape, &[i as usize, j as usize]);
+            sums[l] = (sums[l] as f32 + add.f() as f32) as f64;
         }
         let got = download(hd);
         for (l, s) in sums.iter().enumerate() {
