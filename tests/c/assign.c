@@ -62,9 +62,10 @@ int main(void) {
      * 5, backwards from the last, set to a scalar. */
     float row[N];
     for (int j = 0; j < N; j++) row[j] = (float)uniform(-1, 1);
-    sl_array hrow;
-    int64_t n = N;
-    OK(sl_create(SL_F32, 1, &n, SL_COL_MAJOR, row, sizeof row, &hrow));
+    double rowd[N];
+    for (int j = 0; j < N; j++) rowd[j] = row[j];
+    sl_array hrowd = vector_f64(rowd, N), hrow;
+    OK(sl_cast(hrowd, SL_F32, &hrow));
     int64_t rstart[2] = {3, 0}, rcount[2] = {1, N}, rstride[2] = {0, 1};
     OK(sl_assign_section(u, rstart, rcount, rstride, hrow));
     for (int j = 0; j < N; j++) want[3 + N * j] = row[j];
@@ -107,7 +108,7 @@ int main(void) {
     read_matrix(u, got);
     for (int i = 0; i < N * N; i++) EXPECT(fabsf(got[i] - want[i]) <= 1e-6f, "after refused calls, element %d", i);
 
-    sl_array all[] = {u, unew, old, hrow, mask, idx[0], idx[1], hones, hd};
+    sl_array all[] = {u, unew, old, hrowd, hrow, mask, idx[0], idx[1], hones, hd};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) OK(sl_release(all[i]));
     OK(sl_shutdown());
     if (failures) fprintf(stderr, "%d failures\n", failures);
