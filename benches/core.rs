@@ -766,6 +766,72 @@ fn midsize(c: &mut Criterion) {
     check(sl_release(x));
 }
 
+/// Issue 15's interior update of a 4096 x 4096 f32 array, written in place: a scalar
+/// into `u(2:n-1, 2:n-1)` and `u(2:n-1, 2:n-1) = 0.5 * v(2:n-1, 2:n-1)`, each against the
+/// floor of the bytes it changes (hand-written loops over the same interior rows: the
+/// writes, and the reads of v's interior with them).
+fn assign(c: &mut Criterion) {
+    const S: usize = 4096;
+    let data: Vec<f32> = (0..S * S).map(|i| (i % 1000) as f32 * 0.001).collect();
+    let mut plain = data.clone();
+    let dims = [S as i64, S as i64];
+    let make = || {
+        let mut h = 0;
+        check(sl_create(SL_F32, 2, dims.as_ptr(), SL_COL_MAJOR, data.as_ptr() as *const _, data.len() * 4, &mut h));
+        h
+    };
+    let (u, v) = (make(), make());
+    let m = (S - 2) as i64;
+    let (start, count, stride) = ([1i64, 1], [m, m], [1i64, 1]);
+    let mut g = c.benchmark_group("assign");
+    g.sample_size(20).measurement_time(Duration::from_secs(4));
+    g.bench_function("interior_scalar_f32", |bench| {
+        let mut x = 0.0;
+        bench.iter(|| {
+            x += 1.0;
+            check(sl_assign_section_scalar(u, start.as_ptr(), count.as_ptr(), stride.as_ptr(), x));
+            compute(u);
+        })
+    });
+    let pu = SendPtr(plain.as_mut_ptr());
+    g.bench_function("interior_scalar_floor_f32", |bench| {
+        bench.iter(|| {
+            parallel(S - 2, |lo, hi| {
+                for j in lo + 1..hi + 1 {
+                    let row = unsafe { std::slice::from_raw_parts_mut(pu.at(j * S + 1), S - 2) };
+                    row.fill(black_box(2.0));
+                }
+            })
+        })
+    });
+    g.bench_function("interior_scaled_f32", |bench| {
+        bench.iter(|| {
+            let (mut sec, mut half) = (0, 0);
+            check(sl_section(v, start.as_ptr(), count.as_ptr(), stride.as_ptr(), &mut sec));
+            check(sl_mul_scalar(sec, 0.5, &mut half));
+            check(sl_assign_section(u, start.as_ptr(), count.as_ptr(), stride.as_ptr(), half));
+            check(sl_release(sec));
+            check(sl_release(half));
+            compute(u);
+        })
+    });
+    g.bench_function("interior_scaled_floor_f32", |bench| {
+        bench.iter(|| {
+            parallel(S - 2, |lo, hi| {
+                for j in lo + 1..hi + 1 {
+                    let row = unsafe { std::slice::from_raw_parts_mut(pu.at(j * S + 1), S - 2) };
+                    for (d, x) in row.iter_mut().zip(&data[j * S + 1..j * S + S - 1]) {
+                        *d = 0.5 * x;
+                    }
+                }
+            })
+        })
+    });
+    g.finish();
+    black_box(&plain);
+    release_all(&[u, v]);
+}
+
 /// A process spinning on one core for as long as it lives.
 struct Spinner(std::process::Child);
 
@@ -1095,6 +1161,7 @@ criterion_group!(
     matmul,
     unfused,
     overhead_no_trace_cache,
-    repeated_calls
+    repeated_calls,
+    assign
 );
 criterion_main!(benches);

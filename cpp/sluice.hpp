@@ -172,6 +172,19 @@ inline const char* dtype_name(DType dtype) {
 // ---------------------------------------------------------------------------------------
 // Arrays
 
+// A section of an array to assign into (Array::at): per dimension a start, a count and a
+// stride (none means 1); a stride of 0 fixes the dimension at its start and removes it
+// from the section (a projection, Fortran's u(3, :)), and then its count must be 1.
+struct Section {
+    Shape start;
+    Shape count;
+    Shape stride = {};
+};
+
+class SectionRef;
+class MaskRef;
+class IndexRef;
+
 class Array {
 public:
     // The null array (what a moved-from Array holds); operations on it throw.
@@ -280,6 +293,15 @@ public:
         return *this;
     }
 
+    // Assignment into part of the array: a.at(section) = b (or = 2.0), a.where(mask) = b,
+    // a.indexed({i, j}) = v or += v. The array keeps its handle and holds the new version;
+    // copies of it (and views taken before) keep the old values. When nothing else sees
+    // the old version the runtime writes the new one into its memory (see
+    // sl_assign_section).
+    inline SectionRef at(Section section);
+    inline MaskRef where(const Array& mask);
+    inline IndexRef indexed(std::vector<Array> indices);
+
 private:
     static std::size_t element_count(const Shape& dims) {
         std::size_t n = 1;
@@ -360,6 +382,78 @@ inline void require_per_dim(const Array& a, const Shape& v, const char* function
 }
 
 }  // namespace detail
+
+// a.at(section) on the left of an assignment (see Array::at).
+class SectionRef {
+public:
+    SectionRef& operator=(const Array& values) {
+        detail::check(sl_assign_section(target_.handle(), s_.start.data(), s_.count.data(), s_.stride.data(),
+                                        values.handle()));
+        return *this;
+    }
+    // The value must be exactly representable in the array's type.
+    SectionRef& operator=(double value) {
+        detail::check(
+            sl_assign_section_scalar(target_.handle(), s_.start.data(), s_.count.data(), s_.stride.data(), value));
+        return *this;
+    }
+
+private:
+    friend class Array;
+    SectionRef(Array& target, Section s) : target_(target), s_(std::move(s)) {
+        if (s_.stride.empty()) s_.stride.assign(s_.start.size(), 1);
+        detail::require_per_dim(target_, s_.start, "sluice::Array::at", "start");
+        detail::require_per_dim(target_, s_.count, "sluice::Array::at", "count");
+        detail::require_per_dim(target_, s_.stride, "sluice::Array::at", "stride");
+    }
+    Array& target_;
+    Section s_;
+};
+
+// a.where(mask) on the left of an assignment (see Array::where).
+class MaskRef {
+public:
+    MaskRef& operator=(const Array& values) {
+        detail::check(sl_assign_where(target_.handle(), mask_.handle(), values.handle()));
+        return *this;
+    }
+    MaskRef& operator=(double value) {
+        detail::check(sl_assign_where_scalar(target_.handle(), mask_.handle(), value));
+        return *this;
+    }
+
+private:
+    friend class Array;
+    MaskRef(Array& target, const Array& mask) : target_(target), mask_(mask) {}
+    Array& target_;
+    const Array& mask_;
+};
+
+// a.indexed({i, j}) on the left of an assignment: one integer index array per dimension of a
+// (they broadcast with the values); out-of-range positions are dropped (see sl_assign_indexed).
+class IndexRef {
+public:
+    IndexRef& operator=(const Array& values) { return apply(values, ScatterMode::replace); }
+    IndexRef& operator+=(const Array& values) { return apply(values, ScatterMode::add); }
+    IndexRef& min(const Array& values) { return apply(values, ScatterMode::min); }
+    IndexRef& max(const Array& values) { return apply(values, ScatterMode::max); }
+
+private:
+    friend class Array;
+    IndexRef(Array& target, std::vector<Array> indices) : target_(target), indices_(std::move(indices)) {}
+    IndexRef& apply(const Array& values, ScatterMode mode) {
+        const auto hs = detail::handles(indices_);
+        detail::check(sl_assign_indexed(target_.handle(), hs.data(), detail::length(hs.size()), values.handle(),
+                                        static_cast<sl_scatter_mode>(mode)));
+        return *this;
+    }
+    Array& target_;
+    std::vector<Array> indices_;
+};
+
+inline SectionRef Array::at(Section section) { return SectionRef(*this, std::move(section)); }
+inline MaskRef Array::where(const Array& mask) { return MaskRef(*this, mask); }
+inline IndexRef Array::indexed(std::vector<Array> indices) { return IndexRef(*this, std::move(indices)); }
 
 // ---------------------------------------------------------------------------------------
 // Creation

@@ -1368,6 +1368,42 @@ module sluice
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
+    function sl_assign_section(dst, start, count, stride, values) result(status) &
+        bind(C, name="sl_assign_section")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: dst
+      integer(c_int64_t), intent(in) :: start(*), count(*), stride(*)
+      integer(c_int64_t), value :: values
+      integer(c_int) :: status
+    end function
+    function sl_assign_section_scalar(dst, start, count, stride, value) result(status) &
+        bind(C, name="sl_assign_section_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: dst
+      integer(c_int64_t), intent(in) :: start(*), count(*), stride(*)
+      real(c_double), value :: value
+      integer(c_int) :: status
+    end function
+    function sl_assign_where(dst, mask, values) result(status) bind(C, name="sl_assign_where")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: dst, mask, values
+      integer(c_int) :: status
+    end function
+    function sl_assign_where_scalar(dst, mask, value) result(status) bind(C, name="sl_assign_where_scalar")
+      import :: c_int, c_int64_t, c_double
+      integer(c_int64_t), value :: dst, mask
+      real(c_double), value :: value
+      integer(c_int) :: status
+    end function
+    function sl_assign_indexed(dst, indices, n, values, mode) result(status) bind(C, name="sl_assign_indexed")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: dst
+      integer(c_int64_t), intent(in) :: indices(*)
+      integer(c_int32_t), value :: n
+      integer(c_int64_t), value :: values
+      integer(c_int32_t), value :: mode
+      integer(c_int) :: status
+    end function
 
     ! Code reuse sections. `name` is a C string: trim(name) // c_null_char.
     function sl_macro_begin(name, inputs, n_in, controls, n_ctrl, outputs, n_out, mode) result(status) &
@@ -1799,6 +1835,7 @@ module sluice
     sl_binary_scalar_i, sl_scalar_binary_i, sl_select_scalar, sl_scalar_select, &
     sl_cast, sl_reshape, sl_permute, sl_section, sl_project, sl_shift, sl_rotate, sl_pad, sl_tile, &
     sl_broadcast_to, sl_concat, sl_gather, sl_gather_with, sl_take_along, sl_interp1, sl_interp2, sl_scatter, &
+    sl_assign_section, sl_assign_section_scalar, sl_assign_where, sl_assign_where_scalar, sl_assign_indexed, &
     sl_macro_begin, sl_macro_end, sl_macro_cancel, &
     sl_rng_create, sl_rng_destroy, sl_rng_get_state, sl_rng_set_state, sl_random_uniform, sl_random_normal, &
     sl_reduce, sl_version, sl_config_default, sl_init, sl_last_error, sl_status_name, sl_push_error_handler, &
@@ -1826,6 +1863,24 @@ module sluice
   type, public :: sl_rng
     integer(c_int64_t) :: handle = 0
   end type
+
+  ! call assign(u, lower, upper, values [, stride, stat]): Fortran's
+  ! u(lower(1):upper(1):stride(1), ...) = values. Bounds are 1-based and inclusive; strides
+  ! default to 1 and may be negative; a stride of 0 takes the one index lower(d) and drops the
+  ! dimension (u(3, :) is lower = [3, 1], upper = [3, n], stride = [0, 1]). values is an
+  ! sl_array (broadcast to the section) or a real(8) or integer scalar exactly representable
+  ! in u's type. u keeps its handle and holds the new version: a copy kept with retain(u)
+  ! keeps the old values, while a plain copy of the variable is the same handle and follows
+  ! u. When nothing else can see the old version it is updated in place, so a loop over
+  ! u(2:n-1) = ... does not copy u.
+  interface assign
+    module procedure assign_array, assign_r8, assign_int
+  end interface
+
+  ! call assign_where(u, mask, values [, stat]): where (mask) u = values.
+  interface assign_where
+    module procedure assign_where_array, assign_where_r8
+  end interface
 
   ! rng_create(seed [, kind, stat]): a generator seeded with an integer(4) or integer(8)
   ! seed, of kind SL_RNG_PHILOX (the default) or SL_RNG_FAST.
@@ -2215,6 +2270,7 @@ module sluice
     iota, identity
   public :: modulo, shiftl, shifta, shiftr, ishft, sign, next_after, clamp
   public :: linspace, arange, diag, triu, tril, repeat, meshgrid, flip, squeeze, expand_dims, moveaxis
+  public :: assign, assign_where, assign_indexed
   public :: fft, ifft, rfft, irfft
   public :: lu, lu_solve, lu_unpack, solve, inv, det, slogdet, rcond, cholesky, cholesky_solve, triangular_solve, &
     qr, lstsq
@@ -3977,6 +4033,98 @@ contains
     c_policy = SL_INDEX_CLAMP
     if (present(policy)) c_policy = int(policy, c_int32_t)
   end function
+  ! The 0-based start, count and stride of the section lower:upper:stride (see `assign`).
+  logical function section_spec(array, lower, upper, stride, start, count, step, stat) result(ok)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: lower(:), upper(:)
+    integer, intent(in), optional :: stride(:)
+    integer(c_int64_t), intent(out) :: start(size(lower)), count(size(lower)), step(size(lower))
+    integer, intent(out), optional :: stat
+    integer :: d
+    ok = .false.
+    step = 1
+    if (present(stride)) then
+      if (size(stride) /= size(lower)) then
+        call fail(SL_ERR_INVALID_ARGUMENT, 'assign: stride has a different length than lower', stat)
+        return
+      end if
+      step = stride
+    end if
+    if (size(upper) /= size(lower)) then
+      call fail(SL_ERR_INVALID_ARGUMENT, 'assign: upper must have lower''s length', stat)
+      return
+    end if
+    if (.not. one_per_dim(array, size(lower), 'assign', stat)) return
+    start = lower - 1
+    do d = 1, size(lower)
+      count(d) = 1
+      if (step(d) /= 0) count(d) = max(0_c_int64_t, (upper(d) - lower(d) + step(d)) / step(d))
+    end do
+    ok = .true.
+  end function
+
+  subroutine assign_array(array, lower, upper, values, stride, stat)
+    type(sl_array), intent(in) :: array, values
+    integer, intent(in) :: lower(:), upper(:)
+    integer, intent(in), optional :: stride(:)
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: start(size(lower)), count(size(lower)), step(size(lower))
+    if (.not. section_spec(array, lower, upper, stride, start, count, step, stat)) return
+    call finish(sl_assign_section(array%handle, start, count, step, values%handle), stat)
+  end subroutine
+
+  subroutine assign_r8(array, lower, upper, value, stride, stat)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: lower(:), upper(:)
+    real(c_double), intent(in) :: value
+    integer, intent(in), optional :: stride(:)
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: start(size(lower)), count(size(lower)), step(size(lower))
+    if (.not. section_spec(array, lower, upper, stride, start, count, step, stat)) return
+    call finish(sl_assign_section_scalar(array%handle, start, count, step, value), stat)
+  end subroutine
+
+  subroutine assign_int(array, lower, upper, value, stride, stat)
+    type(sl_array), intent(in) :: array
+    integer, intent(in) :: lower(:), upper(:)
+    integer, intent(in) :: value
+    integer, intent(in), optional :: stride(:)
+    integer, intent(out), optional :: stat
+    call assign_r8(array, lower, upper, real(value, c_double), stride, stat)
+  end subroutine
+
+  subroutine assign_where_array(array, mask, values, stat)
+    type(sl_array), intent(in) :: array, mask, values
+    integer, intent(out), optional :: stat
+    call finish(sl_assign_where(array%handle, mask%handle, values%handle), stat)
+  end subroutine
+
+  subroutine assign_where_r8(array, mask, value, stat)
+    type(sl_array), intent(in) :: array, mask
+    real(c_double), intent(in) :: value
+    integer, intent(out), optional :: stat
+    call finish(sl_assign_where_scalar(array%handle, mask%handle, value), stat)
+  end subroutine
+
+  ! array(indices(1)(i), ..., indices(n)(i)) = values(i) (1-based), or combined by mode
+  ! (SL_SCATTER_ADD, _MIN, _MAX); out-of-range positions are dropped. array keeps its
+  ! handle and holds the new version (as for `assign`).
+  subroutine assign_indexed(array, indices, values, mode, stat)
+    type(sl_array), intent(in) :: array, values
+    type(sl_array), intent(in) :: indices(:)
+    integer, intent(in), optional :: mode
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: handles(size(indices))
+    integer(c_int32_t) :: how
+    integer(c_int) :: status
+    how = SL_SCATTER_REPLACE
+    if (present(mode)) how = int(mode, c_int32_t)
+    status = zero_based(indices, handles)
+    if (status == SL_OK) status = sl_assign_indexed(array%handle, handles, size(indices, kind=c_int32_t), &
+      values%handle, how)
+    call drop_all(handles, status)
+    call finish(status, stat)
+  end subroutine
 
   ! A copy of destination with values(i) written at (indices(1)(i), ..., indices(n)(i))
   ! (1-based), combined by mode (SL_SCATTER_REPLACE by default, _ADD, _MIN, _MAX);

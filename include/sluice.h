@@ -49,6 +49,9 @@ typedef int32_t sl_layout;
 // runtime's handle fails with `SL_ERR_INVALID_HANDLE`, never reaching another array.
 typedef uint64_t sl_array;
 
+// How `sl_scatter` combines values that land on the same element.
+typedef int32_t sl_scatter_mode;
+
 // Binary element-wise operations (`sl_binary`).
 typedef int32_t sl_binary_op;
 
@@ -101,9 +104,6 @@ typedef int32_t sl_macro_mode;
 
 // What views yield outside their source (`sl_shift`, `sl_pad`).
 typedef int32_t sl_boundary;
-
-// How `sl_scatter` combines values that land on the same element.
-typedef int32_t sl_scatter_mode;
 
 // Bit generators. Both are counter-based: element i of draw d is a function of the seed,
 // d and i only, identical on every executor.
@@ -740,6 +740,60 @@ sl_status sl_hint_read(sl_array a);
 
 // Computes everything pending and waits until all work has finished.
 sl_status sl_sync(void);
+
+// Sets the section of `dst` with elements `start[d] + i * stride[d]` for `i < count[d]`
+// (as `sl_section`; a negative stride walks backwards) to `values`, which broadcast to
+// the section's shape. A stride of 0 fixes dimension `d` at `start[d]` and removes it
+// from the section's shape (a projection, Fortran's `u(3, :)`); its count must be 1.
+//
+// Arrays are values: `dst` keeps its handle value and names a new version of the
+// array; other handles to the old version (`sl_retain`, views) keep the old values.
+// The handle is not returned through a pointer because it does not change, so copies
+// of it in the application (and its scope) stay valid, as a Fortran variable does
+// across `u(2:n-1) = ...`. When nothing else can see the old version (no other handle,
+// no pending work or view reading it) the new version is written into its memory:
+// only the section is written, and the expression computing `values` is fused into
+// that kernel, so a loop updating an interior section does not copy the array.
+//
+// Refused at the call, with nothing changed: a section leaving the array, `values`
+// that do not broadcast to it, and values of a type that does not convert to `dst`'s
+// without loss (the promotion table: f64 or i64 into i32, f64 into f32, complex into
+// real; cast first). An empty section leaves `dst` as it is.
+sl_status sl_assign_section(sl_array dst,
+                            const int64_t *start,
+                            const int64_t *count,
+                            const int64_t *stride,
+                            sl_array values);
+
+// `sl_assign_section` of one value, which must be exactly representable in `dst`'s
+// type (2.5 into an integer array is refused).
+sl_status sl_assign_section_scalar(sl_array dst,
+                                   const int64_t *start,
+                                   const int64_t *count,
+                                   const int64_t *stride,
+                                   double value);
+
+// Sets the elements of `dst` where `mask` (bool, of `dst`'s shape) is true to
+// `values` (broadcast to `dst`'s shape): `where (mask) dst = values`. The handle names
+// the new version as for `sl_assign_section`; the select is fused with the expression
+// computing `values`, and the whole array is written (a new array per call). Types
+// convert as for `sl_assign_section`.
+sl_status sl_assign_where(sl_array dst, sl_array mask, sl_array values);
+
+// `sl_assign_where` of one value, exactly representable in `dst`'s type.
+sl_status sl_assign_where_scalar(sl_array dst, sl_array mask, double value);
+
+// Writes `values[i]` at element `(index[0][i], ..., index[n-1][i])` of `dst`, combined
+// with what is there by `mode` (`SL_SCATTER_REPLACE`, `_ADD`, `_MIN`, `_MAX`; as
+// `sl_scatter`: out-of-range positions are dropped, and among values landing on one
+// element with replace, the highest source position wins): `x[idx] = v`,
+// `x[idx] += v`. The handle names the new version as for `sl_assign_section` (the
+// array is copied, then written). Types convert as for `sl_assign_section`.
+sl_status sl_assign_indexed(sl_array dst,
+                            const sl_array *indices,
+                            int32_t n,
+                            sl_array values,
+                            sl_scatter_mode mode);
 
 // Element-wise complex conjugate (a real array is its own conjugate).
 sl_status sl_conj(sl_array a, sl_array *out);

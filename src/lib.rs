@@ -26,6 +26,7 @@ pub mod profile;
 pub mod sched;
 
 pub use api::array::*;
+pub use api::assign::*;
 pub use api::complex::*;
 pub use api::debug::*;
 pub use api::elementwise::*;

@@ -9,6 +9,7 @@
 #[cfg(test)]
 mod allocations;
 pub mod array;
+pub mod assign;
 pub mod complex;
 pub mod debug;
 pub mod elementwise;

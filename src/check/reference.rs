@@ -5,7 +5,8 @@
 
 use crate::ir::random::{Distribution, Stream};
 use crate::ir::{
-    BinaryOp, DType, MAX_RANK, Node, Op, ReduceOp, Scalar, ScanOp, ScatterMode, Semiring, Shape, UnaryOp, Value,
+    BinaryOp, DType, MAX_RANK, Node, Op, Placement, ReduceOp, Scalar, ScanOp, ScatterMode, Semiring, Shape, UnaryOp,
+    Value,
 };
 
 unsafe extern "C" {
@@ -439,6 +440,7 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
             })
         }
         Op::Scatter { mode } => scatter(*mode, t, ins),
+        Op::Assign(place) => assign(place, t, ins),
         Op::Factor(op) => super::factor::evaluate(*op, t, shape, ins),
         Op::Sort(op) => super::sort::evaluate(*op, t, shape, ins),
         // A check that failed poisons its result, so one that is compared passed.
@@ -807,6 +809,20 @@ fn scan(op: ScanOp, axis: usize, t: DType, src: &Reference) -> Reference {
         }
     }
     Reference::new(t, shape, out.into_iter())
+}
+
+/// The destination with each value written at its placed coordinate, one by one.
+fn assign(place: &Placement, t: DType, ins: &[&Reference]) -> Reference {
+    let (dst, values) = (ins[0], ins[1]);
+    let mut out: Vec<Elem> = (0..dst.shape.numel()).map(|i| dst.at(i)).collect();
+    for (i, c) in coords(&values.shape).enumerate() {
+        let mut at = place.start;
+        for k in 0..values.shape.rank() {
+            at[place.dims[k] as usize] += place.step[k] * c[k];
+        }
+        out[linear(&dst.shape, &at)] = values.at(i);
+    }
+    Reference::new(t, dst.shape, out.into_iter())
 }
 
 fn scatter(mode: ScatterMode, t: DType, ins: &[&Reference]) -> Reference {

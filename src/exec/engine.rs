@@ -171,7 +171,8 @@ impl Engine {
         count_step(counters, work);
         let exec = &*self.executor;
         let mut laps = crate::profile::StepLaps::begin();
-        let result = execute_into(exec, work, outputs, site, values, |outs| exec.run(work, inputs, params, outs));
+        // Replays and small reads run here copy what they assign into.
+        let result = execute_into(exec, work, outputs, site, values, None, |outs| exec.run(work, inputs, params, outs));
         match &result {
             Ok(()) => {
                 if let Some(laps) = laps.as_mut() {

@@ -161,6 +161,10 @@ pub struct Step {
     /// With profiling on, the calls whose ops are fused into the step and their shares
     /// of its cost (summing to 1); empty otherwise.
     pub shares: Vec<(CallSite, f32)>,
+    /// The step is an assignment whose old array nothing can read once it has run
+    /// (decided per flush, `gen::Plan::mark_in_place`): its output may take that
+    /// array's storage instead of a copy.
+    pub in_place: bool,
 }
 
 /// What the profile records of a step that produced `outputs`: elements computed, and
@@ -290,6 +294,15 @@ impl Step {
         self.outputs.iter().map(|o| (o.dtype, o.shape))
     }
 
+    /// The value among `inputs` whose storage the step's output may be written into in
+    /// place (see `in_place`), if any: an assignment's target, when the kernel reads no
+    /// element of it (a point could otherwise read what another point wrote).
+    pub fn reusable<'v>(&self, inputs: &'v [Value]) -> Option<&'v Value> {
+        let Work::Kernel { kernel, .. } = &self.work else { return None };
+        let into = kernel.outputs.first()?.into?;
+        (self.in_place && !kernel.reads_own_target(0)).then(|| &inputs[into.input as usize])
+    }
+
     /// Every output failed with `e`.
     pub fn failed(&self, e: Arc<Error>) -> StepOutcome {
         self.outputs.iter().map(|_| Err(e.clone())).collect()
@@ -318,6 +331,7 @@ impl Step {
             outputs: outputs.collect(),
             site: self.site,
             shares: self.shares.clone(),
+            in_place: false,
         };
         Ok((step, inputs))
     }
@@ -437,18 +451,24 @@ fn refused_output(step: &Step, kept: &[usize], allocated: usize, e: &Error) -> O
 /// Allocates the outputs of a step of `work` (their types and shapes) on `executor`,
 /// pushing them onto `values`, and has `run` compute them; a failure, or a panic (as an
 /// internal error), is reported at `site`. On failure `values` holds whatever was
-/// allocated.
+/// allocated. The first output takes the storage of `reuse` (`Step::reusable`) instead
+/// where the executor can write it in place.
 pub fn execute_into<E: Executor + ?Sized>(
     executor: &E,
     work: &Work,
     outputs: impl Iterator<Item = (DType, Shape)>,
     site: CallSite,
     values: &mut StepValues,
+    reuse: Option<&Value>,
     run: impl FnOnce(&[Value]) -> Result<()>,
 ) -> std::result::Result<(), Arc<Error>> {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         for (dtype, shape) in outputs {
-            values.push(executor.alloc(dtype, &shape)?);
+            let reused = reuse.filter(|v| values.is_empty() && executor.writable_in_place(v, dtype, &shape));
+            values.push(match reused {
+                Some(v) => Value { storage: v.storage.clone(), layout: Layout::dense(&shape) },
+                None => executor.alloc(dtype, &shape)?,
+            });
         }
         run(values)
     }));
@@ -487,6 +507,13 @@ pub trait Executor: Send + Sync {
     fn compile(&self, kernel: Arc<Kernel>) -> Result<Arc<dyn CompiledKernel>>;
     /// Storage for a dense result, allocated just before the step that writes it.
     fn alloc(&self, dtype: DType, shape: &Shape) -> Result<Value>;
+    /// Whether `value` (an array nothing else will read) can be a step's dense output of
+    /// `dtype` and `shape` written in place: storage of this executor's own, laid out
+    /// densely from its start.
+    fn writable_in_place(&self, value: &Value, dtype: DType, shape: &Shape) -> bool {
+        let _ = (value, dtype, shape);
+        false
+    }
     fn run(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<()>;
     /// Runs the steps of one program sequence in order and calls `done(i, outcome)` for
     /// each, in step order, once it has finished, running each with `run_step` (so a
@@ -496,7 +523,7 @@ pub trait Executor: Send + Sync {
     fn run_steps(&self, steps: &[Step], done: &mut dyn FnMut(usize, StepOutcome)) {
         for (i, step) in steps.iter().enumerate() {
             let outcome = run_step(self, step, step.input_values(|_| None), |step, inputs, values| {
-                execute_into(self, &step.work, step.output_types(), step.site, values, |outs| {
+                execute_into(self, &step.work, step.output_types(), step.site, values, step.reusable(inputs), |outs| {
                     self.run(&step.work, inputs, &step.params, outs)
                 })
             });

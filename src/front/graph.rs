@@ -446,7 +446,7 @@ impl Graph<'_> {
             && let Some(layout) = step.view_layout(&v.layout, &out, &a.shape)
         {
             let value = Value { storage: v.storage.clone(), layout };
-            return Node::ready(Op::View(step), a.dtype, out, self.site, value);
+            return Node::view_of(a, Op::View(step), a.dtype, out, self.site, value);
         }
         if fill.is_none()
             && let Some((v, baked)) = constant(a)

@@ -166,6 +166,22 @@ impl<T: Entry> HandleTable<T> {
         Ok(())
     }
 
+    /// Points `h` at `entry` instead of its entry (an assignment's new version); the
+    /// handle keeps its value, and other handles their entries.
+    pub fn replace(&self, h: u64, entry: T) -> Result<()> {
+        let mut t = self.inner.lock();
+        self.lookup(&t, h)?;
+        let (_, slot, _) = decode(h);
+        entry.handle_added();
+        let old = t.slots[slot].entry.replace(entry);
+        if let Some(e) = &old {
+            e.handle_removed();
+        }
+        drop(t);
+        drop(old);
+        Ok(())
+    }
+
     fn invalid(&self, h: u64) -> Error {
         let (kind, _, generation) = decode(h);
         let made_here =

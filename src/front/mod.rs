@@ -1,6 +1,7 @@
 //! The front end: handles, scopes, and building the graph from calls.
 
 mod arith;
+pub mod assign;
 mod complex;
 mod factor;
 mod fft;

@@ -77,6 +77,16 @@ pub fn register(h: u64) {
     });
 }
 
+/// Whether `h` was made inside the innermost macro section's scope (or scopes begun
+/// inside it) on this thread.
+pub fn made_in_section(h: u64) -> bool {
+    FRAMES.with(|f| {
+        let frames = f.borrow();
+        let Some(at) = frames.iter().rposition(|fr| fr.section) else { return false };
+        frames[at..].iter().any(|fr| fr.handles.contains(&h))
+    })
+}
+
 /// Moves `h` from the innermost frame to the one enclosing it (or out of all scopes).
 pub fn keep(h: u64) -> Result<()> {
     FRAMES.with(|f| {

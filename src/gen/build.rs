@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::cost::{self, Shares, UNOWNED};
 use super::recipe::Source;
-use crate::ir::kernel::{Inst, Kernel, KernelInput, KernelOutput, KernelReduce, OutputKind};
+use crate::ir::kernel::{Inst, IntoInput, Kernel, KernelInput, KernelOutput, KernelReduce, OutputKind};
 use crate::ir::{
     BinaryOp, Boundary, DType, Layout, MAX_RANK, Map, MapStep, Node, Op, ReduceOp, Scalar, Shape, ViewStep,
 };
@@ -192,9 +192,27 @@ impl<'a> KernelBuilder<'a> {
                 }
                 (v, OutputKind::Scan(*op))
             }
+            Op::Assign(place) => {
+                let (dst, values) = (&self.sub.inputs(n)[0], &self.sub.inputs(n)[1]);
+                let v = self.expand(values, 0);
+                let Leaf::Array(source, layout) = (self.leaf)(dst) else {
+                    unreachable!("the planner stores what an assignment writes into")
+                };
+                let input = self.input(dst, source, layout);
+                let place = place.layout(&Layout::dense(&dst.shape), values.shape.rank());
+                self.current = node;
+                self.outputs.push(KernelOutput {
+                    value: v,
+                    kind: OutputKind::Store,
+                    dtype: n.dtype,
+                    into: Some(IntoInput { input, place }),
+                });
+                self.output_nodes.push(node);
+                return;
+            }
             _ => (self.expand_root(n), OutputKind::Store),
         };
-        self.outputs.push(KernelOutput { value, kind, dtype: n.dtype });
+        self.outputs.push(KernelOutput { value, kind, dtype: n.dtype, into: None });
         self.output_nodes.push(node);
     }
 
@@ -496,7 +514,8 @@ impl<'a> KernelBuilder<'a> {
             | Op::Factor(_)
             | Op::Sort(_)
             | Op::IndexCheck { .. }
-            | Op::Scatter { .. } => {
+            | Op::Scatter { .. }
+            | Op::Assign(_) => {
                 unreachable!("{} is always stored before it is read", n.op.name())
             }
         }

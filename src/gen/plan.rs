@@ -39,6 +39,8 @@ fn domain_of(n: &Node, inputs: &[Arc<Node>]) -> (Shape, Option<Option<u8>>) {
     match &n.op {
         Op::Reduce { axis, .. } => (inputs[0].shape, Some(*axis)),
         Op::Scan { axis, .. } => (inputs[0].shape, Some(Some(*axis))),
+        // Computed over the placed view, the values' shape.
+        Op::Assign(_) => (inputs[1].shape, None),
         _ => (n.shape, None),
     }
 }
@@ -51,6 +53,8 @@ pub struct Group {
     pub members: Vec<usize>,
     ops: usize,
     pub intrinsic: bool,
+    /// An assignment's kernel: it stores through a placement, and alone.
+    alone: bool,
     /// Whether a member's fused expression has costly math.
     costly: bool,
 }
@@ -81,7 +85,7 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions, limits: &L
         }
     }
     for (i, nd) in order.iter().enumerate() {
-        let boundary = matches!(nd.op, Op::Reduce { .. } | Op::Scan { .. }) || !nd.op.is_fusible();
+        let boundary = matches!(nd.op, Op::Reduce { .. } | Op::Scan { .. } | Op::Assign(_)) || !nd.op.is_fusible();
         // A value computed before without being stored is stored on its second use, unless
         // it is a generator cheaper to recompute than to read (an iota kept for indexing
         // stays a coordinate, which a gather of whole slices recognises).
@@ -94,7 +98,8 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions, limits: &L
             Op::MatMul { .. } | Op::Fft(_) | Op::Factor(_) | Op::Sort(_) | Op::Scatter { .. } | Op::IndexCheck { .. } => {
                 inputs_of[i].len()
             }
-            Op::Gather => 1,
+            // The array an assignment makes a new version of.
+            Op::Gather | Op::Assign(_) => 1,
             _ => 0,
         };
         for j in inputs_of[i][..stored_inputs].iter().filter_map(pending_input) {
@@ -203,9 +208,9 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions, limits: &L
                 continue;
             }
             let g = group_of[j] as isize;
-            let elementwise =
-                !matches!(order[j].op, Op::Reduce { .. } | Op::Scan { .. }) && !groups[group_of[j]].intrinsic;
-            let gathered = matches!(order[i].op, Op::Gather) && k == 0;
+            let elementwise = !matches!(order[j].op, Op::Reduce { .. } | Op::Scan { .. } | Op::Assign(_))
+                && !groups[group_of[j]].intrinsic;
+            let gathered = matches!(order[i].op, Op::Gather | Op::Assign(_)) && k == 0;
             // A value stored because several views read it is read back, not recomputed
             // through each view in the kernel that stores it.
             let reread =
@@ -218,10 +223,13 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions, limits: &L
         }
         let nd = &order[i];
         let intrinsic = !nd.op.is_fusible();
+        let alone = matches!(nd.op, Op::Assign(_));
         let (domain, axis) = domain_of(nd, inputs_of[i]);
         let joinable = |g: &Group| {
             !intrinsic
+                && !alone
                 && !g.intrinsic
+                && !g.alone
                 && opts.fuse
                 && g.domain == domain
                 && (axis.is_none() || g.axis.is_none() || g.axis == axis)
@@ -234,7 +242,7 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions, limits: &L
         let g = match target {
             Some(g) => g,
             None => {
-                groups.push(Group { domain, axis: None, members: Vec::new(), ops: 0, intrinsic, costly: false });
+                groups.push(Group { domain, axis: None, members: Vec::new(), ops: 0, intrinsic, alone, costly: false });
                 groups.len() - 1
             }
         };

@@ -151,6 +151,7 @@ impl Recipe {
                 site: site(r.site),
                 // Only a profile reads these: nothing is allocated when profiling is off.
                 shares: r.bound_shares(&site),
+                in_place: false,
             })
             .collect();
         (ProgramSequence { steps, retired: Vec::new(), release_after: Vec::new() }, promises)
@@ -265,20 +266,60 @@ impl Plan {
     /// is over, each with the step that reads it last. Called under the planning lock
     /// once the stored nodes are scheduled (so nothing reaches their inputs through them
     /// any more: the graph's folds look into pending nodes only), with the flush's
-    /// `roots`.
-    ///
-    /// A node is read later if it is a root, the application holds it, or anything
-    /// outside the flush does (`Subgraph::held_elsewhere`, counting the reference
-    /// `scheduled` holds to a stored node). An unstored node read later stays pending and
-    /// reads its inputs again, so they are read later too.
+    /// `roots`. What is read later, `read_later` decides.
     pub fn release_dead_values(&mut self, sub: &Subgraph, roots: &[Arc<Node>]) {
         // The usual flush stores only what the application holds: nothing to release.
         if self.scheduled.iter().all(|(n, _)| n.has_handles()) {
             return;
         }
-        // What depends only on the key (which node reads which, which step reads a slot
-        // last) comes from the recipe; what the application holds now, from the nodes.
-        let Recipe { is_stored, uses, last_read, stored, .. } = &*self.recipe;
+        let later = self.read_later(sub, roots);
+        let Recipe { last_read, stored, .. } = &*self.recipe;
+        let dead = self.scheduled.iter().enumerate().filter(|&(slot, _)| !later[stored[slot] as usize]);
+        let mut release: Vec<(usize, Arc<Promise>)> =
+            dead.map(|(slot, (_, p))| (last_read[slot] as usize, p.clone())).collect();
+        release.sort_by_key(|(s, _)| *s);
+        self.seq.release_after = release;
+    }
+
+    /// Lets each assignment step write into the storage of the array it makes a new
+    /// version of (`Step::in_place`) when nothing can read that array once the step has
+    /// run: no later step reads it, and it is not read after the flush (for a value this
+    /// flush stores, as `release_dead_values` decides; for an array computed before,
+    /// no handle and no holder beyond the flush's own references, zero-copy views of it
+    /// included, and not itself such a view). Called where `release_dead_values` is.
+    /// Decided per flush, so a replayed recipe decides afresh.
+    pub fn mark_in_place(&mut self, sub: &Subgraph, roots: &[Arc<Node>]) {
+        let recipe = self.recipe.clone();
+        let mut later = None;
+        for (s, r) in recipe.steps.iter().enumerate() {
+            let Work::Kernel { kernel, .. } = &r.work else { continue };
+            let Some(into) = kernel.outputs.first().and_then(|o| o.into) else { continue };
+            let free = match r.inputs[into.input as usize] {
+                Source::Stored(slot) => {
+                    let later = later.get_or_insert_with(|| self.read_later(sub, roots));
+                    !later[recipe.stored[slot as usize] as usize] && recipe.last_read[slot as usize] == s as u32
+                }
+                Source::Leaf(pos) => {
+                    let n = &sub.inputs[pos as usize];
+                    let read_after = recipe.steps[s + 1..].iter().any(|r| r.leaf_inputs().any(|p| p == pos));
+                    // Two references per place the flush reads it: its input list and the reader's.
+                    let occurrences = sub.inputs.iter().filter(|i| Arc::ptr_eq(i, n)).count();
+                    !read_after && !n.has_handles() && !n.is_view() && Arc::strong_count(n) == 2 * occurrences
+                }
+            };
+            self.seq.steps[s].in_place = free;
+        }
+    }
+
+    /// Per subgraph node, whether anything can read it once the flush is over: a root,
+    /// held by the application, or by anything outside the flush
+    /// (`Subgraph::held_elsewhere`, counting the reference `scheduled` holds to a stored
+    /// node). An unstored node read later stays pending and reads its inputs again, so
+    /// they are read later too.
+    fn read_later(&self, sub: &Subgraph, roots: &[Arc<Node>]) -> SmallVec<[bool; 64]> {
+        // What depends only on the key (which node reads which) comes from the recipe;
+        // what the application holds now, from the nodes.
+        let Recipe { is_stored, uses, .. } = &*self.recipe;
         let n = sub.order.len();
         let mut later: SmallVec<[bool; 64]> = smallvec::smallvec![false; n];
         for r in roots.iter().filter_map(|r| sub.index_of(r)) {
@@ -293,11 +334,7 @@ impl Plan {
                 }
             }
         }
-        let dead = self.scheduled.iter().enumerate().filter(|&(slot, _)| !later[stored[slot] as usize]);
-        let mut release: Vec<(usize, Arc<Promise>)> =
-            dead.map(|(slot, (_, p))| (last_read[slot] as usize, p.clone())).collect();
-        release.sort_by_key(|(s, _)| *s);
-        self.seq.release_after = release;
+        later
     }
 }
 

@@ -166,6 +166,17 @@ pub struct KernelOutput {
     pub value: u32,
     pub kind: OutputKind,
     pub dtype: DType,
+    /// A `Store` output that is a new version of an input (an assignment): the output
+    /// has that input's shape, holds its elements, and the domain's values are written
+    /// at `place` (a layout within the dense output).
+    pub into: Option<IntoInput>,
+}
+
+/// See `KernelOutput::into`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct IntoInput {
+    pub input: u32,
+    pub place: Layout,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -213,7 +224,11 @@ impl Kernel {
 
     /// Per input, whether output `o` reads it.
     pub fn inputs_read_by(&self, o: usize) -> Vec<bool> {
-        self.inputs_read(&self.live_for(|k| k == o))
+        let mut read = self.inputs_read(&self.live_for(|k| k == o));
+        if let Some(into) = self.outputs[o].into {
+            read[into.input as usize] = true;
+        }
+        read
     }
 
     /// Per input, whether a `live` instruction reads it.
@@ -232,7 +247,10 @@ impl Kernel {
     /// keeps. (A step one of whose outputs cannot be computed computes the others so.)
     pub fn narrowed(&self, keep: &[bool]) -> (Kernel, Vec<usize>) {
         let live = self.live_for(|k| keep[k]);
-        let read = self.inputs_read(&live);
+        let mut read = self.inputs_read(&live);
+        for o in self.outputs.iter().zip(keep).filter(|(_, keep)| **keep).filter_map(|(o, _)| o.into) {
+            read[o.input as usize] = true;
+        }
         let kept_inputs: Vec<usize> = (0..self.inputs.len()).filter(|&i| read[i]).collect();
         let mut input_index = vec![u32::MAX; self.inputs.len()];
         for (new, &old) in kept_inputs.iter().enumerate() {
@@ -251,7 +269,11 @@ impl Kernel {
         }
         let outputs: Vec<KernelOutput> = (self.outputs.iter().zip(keep))
             .filter(|(_, keep)| **keep)
-            .map(|(o, _)| KernelOutput { value: inst_index[o.value as usize], ..*o })
+            .map(|(o, _)| KernelOutput {
+                value: inst_index[o.value as usize],
+                into: o.into.map(|t| IntoInput { input: input_index[t.input as usize], ..t }),
+                ..*o
+            })
             .collect();
         // The axis belongs to reductions and scans: without them the kernel is element-wise.
         let along_axis = outputs.iter().any(|o| o.kind != OutputKind::Store);
@@ -266,6 +288,26 @@ impl Kernel {
             outputs,
         };
         (kernel, kept_inputs)
+    }
+
+    /// Whether the kernel reads elements of the input output `o` is a new version of
+    /// other than the one each point writes (`u(2:n-1) = u(1:n-2)`, not
+    /// `u(2:n-1) = 2 * u(2:n-1)`): then it cannot be written in place, since a point
+    /// could read what another wrote.
+    pub fn reads_own_target(&self, o: usize) -> bool {
+        let Some(into) = self.outputs[o].into else { return false };
+        let input = &self.inputs[into.input as usize];
+        // Where a load through `map` reads, as a layout over the domain.
+        let reached =
+            |map: &Map| map.steps.iter().rev().try_fold(input.layout, |l, s| s.step.view_layout(&l, &s.out, &s.src));
+        let pointwise = |map: u32| {
+            input.layout == Layout::dense(&input.shape) && reached(&self.maps[map as usize]) == Some(into.place)
+        };
+        self.insts.iter().any(|i| match *i {
+            Inst::Load { input, map } => input == into.input && !pointwise(map),
+            Inst::Gather { input, .. } => input == into.input,
+            _ => false,
+        })
     }
 
     pub fn has_reduction(&self) -> bool {

@@ -143,6 +143,10 @@ pub struct Node {
     /// without the lock (`computed`).
     ready: AtomicBool,
     state: Mutex<NodeState>,
+    /// For a zero-copy view of a computed array, the node owning the storage it shares:
+    /// held so that an assignment sees the owner as read (`Arc::strong_count`) and does
+    /// not write the storage in place while the view lives.
+    owner: Option<Arc<Node>>,
     /// Result-comparison mode's reference value (a `check::Reference`, or why it has
     /// none), attached when a flush plans the node with the mode on; kept while the node
     /// lives, unless the reference run drops it after its last use there.
@@ -200,6 +204,7 @@ impl Node {
             plan: AtomicU64::new(0),
             ready: AtomicBool::new(matches!(state, NodeState::Ready(_))),
             state: Mutex::new(state),
+            owner: None,
             reference: Mutex::new(None),
         })
     }
@@ -341,6 +346,19 @@ impl Node {
     /// See `add_handle`.
     pub fn remove_handle(&self) {
         self.handles.store(self.handles.load(Ordering::Relaxed) - 1, Ordering::Relaxed);
+    }
+
+    /// A zero-copy view of `base`'s computed storage (see `owner`).
+    pub fn view_of(base: &Arc<Node>, op: Op, dtype: DType, shape: Shape, site: CallSite, value: Value) -> Arc<Node> {
+        let owner = base.owner.clone().unwrap_or_else(|| base.clone());
+        let mut n = Self::with_state(op, dtype, shape, site, NodeState::Ready(value));
+        Arc::get_mut(&mut n).expect("just made").owner = Some(owner);
+        n
+    }
+
+    /// Whether the node's storage belongs to another node (it is a zero-copy view).
+    pub fn is_view(&self) -> bool {
+        self.owner.is_some()
     }
 
     pub fn has_handles(&self) -> bool {

@@ -3,9 +3,9 @@
 use super::dtype::{DType, Scalar};
 use super::factor::FactorOp;
 use super::random::{Distribution, RngKind};
-use super::sort::SortOp;
 use super::shape::Shape;
-use super::view::ViewStep;
+use super::sort::SortOp;
+use super::view::{Placement, ViewStep};
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum UnaryOp {
@@ -502,6 +502,12 @@ pub enum Op {
     /// (f64). out: 0 (rank-0 i64), read by the gather so it depends on the check; the
     /// check fails naming the index when one is out of range.
     IndexCheck { what: &'static str, src: Shape, out: Shape },
+    /// inputs: [dst, values]; out = dst (a new version of it) with `values` (shaped like
+    /// the placed view, of dst's type) written at the elements the placement selects.
+    /// Computed over the view: `values` fuses into the kernel, which stores through the
+    /// placement into dst's storage when nothing else can see the old version, or into
+    /// a copy of it.
+    Assign(Placement),
 }
 
 impl Op {
@@ -549,6 +555,7 @@ impl Op {
             Op::Factor(f) => f.name(),
             Op::Sort(s) => s.name(),
             Op::IndexCheck { .. } => "index_check",
+            Op::Assign(_) => "assign",
         }
     }
 }

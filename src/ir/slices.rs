@@ -110,7 +110,7 @@ pub fn slice_gather(k: &Kernel) -> Option<SliceGather> {
     let [out] = &k.outputs[..] else { return None };
     let Inst::Gather { input, indices, rank } = k.insts[out.value as usize] else { return None };
     let source = &k.inputs[input as usize];
-    if out.kind != OutputKind::Store || out.dtype != source.dtype || k.axis.is_some() {
+    if out.kind != OutputKind::Store || out.into.is_some() || out.dtype != source.dtype || k.axis.is_some() {
         return None;
     }
     let (domain, rank) = (&k.domain, rank as usize);
@@ -159,6 +159,6 @@ pub fn slice_gather(k: &Kernel) -> Option<SliceGather> {
         at = push(Inst::Binary { op: BinaryOp::Add, a: at, b: step });
     }
     offsets.params.extend(offset_params.iter().map(|p| p.dtype()));
-    offsets.outputs = vec![KernelOutput { value: at, kind: OutputKind::Store, dtype: DType::I64 }];
+    offsets.outputs = vec![KernelOutput { value: at, kind: OutputKind::Store, dtype: DType::I64, into: None }];
     Some(SliceGather { source: input as usize, slice_len, slices: reduced.numel(), offsets, offset_params })
 }

@@ -150,6 +150,31 @@ impl ViewStep {
     }
 }
 
+/// Where the elements of a view lie in an array it is placed into (an assignment's
+/// target): view coordinate `k` walks array dimension `dims[k]` by `step[k]` from `start`;
+/// array dimensions no view dimension walks (projections) stay at `start`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Placement {
+    pub start: [i64; MAX_RANK],
+    pub step: [i64; MAX_RANK],
+    pub dims: [u8; MAX_RANK],
+}
+
+impl Placement {
+    /// The layout of the view's elements in an array stored as `base`, for a view of rank
+    /// `rank` (the array's dimensions of `base` are the placement's).
+    pub fn layout(&self, base: &Layout, rank: usize) -> Layout {
+        let mut l = Layout { offset: base.offset, strides: [0; MAX_RANK] };
+        for d in 0..MAX_RANK {
+            l.offset += self.start[d] * base.strides[d];
+        }
+        for k in 0..rank {
+            l.strides[k] = self.step[k] * base.strides[self.dims[k] as usize];
+        }
+        l
+    }
+}
+
 /// One step of a composed access path, with the shapes on both sides.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct MapStep {

@@ -267,6 +267,7 @@ impl Core {
             plan.seq.retired.push(node.schedule(promise.clone()));
         }
         plan.release_dead_values(&sub, roots);
+        plan.mark_in_place(&sub, roots);
         // The subgraph may hold the last references to nodes: freed on the
         // execution thread with the rest.
         plan.seq.retired.extend([sub.order, sub.inputs].map(Inputs::from_vec));

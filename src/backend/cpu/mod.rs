@@ -2,6 +2,7 @@
 //! pool of worker threads; intrinsics call well-kept crates.
 
 mod access;
+mod assign;
 mod complex;
 mod elem;
 mod factor;
@@ -67,6 +68,13 @@ impl Executor for CpuExecutor {
         Ok(Value { storage: Arc::new(buf), layout: Layout::dense(shape) })
     }
 
+    fn writable_in_place(&self, value: &Value, dtype: DType, shape: &Shape) -> bool {
+        let bytes = shape.numel() * dtype.size();
+        value.layout == Layout::dense(shape)
+            && value.storage.host_bytes().is_some_and(|b| b.len() >= bytes)
+            && value.storage.as_any().is::<crate::exec::memory::HostBuffer>()
+    }
+
     fn run(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<()> {
         match work {
             Work::Kernel { compiled, .. } => {
@@ -76,6 +84,7 @@ impl Executor for CpuExecutor {
                 let Some(prog) = compiled.as_any().downcast_ref::<program::Program>() else {
                     bail!(Internal, "kernel was compiled for another executor");
                 };
+                assign::copy_targets(&prog.kernel, inputs, outputs, &self.workers)?;
                 vm::run(prog, inputs, params, outputs, &self.workers)
             }
             Work::MatMul { dtype, conj, semiring, m, k, n, batch } => linalg::matmul(

@@ -158,6 +158,9 @@ pub struct OutSpec {
     pub value_dtype: DType,
     pub dtype: DType,
     pub kind: OutKind,
+    /// A `Store` written through a layout into its output (`KernelOutput::into`): in
+    /// the domain's coordinates, which then never collapse.
+    pub place: Option<Layout>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -263,7 +266,7 @@ fn folded_products(k: &Kernel, live: &[bool], uniform: &[bool]) -> HashMap<u32, 
 pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
     let k = &*kernel;
     let affine: Vec<Option<AffineMap>> = k.maps.iter().map(AffineMap::compose).collect();
-    let collapse = collapsible(k, &affine);
+    let collapse = collapsible(k, &affine) && k.outputs.iter().all(|o| o.into.is_none());
     let domain = if collapse { Shape::new(&[k.domain.numel()]) } else { k.domain };
 
     // The storage offset of an array in `layout` reached through `map`, when affine in
@@ -460,6 +463,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
                 OutputKind::Reduce(r) => OutKind::Reduce(r),
                 OutputKind::Scan(s) => OutKind::Scan(s),
             },
+            place: o.into.map(|t| t.place),
         })
         .collect();
     // Only kernels without a reduction or scan axis collapse.
@@ -479,7 +483,8 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
             ) {
                 return None;
             }
-            k.outputs.iter().position(|o| o.kind == OutputKind::Store && o.value == v).map(|o| o as u16)
+            let direct = |o: &KernelOutput| o.kind == OutputKind::Store && o.into.is_none() && o.value == v;
+            k.outputs.iter().position(direct).map(|o| o as u16)
         })
         .collect();
     let (d, n) = (&domain, domain.numel());
@@ -515,7 +520,10 @@ mod tests {
             maps: vec![Map { steps: Vec::new() }],
             types: vec![DType::F32; all.len()],
             insts: all,
-            outputs: outputs.iter().map(|&(value, kind)| KernelOutput { value, kind, dtype: DType::F32 }).collect(),
+            outputs: outputs
+                .iter()
+                .map(|&(value, kind)| KernelOutput { value, kind, dtype: DType::F32, into: None })
+                .collect(),
         })
     }
 

@@ -663,7 +663,7 @@ unsafe fn row_chunk(l: &Launch, rows: &RowChunks, f: &mut Frame, t: usize, carri
 unsafe fn one_row(l: &Launch, f: &mut Frame, n: usize) {
     f.direct.clear();
     for (spec, &out) in l.prog.outputs.iter().zip(l.outs) {
-        f.direct.push(if spec.kind == OutKind::Store { out } else { ptr::null_mut() });
+        f.direct.push(if spec.kind == OutKind::Store && spec.place.is_none() { out } else { ptr::null_mut() });
     }
     let seg = Segment { lane: 0, len: n, start: [0; MAX_RANK], linear: 0 };
     unsafe {
@@ -677,7 +677,9 @@ unsafe fn one_row(l: &Launch, f: &mut Frame, n: usize) {
                 }
                 _ => {
                     let src = value_ptr(l, f, spec.value, spec.value_dtype, n);
-                    if !ptr::eq(src, out) {
+                    if let Some(place) = &spec.place {
+                        store_placed(out, spec.dtype.size(), place, l.prog.domain.rank(), &seg, src);
+                    } else if !ptr::eq(src, out) {
                         ptr::copy_nonoverlapping(src, out, n * spec.dtype.size());
                     }
                 }
@@ -718,12 +720,32 @@ unsafe fn segments_chunk(
         f.direct.clear();
         for (o, spec) in l.prog.outputs.iter().enumerate() {
             // Random values stream to their output themselves.
-            let direct = spec.kind == OutKind::Store && (!l.stream[o] || random_writes(l.prog, o));
+            let direct =
+                spec.kind == OutKind::Store && spec.place.is_none() && (!l.stream[o] || random_writes(l.prog, o));
             let here =
                 if direct { unsafe { l.outs[o].add(segs[0].linear * spec.dtype.size()) } } else { ptr::null_mut() };
             f.direct.push(here);
         }
         unsafe { row_chunk_outputs(l, rows, f, t, carries, segs, n) };
+    }
+}
+
+/// Writes the lanes of segment `s` (elements of `size` bytes in the chunk registers at
+/// `src`) to a placed output (`OutSpec::place`): a run from the segment's start along
+/// domain dimension 0.
+unsafe fn store_placed(out: *mut u8, size: usize, place: &Layout, rank: usize, s: &Segment, src: *const u8) {
+    let first = place.offset_of(&s.start, rank);
+    let step = place.strides[0];
+    unsafe {
+        let src = src.add(s.lane * size);
+        if step == 1 || s.len == 1 {
+            ptr::copy_nonoverlapping(src, out.offset((first * size as i64) as isize), s.len * size);
+        } else {
+            for i in 0..s.len {
+                let at = (first + i as i64 * step) * size as i64;
+                ptr::copy_nonoverlapping(src.add(i * size), out.offset(at as isize), size);
+            }
+        }
     }
 }
 
@@ -750,6 +772,11 @@ unsafe fn row_chunk_outputs(
             let out = l.outs[o];
             match spec.kind {
                 OutKind::Store if std::ptr::eq(src, f.direct[o]) => {} // written in place
+                OutKind::Store if let Some(place) = &spec.place => {
+                    for s in segs {
+                        store_placed(out, spec.dtype.size(), place, prog.domain.rank(), s, src);
+                    }
+                }
                 OutKind::Store => {
                     // A chunk's lanes are one contiguous run of the output.
                     let (size, dst) = (spec.dtype.size(), out.add(segs[0].linear * spec.dtype.size()));
@@ -897,7 +924,14 @@ unsafe fn plane_chunk(l: &Launch, rows: &RowChunks, axis: usize, f: &mut Frame, 
                     OutKind::Store => {
                         let size = spec.dtype.size();
                         for s in &segs {
-                            ptr::copy_nonoverlapping(src.add(s.lane * size), out.add(s.linear * size), s.len * size);
+                            match &spec.place {
+                                Some(place) => store_placed(out, size, place, prog.domain.rank(), s, src),
+                                None => ptr::copy_nonoverlapping(
+                                    src.add(s.lane * size),
+                                    out.add(s.linear * size),
+                                    s.len * size,
+                                ),
+                            }
                         }
                     }
                     OutKind::Scan(op) => {

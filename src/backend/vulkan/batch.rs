@@ -106,7 +106,7 @@ impl<'a> Batch<'a> {
         values: &mut StepValues,
     ) -> std::result::Result<(), Arc<Error>> {
         let exec = self.exec;
-        execute_into(exec, &step.work, step.output_types(), step.site, values, |outputs| {
+        execute_into(exec, &step.work, step.output_types(), step.site, values, step.reusable(inputs), |outputs| {
             match exec.plan(&step.work, inputs, &step.params, outputs)? {
                 Plan::Cpu(work) => {
                     let _ = self.report();

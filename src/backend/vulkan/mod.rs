@@ -170,6 +170,11 @@ fn device_array(v: &Value) -> Option<&DeviceArray> {
     v.storage.as_any().downcast_ref::<DeviceArray>()
 }
 
+/// Whether `v`'s storage is that of one of `inputs` (an output written in place).
+fn is_input(v: &Value, inputs: &[Value]) -> bool {
+    inputs.iter().any(|i| Arc::as_ptr(&i.storage) as *const u8 == Arc::as_ptr(&v.storage) as *const u8)
+}
+
 impl VulkanExecutor {
     /// Opens the best device `opts` allows; `cpu` runs what the device cannot.
     pub fn open(
@@ -233,11 +238,21 @@ impl VulkanExecutor {
     /// the host buffers it wrote.
     fn run_on_cpu(&self, work: &Work, inputs: &[Value], params: &[Scalar], outputs: &[Value]) -> Result<()> {
         self.host_steps.fetch_add(1, Ordering::Relaxed);
+        let inputs_given = inputs;
         let inputs = inputs.iter().map(|v| self.host_value(v)).collect::<Result<Vec<_>>>()?;
         let mut written = Vec::with_capacity(outputs.len());
         for o in outputs {
             let Some(arr) = device_array(o) else { bail!(Internal, "output not allocated by the Vulkan executor") };
-            let buf = Arc::new(self.arrays.host.alloc(arr.bytes)?);
+            // An assignment written in place (`writable_in_place`): the CPU writes the
+            // host memory the array already has.
+            let reused = match &*arr.place.lock() {
+                Place::Host(h) if is_input(o, inputs_given) => Some(h.clone()),
+                _ => None,
+            };
+            let buf = match reused {
+                Some(h) => h,
+                None => Arc::new(self.arrays.host.alloc(arr.bytes)?),
+            };
             written.push((arr, buf.clone(), Value { storage: buf, layout: o.layout }));
         }
         let values: Vec<Value> = written.iter().map(|(_, _, v)| v.clone()).collect();
@@ -510,6 +525,11 @@ impl Executor for VulkanExecutor {
     }
 
     fn compile(&self, kernel: Arc<Kernel>) -> Result<Arc<dyn CompiledKernel>> {
+        // Assignments (stores through a placement into a new version of an input) are
+        // not lowered to shaders yet: they run on the CPU executor.
+        if kernel.outputs.iter().any(|o| o.into.is_some()) {
+            return Ok(Arc::new(Routed { cpu: self.cpu.compile(kernel)? }));
+        }
         if self.target.handwritten
             && let Some(t) = transpose::compile(&kernel, &self.target, &self.programs)?
         {
@@ -577,5 +597,15 @@ impl Executor for VulkanExecutor {
 
     fn host_value(&self, value: &Value) -> Result<Value> {
         self.arrays.host_value(value, &self.queue)
+    }
+
+    /// Only arrays CPU-routed work left in host memory (assignments run on the CPU
+    /// executor for now): `run_on_cpu` writes that memory again.
+    fn writable_in_place(&self, value: &Value, dtype: DType, shape: &Shape) -> bool {
+        let Some(arr) = device_array(value) else { return false };
+        value.layout == Layout::dense(shape)
+            && arr.bytes >= shape.numel() * dtype.size()
+            && arr.read_back.lock().is_none()
+            && matches!(*arr.place.lock(), Place::Host(_))
     }
 }
