@@ -105,6 +105,10 @@ typedef int32_t sl_macro_mode;
 // What views yield outside their source (`sl_shift`, `sl_pad`).
 typedef int32_t sl_boundary;
 
+// What an index outside its dimension reads (`sl_gather_with`, `sl_take_along`,
+// `sl_interp1`, `sl_interp2`).
+typedef int32_t sl_index_policy;
+
 // Bit generators. Both are counter-based: element i of draw d is a function of the seed,
 // d and i only, identical on every executor.
 typedef int32_t sl_rng_kind;
@@ -244,6 +248,13 @@ typedef struct {
 // How `sl_meshgrid` lays out its grid.
 typedef int32_t sl_indexing;
 
+// The order of a sort (`sl_sort`, `sl_argsort`): NaNs come last in both.
+typedef int32_t sl_sort_order;
+
+// Which place `sl_searchsorted` gives a value equal to elements of the sorted vector:
+// before them (`SL_SIDE_LEFT`) or after them (`SL_SIDE_RIGHT`).
+typedef int32_t sl_side;
+
 #define SL_OK 0
 
 // A null, released (stale) or forged handle.
@@ -310,6 +321,14 @@ typedef int32_t sl_indexing;
 
 // Transposed and conjugated (for real types the same as `SL_TRANS`).
 #define SL_CONJ_TRANS 2
+
+#define SL_ASCENDING 0
+
+#define SL_DESCENDING 1
+
+#define SL_SIDE_LEFT 0
+
+#define SL_SIDE_RIGHT 1
 
 #define SL_LOWER 0
 
@@ -573,6 +592,20 @@ typedef int32_t sl_indexing;
 // Cartesian indexing (numpy's and MATLAB's default): the first two vectors swap places,
 // so x varies along the second dimension and y along the first.
 #define SL_INDEXING_XY 1
+
+// The nearest edge element (what `sl_gather` does).
+#define SL_INDEX_CLAMP 0
+
+// The element at the index modulo the dimension's length, as a periodic array.
+#define SL_INDEX_WRAP 1
+
+// The call's fill value instead of an element.
+#define SL_INDEX_FILL 2
+
+// No value: the result is poisoned, and reading it (or anything computed from it) fails
+// with `SL_ERR_POISONED` and a message naming the first out-of-range index (column-major)
+// and its position. Other work is not affected.
+#define SL_INDEX_ERROR 3
 
 // The value from the highest source position (column-major) wins.
 #define SL_SCATTER_REPLACE 0
@@ -1343,13 +1376,70 @@ sl_status sl_broadcast_to(sl_array a, int32_t rank, const int64_t *dims, sl_arra
 // The `n` arrays joined along `dim` (other dimensions must match).
 sl_status sl_concat(const sl_array *arrays, int32_t n, int32_t dim, sl_array *out);
 
-// `out[i] = src[index[0][i], ..., index[r-1][i]]` with one integer index array per
-// dimension of `src` (`n` = rank of `src`; they broadcast together). Out-of-range
-// indices are clamped to the edge. A gather that takes whole leading slices (the first
-// dimensions indexed by `sl_iota` along themselves, the others by indices constant
-// along them, as in `x[:, idx]`) copies each contiguous slice at once when it is not
-// fused with other work.
+// `out[i] = src[index[0][i], ..., index[r-1][i]]` with one index array per dimension of
+// `src` (`n` = rank of `src`; they broadcast together). Out-of-range indices are clamped
+// to the edge: this is `sl_gather_with` under `SL_INDEX_CLAMP`, and takes the same
+// indices (integers, or f32/f64 floored). A gather that takes whole leading slices (the
+// first dimensions indexed by `sl_iota` along themselves, the others by integer indices
+// constant along them, as in `x[:, idx]`) copies each contiguous slice at once when it
+// is not fused with other work.
 sl_status sl_gather(sl_array src, const sl_array *indices, int32_t n, sl_array *out);
+
+// `sl_gather` with an index policy for indices out of range (`sl_index_policy`; `fill`
+// is the value `SL_INDEX_FILL` gives, converted to `src`'s type, which must hold it
+// exactly). Index arrays are integers, or f32/f64 floored (`floor(2.7)` is 2, `floor(-0.5)`
+// is -1: PeakStream's `gather_floor`); a NaN index is out of range on both sides (the
+// fill value, an error, and element 0 under clamp and wrap). Fused into the kernel
+// that consumes the result, like any element-wise op; under `SL_INDEX_ERROR` the indices
+// are also checked by a reduction before it.
+sl_status sl_gather_with(sl_array src,
+                         const sl_array *indices,
+                         int32_t n,
+                         sl_index_policy policy,
+                         double fill,
+                         sl_array *out);
+
+// `src` read along dimension `dim` at `index` (numpy's `take_along_axis`):
+// `out[.., i, ..] = src[.., index[.., i, ..], ..]` with `i` in dimension `dim`. `index`
+// (integers, or f32/f64 floored) has `src`'s lengths in the other dimensions, or 1 where
+// it broadcasts (and `src` may have 1 there too); the result has `index`'s length along
+// `dim`. Indices out of range as `policy` says (see `sl_gather_with`).
+sl_status sl_take_along(sl_array src,
+                        sl_array index,
+                        int32_t dim,
+                        sl_index_policy policy,
+                        double fill,
+                        sl_array *out);
+
+// Linear interpolation of `src` (f32 or f64) along dimension `dim` at fractional
+// positions `pos` (any real type; 0 is the first element, 1 the second):
+// `out[.., i, ..] = src[.., k, ..] + w (src[.., k + 1, ..] - src[.., k, ..])` with
+// `k = floor(pos[.., i, ..])` and `w = pos - k`. `pos` broadcasts against `src` as
+// `sl_take_along`'s index does (a 1-D `src` is a table read at positions of any shape).
+// A position is in range from 0 to the length of `dim` less 1. Outside: `SL_INDEX_CLAMP`
+// gives the edge value (numpy's `interp`), `SL_INDEX_WRAP` interpolates periodically
+// (between the last element and the first), `SL_INDEX_FILL` gives `fill`,
+// `SL_INDEX_ERROR` poisons the result. A NaN position gives NaN under clamp and wrap
+// and is out of range under fill and error. Fused into the consuming kernel.
+sl_status sl_interp1(sl_array src,
+                     sl_array pos,
+                     int32_t dim,
+                     sl_index_policy policy,
+                     double fill,
+                     sl_array *out);
+
+// Bilinear interpolation of `src` (f32 or f64) along dimensions `dim0` and `dim1` (they
+// differ) at fractional positions `pos0` and `pos1` (which broadcast together): `sl_interp1`
+// along each, with the same broadcasting, policies and NaN rule; a point is in range when
+// both its positions are.
+sl_status sl_interp2(sl_array src,
+                     sl_array pos0,
+                     sl_array pos1,
+                     int32_t dim0,
+                     int32_t dim1,
+                     sl_index_policy policy,
+                     double fill,
+                     sl_array *out);
 
 // A copy of `dst` with `values[i]` written at `(index[0][i], ..., index[r-1][i])`,
 // combined by `mode`; elements not written keep their value, and positions with an
@@ -1711,6 +1801,65 @@ sl_status sl_expand_dims(sl_array a, int32_t dim, sl_array *out);
 // `a` with dimension `from` moved to position `to`, the other dimensions keeping their
 // order. A view.
 sl_status sl_moveaxis(sl_array a, int32_t from, int32_t to, sl_array *out);
+
+// Every line of `a` along `dim` sorted in `order` (`SL_ASCENDING` or `SL_DESCENDING`),
+// stably; NaNs last in both orders. Any real or bool type.
+sl_status sl_sort(sl_array a, int32_t dim, sl_sort_order order, sl_array *out);
+
+// The positions (i64, 0-based) along `dim` that sort every line of `a` in `order`:
+// `out[..., i, ...]` is where the i-th element of the sorted line was. Stable: equal
+// elements keep their order, in both orders.
+sl_status sl_argsort(sl_array a, int32_t dim, sl_sort_order order, sl_array *out);
+
+// The `k` largest (`SL_DESCENDING`) or smallest (`SL_ASCENDING`) elements of every line
+// of `a` along `dim`, in that order, in `values` (a's shape with k along `dim`), and
+// their positions along `dim` (i64) in `indices`; of equal elements the earlier comes
+// first, and NaNs count as past every number either way. A k outside 0..=the length
+// of `dim` is refused (`SL_ERR_INVALID_ARGUMENT`).
+sl_status sl_topk(sl_array a,
+                  int64_t k,
+                  int32_t dim,
+                  sl_sort_order order,
+                  sl_array *values,
+                  sl_array *indices);
+
+// For each element of `v`, where it would go in the ascending vector `sorted` to keep
+// it sorted (i64, shaped like v): the number of elements ordered before it, and with
+// `SL_SIDE_RIGHT` also those equal to it (numpy's `searchsorted`). A NaN goes after
+// every number. `sorted` and `v` are brought to one type first (the promotion table);
+// `sorted` must already be sorted (not checked).
+sl_status sl_searchsorted(sl_array sorted, sl_array v, sl_side side, sl_array *out);
+
+// The 0-based column-major linear indices (i64, ascending) of the nonzero elements of
+// `a` (true ones of a bool array; NaN is nonzero), as a vector. Its length depends on
+// the data: the call waits for `a` to be computed (see the top of this section).
+sl_status sl_nonzero(sl_array a, sl_array *out);
+
+// The elements of `a` where `mask` (a's shape; nonzero counts as true) holds, in
+// column-major order, as a vector of a's type. Its length depends on the data: the call
+// waits for `mask` to be computed.
+sl_status sl_compress(sl_array mask, sl_array a, sl_array *out);
+
+// The distinct elements of `a` (any shape, taken as a whole) in ascending order, in
+// `values` (a vector of a's type; -0 and +0 are one value, all NaNs one value, last),
+// how often each occurs in `counts` (i64, same length), and in `inverse` (i64, a's
+// shape) the position in `values` of each element of `a`, so `values[inverse]` is `a`.
+// The number of distinct values depends on the data: the call waits for `a` to be
+// computed.
+sl_status sl_unique(sl_array a, sl_array *values, sl_array *counts, sl_array *inverse);
+
+// The counts (i64) of the elements of `a` (integer or float, any shape) in the bins
+// between consecutive `edges` (a vector of at least 2 ascending edges, so at least one
+// bin; not checked to be ascending): bin i counts edges[i] <= x < edges[i + 1], the last
+// bin also x equal to its right edge (numpy's rule). Elements outside the edges and
+// NaNs are dropped, not counted. Deferred like any other call.
+sl_status sl_histogram(sl_array a, sl_array edges, sl_array *out);
+
+// `sl_histogram` over `bins` equal bins spanning [lo, hi]: edge i is
+// ((bins - i) lo + i hi) / bins, computed in f64 and rounded to a's type (f64 for
+// integer arrays). Elements outside [lo, hi] and NaNs are dropped. Fewer than 1 bin or
+// a range that is not finite with lo < hi is refused (`SL_ERR_INVALID_ARGUMENT`).
+sl_status sl_histogram_range(sl_array a, int64_t bins, double lo, double hi, sl_array *out);
 
 #ifdef __cplusplus
 }  // extern "C"
