@@ -131,7 +131,7 @@ fn bad_codes() {
     let dims = [4i64];
     fails(sl_constant(99, 1, dims.as_ptr(), 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_dtype");
     fails(sl_unary(-1, a, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_unary_op");
-    fails(sl_binary(20, a, a, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_binary_op");
+    fails(sl_binary(99, a, a, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_binary_op");
     fails(sl_reduce(17, a, 0, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_reduce_op");
     let mut buf = [0f32; 4];
     fails(sl_read(a, 5, buf.as_mut_ptr() as *mut _, 16), SL_ERR_INVALID_ARGUMENT, "not an sl_layout");
@@ -376,6 +376,28 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_unique", Box::new(move |o| sl_unique(0, o, o, o)));
     add("sl_histogram", Box::new(move |o| sl_histogram(a, stale, o)));
     add("sl_histogram_range", Box::new(move |o| sl_histogram_range(a, 0, 0.0, 1.0, o)));
+    // Generators, shapes and the integer-valued roundings.
+    add("sl_arange", Box::new(move |o| sl_arange(SL_F32, 0.0, 1.0, 0.0, o)));
+    add("sl_arange_i", Box::new(move |o| sl_arange_i(99, 0, 4, 1, o)));
+    add("sl_linspace", Box::new(move |o| sl_linspace(SL_F32, 0.0, 1.0, -1, 1, o)));
+    add("sl_diag_matrix", Box::new(move |o| sl_diag_matrix(stale, 0, o)));
+    add("sl_diagonal", Box::new(move |o| sl_diagonal(a, 0, o)));
+    add("sl_triu", Box::new(move |o| sl_triu(stale, 0, o)));
+    add("sl_tril", Box::new(move |o| sl_tril(a, 0, o)));
+    add("sl_repeat", Box::new(move |o| sl_repeat(a, -1, 0, o)));
+    add("sl_repeat_counts", Box::new(move |o| sl_repeat_counts(a, stale, 0, o)));
+    add("sl_meshgrid", Box::new(move |o| sl_meshgrid([a].as_ptr(), 1, 99, o)));
+    add("sl_flip", Box::new(move |o| sl_flip(a, [3].as_ptr(), 1, o)));
+    add("sl_squeeze", Box::new(move |o| sl_squeeze(a, 0, o)));
+    add("sl_expand_dims", Box::new(move |o| sl_expand_dims(a, 5, o)));
+    add("sl_moveaxis", Box::new(move |o| sl_moveaxis(a, 0, 3, o)));
+    add("sl_floor_to", Box::new(move |o| sl_floor_to(a, SL_F32, o)));
+    add("sl_ceil_to", Box::new(move |o| sl_ceil_to(stale, SL_I32, o)));
+    add("sl_round_to", Box::new(move |o| sl_round_to(a, 99, o)));
+    add("sl_clamp", Box::new(move |o| sl_clamp(a, stale, a, o)));
+    add("sl_clamp_scalar", Box::new(move |o| sl_clamp_scalar(stale, 0.0, 1.0, o)));
+    add("sl_inner_product", Box::new(move |o| sl_inner_product(99, SL_ADD, a, a, o)));
+    add("sl_outer_product", Box::new(move |o| sl_outer_product(99, a, a, o)));
     let unary = named!(Unary: sl_neg, sl_abs, sl_sign, sl_sqrt, sl_rsqrt, sl_cbrt, sl_rcp, sl_exp, sl_exp2,
         sl_expm1, sl_log, sl_log2, sl_log10, sl_log1p, sl_sin, sl_cos, sl_tan, sl_asin, sl_acos, sl_atan, sl_sinh,
         sl_cosh, sl_tanh, sl_asinh, sl_acosh, sl_atanh, sl_erf, sl_floor, sl_ceil, sl_round, sl_trunc, sl_isnan,
@@ -384,7 +406,8 @@ fn every_failed_call_leaves_the_null_handle() {
         add(name, Box::new(move |o| f(stale, o)));
     }
     let binary = named!(Binary: sl_add, sl_sub, sl_mul, sl_div, sl_rem, sl_pow, sl_atan2, sl_hypot, sl_min, sl_max,
-        sl_eq, sl_ne, sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor, sl_complex, sl_polar);
+        sl_eq, sl_ne, sl_lt, sl_le, sl_gt, sl_ge, sl_and, sl_or, sl_xor, sl_complex, sl_polar, sl_mod, sl_shl, sl_shr,
+        sl_copysign, sl_nextafter);
     for (name, f) in binary {
         add(name, Box::new(move |o| f(a, stale, o)));
     }
