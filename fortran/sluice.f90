@@ -4033,12 +4033,12 @@ contains
     c_policy = SL_INDEX_CLAMP
     if (present(policy)) c_policy = int(policy, c_int32_t)
   end function
-  ! The 0-based start, count and stride of the section lower:upper:stride (see `assign`).
-  logical function section_spec(array, lower, upper, stride, start, count, step, stat) result(ok)
+  ! The 0-based start, lengths and stride of the section lower:upper:stride (see `assign`).
+  logical function section_spec(array, lower, upper, stride, start, lengths, step, stat) result(ok)
     type(sl_array), intent(in) :: array
     integer, intent(in) :: lower(:), upper(:)
     integer, intent(in), optional :: stride(:)
-    integer(c_int64_t), intent(out) :: start(size(lower)), count(size(lower)), step(size(lower))
+    integer(c_int64_t), intent(out) :: start(size(lower)), lengths(size(lower)), step(size(lower))
     integer, intent(out), optional :: stat
     integer :: d
     ok = .false.
@@ -4057,8 +4057,8 @@ contains
     if (.not. one_per_dim(array, size(lower), 'assign', stat)) return
     start = lower - 1
     do d = 1, size(lower)
-      count(d) = 1
-      if (step(d) /= 0) count(d) = max(0_c_int64_t, (upper(d) - lower(d) + step(d)) / step(d))
+      lengths(d) = 1
+      if (step(d) /= 0) lengths(d) = max(0_c_int64_t, (upper(d) - lower(d) + step(d)) / step(d))
     end do
     ok = .true.
   end function
@@ -4068,9 +4068,9 @@ contains
     integer, intent(in) :: lower(:), upper(:)
     integer, intent(in), optional :: stride(:)
     integer, intent(out), optional :: stat
-    integer(c_int64_t) :: start(size(lower)), count(size(lower)), step(size(lower))
-    if (.not. section_spec(array, lower, upper, stride, start, count, step, stat)) return
-    call finish(sl_assign_section(array%handle, start, count, step, values%handle), stat)
+    integer(c_int64_t) :: start(size(lower)), lengths(size(lower)), step(size(lower))
+    if (.not. section_spec(array, lower, upper, stride, start, lengths, step, stat)) return
+    call finish(sl_assign_section(array%handle, start, lengths, step, values%handle), stat)
   end subroutine
 
   subroutine assign_r8(array, lower, upper, value, stride, stat)
@@ -4079,9 +4079,9 @@ contains
     real(c_double), intent(in) :: value
     integer, intent(in), optional :: stride(:)
     integer, intent(out), optional :: stat
-    integer(c_int64_t) :: start(size(lower)), count(size(lower)), step(size(lower))
-    if (.not. section_spec(array, lower, upper, stride, start, count, step, stat)) return
-    call finish(sl_assign_section_scalar(array%handle, start, count, step, value), stat)
+    integer(c_int64_t) :: start(size(lower)), lengths(size(lower)), step(size(lower))
+    if (.not. section_spec(array, lower, upper, stride, start, lengths, step, stat)) return
+    call finish(sl_assign_section_scalar(array%handle, start, lengths, step, value), stat)
   end subroutine
 
   subroutine assign_int(array, lower, upper, value, stride, stat)
