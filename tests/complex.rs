@@ -1406,3 +1406,47 @@ fn column_gather_and_transposed_input() {
         release(&[z, rows, ch, g]);
     }
 }
+
+/// Ops on a complex value made from a scalar and an array while the queue fills up: taking
+/// the parts back out broadcasts the scalar (a new queued node), and when that node makes
+/// the queue prune its dead entries (which locks every queued node, the complex value's
+/// too) the complex value's lock must not be held (the fuzzer's threads hung there). A
+/// varying number of released temporaries puts the pruning at that node in some rounds.
+/// In a child process for the queue limit; the work runs on a thread so that a hang fails
+/// the test instead of stalling it.
+#[test]
+fn parts_of_a_queued_complex_value_under_a_full_queue() {
+    child("parts_under_a_full_queue_child", &[("SLUICE_QUEUE_LIMIT", "8")]);
+}
+
+#[test]
+#[ignore = "run by parts_of_a_queued_complex_value_under_a_full_queue with SLUICE_QUEUE_LIMIT=8"]
+fn parts_under_a_full_queue_child() {
+    let mut rng = rng("parts_under_a_full_queue_child");
+    let n = 16;
+    let im: Vec<f64> = (0..n).map(|_| rng.random_range(-2.0..2.0)).collect();
+    let re = rng.random_range(-2.0..2.0);
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let him = Arr::new(SL_F64, &[n], im.iter().map(|&x| V::F64(x)).collect()).upload();
+        for round in 0..60 {
+            let (mut hre, mut z, mut neg) = (0, 0, 0);
+            ok(sl_scalar(SL_F64, re, &mut hre));
+            ok(sl_complex(hre, him, &mut z));
+            for _ in 0..round % 9 {
+                let mut t = 0;
+                ok(sl_add(him, him, &mut t));
+                release(&[t]);
+            }
+            ok(sl_neg(z, &mut neg));
+            let got = read(neg).1;
+            for (i, g) in got.iter().enumerate() {
+                assert_eq!(*g, (-re, -im[i]), "element {i}");
+            }
+            release(&[hre, z, neg]);
+        }
+        release(&[him]);
+        done.send(()).unwrap();
+    });
+    finished.recv_timeout(std::time::Duration::from_secs(120)).expect("the calls returned (no hang)");
+}

@@ -23,10 +23,16 @@ impl Graph<'_> {
         }
         // A value made from its parts gives them back (a chain of complex ops then
         // never goes through the interleaved form).
+        // The parts are taken out before broadcasting: making a node may prune the queue,
+        // which locks the state of every queued node, z's included.
+        let made_from = || match &*z.state() {
+            NodeState::Pending { inputs, .. } => Some((inputs[0].clone(), inputs[1].clone())),
+            _ => None,
+        };
         if z.op == Op::Binary(BinaryOp::Complex)
-            && let NodeState::Pending { inputs, .. } = &*z.state()
+            && let Some((re, im)) = made_from()
         {
-            return Ok((self.broadcast_to(&inputs[0], z.shape)?, self.broadcast_to(&inputs[1], z.shape)?));
+            return Ok((self.broadcast_to(&re, z.shape)?, self.broadcast_to(&im, z.shape)?));
         }
         let part = |op| self.pending(Op::Unary(op), z.dtype.real(), z.shape, smallvec::smallvec![z.clone()]);
         Ok((part(UnaryOp::Real), part(UnaryOp::Imag)))

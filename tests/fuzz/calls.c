@@ -1629,8 +1629,8 @@ static void c_gather(Fuzzer *f) {
         int64_t dims[SL_MAX_RANK];
         for (int d = 0; d < n; d++) idx[d] = &f->pool[islots[d]].s;
         if (s->rank == 0 || n != s->rank) ex_bad(&e, BAD_ARG), ok = 0;
-        for (int d = 0; d < n && ok; d++)
-            if (!integer_dtype(idx[d]->dtype)) ex_bad(&e, BAD_DTYPE), ok = 0;
+        for (int d = 0; d < n && ok; d++) /* float indices are floored */
+            if (!integer_dtype(idx[d]->dtype) && !dt_float(idx[d]->dtype)) ex_bad(&e, BAD_DTYPE), ok = 0;
         if (ok) {
             rank = idx[0]->rank;
             memcpy(dims, idx[0]->dims, sizeof dims);

@@ -1139,7 +1139,15 @@ void sv_gather(const Shadow *src, const Shadow *const *idx, Shadow *out) {
         for (int d = 0; d < src->rank; d++) {
             Val k = operand(idx[d], out, c);
             if (k.e == ANY_VALUE) any = 1;
-            s[d] = k.i < 0 ? 0 : k.i >= src->dims[d] ? src->dims[d] - 1 : k.i;
+            if (dt_float(idx[d]->dtype)) {
+                /* Floored; NaN reads element 0. The floor of an inexact value may fall
+                 * either side of an integer. */
+                double at = floor(k.f);
+                if (k.e != 0) any = 1;
+                s[d] = isnan(at) || at < 0 ? 0 : at >= (double)src->dims[d] ? src->dims[d] - 1 : (int64_t)at;
+            } else {
+                s[d] = k.i < 0 ? 0 : k.i >= src->dims[d] ? src->dims[d] - 1 : k.i;
+            }
         }
         sh_put(out, i, any ? any_val() : sh_get(src, ravel(src->rank, src->dims, s)));
     });
