@@ -676,7 +676,7 @@ static void c_binary(Fuzzer *f) {
     if (as >= 0 && rand_pct(&f->r, 85) && (bs = pick_partner(f, &f->pool[as].s, 1, 0)) >= 0) b = f->pool[bs].h;
     else b = pick_handle(f, &bs, 95);
     int op = pick_binary_op(f, as >= 0 ? f->pool[as].s.dtype : SL_F32);
-    if (rand_pct(&f->r, 2)) op = rand_pct(&f->r, 50) ? -1 : SL_COMPLEX + 1 + (int)rand_below(&f->r, 10);
+    if (rand_pct(&f->r, 2)) op = rand_pct(&f->r, 50) ? -1 : SL_NEXTAFTER + 1 + (int)rand_below(&f->r, 10);
     x_binary(f, op, as, a, bs, b, rand_pct(&f->r, 70) ? 0 : 1);
 }
 
