@@ -95,9 +95,12 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions, limits: &L
         }
         // Intrinsics read stored operands; gathers read their source at run-time indices.
         let stored_inputs = match nd.op {
-            Op::MatMul { .. } | Op::Fft(_) | Op::Factor(_) | Op::Sort(_) | Op::Scatter { .. } | Op::IndexCheck { .. } => {
-                inputs_of[i].len()
-            }
+            Op::MatMul { .. }
+            | Op::Fft(_)
+            | Op::Factor(_)
+            | Op::Sort(_)
+            | Op::Scatter { .. }
+            | Op::IndexCheck { .. } => inputs_of[i].len(),
             // The array an assignment makes a new version of.
             Op::Gather | Op::Assign(_) => 1,
             _ => 0,
