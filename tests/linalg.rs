@@ -594,3 +594,29 @@ fn product_errors() {
     assert_eq!(shape_of(out), vec![4]);
     release(&[ha, hv, hd, out]);
 }
+
+/// A batch of billions of products with nothing in them (an empty column dimension, the
+/// batch from an application's shape) computes nothing and returns at once, for the
+/// plain and a generalized product.
+#[test]
+fn many_empty_products() {
+    let mut rng = rng("many_empty_products");
+    let (ha, _) = operand(&mut rng, SL_F64, 5, 3, Form::Dense, false);
+    let hb = {
+        let (dims, mut b) = ([3i64, 0, 4, 1 << 33], 0);
+        ok(sl_constant(SL_F64, 4, dims.as_ptr(), 1.5, &mut b));
+        b
+    };
+    let (done, wait) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (mut plain, mut min_plus) = (0, 0);
+        ok(sl_matmul(ha, hb, &mut plain));
+        ok(sl_inner_product(SL_MINVAL, SL_ADD, ha, hb, &mut min_plus));
+        ok(sl_eval([plain, min_plus].as_ptr(), 2));
+        ok(sl_sync());
+        done.send([shape_of(plain), shape_of(min_plus)]).unwrap();
+        release(&[ha, hb, plain, min_plus]);
+    });
+    let shapes = wait.recv_timeout(std::time::Duration::from_secs(60)).expect("the empty products did not return");
+    assert_eq!(shapes, [vec![5, 0, 4, 1 << 33], vec![5, 0, 4, 1 << 33]]);
+}

@@ -732,8 +732,9 @@ static void c_scalar_op(Fuzzer *f) {
     if (rand_pct(&f->r, 2)) op = rand_pct(&f->r, 50) ? -1 : 99;
     int form = rand_pct(&f->r, 60) ? 0 : rand_pct(&f->r, 50) ? 1 : 2;
     double s = gen_scalar(f, dt);
-    /* An integer for the int64_t forms (one beyond int64_t is not representable there). */
-    if (form == 2) s = fabs(s) < 9.2e18 ? trunc(s) : 0;
+    /* An integer for the int64_t forms (one beyond int64_t is not representable there), as
+     * the call receives it: an integer zero has no sign, so -0.3 becomes +0, not trunc's -0. */
+    if (form == 2) s = fabs(s) < 9.2e18 ? (double)(int64_t)s : 0;
     x_scalar_op(f, op, as, a, s, rand_pct(&f->r, 30), form);
 }
 

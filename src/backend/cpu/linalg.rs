@@ -108,6 +108,10 @@ pub fn matmul(
     workers: &Workers,
 ) -> Result<()> {
     let products = Products::new(dtype, [m, n], batch, [a, b, c])?;
+    if m * n == 0 || products.count() == 0 {
+        // Nothing to write, however many empty products the batch counts.
+        return Ok(());
+    }
     if semiring != Semiring::PLUS_TIMES {
         if !semiring.is_intrinsic() || dtype.is_complex() {
             bail!(
