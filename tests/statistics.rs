@@ -573,3 +573,24 @@ fn bad_arguments() {
     ok(sl_cummax(f, 0, &mut out));
     release(&[h, f, out]);
 }
+
+/// Folding several dimensions of an empty array whose other dimensions are huge gives a
+/// small result without making a huge partial one (an empty dimension folded first would
+/// fill 2^35 partial sums).
+#[test]
+fn several_dimensions_of_an_empty_array_with_a_huge_one() {
+    let dims = [2i64, 2, 0, (1 << 32) + 1, 2, 4];
+    let mut h = 0;
+    ok(sl_constant(SL_I32, 6, dims.as_ptr(), 3.0, &mut h));
+    let (sum, count) = (reduce_dims(SL_SUM, h, 0xf), reduce_dims(SL_COUNT, h, 0xf));
+    assert!(sum.v.iter().chain(&count.v).all(|v| v.f() == 0.0), "sums {sum:?}, counts {count:?}");
+    for (name, fold) in [("var", sl_var_dims as extern "C" fn(_, _, _, _) -> _), ("std", sl_std_dims)] {
+        let mut out = 0;
+        ok(fold(h, 0xf, 1, &mut out));
+        let got = download(out);
+        assert_eq!(shape_of(out), [1, 1, 1, 1, 2, 4], "{name}");
+        assert!(got.v.iter().all(|v| v.f().is_nan()), "{name} of nothing: {got:?}");
+        release(&[out]);
+    }
+    release(&[h]);
+}

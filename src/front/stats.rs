@@ -146,7 +146,11 @@ impl Graph<'_> {
                 self.binary(BinaryOp::Div, &sum, &n)
             }
             _ => {
-                // Counts add up; the others fold again what they give.
+                // Counts add up; the others fold again what they give. The longest
+                // dimension goes first, so each partial result is as small as it can be
+                // (an empty dimension last: folding it first would fill the others).
+                let mut dims = dims;
+                dims.sort_by_key(|&d| std::cmp::Reverse(a.shape.dim(d)));
                 let mut r = self.reduce(op, a, Some(dims[0]))?;
                 let rest = if op == ReduceOp::Count { ReduceOp::Sum } else { op };
                 for &d in &dims[1..] {
