@@ -69,8 +69,7 @@ fn comparison_runs_within_the_memory_limit() {
     let dims = [N as i64];
     let mut hx = 0;
     ok(sl_create(SL_F32, 1, dims.as_ptr(), SL_COL_MAJOR, x.as_ptr() as *const _, N * 4, &mut hx));
-    let mut checked = sl_compare_stats { values_checked: 0, mismatches: 0 };
-    ok(sl_get_compare_stats(&mut checked));
+    let checked = compare_stats();
 
     // A fused sum over the chain: the computation needs x and nothing else; its reference
     // run x's reference and two intermediates at a time (7 without dropping them).
@@ -81,8 +80,7 @@ fn comparison_runs_within_the_memory_limit() {
     ok(sl_read(total, SL_COL_MAJOR, &mut got as *mut f32 as *mut _, 4));
     let (want, scale) = x.iter().map(|&v| chain_reference(v)).fold((0.0, 0.0), |(s, a), v| (s + v, a + v.abs()));
     assert!((got as f64 - want).abs() <= 1e-5 * scale, "sum {got} vs {want}");
-    let mut after = sl_compare_stats { values_checked: 0, mismatches: 0 };
-    ok(sl_get_compare_stats(&mut after));
+    let after = compare_stats();
     assert!(after.values_checked > checked.values_checked, "the sum was compared");
     assert_eq!(after.mismatches, checked.mismatches, "and agreed with its reference");
     // References count against the limit: x's and two of the chain's at the peak.

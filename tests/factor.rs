@@ -1012,10 +1012,7 @@ fn result_comparison_child() {
             release(&handles);
         }
     }
-    let mut stats: sl_compare_stats = unsafe { std::mem::zeroed() };
-    ok(sl_get_compare_stats(&mut stats));
-    assert!(stats.values_checked > 0, "values were compared");
-    assert_eq!(stats.mismatches, 0, "no value differs from its reference");
+    assert_compared_clean(1);
 }
 
 #[test]

@@ -470,14 +470,7 @@ fn every_kind_child() {
         release(&[h]);
     }
     if std::env::var_os("SLUICE_COMPARE").is_some() {
-        let mut s = sl_compare_stats { values_checked: 0, mismatches: 0 };
-        ok(sl_get_compare_stats(&mut s));
-        assert!(
-            s.values_checked >= 3 && s.mismatches == 0,
-            "checked {} values, {} mismatches",
-            s.values_checked,
-            s.mismatches
-        );
+        assert_compared_clean(3);
     }
 }
 
@@ -510,14 +503,7 @@ fn long_transforms_child() {
         }
         release(&[a, r, y, h, back]);
     }
-    let mut s = sl_compare_stats { values_checked: 0, mismatches: 0 };
-    ok(sl_get_compare_stats(&mut s));
-    assert!(
-        s.values_checked >= 6 && s.mismatches == 0,
-        "checked {} values, {} mismatches",
-        s.values_checked,
-        s.mismatches
-    );
+    assert_compared_clean(6);
 }
 
 #[test]

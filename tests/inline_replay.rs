@@ -5,19 +5,10 @@
 mod common;
 
 use common::*;
-use rand::Rng;
 use sluice::*;
 
-fn upload(data: &[f32]) -> sl_array {
-    let (n, mut h) = (data.len() as i64, 0);
-    ok(sl_create(SL_F32, 1, &n, SL_COL_MAJOR, data.as_ptr().cast(), data.len() * 4, &mut h));
-    h
-}
-
-fn read(a: sl_array, len: usize) -> Vec<f32> {
-    let mut out = vec![0f32; len];
-    ok(sl_read(a, SL_COL_MAJOR, out.as_mut_ptr().cast(), len * 4));
-    out
+fn read(a: sl_array) -> Vec<f32> {
+    download(a).v.iter().map(|v| v.f() as f32).collect()
 }
 
 /// Sequences run so far, and how many of them ran on the calling thread.
@@ -48,11 +39,11 @@ fn sin_chain(y0: sl_array) -> sl_array {
 fn replays_run_here_while_input_computes() {
     let mut rng = rng("replays_run_here_while_input_computes");
     let n = 1 << 14;
-    let xs: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect();
-    let ys: Vec<f32> = (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect();
-    let (x, y0) = (upload(&xs), upload(&ys));
+    let (xs, ys) =
+        (rand_arr(&mut rng, SL_F32, &[n], -1.0, 1.0, false), rand_arr(&mut rng, SL_F32, &[n], -1.0, 1.0, false));
+    let (x, y0) = (xs.upload(), ys.upload());
     let mut y = sin_chain(y0);
-    let want_start = read(y, n);
+    let want_start = read(y);
     let name = c"replay_while_computing";
     let step = |y: &mut sl_array| {
         let (ins, mut out, mut mode) = ([*y, x], [0], 0);
@@ -70,7 +61,7 @@ fn replays_run_here_while_input_computes() {
     step(&mut y); // recorded: its flush goes to the execution thread
     // Read, so that sequence is counted before the loop's (the execution thread counts a
     // sequence when it takes it up).
-    read(y, n);
+    read(y);
     ok(sl_release(y));
     y = sin_chain(y0);
     ok(sl_eval(&y, 1));
@@ -80,7 +71,8 @@ fn replays_run_here_while_input_computes() {
         step(&mut y);
     }
     let (seqs_after, inline_after) = sequences();
-    let got = read(y, n);
+    let got = read(y);
+    let xs = read(x);
     let mut want = want_start;
     for _ in 0..replays {
         for (w, &xi) in want.iter_mut().zip(&xs) {

@@ -406,6 +406,21 @@ pub fn stats() -> sl_stats {
     s
 }
 
+/// The result comparison's counters (`sl_get_compare_stats`).
+pub fn compare_stats() -> sl_compare_stats {
+    let mut s = sl_compare_stats { values_checked: 0, mismatches: 0 };
+    ok(sl_get_compare_stats(&mut s));
+    s
+}
+
+/// Under result comparison: at least `at_least` values were compared and none differed
+/// from its reference.
+pub fn assert_compared_clean(at_least: u64) {
+    let s = compare_stats();
+    assert!(s.values_checked >= at_least, "only {} values were compared", s.values_checked);
+    assert_eq!(s.mismatches, 0, "values differ from their references ({} checked)", s.values_checked);
+}
+
 /// Checks which path a read took (see `read_counting`): the hand-written `kernel` where
 /// the policy picks it (`picked`) on Vulkan with hand-written kernels on, and none on the
 /// CPU or with them switched off. Counters are per process and tests run in parallel, so
