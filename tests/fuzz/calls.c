@@ -1892,7 +1892,7 @@ static const Weighted calls[] = {
     {c_select, 2},    {c_cast, 3},     {c_reduce, 6},     {c_scan, 2},      {c_stats, 2},      {c_matmul, 1},        {c_dot, 1},
     {c_reshape, 3},   {c_permute, 2},  {c_transpose, 2},  {c_section, 4},   {c_project, 2},       {c_shift, 4},
     {c_pad, 2},       {c_tile, 2},     {c_broadcast_to, 2}, {c_concat, 2},  {c_gather, 2},        {c_scatter, 2},
-    {c_read, 4},      {c_reference, 1}, {c_eval, 2},      {c_hint_sync, 1}, {c_huge_shapes, 1},
+    {c_read, 4},      {c_reference, 1}, {c_eval, 2},      {c_hint_sync, 1}, {c_huge_shapes, 1}, {c_complex, 4},
 };
 
 static CallFn pick(Fuzzer *f, const Weighted *w, int n) {

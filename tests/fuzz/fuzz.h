@@ -6,6 +6,7 @@
  * gen.c     draws arguments: shapes, values, extreme integers, handles of every kind.
  * check.c   the promises of one call: status, message, out-handles, outputs, reads.
  * calls.c   one fuzzer per API call (arguments, expectation, call, check, pool update).
+ * complex.c chains of complex calls, checked against a C99 complex model.
  * session.c scopes, macros, error handlers, settings, stats, shutdown and re-init.
  * fuzz_api.c the driver: options, the call loop, threads, reports. */
 #ifndef SLUICE_FUZZ_H
@@ -325,6 +326,7 @@ int x_cast(Fuzzer *f, int a_slot, sl_array a, int dtype);
 int x_random(Fuzzer *f, int rng_slot, sl_rng id, int normal, int dtype, int rank, const int64_t *dims);
 
 void fuzz_step(Fuzzer *f);             /* one random call (or a short sequence) */
+void c_complex(Fuzzer *f);             /* a short chain of complex calls, then a read */
 int make_shared_array(Fuzzer *f);      /* main thread, before the others start */
 void fuzz_recording_step(Fuzzer *f);   /* one call inside a macro recording */
 void session_step(Fuzzer *f);          /* scopes, macros, handlers, settings, runtime */
