@@ -60,7 +60,7 @@ module sluice
     SL_UNARY_ASINH = 23, SL_UNARY_ACOSH = 24, SL_UNARY_ATANH = 25, SL_UNARY_ERF = 26, SL_UNARY_FLOOR = 27, &
     SL_UNARY_CEIL = 28, SL_UNARY_ROUND = 29, SL_UNARY_TRUNC = 30, SL_UNARY_ISNAN = 31, SL_UNARY_ISINF = 32, &
     SL_UNARY_NOT = 33, SL_UNARY_CONJ = 34, SL_UNARY_REAL = 35, SL_UNARY_IMAG = 36, SL_UNARY_ARG = 37, &
-    SL_UNARY_ISFINITE = 38
+    SL_UNARY_ISFINITE = 38, SL_UNARY_ERFC = 39, SL_UNARY_ERFINV = 40, SL_UNARY_LGAMMA = 41, SL_UNARY_TGAMMA = 42
   ! Binary op codes (sl_binary_op; C names SL_ADD, ...).
   integer(c_int32_t), parameter, public :: SL_BINARY_ADD = 0, SL_BINARY_SUB = 1, SL_BINARY_MUL = 2, &
     SL_BINARY_DIV = 3, SL_BINARY_REM = 4, SL_BINARY_POW = 5, SL_BINARY_ATAN2 = 6, SL_BINARY_HYPOT = 7, &
@@ -406,6 +406,30 @@ module sluice
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
+    function sl_erfc(a, out) result(status) bind(C, name="sl_erfc")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_erfinv(a, out) result(status) bind(C, name="sl_erfinv")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_lgamma(a, out) result(status) bind(C, name="sl_lgamma")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_tgamma(a, out) result(status) bind(C, name="sl_tgamma")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
     function sl_floor(a, out) result(status) bind(C, name="sl_floor")
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: a
@@ -458,7 +482,7 @@ module sluice
   public :: sl_neg, sl_abs, sl_sign, sl_sqrt, sl_rsqrt, sl_cbrt, sl_rcp, sl_exp, sl_exp2, sl_expm1, sl_log, &
     sl_log2, sl_log10, sl_log1p, sl_sin, sl_cos, sl_tan, sl_asin, sl_acos, sl_atan, sl_sinh, sl_cosh, sl_tanh, &
     sl_asinh, sl_acosh, sl_atanh, sl_erf, sl_floor, sl_ceil, sl_round, sl_trunc, sl_isnan, sl_isinf, sl_not, &
-    sl_transpose
+    sl_transpose, sl_erfc, sl_erfinv, sl_lgamma, sl_tgamma
 
   ! Element-wise binary ops, and the two products.
   interface
@@ -2024,6 +2048,19 @@ module sluice
   interface erf
     module procedure erf_arr
   end interface
+  ! Fortran 2008's erfc, log_gamma and gamma; erfinv has no intrinsic.
+  interface erfc
+    module procedure erfc_arr
+  end interface
+  interface erfinv
+    module procedure erfinv_arr
+  end interface
+  interface log_gamma
+    module procedure log_gamma_arr
+  end interface
+  interface gamma
+    module procedure gamma_arr
+  end interface
   interface aint
     module procedure aint_arr
   end interface
@@ -2260,12 +2297,12 @@ module sluice
     operator(==), operator(/=), operator(<), operator(<=), operator(>), operator(>=), operator(.and.), &
     operator(.or.), operator(.eqv.), operator(.neqv.), operator(.not.)
   public :: abs, sqrt, exp, log, log10, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, &
-    atanh, erf, aint, anint, not, floor, ceiling, nint, atan2, hypot, min, max, mod, iand, ior, ieor, real, &
+    atanh, erf, erfc, log_gamma, gamma, aint, anint, not, floor, ceiling, nint, atan2, hypot, min, max, mod, iand, ior, ieor, real, &
     dble, int, logical, conjg, aimag, cmplx, sum, product, maxval, minval, count, any, all, minloc, maxloc, matmul, dot_product, &
     transpose, reshape, cshift, eoshift, spread, merge, shape, size
   public :: gemm, outer, inner_product
   public :: norm2, variance, stddev, cummax, cummin
-  public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, is_finite, carg, mean, cumsum, cumprod, section, &
+  public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, erfinv, signum, is_nan, is_inf, is_finite, carg, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, take_along, interp1, interp2, scatter, constant, &
     iota, identity
   public :: modulo, shiftl, shifta, shiftr, ishft, sign, next_after, clamp
@@ -5075,6 +5112,32 @@ contains
     type(sl_array), intent(in) :: x
     integer, intent(out), optional :: stat
     r = unary(SL_UNARY_ERF, x, stat)
+  end function
+
+  type(sl_array) function erfc_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ERFC, x, stat)
+  end function
+
+  ! Inverse error function: NaN outside [-1, 1], +-inf at +-1.
+  type(sl_array) function erfinv_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ERFINV, x, stat)
+  end function
+
+  ! log |gamma(x)| (C lgamma): +inf at 0 and the negative integers.
+  type(sl_array) function log_gamma_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_LGAMMA, x, stat)
+  end function
+
+  type(sl_array) function gamma_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_TGAMMA, x, stat)
   end function
 
   type(sl_array) function aint_arr(a, stat) result(r)

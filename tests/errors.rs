@@ -401,7 +401,7 @@ fn every_failed_call_leaves_the_null_handle() {
     let unary = named!(Unary: sl_neg, sl_abs, sl_sign, sl_sqrt, sl_rsqrt, sl_cbrt, sl_rcp, sl_exp, sl_exp2,
         sl_expm1, sl_log, sl_log2, sl_log10, sl_log1p, sl_sin, sl_cos, sl_tan, sl_asin, sl_acos, sl_atan, sl_sinh,
         sl_cosh, sl_tanh, sl_asinh, sl_acosh, sl_atanh, sl_erf, sl_floor, sl_ceil, sl_round, sl_trunc, sl_isnan,
-        sl_isinf, sl_not, sl_conj, sl_real, sl_imag, sl_arg, sl_isfinite);
+        sl_isinf, sl_not, sl_conj, sl_real, sl_imag, sl_arg, sl_isfinite, sl_erfc, sl_erfinv, sl_lgamma, sl_tgamma);
     for (name, f) in unary {
         add(name, Box::new(move |o| f(stale, o)));
     }

@@ -33,6 +33,14 @@ static const struct {
     {"sl_trunc", sl_trunc}, {"sl_isnan", sl_isnan},   {"sl_isinf", sl_isinf}, {"sl_not", sl_not},
 };
 
+/* The special functions, SL_ERFC .. SL_TGAMMA. */
+static const struct {
+    const char *name;
+    Fn1 fn;
+} special_fns[] = {
+    {"sl_erfc", sl_erfc}, {"sl_erfinv", sl_erfinv}, {"sl_lgamma", sl_lgamma}, {"sl_tgamma", sl_tgamma},
+};
+
 static const struct {
     const char *name;
     Fn2 fn;
@@ -589,8 +597,9 @@ static void c_release(Fuzzer *f) {
 int x_unary(Fuzzer *f, int op, int as, sl_array a, int form) {
     Expect e;
     ex_init(&e);
-    int valid_op = op >= 0 && op <= SL_NOT, named = form == 0 && valid_op;
-    const char *fn = named ? unary_fns[op].name : "sl_unary";
+    int special = op >= SL_ERFC && op <= SL_TGAMMA;
+    int valid_op = (op >= 0 && op <= SL_NOT) || special, named = form == 0 && valid_op;
+    const char *fn = !named ? "sl_unary" : special ? special_fns[op - SL_ERFC].name : unary_fns[op].name;
     if (!valid_op) ex_bad(&e, BAD_ARG);
     sl_array out, *o = out_ptr(f, &out, &e);
     Shadow pred = {0};
@@ -606,7 +615,7 @@ int x_unary(Fuzzer *f, int op, int as, sl_array a, int form) {
     }
     if (named) log_begin(f, "%s(%s)", fn, L(f, a, 0));
     else log_begin(f, "sl_unary(%d, %s)", op, L(f, a, 0));
-    sl_status st = named ? unary_fns[op].fn(a, o) : sl_unary(op, a, o);
+    sl_status st = !named ? sl_unary(op, a, o) : special ? special_fns[op - SL_ERFC].fn(a, o) : unary_fns[op].fn(a, o);
     return finish(f, fn, st, &e, o, &pred, 0, tainted(f, as));
 }
 
@@ -615,7 +624,8 @@ static void c_unary(Fuzzer *f) {
     sl_array a = pick_handle(f, &as, 96);
     int op = (int)rand_below(&f->r, SL_NOT + 1);
     for (int tries = 0; tries < 4 && as >= 0 && unary_result(op, f->pool[as].s.dtype) < 0; tries++) op = (int)rand_below(&f->r, SL_NOT + 1);
-    if (rand_pct(&f->r, 2)) op = rand_pct(&f->r, 50) ? -1 : SL_ISFINITE + 1 + (int)rand_below(&f->r, 100);
+    if (rand_pct(&f->r, 10)) op = SL_ERFC + (int)rand_below(&f->r, SL_TGAMMA - SL_ERFC + 1);
+    if (rand_pct(&f->r, 2)) op = rand_pct(&f->r, 50) ? -1 : SL_TGAMMA + 1 + (int)rand_below(&f->r, 100);
     x_unary(f, op, as, a, rand_pct(&f->r, 70) ? 0 : 1);
 }
 

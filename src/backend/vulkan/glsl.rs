@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use super::special;
 use crate::backend::cpu::math::{COS_TURNS_F32, LN1P_Q_F32, LN2_PARTS_F32, SIN_TURNS_F32, TWO_OVER_PI};
 use crate::ir::kernel::{Inst, Kernel};
 use crate::ir::{BinaryOp, DType, Distribution, RngKind, Scalar, UnaryOp};
@@ -76,8 +77,9 @@ pub struct Helpers {
     used: Vec<(String, DType)>,
     /// Whether f32 helpers may compute in f64.
     float64: bool,
-    /// Whether the double-precision math library is used.
+    /// Whether the double-precision math library is used, and its special functions.
     math: bool,
+    special: bool,
     /// Whether the random streams are used, and f64 random values.
     random: bool,
     random_f64: bool,
@@ -100,7 +102,7 @@ fn fmod_loops(t: DType) -> usize {
 
 impl Helpers {
     pub fn new(float64: bool) -> Helpers {
-        Helpers { used: Vec::new(), float64, math: false, random: false, random_f64: false, loops: 0 }
+        Helpers { used: Vec::new(), float64, math: false, special: false, random: false, random_f64: false, loops: 0 }
     }
 
     /// At most how many loop iterations one evaluation of `k`'s live instructions spends
@@ -160,6 +162,7 @@ impl Helpers {
                     // GLSL's f32 builtins on devices without f64.
                     _ if self.float64 => {
                         self.math = true;
+                        self.special |= matches!(op, U::Erfc | U::Erfinv | U::Lgamma | U::Tgamma);
                         self.loops += MATH_LOOPS;
                         match t {
                             DType::F32 => format!("float(m_{}(double({a})))", op.name()),
@@ -480,6 +483,9 @@ impl Helpers {
             s += &two_over_pi();
             s += include_str!("math.glsl");
         }
+        if self.special {
+            s += &special::source_f64();
+        }
         if self.random {
             s += include_str!("random.glsl");
             s += &ln_normal_f32();
@@ -569,7 +575,8 @@ fn deps(name: &str) -> &'static [&'static str] {
         "asinh" | "atanh" => &["log1p"],
         "sinh" | "tanh" => &["expm1"],
         "nextafter" => &["copysign"],
-        _ => &[],
+        "erf" => &["erfcc"],
+        _ => special::deps_f32(name),
     }
 }
 
@@ -766,7 +773,7 @@ fn helper(name: &str, t: DType) -> String {
             x,
         ),
         "log10" => f("return log2(x) * 0.301029995663981;", x),
-        // Taylor series near 0, Numerical Recipes' erfc fit (relative error < 1.2e-7) beyond.
+        // Taylor series near 0, Numerical Recipes' erfc fit (special.rs) beyond.
         "erf" => f(
             "float a = abs(x);\n\
              if (a < 0.5) {\n\
@@ -774,9 +781,7 @@ fn helper(name: &str, t: DType) -> String {
                return x * 1.1283791670955126 * (1.0 + z * (-1.0 / 3.0 + z * (0.1 + z * (-1.0 / 42.0 + z * (1.0 / 216.0 + z * (-1.0 / 1320.0))))));\n\
              }\n\
              if (a > 4.0) return x < 0.0 ? -1.0 : 1.0;\n\
-             float t = 1.0 / (1.0 + 0.5 * a);\n\
-             float c = t * exp(-a * a - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + \
-             t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));\n\
+             float c = erfcc_f32(a);\n\
              return x < 0.0 ? c - 1.0 : 1.0 - c;",
             x,
         ),
@@ -854,6 +859,6 @@ fn helper(name: &str, t: DType) -> String {
                 xy,
             )
         }
-        _ => unreachable!("no helper {name}"),
+        _ => special::helper_f32(name).unwrap_or_else(|| unreachable!("no helper {name}")),
     }
 }

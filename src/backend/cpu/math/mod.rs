@@ -89,6 +89,7 @@
 
 mod driver;
 mod exp_log;
+mod gamma;
 mod hyper;
 mod inv_trig;
 mod power;
@@ -99,7 +100,10 @@ mod trig;
 
 /// For callers that fuse a kernel into a loop of their own (Box-Muller in `cpu::random`).
 pub(crate) use exp_log::{LN1P_Q_F32, LN2_PARTS_F32, ln_normal};
-pub(crate) use real::{Fma, NoFma, Ops, Real};
+pub(crate) use real::{Fma, NoFma, Ops, PolyDd, Real};
+/// The special functions' tables, which the Vulkan executor evaluates too.
+pub(crate) use gamma::{LGAMMA_B, LGAMMA_SIN, LGAMMA_STIRLING};
+pub(crate) use special::{C_HI, C_LO, ERF_SMALL, ERFCX_A, ERFCX_B, ERFCX_C, ERFCX_D, ERFINV_A, ERFINV_B, ERFINV_C, ERFINV_D};
 pub(crate) use trig::{COS_TURNS_F32, SIN_TURNS_F32, TWO_OVER_PI, cos_sin_turns};
 
 #[cfg(test)]
@@ -111,7 +115,7 @@ use driver::{BinaryKernel, UnaryKernel};
 mod kernels {
     macro_rules! markers { ($($n:ident)*) => { $( #[derive(Clone, Copy, Debug)] pub struct $n; )* } }
     markers!(Cbrt Exp Exp2 Expm1 Log Log2 Log10 Log1p Sin Cos Tan Asin Acos Atan Sinh Cosh Tanh
-        Asinh Acosh Atanh Erf Floor Ceil Round Trunc Pow Atan2 Hypot);
+        Asinh Acosh Atanh Erf Erfc Erfinv Lgamma Tgamma Floor Ceil Round Trunc Pow Atan2 Hypot);
 }
 
 /// The slice loop of a unary function.
@@ -123,6 +127,8 @@ enum Run {
     Trig(trig::Kind),
     /// `exp_log::run_exp`: a cheaper path for blocks whose results are normal.
     Exp,
+    /// `gamma::run`: the reflection only for blocks with negative arguments.
+    Gamma(gamma::Kind),
 }
 
 macro_rules! unary_fns {
@@ -151,6 +157,7 @@ macro_rules! unary_fns {
                         Run::Map => driver::map::<f32, Self, O>(src, dst),
                         Run::Trig(k) => trig::run::<f32, O>(k, src, dst),
                         Run::Exp => exp_log::run_exp::<f32, O>(src, dst),
+                        Run::Gamma(k) => gamma::run::<f32, O>(k, src, dst),
                     }
                 }
             }
@@ -163,6 +170,7 @@ macro_rules! unary_fns {
                         Run::Map => driver::map::<f64, Self, O>(src, dst),
                         Run::Trig(k) => trig::run::<f64, O>(k, src, dst),
                         Run::Exp => exp_log::run_exp::<f64, O>(src, dst),
+                        Run::Gamma(k) => gamma::run::<f64, O>(k, src, dst),
                     }
                 }
             }
@@ -236,6 +244,10 @@ unary_fns! {
     Acosh, "acosh" => hyper::acosh, acosh_f32, acosh_f64, Run::Map;
     Atanh, "atanh" => hyper::atanh, atanh_f32, atanh_f64, Run::Map;
     Erf, "erf" => special::erf, erf_f32, erf_f64, Run::Map;
+    Erfc, "erfc" => special::erfc, erfc_f32, erfc_f64, Run::Map;
+    Erfinv, "erfinv" => special::erfinv, erfinv_f32, erfinv_f64, Run::Map;
+    Lgamma, "lgamma" => gamma::lgamma, lgamma_f32, lgamma_f64, Run::Gamma(gamma::Kind::Lgamma);
+    Tgamma, "tgamma" => gamma::tgamma, tgamma_f32, tgamma_f64, Run::Gamma(gamma::Kind::Tgamma);
     Floor, "floor" => round::floor, floor_f32, floor_f64, Run::Map;
     Ceil, "ceil" => round::ceil, ceil_f32, ceil_f64, Run::Map;
     Round, "round" => round::round, round_f32, round_f64, Run::Map;

@@ -34,6 +34,12 @@ mod glibc {
         pub safe fn atanh(x: f64) -> f64;
         pub safe fn erf(x: f64) -> f64;
         pub safe fn erff(x: f32) -> f32;
+        pub safe fn erfc(x: f64) -> f64;
+        pub safe fn erfcf(x: f32) -> f32;
+        pub safe fn tgamma(x: f64) -> f64;
+        pub safe fn tgammaf(x: f32) -> f32;
+        pub fn lgamma_r(x: f64, sign: *mut i32) -> f64;
+        pub fn lgammaf_r(x: f32, sign: *mut i32) -> f32;
         pub safe fn floor(x: f64) -> f64;
         pub safe fn ceil(x: f64) -> f64;
         pub safe fn round(x: f64) -> f64;
@@ -44,34 +50,38 @@ mod glibc {
     }
 }
 
-fn reference_unary(f: UnaryFn) -> extern "C" fn(f64) -> f64 {
+fn reference_unary(f: UnaryFn) -> fn(f64) -> f64 {
     use UnaryFn::*;
     match f {
-        Cbrt => glibc::cbrt,
-        Exp => glibc::exp,
-        Exp2 => glibc::exp2,
-        Expm1 => glibc::expm1,
-        Log => glibc::log,
-        Log2 => glibc::log2,
-        Log10 => glibc::log10,
-        Log1p => glibc::log1p,
-        Sin => glibc::sin,
-        Cos => glibc::cos,
-        Tan => glibc::tan,
-        Asin => glibc::asin,
-        Acos => glibc::acos,
-        Atan => glibc::atan,
-        Sinh => glibc::sinh,
-        Cosh => glibc::cosh,
-        Tanh => glibc::tanh,
-        Asinh => glibc::asinh,
-        Acosh => glibc::acosh,
-        Atanh => glibc::atanh,
-        Erf => glibc::erf,
-        Floor => glibc::floor,
-        Ceil => glibc::ceil,
-        Round => glibc::round,
-        Trunc => glibc::trunc,
+        Erfc => |x| mpfr::erfc(x),
+        Erfinv => |x| mpfr::erfinv(x),
+        Lgamma => |x| mpfr::lgamma(x),
+        Tgamma => |x| mpfr::tgamma(x),
+        Cbrt => |x| glibc::cbrt(x),
+        Exp => |x| glibc::exp(x),
+        Exp2 => |x| glibc::exp2(x),
+        Expm1 => |x| glibc::expm1(x),
+        Log => |x| glibc::log(x),
+        Log2 => |x| glibc::log2(x),
+        Log10 => |x| glibc::log10(x),
+        Log1p => |x| glibc::log1p(x),
+        Sin => |x| glibc::sin(x),
+        Cos => |x| glibc::cos(x),
+        Tan => |x| glibc::tan(x),
+        Asin => |x| glibc::asin(x),
+        Acos => |x| glibc::acos(x),
+        Atan => |x| glibc::atan(x),
+        Sinh => |x| glibc::sinh(x),
+        Cosh => |x| glibc::cosh(x),
+        Tanh => |x| glibc::tanh(x),
+        Asinh => |x| glibc::asinh(x),
+        Acosh => |x| glibc::acosh(x),
+        Atanh => |x| glibc::atanh(x),
+        Erf => |x| glibc::erf(x),
+        Floor => |x| glibc::floor(x),
+        Ceil => |x| glibc::ceil(x),
+        Round => |x| glibc::round(x),
+        Trunc => |x| glibc::trunc(x),
     }
 }
 
@@ -80,6 +90,56 @@ fn reference_binary(f: BinaryFn) -> extern "C" fn(f64, f64) -> f64 {
         BinaryFn::Pow => glibc::pow,
         BinaryFn::Atan2 => glibc::atan2,
         BinaryFn::Hypot => glibc::hypot,
+    }
+}
+
+/// MPFR's correctly rounded values (glibc's own erfc, lgamma and tgamma are off by up to 5, 4
+/// and 9 ulps, and it has no erfinv).
+mod mpfr {
+    use rug::Float;
+
+    const PREC: u32 = 160;
+
+    fn big(x: f64) -> Float {
+        Float::with_val(PREC, x)
+    }
+    pub fn erfc(x: f64) -> f64 {
+        big(x).erfc().to_f64()
+    }
+    pub fn lgamma(x: f64) -> f64 {
+        if x.is_infinite() {
+            return f64::INFINITY;
+        }
+        big(x).ln_abs_gamma().0.to_f64()
+    }
+    pub fn tgamma(x: f64) -> f64 {
+        big(x).gamma().to_f64()
+    }
+    /// Newton steps on erfc (erf below 1/2) from a bisection in f64.
+    pub fn erfinv(x: f64) -> f64 {
+        let a = x.abs();
+        if a.is_nan() || a > 1.0 {
+            return f64::NAN;
+        }
+        if a == 0.0 || a == 1.0 {
+            return if a == 0.0 { x } else { f64::INFINITY.copysign(x) };
+        }
+        let target = big(1.0) - big(a); // exact
+        let g = |y: &Float| -> Float {
+            if a >= 0.5 { Float::with_val(PREC, y.erfc_ref()) - &target } else { big(a) - Float::with_val(PREC, y.erf_ref()) }
+        };
+        let (mut lo, mut hi) = (0.0f64, 6.0f64);
+        for _ in 0..80 {
+            let mid = 0.5 * (lo + hi);
+            if g(&big(mid)) > 0 { lo = mid } else { hi = mid }
+        }
+        let mut y = big(0.5 * (lo + hi));
+        let two_over_sqrt_pi = Float::with_val(PREC, Float::with_val(PREC, rug::float::Constant::Pi).sqrt().recip()) * 2u32;
+        for _ in 0..4 {
+            let d = Float::with_val(PREC, -Float::with_val(PREC, y.square_ref())).exp() * &two_over_sqrt_pi;
+            y += g(&y) / d;
+        }
+        y.to_f64().copysign(x)
     }
 }
 
@@ -600,6 +660,66 @@ fn acc_erf() {
     let dists = [Bits, Uniform(-7.0, 7.0), Uniform(-2.0, 2.0), LogSym(1e-30, 1.0), Uniform(0.5, 2.0)];
     check_unary(UnaryFn::Erf, &dists, 1.0, 2.0);
 }
+#[test]
+fn acc_erfc() {
+    // The splits (0.5, 1, 2, 4) and erfc's underflow (near 10.05 in f32, 27.2 in f64).
+    let dists = [
+        Bits,
+        Uniform(-6.0, 30.0),
+        Uniform(0.4, 2.1),
+        Uniform(1.9, 4.1),
+        Uniform(4.0, 10.0),
+        Around(27.2, 1e-6, 0.3),
+        Around(10.0, 1e-6, 0.2),
+        LogSym(1e-30, 1.0),
+    ];
+    check_unary(UnaryFn::Erfc, &dists, 1.0, 1.0);
+}
+#[test]
+fn acc_erfinv() {
+    // Near ±1 (the tail pieces, |x| within 2^-53 of 1) and near 0.
+    let dists = [
+        Uniform(-1.0, 1.0),
+        Around(1.0, 1e-17, 0.1),
+        Around(-1.0, 1e-17, 0.1),
+        Around(0.99807, 1e-10, 1e-3),
+        LogSym(1e-30, 1.0),
+        LogSym(1e-310, 1e-30),
+        Bits,
+    ];
+    check_unary(UnaryFn::Erfinv, &dists, 1.0, 1.0);
+}
+#[test]
+fn acc_lgamma() {
+    // Near the zeros at 1 and 2, tiny and huge arguments, the range splits (0.5, 1.5, 3, 8),
+    // and negative arguments away from lgamma's zeros there (`lgamma_negative_zeros`).
+    let dists = [
+        Bits,
+        BitsPos,
+        Uniform(0.0, 10.0),
+        Around(1.0, 1e-17, 0.5),
+        Around(2.0, 1e-17, 0.5),
+        LogPos(1e-300, 1e-5),
+        LogPos(10.0, 1e306),
+        Around(2.55e305, 1e290, 1e303),
+    ];
+    check_unary(UnaryFn::Lgamma, &dists, 1.0, 1.5);
+}
+#[test]
+fn acc_tgamma() {
+    // Overflow (171.62 f64, 35.04 f32), underflow (about -184), near the poles, tiny.
+    let dists = [
+        Bits,
+        Uniform(-30.0, 180.0),
+        Uniform(0.0, 10.0),
+        Around(171.62, 1e-6, 0.1),
+        Around(35.04, 1e-6, 0.1),
+        Uniform(-190.0, -0.5),
+        Multiples(1.0, 20.0, 1e-3),
+        LogSym(1e-30, 1e-3),
+    ];
+    check_unary(UnaryFn::Tgamma, &dists, 1.0, 2.0);
+}
 const ROUND_DISTS: [Dist; 5] = [Bits, Uniform(-10.0, 10.0), Halves(1e6), LogSym(4e6, 2e7), LogSym(2e15, 1e16)];
 #[test]
 fn acc_floor() {
@@ -707,7 +827,7 @@ fn enum_dispatch_matches_named_functions() {
     unary_f32(UnaryFn::Log1p, &src, &mut a);
     log1p_f32(&src, &mut b);
     assert_eq!(a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), b.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
-    assert_eq!(UnaryFn::ALL.len(), 25);
+    assert_eq!(UnaryFn::ALL.len(), 29);
     assert_eq!(BinaryFn::ALL.len(), 3);
     // Empty slices are fine.
     unary_f64(UnaryFn::Exp, &[], &mut []);
@@ -986,6 +1106,12 @@ fn std_unary32(f: UnaryFn) -> fn(f32) -> f32 {
         Acosh => f32::acosh,
         Atanh => f32::atanh,
         Erf => |x| glibc::erff(x),
+        Erfc => |x| glibc::erfcf(x),
+        // No C erfinv: the MPFR reference (slow), for completeness.
+        Erfinv => |x| mpfr::erfinv(x as f64) as f32,
+        // SAFETY: the sign is written to a local.
+        Lgamma => |x| unsafe { glibc::lgammaf_r(x, &mut 0) },
+        Tgamma => |x| glibc::tgammaf(x),
         Floor => f32::floor,
         Ceil => f32::ceil,
         Round => f32::round,
@@ -1017,6 +1143,11 @@ fn std_unary64(f: UnaryFn) -> fn(f64) -> f64 {
         Acosh => f64::acosh,
         Atanh => f64::atanh,
         Erf => |x| glibc::erf(x),
+        Erfc => |x| glibc::erfc(x),
+        Erfinv => mpfr::erfinv,
+        // SAFETY: the sign is written to a local.
+        Lgamma => |x| unsafe { glibc::lgamma_r(x, &mut 0) },
+        Tgamma => |x| glibc::tgamma(x),
         Floor => f64::floor,
         Ceil => f64::ceil,
         Round => f64::round,
@@ -1031,6 +1162,8 @@ fn bench_domain(f: UnaryFn) -> (f64, f64) {
         Log1p => (-0.9, 100.0),
         Asin | Acos | Atanh => (-0.99, 0.99),
         Acosh => (1.0, 100.0),
+        Erfinv => (-1.0, 1.0),
+        Lgamma | Tgamma => (-20.0, 30.0),
         _ => (-10.0, 10.0),
     }
 }
