@@ -1819,6 +1819,12 @@ module sluice
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
+    function sl_fma(a, b, c, out) result(status) bind(C, name="sl_fma")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b, c
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
     function sl_clamp_scalar(a, lo, hi, out) result(status) bind(C, name="sl_clamp_scalar")
       import :: c_int, c_int64_t, c_double
       integer(c_int64_t), value :: a
@@ -1850,7 +1856,7 @@ module sluice
   end interface
   public :: sl_linspace, sl_arange, sl_arange_i, sl_diag_matrix, sl_diagonal, sl_triu, sl_tril, sl_repeat, sl_repeat_counts, &
     sl_meshgrid, sl_flip, sl_squeeze, sl_expand_dims, sl_moveaxis, sl_mod, sl_shl, sl_shr, sl_copysign, &
-    sl_nextafter, sl_clamp, sl_clamp_scalar, sl_floor_to, sl_ceil_to, sl_round_to
+    sl_nextafter, sl_clamp, sl_clamp_scalar, sl_floor_to, sl_ceil_to, sl_round_to, sl_fma
 
   public :: sl_set_compare, sl_get_compare, sl_get_compare_stats, sl_reference, sl_debug_peek
   public :: sl_profile_begin, sl_profile_end, sl_set_call_site
@@ -2177,6 +2183,10 @@ module sluice
   interface clamp
     module procedure clamp_arr
   end interface
+  ! fma(a, b, c) = a * b + c rounded once (real arrays; Fortran 2018's ieee_fma of arrays).
+  interface fma
+    module procedure fma_arr
+  end interface
   ! repeat(array, counts [, dim]): each element repeated along dim (1 when absent); a
   ! generic, so the intrinsic repeat of character strings stays usable.
   interface repeat
@@ -2305,7 +2315,7 @@ module sluice
   public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, erfinv, signum, is_nan, is_inf, is_finite, carg, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, take_along, interp1, interp2, scatter, constant, &
     iota, identity
-  public :: modulo, shiftl, shifta, shiftr, ishft, sign, next_after, clamp
+  public :: modulo, shiftl, shifta, shiftr, ishft, sign, next_after, clamp, fma
   public :: linspace, arange, diag, triu, tril, repeat, meshgrid, flip, squeeze, expand_dims, moveaxis
   public :: assign, assign_where, assign_indexed
   public :: fft, ifft, rfft, irfft
@@ -5402,6 +5412,12 @@ contains
     class(*), intent(in) :: y
     integer, intent(out), optional :: stat
     r = binary_any(SL_BINARY_NEXTAFTER, x, y, stat)
+  end function
+
+  type(sl_array) function fma_arr(a, b, c, stat) result(r)
+    type(sl_array), intent(in) :: a, b, c
+    integer, intent(out), optional :: stat
+    call finish(sl_fma(a%handle, b%handle, c%handle, r%handle), stat)
   end function
 
   type(sl_array) function clamp_arr(x, lo, hi, stat) result(r)

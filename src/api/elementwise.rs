@@ -513,6 +513,20 @@ pub extern "C" fn sl_clamp_scalar(a: sl_array, lo: f64, hi: f64, out: *mut sl_ar
     boundary!("sl_clamp_scalar", |site| from_array(site, a, out, |g, a| g.clamp_scalar(a, lo, hi)))
 }
 
+/// Element-wise `a * b + c` rounded once (C `fma`), on f32 or f64 arrays: the three
+/// broadcast and promote together (to a floating-point type; integer and complex arrays
+/// are refused). Fused like the other element-wise ops.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_fma(a: sl_array, b: sl_array, c: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_fma", |site| {
+        let out = out_slot(out)?;
+        let rt = runtime()?;
+        let (a, b, c) = (node(&rt, a)?, node(&rt, b)?, node(&rt, c)?);
+        let n = graph(&rt, site).fma(&a, &b, &c)?;
+        put(&rt, out, n)
+    })
+}
+
 /// The integer rounding calls: `op` of `a`, converted to the integer type `dtype`.
 fn round_to(site: CallSite, op: UnaryOp, a: sl_array, dtype: sl_dtype, out: *mut sl_array) -> Result<()> {
     out_slot(out)?;

@@ -416,6 +416,7 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
             each(&|i, _| binary(*op, it, ins[0].operand(i), ins[1].operand(i)))
         }
         Op::Select => each(&|i, _| if ins[0].operand(i).nonzero() { ins[1].operand(i) } else { ins[2].operand(i) }),
+        Op::Fma => each(&|i, _| Elem::F(ins[0].operand(i).f().mul_add(ins[1].operand(i).f(), ins[2].operand(i).f()))),
         Op::Cast => {
             let from = ins[0].dtype;
             each(&|i, _| {

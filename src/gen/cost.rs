@@ -8,7 +8,7 @@
 //! | instruction | cost |
 //! |---|---|
 //! | parameter, constant | 0 |
-//! | add, multiply, compare, min/max, logic, select, cast, abs, floor, ...; coordinate, fill test | 1 |
+//! | add, multiply, fused multiply-add, compare, min/max, logic, select, cast, abs, floor, ...; coordinate, fill test | 1 |
 //! | load | 1 |
 //! | divide, remainder, sqrt, rsqrt, reciprocal; gather | 4 |
 //! | hypot | 6 |
@@ -62,6 +62,7 @@ pub fn inst_cost(inst: &Inst) -> f32 {
     match *inst {
         Inst::Param { .. } | Inst::Const(_) => 0.0,
         Inst::Load { .. } | Inst::Coord { .. } | Inst::Valid { .. } | Inst::Select { .. } | Inst::Cast { .. } => 1.0,
+        Inst::Fma { .. } => 1.0,
         Inst::Unary { op, .. } => unary_cost(op),
         Inst::Binary { op, .. } => binary_cost(op),
         Inst::Random { dist: Distribution::Uniform, .. } => 4.0,

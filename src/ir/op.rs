@@ -483,6 +483,8 @@ pub enum Op {
     Binary(BinaryOp),
     /// inputs: [cond, a, b]
     Select,
+    /// inputs: [a, b, c], one floating-point type: `a * b + c` rounded once.
+    Fma,
     /// inputs: [a]; the target type is the node's dtype.
     Cast,
     /// inputs: [a]
@@ -553,6 +555,7 @@ impl Op {
             Op::Unary(u) => u.name(),
             Op::Binary(b) => b.name(),
             Op::Select => "select",
+            Op::Fma => "fma",
             Op::Cast => "cast",
             Op::View(v) => v.name(),
             Op::Concat { .. } => "concat",

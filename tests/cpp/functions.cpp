@@ -161,6 +161,18 @@ template <class T> void unary_math(double tol) {
 }
 
 // isnan / isinf / not, and the generic unary(), binary(), reduce() with C op codes.
+// fma against std::fma: c = -round(a b) leaves the product's rounding error, which a * b + c
+// loses; a scalar c broadcasts.
+void fused_multiply_add() {
+    const std::vector<double> x = test::uniform(300, -10, 10), y = test::uniform(300, -10, 10);
+    std::vector<double> c(x.size()), want(x.size());
+    for (std::size_t i = 0; i < x.size(); i++) c[i] = -(x[i] * y[i]), want[i] = std::fma(x[i], y[i], c[i]);
+    EXPECT_CLOSE("fma", sluice::fma(Array(x), Array(y), Array(c)).read<double>(), want, 0);
+    for (std::size_t i = 0; i < x.size(); i++) want[i] = std::fma(x[i], y[i], 0.5);
+    EXPECT_CLOSE("fma with a scalar", sluice::fma(Array(x), Array(y), Array(std::vector<double>{0.5}, {})).read<double>(),
+                 want, 0);
+}
+
 void classification_and_generic_forms() {
     std::vector<double> x = test::uniform(40, -1, 1);
     for (std::size_t i = 0; i < x.size(); i += 5) x[i] = std::numeric_limits<double>::quiet_NaN();
@@ -577,6 +589,7 @@ int main() {
     creation();
     unary_math<double>(f64_tol);
     unary_math<float>(f32_tol);
+    fused_multiply_add();
     classification_and_generic_forms();
     binary_functions();
     reductions();

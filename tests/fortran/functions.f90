@@ -146,6 +146,9 @@ contains
     call expect_matches(min(a, 1), min(x, 1d0), 0d0, 'min with an integer scalar')
     call expect_matches(mod(a, b), mod(x, y), math, 'mod')
     call expect_matches(mod(a, 0.75d0), mod(x, 0.75d0), math, 'mod with a scalar')
+    ! fma(x, y, -x*y) is the product's rounding error; quad precision holds the product
+    ! exactly (its sum with c may round twice, by an ulp).
+    call expect_matches(fma(a, b, -(a * b)), real(real(x, 16) * y - x * y, 8), 2.3d-16, 'fma')
   end subroutine
 
   subroutine integer_bits()

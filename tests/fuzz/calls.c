@@ -783,6 +783,35 @@ static void c_select(Fuzzer *f) {
     finish(f, "sl_select", sl_select(c, a, b, o), &e, o, &pred, 0, tainted(f, cs) || tainted(f, as) || tainted(f, bs));
 }
 
+static void c_fma(Fuzzer *f) {
+    Expect e;
+    ex_init(&e);
+    int as, bs, cs;
+    sl_array a = pick_handle(f, &as, 96), b, c;
+    if (as >= 0 && rand_pct(&f->r, 85) && (bs = pick_partner(f, &f->pool[as].s, 1, 0)) >= 0) b = f->pool[bs].h;
+    else b = pick_handle(f, &bs, 95);
+    if (as >= 0 && rand_pct(&f->r, 85) && (cs = pick_partner(f, &f->pool[as].s, 1, 0)) >= 0) c = f->pool[cs].h;
+    else c = pick_handle(f, &cs, 95);
+    sl_array out, *o = out_ptr(f, &out, &e);
+    if (as < 0 || bs < 0 || cs < 0) ex_bad(&e, BAD_HANDLE);
+    Shadow pred = {0};
+    if (as >= 0 && bs >= 0 && cs >= 0) {
+        const Shadow *sa = &f->pool[as].s, *sb = &f->pool[bs].s, *sc = &f->pool[cs].s;
+        int t = promote_types(promote_types(sa->dtype, sb->dtype), sc->dtype), rank;
+        int64_t dims[SL_MAX_RANK];
+        if (!dt_float(t)) ex_bad(&e, BAD_DTYPE);
+        else if (!broadcast_shapes(sa->rank, sa->dims, sb->rank, sb->dims, &rank, dims) ||
+                 !broadcast_shapes(rank, dims, sc->rank, sc->dims, &rank, dims))
+            ex_bad(&e, BAD_SHAPE);
+        else {
+            sh_init(&pred, t, rank, dims, sa->known && sb->known && sc->known);
+            sv_fma_as(sa, sb, sc, &pred);
+        }
+    }
+    log_begin(f, "sl_fma(%s, %s, %s)", L(f, a, 0), L(f, b, 1), L(f, c, 2));
+    finish(f, "sl_fma", sl_fma(a, b, c, o), &e, o, &pred, 0, tainted(f, as) || tainted(f, bs) || tainted(f, cs));
+}
+
 int x_cast(Fuzzer *f, int as, sl_array a, int dt) {
     Expect e;
     ex_init(&e);
@@ -1899,7 +1928,7 @@ typedef struct {
 static const Weighted calls[] = {
     {c_create, 8},    {c_constant, 5}, {c_iota, 2},       {c_identity, 1},  {c_random, 3},        {c_rng, 2},
     {c_query, 4},     {c_retain, 2},   {c_release, 4},    {c_unary, 10},    {c_binary, 12},       {c_scalar_op, 7},
-    {c_select, 2},    {c_cast, 3},     {c_reduce, 6},     {c_scan, 2},      {c_stats, 2},      {c_matmul, 1},        {c_dot, 1},
+    {c_select, 2},    {c_fma, 2},      {c_cast, 3},     {c_reduce, 6},     {c_scan, 2},      {c_stats, 2},      {c_matmul, 1},        {c_dot, 1},
     {c_reshape, 3},   {c_permute, 2},  {c_transpose, 2},  {c_section, 4},   {c_project, 2},       {c_shift, 4},
     {c_pad, 2},       {c_tile, 2},     {c_broadcast_to, 2}, {c_concat, 2},  {c_gather, 2},        {c_scatter, 2},
     {c_read, 4},      {c_reference, 1}, {c_eval, 2},      {c_hint_sync, 1}, {c_huge_shapes, 1},

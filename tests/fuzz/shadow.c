@@ -729,6 +729,33 @@ void sv_binary_as(int op, const Shadow *a, const Shadow *b, int dt, Shadow *out)
     sh_free(&y);
 }
 
+/* a * b + c rounded once, of exact operands exactly; errors of inexact ones propagated. */
+static Val fma_float(int dt, Val x, Val y, Val z) {
+    if (shaky(dt, x) || shaky(dt, y) || shaky(dt, z)) return any_val();
+    double r = dt == SL_F32 ? (double)fmaf((float)x.f, (float)y.f, (float)z.f) : fma(x.f, y.f, z.f);
+    if (x.e == 0 && y.e == 0 && z.e == 0) return fres(dt, r, 0);
+    return fres(dt, r, fabs(y.f) * x.e + fabs(x.f) * y.e + x.e * y.e + z.e + 2 * ulp(dt, r));
+}
+
+/* fma of `a`, `b`, `c` after all three are promoted to `out`'s type (a float type). */
+void sv_fma_as(const Shadow *a, const Shadow *b, const Shadow *c, Shadow *out) {
+    Shadow x, y, z;
+    sh_converted(a, out->dtype, &x);
+    sh_converted(b, out->dtype, &y);
+    sh_converted(c, out->dtype, &z);
+    if (!x.known || !y.known || !z.known || !out->known) sh_forget(out);
+    else {
+        int64_t k[SL_MAX_RANK];
+        for (int64_t i = 0; i < out->numel; i++) {
+            unravel(out->rank, out->dims, i, k);
+            sh_put(out, i, fma_float(out->dtype, operand(&x, out, k), operand(&y, out, k), operand(&z, out, k)));
+        }
+    }
+    sh_free(&x);
+    sh_free(&y);
+    sh_free(&z);
+}
+
 /* `cond ? a : b` after `a` and `b` are promoted to `out`'s type. */
 void sv_select_as(const Shadow *cond, const Shadow *a, const Shadow *b, Shadow *out) {
     Shadow x, y;

@@ -130,7 +130,7 @@ impl Helpers {
     }
 
     fn need(&mut self, name: &str, t: DType) {
-        for dep in deps(name) {
+        for dep in deps(name, t) {
             self.need(dep, t);
         }
         if !self.used.iter().any(|(n, u)| n == name && *u == t) {
@@ -285,6 +285,19 @@ impl Helpers {
                 }
             }
         }
+    }
+
+    /// `a * b + c` rounded once (`fma_f32`, `fma_f64`): GLSL's `fma` may round twice (its
+    /// precision is the driver's), so it is emulated exactly from exact products and sums;
+    /// on devices without 64-bit floats f32 takes the builtin.
+    pub fn fma(&mut self, t: DType, a: &str, b: &str, c: &str) -> String {
+        if t == DType::F32 && !self.float64 {
+            return format!("fma({a}, {b}, {c})");
+        }
+        if t == DType::F64 {
+            self.math = true;
+        }
+        self.call("fma", t, &[a, b, c])
     }
 
     /// Element `index` (an `int64_t` expression) of a random array `dist` of type `t`
@@ -569,13 +582,16 @@ fn two_over_pi() -> String {
     format!("uint m_two_over_pi(int i) {{ return {}; }}\n", pick(0, TWO_OVER_PI.len()))
 }
 
-/// Helpers a helper calls.
-fn deps(name: &str) -> &'static [&'static str] {
+/// Helpers a helper of type `t` calls.
+fn deps(name: &str, t: DType) -> &'static [&'static str] {
     match name {
+        "fma" if t == DType::F32 => &[],
         "asinh" | "atanh" => &["log1p"],
         "sinh" | "tanh" => &["expm1"],
         "nextafter" => &["copysign"],
         "erf" => &["erfcc"],
+        "fma" => &["round_odd", "fma_core"],
+        "fma_core" => &["round_odd"],
         _ => special::deps_f32(name),
     }
 }
@@ -784,6 +800,64 @@ fn helper(name: &str, t: DType) -> String {
              float c = erfcc_f32(a);\n\
              return x < 0.0 ? c - 1.0 : 1.0 - c;",
             x,
+        ),
+        // f32: the product is exact in f64 and the sum rounded to odd there (the other
+        // neighbour of the rounded sum when that is even and inexact), so rounding to f32 is
+        // then correct (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums:
+        // proved algorithms using rounding to odd", IEEE TC 2008).
+        "fma" if t == DType::F32 => f(
+            "precise double p = double(x) * double(y);\n\
+             precise double s = p + double(z);\n\
+             precise double pp = s - double(z);\n\
+             precise double e = (p - pp) + (double(z) - (s - pp));\n\
+             uvec2 w = unpackDouble2x32(s);\n\
+             if (e != 0.0lf && (w.x & 1u) == 0u) {\n\
+               uint64_t u = packUint2x32(w) + (((e > 0.0lf) == (s > 0.0lf)) ? 1ul : 0xfffffffffffffffful);\n\
+               s = packDouble2x32(unpackUint2x32(u));\n\
+             }\n\
+             return float(s);",
+            "float x, float y, float z",
+        ),
+        // f64: the same paper's algorithm: (uh + ul) = a b exactly (math.glsl's Dekker product),
+        // (th + tl) = c + uh exactly, v = tl + ul rounded to odd, the result th + v rounded
+        // once. Scaled by powers of two where the product would overflow or its low part
+        // underflow; a result below the normal range is rounded to odd in the scaled range
+        // and scaled once.
+        "fma" => f(
+            "if (isnan(x) || isnan(y) || isinf(x) || isinf(y) || x == 0.0lf || y == 0.0lf) return x * y + z;\n\
+             if (isinf(z) || isnan(z)) return z;\n\
+             int ex, ey, ez = 0;\n\
+             precise double mx = m_frexp(x, ex), my = m_frexp(y, ey);\n\
+             if (z != 0.0lf) m_frexp(z, ez);\n\
+             int ep = ex + ey;\n\
+             if (ep > 900 || ex > 990 || ey > 990) return m_ldexp(fma_core_f64(mx, my, m_ldexp(z, -ep), false), ep);\n\
+             if (ep < -900) {\n\
+               if (z != 0.0lf && ez > ep + 110) return z;\n\
+               return m_ldexp(fma_core_f64(mx, my, m_ldexp(z, -ep), true), ep);\n\
+             }\n\
+             return fma_core_f64(x, y, z, false);",
+            "double x, double y, double z",
+        ),
+        "fma_core" => f(
+            "precise double uh, ul, th, tl, s, e;\n\
+             m_two_prod(x, y, uh, ul);\n\
+             m_two_sum(z, uh, th, tl);\n\
+             if (isinf(th)) return th;\n\
+             m_two_sum(tl, ul, s, e);\n\
+             precise double v = round_odd_f64(s, e);\n\
+             if (!odd) return th + v;\n\
+             m_two_sum(th, v, s, e);\n\
+             return round_odd_f64(s, e);",
+            "double x, double y, double z, bool odd",
+        ),
+        // s + e (e the exact error of s) rounded to odd: s, or its neighbour toward e when s
+        // is even and e is not 0.
+        "round_odd" => f(
+            "uvec2 w = unpackDouble2x32(x);\n\
+             if (y == 0.0lf || (w.x & 1u) != 0u) return x;\n\
+             uint64_t u = packUint2x32(w) + (((y > 0.0lf) == (x > 0.0lf)) ? 1ul : 0xfffffffffffffffful);\n\
+             return packDouble2x32(unpackUint2x32(u));",
+            "double x, double y",
         ),
         // Bit patterns: the sign bit is the top bit of the (high) word.
         "copysign" if t == DType::F32 => {

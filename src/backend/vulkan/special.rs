@@ -105,28 +105,41 @@ pub fn source_f64() -> String {
         c_lo = d(C_LO),
         c_hi = d(C_HI),
     );
-    s += "// erfinv: polynomials in w = -log(1 - x^2) (1 - x^2 a double-double) and sqrt(w).\n\
-          double m_erfinv(double x) {\n\
-          precise double a = abs(x);\n\
-          if (isnan(x) || a > 1.0lf) return 0.0lf / 0.0lf;\n\
-          if (a == 1.0lf) return x * M_INF;\n\
-          precise double q, qe, h, e, lh, ll, ph, pl;\n\
-          m_two_prod(x, x, q, qe);\n\
-          m_two_sum(1.0lf, -q, h, e);\n\
-          m_log_dd(h, lh, ll);\n\
-          precise double w = -(lh + (ll + (e - qe) / h));\n\
-          if (w < 3.125lf) {\n\
-          m_erfinv_a(w - 1.5625lf, ph, pl);\n\
-          } else if (w < 6.25lf) {\n\
-          m_erfinv_b(w - 4.6875lf, ph, pl);\n\
-          } else {\n\
-          precise double r = sqrt(w);\n\
-          if (r < 4.0lf) m_erfinv_c(r - 3.25lf, ph, pl); else m_erfinv_d(r - 5.05lf, ph, pl);\n\
-          }\n\
-          precise double y, ye;\n\
-          m_two_prod(x, ph, y, ye);\n\
-          return y + (x * pl + ye);\n\
-          }\n";
+    s += &format!(
+        "// erfinv: polynomials in w = -log(1 - x^2) and sqrt(w), both double-doubles (special.rs).\n\
+         double m_erfinv(double x) {{\n\
+         precise double a = abs(x);\n\
+         if (isnan(x) || a > 1.0lf) return 0.0lf / 0.0lf;\n\
+         if (a == 1.0lf) return x * M_INF;\n\
+         if (x == 0.0lf) return x;\n\
+         precise double q, qe, h, e, lh, ll, w, wl, r2, r2e, t, te, ph, pl;\n\
+         m_two_prod(x, x, q, qe);\n\
+         m_two_sum(1.0lf, -q, h, e);\n\
+         m_log_dd(h, lh, ll);\n\
+         m_two_sum(-lh, -(ll + (e - qe) / h), w, wl);\n\
+         precise double r = sqrt(w);\n\
+         m_two_prod(r, r, r2, r2e);\n\
+         precise double rl = (((w - r2) - r2e) + wl) / (2.0lf * r);\n\
+         precise double slope;\n\
+         if (w < 3.125lf) {{\n\
+         m_two_sum(w, -1.5625lf, t, te); te += wl; m_erfinv_a(t, ph, pl); slope = {a};\n\
+         }} else if (w < 6.25lf) {{\n\
+         m_two_sum(w, -4.6875lf, t, te); te += wl; m_erfinv_b(t, ph, pl); slope = {b};\n\
+         }} else if (r < 4.0lf) {{\n\
+         m_two_sum(r, -3.25lf, t, te); te += rl; m_erfinv_c(t, ph, pl); slope = {c};\n\
+         }} else {{\n\
+         m_two_sum(r, -5.05lf, t, te); te += rl; m_erfinv_d(t, ph, pl); slope = {dd};\n\
+         }}\n\
+         pl += te * slope;\n\
+         precise double y, ye;\n\
+         m_two_prod(x, ph, y, ye);\n\
+         return y + (x * pl + ye);\n\
+         }}\n",
+        a = d(ERFINV_A.q[0]),
+        b = d(ERFINV_B.q[0]),
+        c = d(ERFINV_C.q[0]),
+        dd = d(ERFINV_D.q[0]),
+    );
     s += &format!(
         "// log |Gamma(x)| as hi + lo for finite x > -0.5, not 0 (gamma.rs's lgamma_main).\n\
          void m_lgamma_main(double x, out double hi, out double lo) {{\n\
@@ -202,8 +215,9 @@ pub fn source_f64() -> String {
          if (x == M_INF) return x;\n\
          precise double h, l, p;\n\
          m_lgamma_dd(x, h, l);\n\
+         m_two_sum(h, l, h, l);\n\
          if (!(h < 710.0lf)) return M_INF;\n\
-         if (h < -746.0lf) {{ h = -746.0lf; l = 0.0lf; }}\n\
+         if (h < -746.0lf) {{ h = -800.0lf; l = 0.0lf; }}\n\
          int n;\n\
          m_exp_parts(h, l, n, p);\n\
          precise double g = m_ldexp(1.0lf + p, n);\n\

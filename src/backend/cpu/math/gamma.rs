@@ -85,7 +85,11 @@ fn lgamma_main<O: Ops>(x: f64) -> (f64, f64) {
     let small = (h, e + (gl + sign * ll));
     // Stirling: (x - 1/2)(log x - 1) + (log(2 pi) - 1)/2 + u S(u^2), u = 1/x.
     let xm = x - 0.5;
-    let (ah, al) = O::two_prod(xm, lh - 1.0);
+    // (Dekker's product, without FMA, overflows splitting factors near the top of the range,
+    // where lgamma needs no low part.)
+    let huge = x > 1e300;
+    let (ah, al) = O::two_prod(sel(huge, 1.0, xm), lh - 1.0);
+    let (ah, al) = sel(huge, (xm * (lh - 1.0), 0.0), (ah, al));
     let u = 1.0 / x;
     let (sh, sl) = LGAMMA_STIRLING.eval::<O>(u * u);
     let (h, e) = two_sum(ah, HALF_LN_2PI_M_HALF.0);
@@ -136,11 +140,13 @@ impl GammaConsts for f64 {
 
     #[inline(always)]
     fn tgamma_k<O: Ops>(x: f64, negative: bool) -> f64 {
+        // Normalised: the kernel's low part collects whole terms (Stirling's series, the
+        // sine term), and the exponential's reduction needs it below an ulp of the high part.
         let (h, l) = lgamma_dd::<O>(x, negative);
-        // Clamped where Γ overflows (or underflows, 746 below 0): the exponential needs a
-        // reduced argument in range.
-        let big = (h > 710.0) | h.is_nan();
-        let (h, l) = sel(big, (710.0, 0.0), (sel(h < -746.0, -746.0, h), l));
+        let (h, l) = two_sum(h, l);
+        // Clamped where Γ overflows or underflows (the low part too: it is up to a few ulps
+        // of a huge high part): the exponential needs a reduced argument in range.
+        let (h, l) = sel((h > 710.0) | h.is_nan(), (710.0, 0.0), sel(h < -746.0, (-800.0, 0.0), (h, l)));
         let (rh, rl, n) = exp_reduce::<f64, O>(h);
         let (eh, el) = exp_finish::<f64, O>(rh, rl + l);
         let g = scale(eh + el, n);

@@ -156,18 +156,31 @@ impl ErfConsts for f64 {
 
     #[inline(always)]
     fn erfinv_k<O: Ops>(x: f64) -> f64 {
-        // w = -log(1 - x^2), 1 - x^2 a double-double (exact near |x| = 1).
+        // w = -log(1 - x^2) and r = sqrt(w) as double-doubles, 1 - x^2 one too (exact near
+        // |x| = 1): rounding w or r would cost up to an ulp of the result each.
         let (q, qe) = O::two_prod(x, x);
         let (h, e) = two_sum(1.0, -q);
         let (lh, ll) = log_dd::<f64, O>(h);
-        let w = -(lh + (ll + (e - qe) / h));
+        let (w, wl) = two_sum(-lh, -(ll + (e - qe) / h));
         let r = w.sqrt();
-        let near = sel(w < 3.125, ERFINV_A.eval::<O>(w - 1.5625), ERFINV_B.eval::<O>(w - 4.6875));
-        let far = sel(r < 4.0, ERFINV_C.eval::<O>(r - 3.25), ERFINV_D.eval::<O>(r - 5.05));
-        let (ph, pl) = sel(w < 6.25, near, far);
+        let (r2, r2e) = O::two_prod(r, r);
+        let rl = (((w - r2) - r2e) + wl) / (2.0 * r);
+        // The piece's variable, t + d = w - c or r - c (t rounded, d the rest).
+        let far = w >= 6.25;
+        let c = sel(far, sel(r < 4.0, 3.25, 5.05), sel(w < 3.125, 1.5625, 4.6875));
+        let (t, te) = two_sum(sel(far, r, w), -c);
+        let d = te + sel(far, rl, wl);
+        let near = sel(w < 3.125, ERFINV_A.eval::<O>(t), ERFINV_B.eval::<O>(t));
+        let near_slope = sel(w < 3.125, ERFINV_A.q[0], ERFINV_B.q[0]);
+        let tail = sel(r < 4.0, ERFINV_C.eval::<O>(t), ERFINV_D.eval::<O>(t));
+        let tail_slope = sel(r < 4.0, ERFINV_C.q[0], ERFINV_D.q[0]);
+        let (ph, pl) = sel(far, tail, near);
+        // P(t + d) = P(t) + d P'(t), P' within a percent of its linear coefficient.
+        let pl = O::mla(d, sel(far, tail_slope, near_slope), pl);
         let (yh, ye) = O::two_prod(x, ph);
         let y = yh + O::mla(x, pl, ye);
         let a = x.abs();
+        let y = sel(x == 0.0, x, y); // -0 stays -0
         sel(a < 1.0, y, sel(a == 1.0, f64::INFINITY.copysign(x), f64::NAN))
     }
 }
