@@ -3233,31 +3233,56 @@ contains
     r = binary_any(SL_BINARY_NE, a, b)
   end function
 
-  ! merge(tsource, fsource, mask): tsource where mask is true, else fsource (an sl_array or
-  ! a scalar).
+  ! merge(tsource, fsource, mask): tsource where mask is true, else fsource; either may be a
+  ! scalar (PeakStream's cond(p, a, 0.0)), which takes the other's type.
   type(sl_array) function merge_arr(tsource, fsource, mask, stat) result(r)
-    type(sl_array), intent(in) :: tsource, mask
-    class(*), intent(in) :: fsource
+    class(*), intent(in) :: tsource, fsource
+    type(sl_array), intent(in) :: mask
+    integer, intent(out), optional :: stat
+    select type (tsource)
+    type is (sl_array)
+      select type (fsource)
+      type is (sl_array)
+        call finish(sl_select(mask%handle, tsource%handle, fsource%handle, r%handle), stat)
+      class default
+        r = merge_scalar(mask, tsource, fsource, .false., stat)
+      end select
+    class default
+      select type (fsource)
+      type is (sl_array)
+        r = merge_scalar(mask, fsource, tsource, .true., stat)
+      class default
+        call fail(SL_ERR_INVALID_ARGUMENT, 'merge: give tsource or fsource as an sl_array', stat)
+      end select
+    end select
+  end function
+
+  ! cond ? a : s (or cond ? s : a when scalar_first), s converted to a's type.
+  type(sl_array) function merge_scalar(cond, a, s, scalar_first, stat) result(r)
+    type(sl_array), intent(in) :: cond, a
+    class(*), intent(in) :: s
+    logical, intent(in) :: scalar_first
     integer, intent(out), optional :: stat
     integer(c_int64_t) :: other
     integer(c_int32_t) :: dtype
     integer(c_int) :: status
     real(c_double) :: v
-    select type (fsource)
-    type is (sl_array)
-      call finish(sl_select(mask%handle, tsource%handle, fsource%handle, r%handle), stat)
-    class default
-      if (.not. scalar_value(fsource, v)) then
-        call fail(SL_ERR_INVALID_ARGUMENT, 'merge: ' // bad_operand, stat)
-        return
+    if (.not. scalar_value(s, v)) then
+      call fail(SL_ERR_INVALID_ARGUMENT, 'merge: ' // bad_operand, stat)
+      return
+    end if
+    other = 0
+    status = sl_get_dtype(a%handle, dtype)
+    if (status == SL_OK) status = sl_scalar(dtype, v, other)
+    if (status == SL_OK) then
+      if (scalar_first) then
+        status = sl_select(cond%handle, other, a%handle, r%handle)
+      else
+        status = sl_select(cond%handle, a%handle, other, r%handle)
       end if
-      other = 0
-      status = sl_get_dtype(tsource%handle, dtype)
-      if (status == SL_OK) status = sl_scalar(dtype, v, other)
-      if (status == SL_OK) status = sl_select(mask%handle, tsource%handle, other, r%handle)
-      call drop(other, status)
-      call finish(status, stat)
-    end select
+    end if
+    call drop(other, status)
+    call finish(status, stat)
   end function
 
   ! ---------------------------------------------------------------------------------------

@@ -396,6 +396,7 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_round_to", Box::new(move |o| sl_round_to(a, 99, o)));
     add("sl_clamp", Box::new(move |o| sl_clamp(a, stale, a, o)));
     add("sl_clamp_scalar", Box::new(move |o| sl_clamp_scalar(stale, 0.0, 1.0, o)));
+    add("sl_fma", Box::new(move |o| sl_fma(a, stale, a, o)));
     add("sl_inner_product", Box::new(move |o| sl_inner_product(99, SL_ADD, a, a, o)));
     add("sl_outer_product", Box::new(move |o| sl_outer_product(99, a, a, o)));
     let unary = named!(Unary: sl_neg, sl_abs, sl_sign, sl_sqrt, sl_rsqrt, sl_cbrt, sl_rcp, sl_exp, sl_exp2,

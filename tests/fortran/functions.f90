@@ -250,6 +250,7 @@ contains
     call expect_matches(spread(va, 1, 3), spread(v, 1, 3), 0d0, 'spread along a new dimension 1')
     call expect_matches(merge(a, b, sl_array(mask)), merge(x, y, mask), 0d0, 'merge')
     call expect_matches(merge(a, 0d0, b > 0), merge(x, 0d0, mask), 0d0, 'merge with a scalar')
+    call expect_matches(merge(-1.5d0, a, b > 0), merge(-1.5d0, x, mask), 0d0, 'merge with a scalar tsource')
     call expect(all(shape(a) == shape(x)), 'shape')
     call expect(size(a) == size(x) .and. size(a, 2) == n, 'size')
   end subroutine
