@@ -811,7 +811,7 @@ fn helper(name: &str, t: DType) -> String {
              precise double pp = s - double(z);\n\
              precise double e = (p - pp) + (double(z) - (s - pp));\n\
              uvec2 w = unpackDouble2x32(s);\n\
-             if (e != 0.0lf && (w.x & 1u) == 0u) {\n\
+             if (e != 0.0lf && !isinf(s) && !isnan(s) && (w.x & 1u) == 0u) {\n\
                uint64_t u = packUint2x32(w) + (((e > 0.0lf) == (s > 0.0lf)) ? 1ul : 0xfffffffffffffffful);\n\
                s = packDouble2x32(unpackUint2x32(u));\n\
              }\n\

@@ -167,7 +167,8 @@ pub fn source_f64() -> String {
          precise double lh, ll, ah, al, sh, sl, h, e;\n\
          m_log_dd(x, lh, ll);\n\
          precise double xm = x - 0.5lf;\n\
-         m_two_prod(xm, lh - 1.0lf, ah, al);\n\
+         // (Dekker's product overflows splitting factors near the top of the range.)\n\
+         if (x > 1e300lf) {{ ah = xm * (lh - 1.0lf); al = 0.0lf; }} else m_two_prod(xm, lh - 1.0lf, ah, al);\n\
          precise double u = 1.0lf / x;\n\
          m_lgamma_stirling(u * u, sh, sl);\n\
          m_two_sum(ah, {c_hi}, h, e);\n\
@@ -216,11 +217,13 @@ pub fn source_f64() -> String {
          precise double h, l, p;\n\
          m_lgamma_dd(x, h, l);\n\
          m_two_sum(h, l, h, l);\n\
-         if (!(h < 710.0lf)) return M_INF;\n\
+         precise double g = M_INF;\n\
+         if (h < 710.0lf) {{\n\
          if (h < -746.0lf) {{ h = -800.0lf; l = 0.0lf; }}\n\
          int n;\n\
          m_exp_parts(h, l, n, p);\n\
-         precise double g = m_ldexp(1.0lf + p, n);\n\
+         g = m_ldexp(1.0lf + p, n);\n\
+         }}\n\
          // Negative where floor(x) is odd.\n\
          precise double fl = floor(x);\n\
          return (x < 0.0lf && fl * 0.5lf != floor(fl * 0.5lf)) ? -g : g;\n\
@@ -253,7 +256,7 @@ pub fn helper_f32(name: &str) -> Option<String> {
             "{}{}{}float erfinv_f32(float x) {{\n\
              float a = abs(x);\n\
              if (isnan(x) || a > 1.0) return 0.0 / 0.0;\n\
-             if (a == 1.0) return x / 0.0;\n\
+             if (a == 1.0) return uintBitsToFloat(x > 0.0 ? 0x7f800000u : 0xff800000u);\n\
              float w = -log((1.0 - a) * (1.0 + a));\n\
              if (w < 3.125) return x * m_erfinv_a_f32(w - 1.5625);\n\
              if (w < 6.25) return x * m_erfinv_b_f32(w - 4.6875);\n\
@@ -263,16 +266,25 @@ pub fn helper_f32(name: &str) -> Option<String> {
             poly_f32("erfinv_b", &ERFINV_B),
             poly_f32("erfinv_c", &ERFINV_C)
         ),
-        // log Gamma(x) for x >= 0.5: shifted up to 8, then Stirling.
-        "lgamma_pos" => "float lgamma_pos_f32(float x) {\n\
+        // log Gamma(x) for x >= 0.5: Stirling from 8; below, the double-precision kernel's
+        // base t B(t) = log Gamma(2 + t) in f32 (relative near the zeros at 1 and 2), with
+        // log x near 1 from log1p and the factors down to [2, 3) multiplied out.
+        "lgamma_pos" => format!(
+            "{}float lgamma_pos_f32(float x) {{\n\
+             if (x >= 8.0) {{\n\
+               float u = 1.0 / x;\n\
+               float s = u * (0.083333333 + u * u * (-0.0027777778 + u * u * 0.00079365079));\n\
+               return (x - 0.5) * (log(x) - 1.0) + 0.41893853 + s;\n\
+             }}\n\
+             if (x < 1.5) {{ float t = x - 1.0; return t * m_lgamma_b_f32(t) - log1p_f32(t); }}\n\
              float p = 1.0;\n\
              float y = x;\n\
-             for (int i = 0; i < 8 && y < 8.0; i++) { p *= y; y += 1.0; }\n\
-             float u = 1.0 / y;\n\
-             float s = u * (0.083333333 + u * u * (-0.0027777778 + u * u * 0.00079365079));\n\
-             return (y - 0.5) * log(y) - y + 0.91893853 + s - log(p);\n\
-             }\n"
-        .to_string(),
+             for (int i = 0; i < 6 && y >= 3.0; i++) {{ y -= 1.0; p *= y; }}\n\
+             float t = y - 2.0;\n\
+             return t * m_lgamma_b_f32(t) + log(p);\n\
+             }}\n",
+            poly_f32("lgamma_b", &LGAMMA_B)
+        ),
         "lgamma" => "float lgamma_f32(float x) {\n\
              if (isnan(x)) return x;\n\
              float r = x - roundEven(x);\n\
@@ -299,6 +311,7 @@ pub fn deps_f32(name: &str) -> &'static [&'static str] {
     match name {
         "erfc" => &["erfcc"],
         "lgamma" => &["lgamma_pos"],
+        "lgamma_pos" => &["log1p"],
         "tgamma" => &["lgamma"],
         _ => &[],
     }
