@@ -220,6 +220,44 @@ fn fused(c: &mut Criterion) {
     check(sl_release(y));
 }
 
+/// The special functions' inputs (2^22 of them, the pattern repeating every 1000): erfc on
+/// [-3, 10), erfinv on (-1, 1), lgamma on (0, 50), tgamma on (0, 30). `scripts/bench_numpy.py`
+/// builds the same arrays for scipy.special.
+const SPECIAL_N: usize = 1 << 22;
+
+fn special_inputs(op: sl_unary_op) -> Vec<f32> {
+    let (scale, offset) = match op {
+        SL_ERFC => (0.013, -3.0),
+        SL_ERFINV => (0.001998, -0.999),
+        SL_LGAMMA => (0.05, 0.01),
+        _ => (0.03, 0.01),
+    };
+    (0..SPECIAL_N).map(|i| (i % 1000) as f32 * scale + offset).collect()
+}
+
+/// erfc, erfinv, lgamma and tgamma of 2^22 f32 and f64 values, computed (not read back);
+/// scipy.special's times on the same inputs come from `scripts/bench_numpy.py`.
+fn special(c: &mut Criterion) {
+    let mut g = c.benchmark_group("special");
+    g.sample_size(20).measurement_time(Duration::from_secs(4));
+    for (op, name) in [(SL_ERFC, "erfc"), (SL_ERFINV, "erfinv"), (SL_LGAMMA, "lgamma"), (SL_TGAMMA, "tgamma")] {
+        let xs = special_inputs(op);
+        let x64: Vec<f64> = xs.iter().map(|&v| v as f64).collect();
+        for (suffix, x) in [("f32", upload(&xs)), ("f64", upload_f64(&x64, &[SPECIAL_N as i64]))] {
+            g.bench_function(format!("{name}_{suffix}"), |bench| {
+                bench.iter(|| {
+                    let mut r = 0;
+                    check(sl_unary(op, x, &mut r));
+                    compute(r);
+                    check(sl_release(r));
+                })
+            });
+            check(sl_release(x));
+        }
+    }
+    g.finish();
+}
+
 /// `((a b + conj(a)) 0.5 - b) (1 - 2i)` plus `a`: six complex ops on two complex arrays,
 /// one output.
 fn chain6_complex(a: sl_array, b: sl_array) -> sl_array {
@@ -1146,6 +1184,7 @@ fn interpolation(c: &mut Criterion) {
 
 criterion_group!(
     benches,
+    special,
     interpolation,
     bandwidth,
     random,

@@ -777,6 +777,17 @@ inline Array asinh(const Array& a) { return detail::make(sl_asinh, a.handle()); 
 inline Array acosh(const Array& a) { return detail::make(sl_acosh, a.handle()); }
 inline Array atanh(const Array& a) { return detail::make(sl_atanh, a.handle()); }
 inline Array erf(const Array& a) { return detail::make(sl_erf, a.handle()); }
+inline Array erfc(const Array& a) { return detail::make(sl_erfc, a.handle()); }
+// a * b + c rounded once (floating-point arrays).
+inline Array fma(const Array& a, const Array& b, const Array& c) {
+    return detail::make(sl_fma, a.handle(), b.handle(), c.handle());
+}
+// Inverse error function: NaN outside [-1, 1], ±inf at ±1.
+inline Array erfinv(const Array& a) { return detail::make(sl_erfinv, a.handle()); }
+// log |Γ(a)|; +inf at 0 and the negative integers.
+inline Array lgamma(const Array& a) { return detail::make(sl_lgamma, a.handle()); }
+// Γ(a); NaN at the negative integers.
+inline Array tgamma(const Array& a) { return detail::make(sl_tgamma, a.handle()); }
 inline Array floor(const Array& a) { return detail::make(sl_floor, a.handle()); }
 inline Array ceil(const Array& a) { return detail::make(sl_ceil, a.handle()); }
 // Halfway cases away from zero.

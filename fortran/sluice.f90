@@ -60,7 +60,7 @@ module sluice
     SL_UNARY_ASINH = 23, SL_UNARY_ACOSH = 24, SL_UNARY_ATANH = 25, SL_UNARY_ERF = 26, SL_UNARY_FLOOR = 27, &
     SL_UNARY_CEIL = 28, SL_UNARY_ROUND = 29, SL_UNARY_TRUNC = 30, SL_UNARY_ISNAN = 31, SL_UNARY_ISINF = 32, &
     SL_UNARY_NOT = 33, SL_UNARY_CONJ = 34, SL_UNARY_REAL = 35, SL_UNARY_IMAG = 36, SL_UNARY_ARG = 37, &
-    SL_UNARY_ISFINITE = 38
+    SL_UNARY_ISFINITE = 38, SL_UNARY_ERFC = 39, SL_UNARY_ERFINV = 40, SL_UNARY_LGAMMA = 41, SL_UNARY_TGAMMA = 42
   ! Binary op codes (sl_binary_op; C names SL_ADD, ...).
   integer(c_int32_t), parameter, public :: SL_BINARY_ADD = 0, SL_BINARY_SUB = 1, SL_BINARY_MUL = 2, &
     SL_BINARY_DIV = 3, SL_BINARY_REM = 4, SL_BINARY_POW = 5, SL_BINARY_ATAN2 = 6, SL_BINARY_HYPOT = 7, &
@@ -406,6 +406,30 @@ module sluice
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
+    function sl_erfc(a, out) result(status) bind(C, name="sl_erfc")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_erfinv(a, out) result(status) bind(C, name="sl_erfinv")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_lgamma(a, out) result(status) bind(C, name="sl_lgamma")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_tgamma(a, out) result(status) bind(C, name="sl_tgamma")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
     function sl_floor(a, out) result(status) bind(C, name="sl_floor")
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: a
@@ -458,7 +482,7 @@ module sluice
   public :: sl_neg, sl_abs, sl_sign, sl_sqrt, sl_rsqrt, sl_cbrt, sl_rcp, sl_exp, sl_exp2, sl_expm1, sl_log, &
     sl_log2, sl_log10, sl_log1p, sl_sin, sl_cos, sl_tan, sl_asin, sl_acos, sl_atan, sl_sinh, sl_cosh, sl_tanh, &
     sl_asinh, sl_acosh, sl_atanh, sl_erf, sl_floor, sl_ceil, sl_round, sl_trunc, sl_isnan, sl_isinf, sl_not, &
-    sl_transpose
+    sl_transpose, sl_erfc, sl_erfinv, sl_lgamma, sl_tgamma
 
   ! Element-wise binary ops, and the two products.
   interface
@@ -1795,6 +1819,12 @@ module sluice
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
+    function sl_fma(a, b, c, out) result(status) bind(C, name="sl_fma")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a, b, c
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
     function sl_clamp_scalar(a, lo, hi, out) result(status) bind(C, name="sl_clamp_scalar")
       import :: c_int, c_int64_t, c_double
       integer(c_int64_t), value :: a
@@ -1826,7 +1856,7 @@ module sluice
   end interface
   public :: sl_linspace, sl_arange, sl_arange_i, sl_diag_matrix, sl_diagonal, sl_triu, sl_tril, sl_repeat, sl_repeat_counts, &
     sl_meshgrid, sl_flip, sl_squeeze, sl_expand_dims, sl_moveaxis, sl_mod, sl_shl, sl_shr, sl_copysign, &
-    sl_nextafter, sl_clamp, sl_clamp_scalar, sl_floor_to, sl_ceil_to, sl_round_to
+    sl_nextafter, sl_clamp, sl_clamp_scalar, sl_floor_to, sl_ceil_to, sl_round_to, sl_fma
 
   public :: sl_set_compare, sl_get_compare, sl_get_compare_stats, sl_reference, sl_debug_peek
   public :: sl_profile_begin, sl_profile_end, sl_set_call_site
@@ -2024,6 +2054,19 @@ module sluice
   interface erf
     module procedure erf_arr
   end interface
+  ! Fortran 2008's erfc, log_gamma and gamma; erfinv has no intrinsic.
+  interface erfc
+    module procedure erfc_arr
+  end interface
+  interface erfinv
+    module procedure erfinv_arr
+  end interface
+  interface log_gamma
+    module procedure log_gamma_arr
+  end interface
+  interface gamma
+    module procedure gamma_arr
+  end interface
   interface aint
     module procedure aint_arr
   end interface
@@ -2139,6 +2182,10 @@ module sluice
   ! clamp(x, lo, hi) = min(max(x, lo), hi): arrays or scalars (scalars take x's type).
   interface clamp
     module procedure clamp_arr
+  end interface
+  ! fma(a, b, c) = a * b + c rounded once (real arrays; Fortran 2018's ieee_fma of arrays).
+  interface fma
+    module procedure fma_arr
   end interface
   ! repeat(array, counts [, dim]): each element repeated along dim (1 when absent); a
   ! generic, so the intrinsic repeat of character strings stays usable.
@@ -2260,15 +2307,15 @@ module sluice
     operator(==), operator(/=), operator(<), operator(<=), operator(>), operator(>=), operator(.and.), &
     operator(.or.), operator(.eqv.), operator(.neqv.), operator(.not.)
   public :: abs, sqrt, exp, log, log10, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, &
-    atanh, erf, aint, anint, not, floor, ceiling, nint, atan2, hypot, min, max, mod, iand, ior, ieor, real, &
+    atanh, erf, erfc, log_gamma, gamma, aint, anint, not, floor, ceiling, nint, atan2, hypot, min, max, mod, iand, ior, ieor, real, &
     dble, int, logical, conjg, aimag, cmplx, sum, product, maxval, minval, count, any, all, minloc, maxloc, matmul, dot_product, &
     transpose, reshape, cshift, eoshift, spread, merge, shape, size
   public :: gemm, outer, inner_product
   public :: norm2, variance, stddev, cummax, cummin
-  public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, signum, is_nan, is_inf, is_finite, carg, mean, cumsum, cumprod, section, &
+  public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, erfinv, signum, is_nan, is_inf, is_finite, carg, mean, cumsum, cumprod, section, &
     permute, project, pad, tile, broadcast_to, concat, gather, take_along, interp1, interp2, scatter, constant, &
     iota, identity
-  public :: modulo, shiftl, shifta, shiftr, ishft, sign, next_after, clamp
+  public :: modulo, shiftl, shifta, shiftr, ishft, sign, next_after, clamp, fma
   public :: linspace, arange, diag, triu, tril, repeat, meshgrid, flip, squeeze, expand_dims, moveaxis
   public :: assign, assign_where, assign_indexed
   public :: fft, ifft, rfft, irfft
@@ -3186,31 +3233,56 @@ contains
     r = binary_any(SL_BINARY_NE, a, b)
   end function
 
-  ! merge(tsource, fsource, mask): tsource where mask is true, else fsource (an sl_array or
-  ! a scalar).
+  ! merge(tsource, fsource, mask): tsource where mask is true, else fsource; either may be a
+  ! scalar (PeakStream's cond(p, a, 0.0)), which takes the other's type.
   type(sl_array) function merge_arr(tsource, fsource, mask, stat) result(r)
-    type(sl_array), intent(in) :: tsource, mask
-    class(*), intent(in) :: fsource
+    class(*), intent(in) :: tsource, fsource
+    type(sl_array), intent(in) :: mask
+    integer, intent(out), optional :: stat
+    select type (tsource)
+    type is (sl_array)
+      select type (fsource)
+      type is (sl_array)
+        call finish(sl_select(mask%handle, tsource%handle, fsource%handle, r%handle), stat)
+      class default
+        r = merge_scalar(mask, tsource, fsource, .false., stat)
+      end select
+    class default
+      select type (fsource)
+      type is (sl_array)
+        r = merge_scalar(mask, fsource, tsource, .true., stat)
+      class default
+        call fail(SL_ERR_INVALID_ARGUMENT, 'merge: give tsource or fsource as an sl_array', stat)
+      end select
+    end select
+  end function
+
+  ! cond ? a : s (or cond ? s : a when scalar_first), s converted to a's type.
+  type(sl_array) function merge_scalar(cond, a, s, scalar_first, stat) result(r)
+    type(sl_array), intent(in) :: cond, a
+    class(*), intent(in) :: s
+    logical, intent(in) :: scalar_first
     integer, intent(out), optional :: stat
     integer(c_int64_t) :: other
     integer(c_int32_t) :: dtype
     integer(c_int) :: status
     real(c_double) :: v
-    select type (fsource)
-    type is (sl_array)
-      call finish(sl_select(mask%handle, tsource%handle, fsource%handle, r%handle), stat)
-    class default
-      if (.not. scalar_value(fsource, v)) then
-        call fail(SL_ERR_INVALID_ARGUMENT, 'merge: ' // bad_operand, stat)
-        return
+    if (.not. scalar_value(s, v)) then
+      call fail(SL_ERR_INVALID_ARGUMENT, 'merge: ' // bad_operand, stat)
+      return
+    end if
+    other = 0
+    status = sl_get_dtype(a%handle, dtype)
+    if (status == SL_OK) status = sl_scalar(dtype, v, other)
+    if (status == SL_OK) then
+      if (scalar_first) then
+        status = sl_select(cond%handle, other, a%handle, r%handle)
+      else
+        status = sl_select(cond%handle, a%handle, other, r%handle)
       end if
-      other = 0
-      status = sl_get_dtype(tsource%handle, dtype)
-      if (status == SL_OK) status = sl_scalar(dtype, v, other)
-      if (status == SL_OK) status = sl_select(mask%handle, tsource%handle, other, r%handle)
-      call drop(other, status)
-      call finish(status, stat)
-    end select
+    end if
+    call drop(other, status)
+    call finish(status, stat)
   end function
 
   ! ---------------------------------------------------------------------------------------
@@ -5077,6 +5149,32 @@ contains
     r = unary(SL_UNARY_ERF, x, stat)
   end function
 
+  type(sl_array) function erfc_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ERFC, x, stat)
+  end function
+
+  ! Inverse error function: NaN outside [-1, 1], +-inf at +-1.
+  type(sl_array) function erfinv_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_ERFINV, x, stat)
+  end function
+
+  ! log |gamma(x)| (C lgamma): +inf at 0 and the negative integers.
+  type(sl_array) function log_gamma_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_LGAMMA, x, stat)
+  end function
+
+  type(sl_array) function gamma_arr(x, stat) result(r)
+    type(sl_array), intent(in) :: x
+    integer, intent(out), optional :: stat
+    r = unary(SL_UNARY_TGAMMA, x, stat)
+  end function
+
   type(sl_array) function aint_arr(a, stat) result(r)
     type(sl_array), intent(in) :: a
     integer, intent(out), optional :: stat
@@ -5339,6 +5437,12 @@ contains
     class(*), intent(in) :: y
     integer, intent(out), optional :: stat
     r = binary_any(SL_BINARY_NEXTAFTER, x, y, stat)
+  end function
+
+  type(sl_array) function fma_arr(a, b, c, stat) result(r)
+    type(sl_array), intent(in) :: a, b, c
+    integer, intent(out), optional :: stat
+    call finish(sl_fma(a%handle, b%handle, c%handle, r%handle), stat)
   end function
 
   type(sl_array) function clamp_arr(x, lo, hi, stat) result(r)

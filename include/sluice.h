@@ -429,6 +429,18 @@ typedef int32_t sl_side;
 // Neither NaN nor infinite (complex: both parts).
 #define SL_ISFINITE 38
 
+// Complementary error function, `1 - erf(x)` without its cancellation.
+#define SL_ERFC 39
+
+// Inverse error function: NaN outside [-1, 1], ±inf at ±1.
+#define SL_ERFINV 40
+
+// `log |Γ(x)|` (C `lgamma`): +inf at 0 and the negative integers.
+#define SL_LGAMMA 41
+
+// The gamma function (C `tgamma`): ±inf at ±0, NaN at the negative integers.
+#define SL_TGAMMA 42
+
 #define SL_ADD 0
 
 #define SL_SUB 1
@@ -1015,6 +1027,23 @@ sl_status sl_atanh(sl_array a, sl_array *out);
 // Element-wise error function.
 sl_status sl_erf(sl_array a, sl_array *out);
 
+// Element-wise complementary error function `1 - erf(a)`, accurate where erf is near 1
+// (down to erfc's underflow near 27.2 in f64, 10.05 in f32).
+sl_status sl_erfc(sl_array a, sl_array *out);
+
+// Element-wise inverse error function: `erfinv(erf(y)) = y`; ±inf at ±1, NaN outside
+// [-1, 1].
+sl_status sl_erfinv(sl_array a, sl_array *out);
+
+// Element-wise `log |Γ(a)|` (C `lgamma`; the sign of Γ is not returned): +inf at 0, at the
+// negative integers and at ±inf. Near its zeros at negative arguments the error is
+// bounded absolutely rather than relatively (README, "Math accuracy").
+sl_status sl_lgamma(sl_array a, sl_array *out);
+
+// Element-wise gamma function (C `tgamma`): ±inf at ±0, NaN at the negative integers and
+// at -inf; overflows to +inf beyond 171.62 (f64) or 35.04 (f32).
+sl_status sl_tgamma(sl_array a, sl_array *out);
+
 // Element-wise round down.
 sl_status sl_floor(sl_array a, sl_array *out);
 
@@ -1087,6 +1116,11 @@ sl_status sl_clamp(sl_array a, sl_array lo, sl_array hi, sl_array *out);
 // `sl_clamp` with scalar bounds, which take the type of `a` (a bound that type cannot
 // hold exactly, such as 0.5 for an integer array, is an error).
 sl_status sl_clamp_scalar(sl_array a, double lo, double hi, sl_array *out);
+
+// Element-wise `a * b + c` rounded once (C `fma`), on f32 or f64 arrays: the three
+// broadcast and promote together (to a floating-point type; integer and complex arrays
+// are refused). Fused like the other element-wise ops.
+sl_status sl_fma(sl_array a, sl_array b, sl_array c, sl_array *out);
 
 // Element-wise floor of a as the integer type `dtype` (i32, i64 or u8) in one call: NaN
 // gives 0 and values beyond the type's range saturate to its limits (as `sl_cast`).

@@ -8,7 +8,9 @@ numpy user would; the conjugate gradient solve of `roundtrip/cg_80_f64_x50` (the
 on 2^24 f32 and f64; square f32 matmuls of 1024 and 2048 (OpenBLAS sgemm, its own
 threads); 100,000 stacked 4x4 f32 products (`np.matmul` of two (100000, 4, 4) arrays, the
 `batched/sluice_100k_4x4_f32` bench of `benches/linalg.rs`); and the complex f32 Fourier
-transforms of `benches/fft.rs`. Writes the median of each to target/criterion/numpy.json (ns)."""
+transforms of `benches/fft.rs`; and, when scipy is installed, scipy.special's erfc, erfinv,
+gammaln and gamma of the 2^22 f32 and f64 inputs of the `special` group (their ufuncs
+compute f32 in f32 loops). Writes the median of each to target/criterion/numpy.json (ns)."""
 import json
 import math
 import os
@@ -134,6 +136,22 @@ def main():
         "fft_batched_64x2p14_c64": lambda: np.fft.fft(ffts["batched"], axis=-1),
         "fft_2d_2048x2048_c64": lambda: np.fft.fft2(ffts["2d"]),
     }
+    try:
+        import scipy.special as sp
+
+        # The inputs of `special` in benches/core.rs: (i % 1000) * scale + offset in f32.
+        k = (np.arange(1 << 22) % 1000).astype(np.float32)
+        for name, fn, scale, offset in [
+            ("erfc", sp.erfc, 0.013, -3.0),
+            ("erfinv", sp.erfinv, 0.001998, -0.999),
+            ("lgamma", sp.gammaln, 0.05, 0.01),
+            ("tgamma", sp.gamma, 0.03, 0.01),
+        ]:
+            x32 = k * np.float32(scale) + np.float32(offset)
+            cases[f"scipy_{name}_f32"] = (lambda fn, x: lambda: fn(x))(fn, x32)
+            cases[f"scipy_{name}_f64"] = (lambda fn, x: lambda: fn(x))(fn, x32.astype(np.float64))
+    except ImportError:
+        print("scipy is not installed: no special-function times", flush=True)
     # A filtered run keeps the other cases' times from an earlier run.
     results = {}
     if os.path.exists(OUT):

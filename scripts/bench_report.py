@@ -3,7 +3,9 @@ BENCHMARKS.md records: every Sluice time against a reference measured in the sam
 Prints the tables whose results are present (`--random` for the random-number table
 only: `cargo bench --bench core -- "bandwidth|random"` and scripts/bench_numpy.py;
 `--midsize` for the 2^20 table: `cargo bench --bench core -- "midsize|shared_core"`;
-`--chains` for the 8-op chains and sgemm: `cargo bench --bench core -- "^(bandwidth/triad|fused/chain8|matmul)"`)."""
+`--chains` for the 8-op chains and sgemm: `cargo bench --bench core -- "^(bandwidth/triad|fused/chain8|matmul)"`;
+`--special` for erfc, erfinv, lgamma and tgamma against scipy.special: `cargo bench --bench core -- "^special/"`
+then `scripts/bench_numpy.py 15 scipy_`)."""
 import json
 import os
 import sys
@@ -123,7 +125,28 @@ def chains_table():
               + " | ".join(np_cols) + " |")
 
 
+def special_table():
+    """The special functions of 2^22 values against scipy.special in the same run (medians)."""
+    numpy = numpy_times()
+    print("| function | Sluice f32 | scipy f32 | ratio | Sluice f64 | scipy f64 | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for name in ("erfc", "erfinv", "lgamma", "tgamma"):
+        cells = []
+        for t in ("f32", "f64"):
+            try:
+                ours = mean_ns("special", f"{name}_{t}", "median")
+            except FileNotFoundError:
+                sys.exit(f"missing benchmark result: special/{name}_{t}")
+            theirs = numpy.get(f"scipy_{name}_{t}")
+            ratio = f"{theirs / ours:.1f}x faster" if theirs else "no scipy time"
+            cells += [f"{ours / 1e6:.2f} ms", f"{theirs / 1e6:.1f} ms" if theirs else "", ratio]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
 def main():
+    if "--special" in sys.argv:
+        special_table()
+        return
     if "--chains" in sys.argv:
         chains_table()
         return

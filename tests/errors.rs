@@ -396,12 +396,13 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_round_to", Box::new(move |o| sl_round_to(a, 99, o)));
     add("sl_clamp", Box::new(move |o| sl_clamp(a, stale, a, o)));
     add("sl_clamp_scalar", Box::new(move |o| sl_clamp_scalar(stale, 0.0, 1.0, o)));
+    add("sl_fma", Box::new(move |o| sl_fma(a, stale, a, o)));
     add("sl_inner_product", Box::new(move |o| sl_inner_product(99, SL_ADD, a, a, o)));
     add("sl_outer_product", Box::new(move |o| sl_outer_product(99, a, a, o)));
     let unary = named!(Unary: sl_neg, sl_abs, sl_sign, sl_sqrt, sl_rsqrt, sl_cbrt, sl_rcp, sl_exp, sl_exp2,
         sl_expm1, sl_log, sl_log2, sl_log10, sl_log1p, sl_sin, sl_cos, sl_tan, sl_asin, sl_acos, sl_atan, sl_sinh,
         sl_cosh, sl_tanh, sl_asinh, sl_acosh, sl_atanh, sl_erf, sl_floor, sl_ceil, sl_round, sl_trunc, sl_isnan,
-        sl_isinf, sl_not, sl_conj, sl_real, sl_imag, sl_arg, sl_isfinite);
+        sl_isinf, sl_not, sl_conj, sl_real, sl_imag, sl_arg, sl_isfinite, sl_erfc, sl_erfinv, sl_lgamma, sl_tgamma);
     for (name, f) in unary {
         add(name, Box::new(move |o| f(stale, o)));
     }

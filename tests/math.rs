@@ -241,8 +241,42 @@ fn exact_unary(op: sl_unary_op, x: f64) -> Float {
         SL_ACOSH => x.acosh(),
         SL_ATANH => x.atanh(),
         SL_ERF => x.erf(),
+        SL_ERFC => x.erfc(),
+        SL_ERFINV => erfinv_exact(x),
+        SL_LGAMMA if x.is_infinite() => Float::with_val(PREC, f64::INFINITY),
+        SL_LGAMMA => x.ln_abs_gamma().0,
+        SL_TGAMMA => x.gamma(),
         _ => unreachable!("unary op {op} is not in the accuracy table"),
     }
+}
+
+/// The inverse error function (MPFR has none): Newton steps on erfc (erf below 1/2, where
+/// 1 - |x| is inexact) at full precision from the f64 reference's value.
+fn erfinv_exact(x: Float) -> Float {
+    let a = Float::with_val(PREC, x.abs_ref());
+    if a.is_nan() || a > 1 {
+        return Float::with_val(PREC, f64::NAN);
+    }
+    if a == 1 || a == 0 {
+        return if a == 0 { x } else { Float::with_val(PREC, f64::INFINITY.copysign(x.to_f64())) };
+    }
+    let upper = a >= 0.5;
+    let q = Float::with_val(PREC, 1 - &a);
+    // Decreasing in y, zero at the answer.
+    let g = |y: &Float| -> Float {
+        if upper {
+            Float::with_val(PREC, y.erfc_ref()) - &q
+        } else {
+            Float::with_val(PREC, &a - Float::with_val(PREC, y.erf_ref()))
+        }
+    };
+    let two_over_sqrt_pi = Float::with_val(PREC, Float::with_val(PREC, rug::float::Constant::Pi).sqrt().recip()) * 2u32;
+    let mut y = big(common::reference::erfinv(a.to_f64()));
+    for _ in 0..4 {
+        let slope = Float::with_val(PREC, -Float::with_val(PREC, y.square_ref())).exp() * &two_over_sqrt_pi;
+        y += g(&y) / slope;
+    }
+    if x.is_sign_negative() { -y } else { y }
 }
 
 fn exact_binary(op: sl_binary_op, x: f64, y: f64) -> Float {
@@ -342,7 +376,9 @@ fn check_unary(name: &str, op: sl_unary_op, dists: &[Dist]) {
             eprintln!("{name}: f32 not checked (this device's f32 functions are GLSL's builtins)");
             continue;
         }
-        let mut xs: Vec<f64> = special_values().iter().map(|&x| to_type(x, dt)).collect();
+        // lgamma below -0.5 is judged by `lgamma_negative`.
+        let special = |x: &f64| !(op == SL_LGAMMA && *x <= -0.5);
+        let mut xs: Vec<f64> = special_values().iter().filter(|x| special(x)).map(|&x| to_type(x, dt)).collect();
         let specials = xs.len();
         for d in dists {
             xs.extend((0..per).map(|_| d.draw(&mut rng, dt)));
@@ -469,6 +505,22 @@ unary_tests! {
         LogSym(1e-30, 1.0)];
     // Uniform(0.5, 2.0): both range splits of the CPU kernel (0.75, 1.75) and the old worst region.
     erf: SL_ERF, [Bits, Subnormal, Uniform(-7.0, 7.0), Uniform(-2.0, 2.0), LogSym(1e-30, 1.0), Uniform(0.5, 2.0)];
+    // The splits (0.5, 1, 2, 4), erfc's tail down to its underflow (near 10.05 in f32, 27.2
+    // in f64), negative arguments (2 - erfc).
+    erfc: SL_ERFC, [Bits, Subnormal, Uniform(-6.0, 30.0), Uniform(0.4, 2.1), Uniform(1.9, 4.1), Uniform(4.0, 11.0),
+        Around(27.2, 1e-6, 0.3), Around(10.05, 1e-6, 0.2), LogSym(1e-30, 1.0)];
+    // Near ±1 (down to 1 - |x| = 2^-53), near 0, at the piece boundaries (w = 3.125, 6.25, 16).
+    erfinv: SL_ERFINV, [Uniform(-1.0, 1.0), Around(1.0, 1e-17, 0.1), Around(-1.0, 1e-17, 0.1), Subnormal,
+        LogSym(1e-30, 1.0), Around(0.97803, 1e-9, 1e-3), Around(0.99807, 1e-9, 1e-3), Around(0.9999999, 1e-12, 1e-7),
+        Bits];
+    // Near the zeros at 1 and 2, tiny and huge arguments and lgamma's overflow (2.55e305),
+    // the splits (0.5, 1.5, 3, 8). Negative arguments: `lgamma_negative`.
+    lgamma: SL_LGAMMA, [BitsPos, Subnormal, Uniform(0.0, 10.0), Around(1.0, 1e-17, 0.5), Around(2.0, 1e-17, 0.5),
+        LogPos(1e-300, 1e-5), LogPos(10.0, 1e306), Around(2.5563e305, 1e290, 1e303), Uniform(-0.5, 0.0)];
+    // Overflow (171.62 in f64, 35.04 in f32), underflow (near -184 in f64), near the poles
+    // and the integers, tiny arguments.
+    tgamma: SL_TGAMMA, [Bits, Subnormal, Uniform(-30.0, 180.0), Uniform(0.0, 10.0), Around(171.62, 1e-6, 0.1),
+        Around(35.04, 1e-6, 0.1), Uniform(-190.0, -0.5), Multiples(1.0, 30.0, 1e-3), LogSym(1e-30, 1e-3)];
 }
 
 #[test]
@@ -522,3 +574,59 @@ fn hypot() {
     ];
     check_binary("hypot", SL_HYPOT, &pairs);
 }
+
+/// lgamma at negative arguments. It has two zeros in each interval (-k-1, -k), k >= 2 (the
+/// first at -2.457 and -2.748, then ever closer to the integers), where the reflection's
+/// terms, of size `1 + lgamma(1 - x)`, cancel: there the error is bounded absolutely, by
+/// `LGAMMA_ABS` units of 2^-53 of that size (README, "Math accuracy"), and elsewhere by the
+/// ulp bound. Prints the worst of each.
+#[test]
+fn lgamma_negative() {
+    let mut rng = rng("math lgamma_negative");
+    let zeros = [-2.4570247382208006, -2.7476826467274127, -3.14358088834998, -3.955294284858598];
+    let mut dists = vec![Uniform(-20.0, -0.5), Uniform(-200.0, -0.5), LogPos(0.5, 1e15), Multiples(1.0, 25.0, 0.06)];
+    dists.extend(zeros.iter().map(|&z| Around(z, 1e-17, 1e-3)));
+    let bound = ulp_bound(Inexact::Unary(SL_LGAMMA));
+    let per = points().div_ceil(dists.len());
+    let mut failures = Vec::new();
+    for dt in [SL_F32, SL_F64] {
+        if !bound_holds(dt) {
+            continue;
+        }
+        let xs: Vec<f64> = dists
+            .iter()
+            .flat_map(|d| (0..per).map(|_| -d.draw(&mut rng, dt).abs()).collect::<Vec<_>>())
+            .chain(zeros.iter().map(|&z| to_type(z, dt)))
+            .collect();
+        let h = array(dt, &xs).upload();
+        let mut out = 0;
+        ok(sl_unary(SL_LGAMMA, h, &mut out));
+        let got: Vec<f64> = download(out).v.iter().map(|v| v.f()).collect();
+        release(&[h, out]);
+        let (mut worst_ulp, mut worst_abs) = ((0.0, 0.0), (0.0, 0.0));
+        for (&x, &g) in xs.iter().zip(&got) {
+            let exact = exact_unary(SL_LGAMMA, x);
+            let ulps = ulp_error(g, &exact, dt, false);
+            let size = 1.0 + exact_unary(SL_LGAMMA, 1.0 - x).to_f64().abs();
+            let units = (Float::with_val(PREC, g) - &exact).abs().to_f64() / (size * 2f64.powi(-53));
+            if ulps > bound && units > worst_abs.0 {
+                worst_abs = (units, x);
+            } else if ulps <= bound && ulps > worst_ulp.0 {
+                worst_ulp = (ulps, x);
+            }
+        }
+        let ty = if is_f32(dt) { "f32" } else { "f64" };
+        println!(
+            "ACCURACY lgamma_negative_{ty}: max {:.3} ulp where within the ulp bound (at {:e}); elsewhere max {:.3} \
+             units of 2^-53 (1 + lgamma(1 - x)) (at {:e}), bound {LGAMMA_ABS}",
+            worst_ulp.0, worst_ulp.1, worst_abs.0, worst_abs.1
+        );
+        if worst_abs.0 > LGAMMA_ABS {
+            failures.push(format!("lgamma_{ty}: {} units of 2^-53 (1 + lgamma(1 - x)) at {:e}", worst_abs.0, worst_abs.1));
+        }
+    }
+    finish("lgamma_negative", failures, "SLUICE_TEST_SEED above replays it");
+}
+
+/// lgamma's absolute bound near its negative zeros, in units of 2^-53 (1 + lgamma(1 - x)).
+const LGAMMA_ABS: f64 = 4.0;

@@ -213,3 +213,125 @@ fn bit_level_edges() {
         release(&[ha, hb]);
     }
 }
+
+/// `sl_fma` rounds once: against `mul_add` on random operands, on operands whose naive
+/// `a * b + c` loses everything (`c = -round(a b)`, leaving the product's rounding error),
+/// on products that overflow or underflow on their own with `c` bringing the sum back, on
+/// exact ties broken by a tiny `c`, and on special values; operands broadcast (a scalar and
+/// a row against a column) and may be views; integer, bool and complex arrays are refused.
+#[test]
+fn fma_rounds_once() {
+    let mut rng = rng("fma_rounds_once");
+    for dt in [SL_F32, SL_F64] {
+        let f32 = dt == SL_F32;
+        let val = |x: f64| if f32 { V::F32(x as f32) } else { V::F64(x) };
+        let mut triples: Vec<(f64, f64, f64)> = Vec::new();
+        for _ in 0..3000 {
+            let (a, b) = (rand_val(&mut rng, dt, -10.0, 10.0, true).f(), rand_val(&mut rng, dt, -10.0, 10.0, true).f());
+            let c = rand_val(&mut rng, dt, -100.0, 100.0, true).f();
+            // -round(a b) in the type: fma leaves exactly the product's rounding error.
+            let p = if f32 { (a as f32 * b as f32) as f64 } else { a * b };
+            triples.push((a, b, c));
+            triples.push((a, b, -p));
+        }
+        // Exponent extremes: products just past the overflow threshold (c = -max brings the
+        // sum back), one huge and one tiny factor, products in the subnormal range with
+        // subnormal c, negligible products.
+        let e = |k: i32| 2f64.powi(if f32 { k / 8 } else { k });
+        let (max, min_sub) = if f32 { (f32::MAX as f64, f32::from_bits(1) as f64) } else { (f64::MAX, f64::from_bits(1)) };
+        for _ in 0..500 {
+            let (u, w) = (rng.random_range(1.0..2.0), rng.random_range(1.0..2.0));
+            let (u, w) = if f32 { (u as f32 as f64, w as f32 as f64) } else { (u, w) };
+            let subnormal_c = min_sub * rng.random_range(-64.0..64.0f64).round();
+            triples.push((u * e(512), w * e(511), -max));
+            triples.push((u * e(1000), w * e(-1000), rng.random_range(-4.0..4.0)));
+            triples.push((u * e(-537), -w * e(-537), subnormal_c));
+            triples.push((u * e(-600), w * e(-600), u));
+        }
+        // (1 + x)(1 + y) = 1 + x + y + xy with xy half an ulp of 1: a tie, broken by a tiny c.
+        let (x, y) = if f32 { (2f64.powi(-12), 2f64.powi(-12)) } else { (2f64.powi(-26), 2f64.powi(-27)) };
+        for s in [1.0, -1.0, 0.0] {
+            triples.push((1.0 + x, 1.0 + y, s * min_sub));
+        }
+        for &x in &[0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1.0, -1.0] {
+            for &y in &[0.0, -0.0, f64::INFINITY, 2.0, f64::NAN] {
+                for &z in &[0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, -1.0] {
+                    triples.push((x, y, z));
+                }
+            }
+        }
+        let n = triples.len();
+        let arr = |k: usize| {
+            Arr::new(dt, &[n], triples.iter().map(|t| val([t.0, t.1, t.2][k])).collect())
+        };
+        let (a, b, c) = (arr(0), arr(1), arr(2));
+        let want = Arr::new(
+            dt,
+            &[n],
+            (0..n)
+                .map(|i| match (a.v[i], b.v[i], c.v[i]) {
+                    (V::F32(x), V::F32(y), V::F32(z)) => V::F32(x.mul_add(y, z)),
+                    (x, y, z) => V::F64(x.f().mul_add(y.f(), z.f())),
+                })
+                .collect(),
+        );
+        let (ha, hb, hc) = (a.upload(), b.upload(), c.upload());
+        let mut out = 0;
+        ok(sl_fma(ha, hb, hc, &mut out));
+        if f32 && !common::accuracy::bound_holds(SL_F32) {
+            // Without 64-bit floats the device's own fma (lavapipe's rounds twice).
+            eprintln!("fma f32 not held to one rounding on this device");
+            release(&[ha, hb, hc, out]);
+            continue;
+        }
+        assert_close(&format!("fma {dt}"), &download(out), &want, 0.0);
+        release(&[out]);
+        // Fused with its neighbours: fma(-(-a), b, c).
+        let minus = negate(ha);
+        let na = negate(minus);
+        ok(sl_fma(na, hb, hc, &mut out));
+        assert_close(&format!("fma {dt} of a pending operand"), &download(out), &want, 0.0);
+        release(&[ha, hb, hc, minus, na, out]);
+
+        // Broadcasting: a column, a scalar, a row; the row through a transpose (a view).
+        let (m, k) = (rng.random_range(1..40), rng.random_range(1..40));
+        let col = rand_arr(&mut rng, dt, &[m, 1], -5.0, 5.0, false);
+        let s = rand_arr(&mut rng, dt, &[], -5.0, 5.0, false);
+        let row_t = rand_arr(&mut rng, dt, &[k, 1], -5.0, 5.0, false);
+        let (hcol, hs, hrt) = (col.upload(), s.upload(), row_t.upload());
+        let mut row = 0;
+        ok(sl_transpose(hrt, &mut row));
+        ok(sl_fma(hcol, hs, row, &mut out));
+        let want = Arr::new(
+            dt,
+            &[m, k],
+            (0..m * k)
+                .map(|i| {
+                    let (r, q) = (i % m, i / m);
+                    match (col.v[r], s.v[0], row_t.v[q]) {
+                        (V::F32(x), V::F32(y), V::F32(z)) => V::F32(x.mul_add(y, z)),
+                        (x, y, z) => V::F64(x.f().mul_add(y.f(), z.f())),
+                    }
+                })
+                .collect(),
+        );
+        assert_close(&format!("fma {dt} broadcast [{m}, 1] [] [1, {k}]"), &download(out), &want, 0.0);
+        release(&[hcol, hs, hrt, row, out]);
+        // Empty.
+        let e = Arr::new(dt, &[0, 3], vec![]).upload();
+        ok(sl_fma(e, e, e, &mut out));
+        assert_eq!(shape_of(out), vec![0, 3]);
+        release(&[e, out]);
+    }
+    for dt in [SL_I32, SL_I64, SL_U8, SL_BOOL] {
+        let a = rand_arr(&mut rng, dt, &[3], 0.0, 9.0, false).upload();
+        let mut out = 0;
+        fails(sl_fma(a, a, a, &mut out), SL_ERR_DTYPE_MISMATCH, "fma is defined for f32 and f64");
+        assert_eq!(out, 0);
+        release(&[a]);
+    }
+    let (a, b) = (Arr::new(SL_F64, &[3], vec![V::F64(1.0); 3]).upload(), Arr::new(SL_F64, &[4], vec![V::F64(1.0); 4]).upload());
+    let mut out = 0;
+    fails(sl_fma(a, b, a, &mut out), SL_ERR_SHAPE_MISMATCH, "fma");
+    release(&[a, b]);
+}

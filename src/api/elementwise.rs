@@ -333,6 +333,35 @@ pub extern "C" fn sl_erf(a: sl_array, out: *mut sl_array) -> sl_status {
     boundary!("sl_erf", |site| unary(site, UnaryOp::Erf, a, out))
 }
 
+/// Element-wise complementary error function `1 - erf(a)`, accurate where erf is near 1
+/// (down to erfc's underflow near 27.2 in f64, 10.05 in f32).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_erfc(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_erfc", |site| unary(site, UnaryOp::Erfc, a, out))
+}
+
+/// Element-wise inverse error function: `erfinv(erf(y)) = y`; ±inf at ±1, NaN outside
+/// [-1, 1].
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_erfinv(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_erfinv", |site| unary(site, UnaryOp::Erfinv, a, out))
+}
+
+/// Element-wise `log |Γ(a)|` (C `lgamma`; the sign of Γ is not returned): +inf at 0, at the
+/// negative integers and at ±inf. Near its zeros at negative arguments the error is
+/// bounded absolutely rather than relatively (README, "Math accuracy").
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_lgamma(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_lgamma", |site| unary(site, UnaryOp::Lgamma, a, out))
+}
+
+/// Element-wise gamma function (C `tgamma`): ±inf at ±0, NaN at the negative integers and
+/// at -inf; overflows to +inf beyond 171.62 (f64) or 35.04 (f32).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_tgamma(a: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_tgamma", |site| unary(site, UnaryOp::Tgamma, a, out))
+}
+
 /// Element-wise round down.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_floor(a: sl_array, out: *mut sl_array) -> sl_status {
@@ -482,6 +511,20 @@ pub extern "C" fn sl_clamp(a: sl_array, lo: sl_array, hi: sl_array, out: *mut sl
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_clamp_scalar(a: sl_array, lo: f64, hi: f64, out: *mut sl_array) -> sl_status {
     boundary!("sl_clamp_scalar", |site| from_array(site, a, out, |g, a| g.clamp_scalar(a, lo, hi)))
+}
+
+/// Element-wise `a * b + c` rounded once (C `fma`), on f32 or f64 arrays: the three
+/// broadcast and promote together (to a floating-point type; integer and complex arrays
+/// are refused). Fused like the other element-wise ops.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_fma(a: sl_array, b: sl_array, c: sl_array, out: *mut sl_array) -> sl_status {
+    boundary!("sl_fma", |site| {
+        let out = out_slot(out)?;
+        let rt = runtime()?;
+        let (a, b, c) = (node(&rt, a)?, node(&rt, b)?, node(&rt, c)?);
+        let n = graph(&rt, site).fma(&a, &b, &c)?;
+        put(&rt, out, n)
+    })
 }
 
 /// The integer rounding calls: `op` of `a`, converted to the integer type `dtype`.

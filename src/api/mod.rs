@@ -268,6 +268,10 @@ mod tests {
             (SL_IMAG, "imag"),
             (SL_ARG, "arg"),
             (SL_ISFINITE, "isfinite"),
+            (SL_ERFC, "erfc"),
+            (SL_ERFINV, "erfinv"),
+            (SL_LGAMMA, "lgamma"),
+            (SL_TGAMMA, "tgamma"),
         ];
         assert_eq!(unary.len(), UnaryOp::ALL.len());
         for (code, name) in unary {

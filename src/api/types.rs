@@ -150,6 +150,14 @@ pub const SL_IMAG: sl_unary_op = 36;
 pub const SL_ARG: sl_unary_op = 37;
 /// Neither NaN nor infinite (complex: both parts).
 pub const SL_ISFINITE: sl_unary_op = 38;
+/// Complementary error function, `1 - erf(x)` without its cancellation.
+pub const SL_ERFC: sl_unary_op = 39;
+/// Inverse error function: NaN outside [-1, 1], ±inf at ±1.
+pub const SL_ERFINV: sl_unary_op = 40;
+/// `log |Γ(x)|` (C `lgamma`): +inf at 0 and the negative integers.
+pub const SL_LGAMMA: sl_unary_op = 41;
+/// The gamma function (C `tgamma`): ±inf at ±0, NaN at the negative integers.
+pub const SL_TGAMMA: sl_unary_op = 42;
 
 /// Binary element-wise operations (`sl_binary`).
 pub type sl_binary_op = i32;

@@ -10,8 +10,35 @@ use crate::ir::{
 };
 
 unsafe extern "C" {
-    /// The C library's error function (Rust's standard library has none).
+    /// The C library's special functions (Rust's standard library has none).
     pub safe fn erf(x: f64) -> f64;
+    safe fn erfc(x: f64) -> f64;
+    /// lgamma without the global `signgam` (the reference runs on several threads).
+    fn lgamma_r(x: f64, sign: *mut i32) -> f64;
+    safe fn tgamma(x: f64) -> f64;
+}
+
+/// The inverse error function, from the C library's erf and erfc (which has none): bisection
+/// to the float where erfc (for |x| >= 1/2, whose 1 - |x| is exact) or erf crosses, then a
+/// Newton step.
+fn erfinv(x: f64) -> f64 {
+    let a = x.abs();
+    if a.is_nan() || a > 1.0 {
+        return f64::NAN;
+    }
+    if a == 1.0 || a == 0.0 {
+        return if a == 0.0 { x } else { f64::INFINITY.copysign(x) };
+    }
+    // g(y) = 0 at the answer, decreasing in y.
+    let g = |y: f64| if a >= 0.5 { erfc(y) - (1.0 - a) } else { a - erf(y) };
+    let (mut lo, mut hi) = (0.0f64, 6.0f64);
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if g(mid) > 0.0 { lo = mid } else { hi = mid }
+    }
+    let y = 0.5 * (lo + hi);
+    let y = y + g(y) / (2.0 / core::f64::consts::PI.sqrt() * (-y * y).exp());
+    y.copysign(x)
 }
 
 /// Elements in column-major order: f64 for floating-point types (complex ones as
@@ -389,6 +416,7 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
             each(&|i, _| binary(*op, it, ins[0].operand(i), ins[1].operand(i)))
         }
         Op::Select => each(&|i, _| if ins[0].operand(i).nonzero() { ins[1].operand(i) } else { ins[2].operand(i) }),
+        Op::Fma => each(&|i, _| Elem::F(ins[0].operand(i).f().mul_add(ins[1].operand(i).f(), ins[2].operand(i).f()))),
         Op::Cast => {
             let from = ins[0].dtype;
             each(&|i, _| {
@@ -564,6 +592,14 @@ fn unary(op: UnaryOp, t: DType, x: Elem) -> Elem {
         Acosh => x.acosh(),
         Atanh => x.atanh(),
         Erf => erf(x),
+        Erfc => erfc(x),
+        Erfinv => erfinv(x),
+        Lgamma => {
+            let mut sign = 0;
+            // SAFETY: `sign` is a valid place for the sign.
+            unsafe { lgamma_r(x, &mut sign) }
+        }
+        Tgamma => tgamma(x),
         Floor => x.floor(),
         Ceil => x.ceil(),
         Round => x.round(),

@@ -1,11 +1,12 @@
 //! Element-wise functions composed of the element-wise ops that exist (so they fuse and
 //! are compared like them): clamping, the modulo with the divisor's sign, and rounding to
-//! an integer type in one call.
+//! an integer type in one call; and the fused multiply-add, an op of its own (one
+//! rounding is not a composition of rounded ops).
 
 use std::sync::Arc;
 
 use super::Graph;
-use crate::ir::{BinaryOp, DType, Node, Result, UnaryOp, bail};
+use crate::ir::{BinaryOp, DType, Node, Op, Result, UnaryOp, bail};
 
 impl Graph<'_> {
     /// `min(max(a, lo), hi)` (numpy's `clip`: `hi` wins where `lo > hi`; NaN stays NaN).
@@ -20,6 +21,21 @@ impl Graph<'_> {
         }
         let bound = |v: f64| Ok::<_, crate::ir::Error>(self.operand(a.dtype, self.app_scalar(a.dtype, v)?));
         self.clamp(a, &bound(lo)?, &bound(hi)?)
+    }
+
+    /// `a * b + c` rounded once (C `fma`); the three broadcast and promote together, to a
+    /// floating-point type.
+    pub fn fma(&self, a: &Arc<Node>, b: &Arc<Node>, c: &Arc<Node>) -> Result<Arc<Node>> {
+        let t = a.dtype.promote(b.dtype).promote(c.dtype);
+        if !t.is_float() {
+            bail!(
+                DTypeMismatch,
+                "fma is defined for f32 and f64 arrays, not {t} (integers: a * b + c is exact already)"
+            );
+        }
+        let (a, b, c) = (&self.cast(a, t)?, &self.cast(b, t)?, &self.cast(c, t)?);
+        let (shape, ops) = self.broadcast_operands("fma", &[a, b, c])?;
+        Ok(self.pending(Op::Fma, t, shape, ops))
     }
 
     /// The remainder of `a / b` with the sign of `b` (Python's `%`, numpy's `mod`, Fortran's

@@ -125,7 +125,8 @@ impl Graph<'_> {
                 U::Asin | U::Acos | U::Atan | U::Asinh | U::Acosh | U::Atanh => {
                     "the inverse trigonometric and hyperbolic functions are not implemented for complex numbers"
                 }
-                U::Erf => "the error function is real only",
+                U::Erf | U::Erfc | U::Erfinv => "the error functions are real only",
+                U::Lgamma | U::Tgamma => "the gamma functions are not implemented for complex numbers",
                 _ => "complex numbers have no order or bits; take real, imag or abs first",
             };
             bail!(DTypeMismatch, "{} is not defined for {} arrays ({why})", op.name(), z.dtype);

@@ -406,7 +406,7 @@ impl<'a> KernelBuilder<'a> {
     /// Appends the (input, map) pairs node `n` under map `m` needs.
     fn children<'n>(&mut self, n: &Node, inputs: &'n [Arc<Node>], m: u32, out: &mut Vec<(&'n Arc<Node>, u32)>) {
         match &n.op {
-            Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Cast | Op::Random { .. } => {
+            Op::Unary(_) | Op::Binary(_) | Op::Select | Op::Fma | Op::Cast | Op::Random { .. } => {
                 out.extend(inputs.iter().map(|i| (i, m)))
             }
             Op::View(step) => {
@@ -472,6 +472,7 @@ impl<'a> KernelBuilder<'a> {
             Op::Unary(op) => self.push(Inst::Unary { op: *op, a: vals[0] }, t),
             Op::Binary(op) => self.push(Inst::Binary { op: *op, a: vals[0], b: vals[1] }, t),
             Op::Select => self.push(Inst::Select { cond: vals[0], a: vals[1], b: vals[2] }, t),
+            Op::Fma => self.push(Inst::Fma { a: vals[0], b: vals[1], c: vals[2] }, t),
             Op::Cast => {
                 if children[0].0.dtype == t {
                     vals[0]

@@ -8,7 +8,7 @@
 //! | instruction | cost |
 //! |---|---|
 //! | parameter, constant | 0 |
-//! | add, multiply, compare, min/max, logic, select, cast, abs, floor, ...; coordinate, fill test | 1 |
+//! | add, multiply, fused multiply-add, compare, min/max, logic, select, cast, abs, floor, ...; coordinate, fill test | 1 |
 //! | load | 1 |
 //! | divide, remainder, sqrt, rsqrt, reciprocal; gather | 4 |
 //! | hypot | 6 |
@@ -16,7 +16,8 @@
 //! | normal random value (half a Box-Muller pair: log, sqrt, cos and sin per pair) | 40 |
 //! | exp, log, sin, cos, tan, their variants, hyperbolic and inverse functions, erf, cbrt | 20 |
 //! | atan2 | 25 |
-//! | pow | 40 |
+//! | pow, erfc, erfinv | 40 |
+//! | lgamma, tgamma | 60 |
 //! | store | 1 |
 //! | reduce or scan accumulation | 2 |
 
@@ -38,6 +39,8 @@ fn unary_cost(op: UnaryOp) -> f32 {
         Cbrt | Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Asin | Acos | Atan | Sinh | Cosh
         | Tanh | Asinh | Acosh | Atanh | Erf => 20.0,
         Arg => 25.0,
+        Erfc | Erfinv => 40.0,
+        Lgamma | Tgamma => 60.0,
     }
 }
 
@@ -59,6 +62,7 @@ pub fn inst_cost(inst: &Inst) -> f32 {
     match *inst {
         Inst::Param { .. } | Inst::Const(_) => 0.0,
         Inst::Load { .. } | Inst::Coord { .. } | Inst::Valid { .. } | Inst::Select { .. } | Inst::Cast { .. } => 1.0,
+        Inst::Fma { .. } => 1.0,
         Inst::Unary { op, .. } => unary_cost(op),
         Inst::Binary { op, .. } => binary_cost(op),
         Inst::Random { dist: Distribution::Uniform, .. } => 4.0,

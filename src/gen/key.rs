@@ -90,6 +90,7 @@ fn push_op(words: &mut Vec<u64>, op: &Op) {
         Op::Fill { baked: false, .. } => words.push(COMPACT | 3 << 8),
         Op::Cast => words.push(COMPACT | 4 << 8),
         Op::Select => words.push(COMPACT | 5 << 8),
+        Op::Fma => words.push(COMPACT | 6 << 8),
         op => op.hash(&mut Words(words)),
     }
 }

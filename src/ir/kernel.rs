@@ -54,6 +54,12 @@ pub enum Inst {
         a: u32,
         b: u32,
     },
+    /// `a * b + c` rounded once (floating-point types).
+    Fma {
+        a: u32,
+        b: u32,
+        c: u32,
+    },
     Cast {
         a: u32,
     },
@@ -90,6 +96,7 @@ impl Inst {
             Inst::Unary { a, .. } | Inst::Cast { a } => put(&[a]),
             Inst::Binary { a, b, .. } => put(&[a, b]),
             Inst::Select { cond, a, b } => put(&[cond, a, b]),
+            Inst::Fma { a, b, c } => put(&[a, b, c]),
             Inst::Random { seed, draw, .. } => put(&[seed, draw]),
             Inst::Gather { indices, rank, .. } => put(&indices[..rank as usize]),
         }
@@ -104,6 +111,7 @@ impl Inst {
             Inst::Cast { a } => Inst::Cast { a: f(a) },
             Inst::Binary { op, a, b } => Inst::Binary { op, a: f(a), b: f(b) },
             Inst::Select { cond, a, b } => Inst::Select { cond: f(cond), a: f(a), b: f(b) },
+            Inst::Fma { a, b, c } => Inst::Fma { a: f(a), b: f(b), c: f(c) },
             Inst::Random { kind, dist, seed, draw, map } => {
                 Inst::Random { kind, dist, seed: f(seed), draw: f(draw), map }
             }

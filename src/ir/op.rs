@@ -54,15 +54,23 @@ pub enum UnaryOp {
     Arg,
     /// Neither NaN nor infinite (for complex numbers: both parts).
     IsFinite,
+    /// Complementary error function `1 - erf(a)`.
+    Erfc,
+    /// Inverse error function on [-1, 1].
+    Erfinv,
+    /// `log |Γ(a)|`.
+    Lgamma,
+    /// The gamma function `Γ(a)`.
+    Tgamma,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 39] = {
+    pub const ALL: [UnaryOp; 43] = {
         use UnaryOp::*;
         [
             Neg, Abs, Sign, Sqrt, Rsqrt, Cbrt, Rcp, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sin, Cos, Tan, Asin,
             Acos, Atan, Sinh, Cosh, Tanh, Asinh, Acosh, Atanh, Erf, Floor, Ceil, Round, Trunc, IsNan, IsInf, Not, Conj,
-            Real, Imag, Arg, IsFinite,
+            Real, Imag, Arg, IsFinite, Erfc, Erfinv, Lgamma, Tgamma,
         ]
     };
 
@@ -94,6 +102,10 @@ impl UnaryOp {
                 | Acosh
                 | Atanh
                 | Erf
+                | Erfc
+                | Erfinv
+                | Lgamma
+                | Tgamma
         )
     }
 
@@ -160,6 +172,10 @@ impl UnaryOp {
             Imag => "imag",
             Arg => "arg",
             IsFinite => "isfinite",
+            Erfc => "erfc",
+            Erfinv => "erfinv",
+            Lgamma => "lgamma",
+            Tgamma => "tgamma",
         }
     }
 }
@@ -467,6 +483,8 @@ pub enum Op {
     Binary(BinaryOp),
     /// inputs: [cond, a, b]
     Select,
+    /// inputs: [a, b, c], one floating-point type: `a * b + c` rounded once.
+    Fma,
     /// inputs: [a]; the target type is the node's dtype.
     Cast,
     /// inputs: [a]
@@ -537,6 +555,7 @@ impl Op {
             Op::Unary(u) => u.name(),
             Op::Binary(b) => b.name(),
             Op::Select => "select",
+            Op::Fma => "fma",
             Op::Cast => "cast",
             Op::View(v) => v.name(),
             Op::Concat { .. } => "concat",

@@ -7,6 +7,9 @@ use super::*;
 // glibc's, which are accurate to about an ulp (Rust's own asinh/acosh/atanh are not).
 unsafe extern "C" {
     pub safe fn erf(x: f64) -> f64;
+    pub safe fn erfc(x: f64) -> f64;
+    pub safe fn tgamma(x: f64) -> f64;
+    fn lgamma_r(x: f64, sign: *mut i32) -> f64;
     fn asinh(x: f64) -> f64;
     fn acosh(x: f64) -> f64;
     fn atanh(x: f64) -> f64;
@@ -51,6 +54,11 @@ pub fn unary_domain(op: sl_unary_op) -> (f64, f64) {
         SL_LOG1P => (-0.99, 100.0),
         SL_EXP | SL_EXP2 | SL_EXPM1 | SL_SINH | SL_COSH => (-60.0, 60.0),
         SL_SIN | SL_COS | SL_TAN => (-100.0, 100.0),
+        SL_ERFC => (-5.0, 25.0),
+        SL_ERFINV => (-1.0, 1.0),
+        // Negative arguments (near lgamma's zeros there its error is absolute): tests/math.rs.
+        SL_LGAMMA => (0.0, 60.0),
+        SL_TGAMMA => (-20.0, 30.0),
         _ => (-100.0, 100.0),
     }
 }
@@ -78,8 +86,32 @@ fn float_fn(op: sl_unary_op) -> fn(f64) -> f64 {
         SL_ACOSH => |x| unsafe { acosh(x) },
         SL_ATANH => |x| unsafe { atanh(x) },
         SL_ERF => |x| erf(x),
+        SL_ERFC => |x| erfc(x),
+        SL_ERFINV => erfinv,
+        SL_LGAMMA => |x| unsafe { lgamma_r(x, &mut 0) },
+        SL_TGAMMA => |x| tgamma(x),
         _ => unreachable!("not a transcendental op"),
     }
+}
+
+/// The inverse error function (the C library has none): bisection to where erfc (for
+/// |x| >= 1/2, whose 1 - |x| is exact) or erf crosses, then a Newton step.
+pub fn erfinv(x: f64) -> f64 {
+    let a = x.abs();
+    if a.is_nan() || a > 1.0 {
+        return f64::NAN;
+    }
+    if a == 0.0 || a == 1.0 {
+        return if a == 0.0 { x } else { f64::INFINITY.copysign(x) };
+    }
+    let g = |y: f64| if a >= 0.5 { erfc(y) - (1.0 - a) } else { a - erf(y) };
+    let (mut lo, mut hi) = (0.0f64, 6.0f64);
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if g(mid) > 0.0 { lo = mid } else { hi = mid }
+    }
+    let y = 0.5 * (lo + hi);
+    (y + g(y) / (2.0 / std::f64::consts::PI.sqrt() * (-y * y).exp())).copysign(x)
 }
 
 pub fn unary(op: sl_unary_op, x: V) -> V {

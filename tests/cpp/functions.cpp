@@ -91,6 +91,17 @@ void creation() {
     EXPECT(Array(flags, dims).dtype() == DType::b8, "bool dtype");
 }
 
+// The inverse error function (the C++ library has none): bisection to where erfc (for
+// |x| >= 1/2, whose 1 - |x| is exact) or erf crosses, then a Newton step.
+double erfinv_reference(double x) {
+    const double a = std::fabs(x);
+    auto g = [a](double y) { return a >= 0.5 ? std::erfc(y) - (1 - a) : a - std::erf(y); };
+    double lo = 0, hi = 6;
+    for (int i = 0; i < 100; i++) (g(0.5 * (lo + hi)) > 0 ? lo : hi) = 0.5 * (lo + hi);
+    const double y = 0.5 * (lo + hi);
+    return std::copysign(y + g(y) / (2 / std::sqrt(M_PI) * std::exp(-y * y)), x);
+}
+
 struct UnaryCase {
     const char* name;
     Array (*op)(const Array&);
@@ -126,6 +137,10 @@ const UnaryCase unary_cases[] = {
     {"acosh", sluice::acosh, [](double v) { return std::acosh(v); }, 1, 50},
     {"atanh", sluice::atanh, [](double v) { return std::atanh(v); }, -0.99, 0.99},
     {"erf", sluice::erf, [](double v) { return std::erf(v); }, -3, 3},
+    {"erfc", sluice::erfc, [](double v) { return std::erfc(v); }, -3, 9},
+    {"erfinv", sluice::erfinv, erfinv_reference, -0.999, 0.999},
+    {"lgamma", sluice::lgamma, [](double v) { return std::lgamma(v); }, 0.05, 30},
+    {"tgamma", sluice::tgamma, [](double v) { return std::tgamma(v); }, -4.5, 20},
     {"floor", sluice::floor, [](double v) { return std::floor(v); }, -10, 10},
     {"ceil", sluice::ceil, [](double v) { return std::ceil(v); }, -10, 10},
     {"round", sluice::round, [](double v) { return std::round(v); }, -10, 10},
@@ -146,6 +161,18 @@ template <class T> void unary_math(double tol) {
 }
 
 // isnan / isinf / not, and the generic unary(), binary(), reduce() with C op codes.
+// fma against std::fma: c = -round(a b) leaves the product's rounding error, which a * b + c
+// loses; a scalar c broadcasts.
+void fused_multiply_add() {
+    const std::vector<double> x = test::uniform(300, -10, 10), y = test::uniform(300, -10, 10);
+    std::vector<double> c(x.size()), want(x.size());
+    for (std::size_t i = 0; i < x.size(); i++) c[i] = -(x[i] * y[i]), want[i] = std::fma(x[i], y[i], c[i]);
+    EXPECT_CLOSE("fma", sluice::fma(Array(x), Array(y), Array(c)).read<double>(), want, 0);
+    for (std::size_t i = 0; i < x.size(); i++) want[i] = std::fma(x[i], y[i], 0.5);
+    EXPECT_CLOSE("fma with a scalar", sluice::fma(Array(x), Array(y), Array(std::vector<double>{0.5}, {})).read<double>(),
+                 want, 0);
+}
+
 void classification_and_generic_forms() {
     std::vector<double> x = test::uniform(40, -1, 1);
     for (std::size_t i = 0; i < x.size(); i += 5) x[i] = std::numeric_limits<double>::quiet_NaN();
@@ -562,6 +589,7 @@ int main() {
     creation();
     unary_math<double>(f64_tol);
     unary_math<float>(f32_tol);
+    fused_multiply_add();
     classification_and_generic_forms();
     binary_functions();
     reductions();

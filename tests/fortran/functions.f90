@@ -63,6 +63,10 @@ contains
     call expect_matches(acosh(sl_array(q)), acosh(q), math, 'acosh')
     call expect_matches(atanh(u), atanh(unit), math, 'atanh')
     call expect_matches(erf(a), erf(x), math, 'erf')
+    call expect_matches(erfc(a), erfc(x), math, 'erfc')
+    call expect_matches(erfinv(u), erfinv_reference(unit), math, 'erfinv')
+    call expect_matches(log_gamma(pa), log_gamma(p), 1d-13, 'log_gamma (zeros at 1 and 2 inside)')
+    call expect_matches(gamma(b), gamma(y), math, 'gamma')
     call expect_matches(rsqrt(pa), 1 / sqrt(p), math, 'rsqrt')
     call expect_matches(cbrt(pa), p ** (1d0 / 3), math, 'cbrt')
     call expect_matches(rcp(b), 1 / y, math, 'rcp')
@@ -79,6 +83,36 @@ contains
     call expect_matches(is_nan(s), ieee_is_nan(special), 'is_nan')
     call expect_matches(is_inf(s), abs(special) > huge(1d0), 'is_inf')
   end subroutine
+
+  ! The inverse error function (Fortran has none): bisection to where erfc (for |x| >= 1/2,
+  ! whose 1 - |x| is exact) or erf crosses, then a Newton step.
+  elemental real(8) function erfinv_reference(x) result(y)
+    real(8), intent(in) :: x
+    real(8) :: lo, hi, mid
+    integer :: i
+    lo = 0
+    hi = 6
+    do i = 1, 100
+      mid = (lo + hi) / 2
+      if (erf_gap(mid, abs(x)) > 0) then
+        lo = mid
+      else
+        hi = mid
+      end if
+    end do
+    y = (lo + hi) / 2
+    y = sign(y + erf_gap(y, abs(x)) / (2 / sqrt(acos(-1d0)) * exp(-y * y)), x)
+  end function
+
+  ! Decreasing in y, zero where erf(y) = a.
+  elemental real(8) function erf_gap(y, a)
+    real(8), intent(in) :: y, a
+    if (a >= 0.5d0) then
+      erf_gap = erfc(y) - (1 - a)
+    else
+      erf_gap = a - erf(y)
+    end if
+  end function
 
   subroutine rounding_and_conversions()
     real(8) :: halves(m, n)
@@ -112,6 +146,9 @@ contains
     call expect_matches(min(a, 1), min(x, 1d0), 0d0, 'min with an integer scalar')
     call expect_matches(mod(a, b), mod(x, y), math, 'mod')
     call expect_matches(mod(a, 0.75d0), mod(x, 0.75d0), math, 'mod with a scalar')
+    ! fma(x, y, -x*y) is the product's rounding error; quad precision holds the product
+    ! exactly (its sum with c may round twice, by an ulp).
+    call expect_matches(fma(a, b, -(a * b)), real(real(x, 16) * y - x * y, 8), 2.3d-16, 'fma')
   end subroutine
 
   subroutine integer_bits()
@@ -213,6 +250,7 @@ contains
     call expect_matches(spread(va, 1, 3), spread(v, 1, 3), 0d0, 'spread along a new dimension 1')
     call expect_matches(merge(a, b, sl_array(mask)), merge(x, y, mask), 0d0, 'merge')
     call expect_matches(merge(a, 0d0, b > 0), merge(x, 0d0, mask), 0d0, 'merge with a scalar')
+    call expect_matches(merge(-1.5d0, a, b > 0), merge(-1.5d0, x, mask), 0d0, 'merge with a scalar tsource')
     call expect(all(shape(a) == shape(x)), 'shape')
     call expect(size(a) == size(x) .and. size(a, 2) == n, 'size')
   end subroutine

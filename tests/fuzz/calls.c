@@ -33,6 +33,14 @@ static const struct {
     {"sl_trunc", sl_trunc}, {"sl_isnan", sl_isnan},   {"sl_isinf", sl_isinf}, {"sl_not", sl_not},
 };
 
+/* The special functions, SL_ERFC .. SL_TGAMMA. */
+static const struct {
+    const char *name;
+    Fn1 fn;
+} special_fns[] = {
+    {"sl_erfc", sl_erfc}, {"sl_erfinv", sl_erfinv}, {"sl_lgamma", sl_lgamma}, {"sl_tgamma", sl_tgamma},
+};
+
 static const struct {
     const char *name;
     Fn2 fn;
@@ -589,8 +597,9 @@ static void c_release(Fuzzer *f) {
 int x_unary(Fuzzer *f, int op, int as, sl_array a, int form) {
     Expect e;
     ex_init(&e);
-    int valid_op = op >= 0 && op <= SL_NOT, named = form == 0 && valid_op;
-    const char *fn = named ? unary_fns[op].name : "sl_unary";
+    int special = op >= SL_ERFC && op <= SL_TGAMMA;
+    int valid_op = (op >= 0 && op <= SL_NOT) || special, named = form == 0 && valid_op;
+    const char *fn = !named ? "sl_unary" : special ? special_fns[op - SL_ERFC].name : unary_fns[op].name;
     if (!valid_op) ex_bad(&e, BAD_ARG);
     sl_array out, *o = out_ptr(f, &out, &e);
     Shadow pred = {0};
@@ -606,7 +615,7 @@ int x_unary(Fuzzer *f, int op, int as, sl_array a, int form) {
     }
     if (named) log_begin(f, "%s(%s)", fn, L(f, a, 0));
     else log_begin(f, "sl_unary(%d, %s)", op, L(f, a, 0));
-    sl_status st = named ? unary_fns[op].fn(a, o) : sl_unary(op, a, o);
+    sl_status st = !named ? sl_unary(op, a, o) : special ? special_fns[op - SL_ERFC].fn(a, o) : unary_fns[op].fn(a, o);
     return finish(f, fn, st, &e, o, &pred, 0, tainted(f, as));
 }
 
@@ -615,7 +624,8 @@ static void c_unary(Fuzzer *f) {
     sl_array a = pick_handle(f, &as, 96);
     int op = (int)rand_below(&f->r, SL_NOT + 1);
     for (int tries = 0; tries < 4 && as >= 0 && unary_result(op, f->pool[as].s.dtype) < 0; tries++) op = (int)rand_below(&f->r, SL_NOT + 1);
-    if (rand_pct(&f->r, 2)) op = rand_pct(&f->r, 50) ? -1 : SL_ISFINITE + 1 + (int)rand_below(&f->r, 100);
+    if (rand_pct(&f->r, 10)) op = SL_ERFC + (int)rand_below(&f->r, SL_TGAMMA - SL_ERFC + 1);
+    if (rand_pct(&f->r, 2)) op = rand_pct(&f->r, 50) ? -1 : SL_TGAMMA + 1 + (int)rand_below(&f->r, 100);
     x_unary(f, op, as, a, rand_pct(&f->r, 70) ? 0 : 1);
 }
 
@@ -771,6 +781,35 @@ static void c_select(Fuzzer *f) {
     }
     log_begin(f, "sl_select(%s, %s, %s)", L(f, c, 0), L(f, a, 1), L(f, b, 2));
     finish(f, "sl_select", sl_select(c, a, b, o), &e, o, &pred, 0, tainted(f, cs) || tainted(f, as) || tainted(f, bs));
+}
+
+static void c_fma(Fuzzer *f) {
+    Expect e;
+    ex_init(&e);
+    int as, bs, cs;
+    sl_array a = pick_handle(f, &as, 96), b, c;
+    if (as >= 0 && rand_pct(&f->r, 85) && (bs = pick_partner(f, &f->pool[as].s, 1, 0)) >= 0) b = f->pool[bs].h;
+    else b = pick_handle(f, &bs, 95);
+    if (as >= 0 && rand_pct(&f->r, 85) && (cs = pick_partner(f, &f->pool[as].s, 1, 0)) >= 0) c = f->pool[cs].h;
+    else c = pick_handle(f, &cs, 95);
+    sl_array out, *o = out_ptr(f, &out, &e);
+    if (as < 0 || bs < 0 || cs < 0) ex_bad(&e, BAD_HANDLE);
+    Shadow pred = {0};
+    if (as >= 0 && bs >= 0 && cs >= 0) {
+        const Shadow *sa = &f->pool[as].s, *sb = &f->pool[bs].s, *sc = &f->pool[cs].s;
+        int t = promote_types(promote_types(sa->dtype, sb->dtype), sc->dtype), rank;
+        int64_t dims[SL_MAX_RANK];
+        if (!dt_float(t)) ex_bad(&e, BAD_DTYPE);
+        else if (!broadcast_shapes(sa->rank, sa->dims, sb->rank, sb->dims, &rank, dims) ||
+                 !broadcast_shapes(rank, dims, sc->rank, sc->dims, &rank, dims))
+            ex_bad(&e, BAD_SHAPE);
+        else {
+            sh_init(&pred, t, rank, dims, sa->known && sb->known && sc->known);
+            sv_fma_as(sa, sb, sc, &pred);
+        }
+    }
+    log_begin(f, "sl_fma(%s, %s, %s)", L(f, a, 0), L(f, b, 1), L(f, c, 2));
+    finish(f, "sl_fma", sl_fma(a, b, c, o), &e, o, &pred, 0, tainted(f, as) || tainted(f, bs) || tainted(f, cs));
 }
 
 int x_cast(Fuzzer *f, int as, sl_array a, int dt) {
@@ -1889,7 +1928,7 @@ typedef struct {
 static const Weighted calls[] = {
     {c_create, 8},    {c_constant, 5}, {c_iota, 2},       {c_identity, 1},  {c_random, 3},        {c_rng, 2},
     {c_query, 4},     {c_retain, 2},   {c_release, 4},    {c_unary, 10},    {c_binary, 12},       {c_scalar_op, 7},
-    {c_select, 2},    {c_cast, 3},     {c_reduce, 6},     {c_scan, 2},      {c_stats, 2},      {c_matmul, 1},        {c_dot, 1},
+    {c_select, 2},    {c_fma, 2},      {c_cast, 3},     {c_reduce, 6},     {c_scan, 2},      {c_stats, 2},      {c_matmul, 1},        {c_dot, 1},
     {c_reshape, 3},   {c_permute, 2},  {c_transpose, 2},  {c_section, 4},   {c_project, 2},       {c_shift, 4},
     {c_pad, 2},       {c_tile, 2},     {c_broadcast_to, 2}, {c_concat, 2},  {c_gather, 2},        {c_scatter, 2},
     {c_read, 4},      {c_reference, 1}, {c_eval, 2},      {c_hint_sync, 1}, {c_huge_shapes, 1}, {c_complex, 4},

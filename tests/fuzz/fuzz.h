@@ -105,6 +105,7 @@ void sv_binary(int op, const Shadow *a, const Shadow *b, Shadow *out);
 void sv_select(const Shadow *c, const Shadow *a, const Shadow *b, Shadow *out);
 void sv_binary_as(int op, const Shadow *a, const Shadow *b, int dt, Shadow *out);
 void sv_select_as(const Shadow *c, const Shadow *a, const Shadow *b, Shadow *out);
+void sv_fma_as(const Shadow *a, const Shadow *b, const Shadow *c, Shadow *out);
 void sv_cast(const Shadow *a, Shadow *out);
 void sv_reduce(int op, const Shadow *a, int dim, Shadow *out); /* dim -1: everything */
 void sv_scan(int prod, const Shadow *a, int dim, Shadow *out);

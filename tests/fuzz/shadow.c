@@ -5,6 +5,8 @@
  * functions are compared with the C library within 16 ulps. Integers are exact, with the
  * wrapping of their type. What the model cannot predict (ill-conditioned results, order-
  * dependent overflow) is marked ANY_VALUE and not compared. */
+/* lgamma_r (the model runs on several threads; lgamma writes the global signgam). */
+#define _DEFAULT_SOURCE
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -304,7 +306,7 @@ int unary_result(int op, int dt) {
     case SL_TRUNC:
         return dt != SL_BOOL ? dt : -1;
     default:
-        return op >= 0 && op <= SL_NOT && dt_float(dt) ? dt : -1;
+        return ((op >= 0 && op <= SL_NOT) || (op >= SL_ERFC && op <= SL_TGAMMA)) && dt_float(dt) ? dt : -1;
     }
 }
 
@@ -401,6 +403,24 @@ Val scalar_val(int dt, double v) {
 
 /* ---- element-wise ops ---- */
 
+/* The inverse error function (the C library has none): bisection to where erfc (for
+ * |x| >= 1/2, whose 1 - |x| is exact) or erf crosses, then a Newton step. */
+static double erfinv_model(double x) {
+    double a = fabs(x);
+    if (isnan(a) || a > 1) return NAN;
+    if (a == 0 || a == 1) return a == 0 ? x : copysign(INFINITY, x);
+    double lo = 0, hi = 6;
+    for (int i = 0; i < 100; i++) {
+        double mid = 0.5 * (lo + hi);
+        double g = a >= 0.5 ? erfc(mid) - (1 - a) : a - erf(mid);
+        if (g > 0) lo = mid;
+        else hi = mid;
+    }
+    double y = 0.5 * (lo + hi);
+    double g = a >= 0.5 ? erfc(y) - (1 - a) : a - erf(y);
+    return copysign(y + g / (1.1283791670955126 * exp(-y * y)), x); /* 2/sqrt(pi) */
+}
+
 static double libm_unary(int op, double x) {
     switch (op) {
     case SL_SQRT:
@@ -449,6 +469,16 @@ static double libm_unary(int op, double x) {
         return acosh(x);
     case SL_ATANH:
         return atanh(x);
+    case SL_ERFC:
+        return erfc(x);
+    case SL_ERFINV:
+        return erfinv_model(x);
+    case SL_LGAMMA: {
+        int sign;
+        return lgamma_r(x, &sign);
+    }
+    case SL_TGAMMA:
+        return tgamma(x);
     default:
         return erf(x);
     }
@@ -491,10 +521,19 @@ static Val unary_float(int op, int dt, Val x) {
     case SL_ISINF:
         if (e > 0 && (!isfinite(x.f) || fabs(x.f) + e >= max_of(dt))) return any_val();
         return ival(isinf(x.f));
-    default:
+    default: {
         if (e > 0) return any_val();
         if (model_trig_limit && (op == SL_SIN || op == SL_COS || op == SL_TAN) && !(fabs(x.f) <= model_trig_limit)) return any_val();
-        return transcendental(dt, libm_unary(op, x.f));
+        Val v = transcendental(dt, libm_unary(op, x.f));
+        /* Near its zeros at negative arguments lgamma is accurate absolutely (about 2^-52 of
+         * the reflection's terms, 1 + lgamma(1 - x)), not relatively. */
+        if (op == SL_LGAMMA && x.f < 0 && isfinite(v.f)) {
+            int sign;
+            double t = 0x1p-48 * (1 + fabs(lgamma_r(1 - x.f, &sign)));
+            if (t > v.e) v.e = t;
+        }
+        return v;
+    }
     }
 }
 
@@ -688,6 +727,33 @@ void sv_binary_as(int op, const Shadow *a, const Shadow *b, int dt, Shadow *out)
     sv_binary(op, &x, &y, out);
     sh_free(&x);
     sh_free(&y);
+}
+
+/* a * b + c rounded once, of exact operands exactly; errors of inexact ones propagated. */
+static Val fma_float(int dt, Val x, Val y, Val z) {
+    if (shaky(dt, x) || shaky(dt, y) || shaky(dt, z)) return any_val();
+    double r = dt == SL_F32 ? (double)fmaf((float)x.f, (float)y.f, (float)z.f) : fma(x.f, y.f, z.f);
+    if (x.e == 0 && y.e == 0 && z.e == 0) return fres(dt, r, 0);
+    return fres(dt, r, fabs(y.f) * x.e + fabs(x.f) * y.e + x.e * y.e + z.e + 2 * ulp(dt, r));
+}
+
+/* fma of `a`, `b`, `c` after all three are promoted to `out`'s type (a float type). */
+void sv_fma_as(const Shadow *a, const Shadow *b, const Shadow *c, Shadow *out) {
+    Shadow x, y, z;
+    sh_converted(a, out->dtype, &x);
+    sh_converted(b, out->dtype, &y);
+    sh_converted(c, out->dtype, &z);
+    if (!x.known || !y.known || !z.known || !out->known) sh_forget(out);
+    else {
+        int64_t k[SL_MAX_RANK];
+        for (int64_t i = 0; i < out->numel; i++) {
+            unravel(out->rank, out->dims, i, k);
+            sh_put(out, i, fma_float(out->dtype, operand(&x, out, k), operand(&y, out, k), operand(&z, out, k)));
+        }
+    }
+    sh_free(&x);
+    sh_free(&y);
+    sh_free(&z);
 }
 
 /* `cond ? a : b` after `a` and `b` are promoted to `out`'s type. */

@@ -308,6 +308,10 @@ fn math_fn(op: UnaryOp) -> Option<UnaryFn> {
         U::Acosh => UnaryFn::Acosh,
         U::Atanh => UnaryFn::Atanh,
         U::Erf => UnaryFn::Erf,
+        U::Erfc => UnaryFn::Erfc,
+        U::Erfinv => UnaryFn::Erfinv,
+        U::Lgamma => UnaryFn::Lgamma,
+        U::Tgamma => UnaryFn::Tgamma,
         U::Floor => UnaryFn::Floor,
         U::Ceil => UnaryFn::Ceil,
         U::Round => UnaryFn::Round,
@@ -526,6 +530,50 @@ pub unsafe fn select(dtype: DType, cond: Opnd, a: Opnd, b: Opnd, dst: *mut u8, n
                 }
             }
         })
+    }
+}
+
+/// `dst[i] = a[i] * b[i] + c[i]` rounded once, for f32 or f64 operands (`mul_add`: the
+/// FMA clones' instruction; the baseline clone calls the C library's exact `fma`).
+///
+/// # Safety
+/// As for `binary`.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
+pub unsafe fn fma(dtype: DType, a: Opnd, b: Opnd, c: Opnd, dst: *mut u8, n: usize) {
+    unsafe {
+        match dtype {
+            DType::F32 => map3::<f32>(a, b, c, dst, n, f32::mul_add),
+            DType::F64 => map3::<f64>(a, b, c, dst, n, f64::mul_add),
+            _ => unreachable!("fma of {dtype} values"),
+        }
+    }
+}
+
+/// `dst[i] = f(a[i], b[i], c[i])`: separate loops for a scalar `c` (`a * x + s`, the common
+/// form) and for vectors, the rest through `Src` per lane.
+#[inline(always)]
+unsafe fn map3<T: Elem>(a: Opnd, b: Opnd, c: Opnd, dst: *mut u8, n: usize, f: impl Fn(T, T, T) -> T) {
+    let d = unsafe { out::<T>(dst, n) };
+    let at = |s: &Src<T>, i: usize| match s {
+        Src::V(v) => v[i],
+        Src::S(x) => *x,
+    };
+    match unsafe { (Src::<T>::new(a, n), Src::<T>::new(b, n), Src::<T>::new(c, n)) } {
+        (Src::V(a), Src::V(b), Src::V(c)) => {
+            for (((o, &x), &y), &z) in d.iter_mut().zip(a).zip(b).zip(c) {
+                *o = f(x, y, z);
+            }
+        }
+        (Src::V(a), Src::V(b), Src::S(z)) => {
+            for ((o, &x), &y) in d.iter_mut().zip(a).zip(b) {
+                *o = f(x, y, z);
+            }
+        }
+        (x, y, z) => {
+            for (i, o) in d.iter_mut().enumerate() {
+                *o = f(at(&x, i), at(&y, i), at(&z, i));
+            }
+        }
     }
 }
 

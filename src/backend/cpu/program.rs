@@ -75,6 +75,13 @@ pub enum VInst {
         a: Arg,
         b: Arg,
     },
+    Fma {
+        dtype: DType,
+        dst: u16,
+        a: Arg,
+        b: Arg,
+        c: Arg,
+    },
     Cast {
         from: DType,
         to: DType,
@@ -139,6 +146,12 @@ pub enum UInst {
         cond: u16,
         a: u16,
         b: u16,
+    },
+    Fma {
+        dtype: DType,
+        a: u16,
+        b: u16,
+        c: u16,
     },
     Cast {
         from: DType,
@@ -367,6 +380,9 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
                 Inst::Select { cond, a, b } => {
                     UInst::Select { dtype: ty, cond: uni(&slots, *cond), a: uni(&slots, *a), b: uni(&slots, *b) }
                 }
+                Inst::Fma { a, b, c } => {
+                    UInst::Fma { dtype: ty, a: uni(&slots, *a), b: uni(&slots, *b), c: uni(&slots, *c) }
+                }
                 Inst::Cast { a } => UInst::Cast { from: k.types[*a as usize], to: ty, a: uni(&slots, *a) },
                 Inst::Coord { .. } | Inst::Gather { .. } | Inst::Random { .. } => unreachable!(),
             };
@@ -401,6 +417,9 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
             }
             Inst::Select { cond, a, b } => {
                 VInst::Select { dtype: ty, dst, cond: arg(&slots, *cond), a: arg(&slots, *a), b: arg(&slots, *b) }
+            }
+            Inst::Fma { a, b, c } => {
+                VInst::Fma { dtype: ty, dst, a: arg(&slots, *a), b: arg(&slots, *b), c: arg(&slots, *c) }
             }
             Inst::Cast { a } => VInst::Cast { from: k.types[*a as usize], to: ty, dst, a: arg(&slots, *a) },
             Inst::Gather { input, indices, rank } => {
@@ -478,6 +497,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
                 VInst::Unary { .. }
                     | VInst::Binary { .. }
                     | VInst::Select { .. }
+                    | VInst::Fma { .. }
                     | VInst::Cast { .. }
                     | VInst::Random { .. }
             ) {

@@ -379,6 +379,7 @@ fn eval_uniforms(prog: &Program, inputs: &[BoundInput], params: &[Scalar]) -> Fe
                 UInst::Unary { op, dtype, a } => ops::unary(*op, *dtype, ptr_of(*a), dst, 1),
                 UInst::Binary { op, dtype, a, b } => ops::binary(*op, *dtype, at(*a), at(*b), dst, 1),
                 UInst::Select { dtype, cond, a, b } => ops::select(*dtype, at(*cond), at(*a), at(*b), dst, 1),
+                UInst::Fma { dtype, a, b, c } => ops::fma(*dtype, at(*a), at(*b), at(*c), dst, 1),
                 UInst::Cast { from, to, a } => ops::cast(*from, *to, ptr_of(*a), dst, 1),
             }
         }
@@ -472,6 +473,11 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                 VInst::Select { dtype, dst, cond, a, b } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
                     ops::select(*dtype, opnd(f, l.uni, *cond), opnd(f, l.uni, *a), opnd(f, l.uni, *b), d, n);
+                    f.set_ptr(*dst as usize, d);
+                }
+                VInst::Fma { dtype, dst, a, b, c } => {
+                    let d = target.unwrap_or_else(|| f.reg(*dst as usize));
+                    ops::fma(*dtype, opnd(f, l.uni, *a), opnd(f, l.uni, *b), opnd(f, l.uni, *c), d, n);
                     f.set_ptr(*dst as usize, d);
                 }
                 VInst::Cast { from, to, dst, a } => {

@@ -567,6 +567,7 @@ impl<'k> Gen<'k> {
                 Inst::Unary { op, a } => self.helpers.unary(op, k.types[a as usize], &v(a)),
                 Inst::Binary { op, a, b } => self.helpers.binary(op, k.types[a as usize], &v(a), &v(b)),
                 Inst::Select { cond, a, b } => format!("({} ? {} : {})", v(cond), v(a), v(b)),
+                Inst::Fma { a, b, c } => self.helpers.fma(t, &v(a), &v(b), &v(c)),
                 Inst::Cast { a } => self.helpers.cast(k.types[a as usize], t, &v(a)),
                 Inst::Random { dist, .. } if self.shared[i] => {
                     Helpers::random_step_value(t, dist, &format!("r{i}"), "st_", "j_")

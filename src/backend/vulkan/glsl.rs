@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use super::special;
 use crate::backend::cpu::math::{COS_TURNS_F32, LN1P_Q_F32, LN2_PARTS_F32, SIN_TURNS_F32, TWO_OVER_PI};
 use crate::ir::kernel::{Inst, Kernel};
 use crate::ir::{BinaryOp, DType, Distribution, RngKind, Scalar, UnaryOp};
@@ -76,8 +77,9 @@ pub struct Helpers {
     used: Vec<(String, DType)>,
     /// Whether f32 helpers may compute in f64.
     float64: bool,
-    /// Whether the double-precision math library is used.
+    /// Whether the double-precision math library is used, and its special functions.
     math: bool,
+    special: bool,
     /// Whether the random streams are used, and f64 random values.
     random: bool,
     random_f64: bool,
@@ -100,7 +102,7 @@ fn fmod_loops(t: DType) -> usize {
 
 impl Helpers {
     pub fn new(float64: bool) -> Helpers {
-        Helpers { used: Vec::new(), float64, math: false, random: false, random_f64: false, loops: 0 }
+        Helpers { used: Vec::new(), float64, math: false, special: false, random: false, random_f64: false, loops: 0 }
     }
 
     /// At most how many loop iterations one evaluation of `k`'s live instructions spends
@@ -128,7 +130,7 @@ impl Helpers {
     }
 
     fn need(&mut self, name: &str, t: DType) {
-        for dep in deps(name) {
+        for dep in deps(name, t) {
             self.need(dep, t);
         }
         if !self.used.iter().any(|(n, u)| n == name && *u == t) {
@@ -160,6 +162,7 @@ impl Helpers {
                     // GLSL's f32 builtins on devices without f64.
                     _ if self.float64 => {
                         self.math = true;
+                        self.special |= matches!(op, U::Erfc | U::Erfinv | U::Lgamma | U::Tgamma);
                         self.loops += MATH_LOOPS;
                         match t {
                             DType::F32 => format!("float(m_{}(double({a})))", op.name()),
@@ -282,6 +285,19 @@ impl Helpers {
                 }
             }
         }
+    }
+
+    /// `a * b + c` rounded once (`fma_f32`, `fma_f64`): GLSL's `fma` may round twice (its
+    /// precision is the driver's), so it is emulated exactly from exact products and sums;
+    /// on devices without 64-bit floats f32 takes the builtin.
+    pub fn fma(&mut self, t: DType, a: &str, b: &str, c: &str) -> String {
+        if t == DType::F32 && !self.float64 {
+            return format!("fma({a}, {b}, {c})");
+        }
+        if t == DType::F64 {
+            self.math = true;
+        }
+        self.call("fma", t, &[a, b, c])
     }
 
     /// Element `index` (an `int64_t` expression) of a random array `dist` of type `t`
@@ -480,6 +496,9 @@ impl Helpers {
             s += &two_over_pi();
             s += include_str!("math.glsl");
         }
+        if self.special {
+            s += &special::source_f64();
+        }
         if self.random {
             s += include_str!("random.glsl");
             s += &ln_normal_f32();
@@ -563,13 +582,17 @@ fn two_over_pi() -> String {
     format!("uint m_two_over_pi(int i) {{ return {}; }}\n", pick(0, TWO_OVER_PI.len()))
 }
 
-/// Helpers a helper calls.
-fn deps(name: &str) -> &'static [&'static str] {
+/// Helpers a helper of type `t` calls.
+fn deps(name: &str, t: DType) -> &'static [&'static str] {
     match name {
+        "fma" if t == DType::F32 => &[],
         "asinh" | "atanh" => &["log1p"],
         "sinh" | "tanh" => &["expm1"],
         "nextafter" => &["copysign"],
-        _ => &[],
+        "erf" => &["erfcc"],
+        "fma" => &["round_odd", "fma_core"],
+        "fma_core" => &["round_odd"],
+        _ => special::deps_f32(name),
     }
 }
 
@@ -766,7 +789,7 @@ fn helper(name: &str, t: DType) -> String {
             x,
         ),
         "log10" => f("return log2(x) * 0.301029995663981;", x),
-        // Taylor series near 0, Numerical Recipes' erfc fit (relative error < 1.2e-7) beyond.
+        // Taylor series near 0, Numerical Recipes' erfc fit (special.rs) beyond.
         "erf" => f(
             "float a = abs(x);\n\
              if (a < 0.5) {\n\
@@ -774,11 +797,67 @@ fn helper(name: &str, t: DType) -> String {
                return x * 1.1283791670955126 * (1.0 + z * (-1.0 / 3.0 + z * (0.1 + z * (-1.0 / 42.0 + z * (1.0 / 216.0 + z * (-1.0 / 1320.0))))));\n\
              }\n\
              if (a > 4.0) return x < 0.0 ? -1.0 : 1.0;\n\
-             float t = 1.0 / (1.0 + 0.5 * a);\n\
-             float c = t * exp(-a * a - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + \
-             t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));\n\
+             float c = erfcc_f32(a);\n\
              return x < 0.0 ? c - 1.0 : 1.0 - c;",
             x,
+        ),
+        // f32: the product is exact in f64 and the sum rounded to odd there (the other
+        // neighbour of the rounded sum when that is even and inexact), so rounding to f32 is
+        // then correct (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums:
+        // proved algorithms using rounding to odd", IEEE TC 2008).
+        "fma" if t == DType::F32 => f(
+            "precise double p = double(x) * double(y);\n\
+             precise double s = p + double(z);\n\
+             precise double pp = s - double(z);\n\
+             precise double e = (p - pp) + (double(z) - (s - pp));\n\
+             uvec2 w = unpackDouble2x32(s);\n\
+             if (e != 0.0lf && !isinf(s) && !isnan(s) && (w.x & 1u) == 0u) {\n\
+               uint64_t u = packUint2x32(w) + (((e > 0.0lf) == (s > 0.0lf)) ? 1ul : 0xfffffffffffffffful);\n\
+               s = packDouble2x32(unpackUint2x32(u));\n\
+             }\n\
+             return float(s);",
+            "float x, float y, float z",
+        ),
+        // f64: the same paper's algorithm: (uh + ul) = a b exactly (math.glsl's Dekker product),
+        // (th + tl) = c + uh exactly, v = tl + ul rounded to odd, the result th + v rounded
+        // once. Scaled by powers of two where the product would overflow or its low part
+        // underflow; a result below the normal range is rounded to odd in the scaled range
+        // and scaled once.
+        "fma" => f(
+            "if (isnan(x) || isnan(y) || isinf(x) || isinf(y) || x == 0.0lf || y == 0.0lf) return x * y + z;\n\
+             if (isinf(z) || isnan(z)) return z;\n\
+             int ex, ey, ez = 0;\n\
+             precise double mx = m_frexp(x, ex), my = m_frexp(y, ey);\n\
+             if (z != 0.0lf) m_frexp(z, ez);\n\
+             int ep = ex + ey;\n\
+             if (ep > 900 || ex > 990 || ey > 990) return m_ldexp(fma_core_f64(mx, my, m_ldexp(z, -ep), false), ep);\n\
+             if (ep < -900) {\n\
+               if (z != 0.0lf && ez > ep + 110) return z;\n\
+               return m_ldexp(fma_core_f64(mx, my, m_ldexp(z, -ep), true), ep);\n\
+             }\n\
+             return fma_core_f64(x, y, z, false);",
+            "double x, double y, double z",
+        ),
+        "fma_core" => f(
+            "precise double uh, ul, th, tl, s, e;\n\
+             m_two_prod(x, y, uh, ul);\n\
+             m_two_sum(z, uh, th, tl);\n\
+             if (isinf(th)) return th;\n\
+             m_two_sum(tl, ul, s, e);\n\
+             precise double v = round_odd_f64(s, e);\n\
+             if (!odd) return th + v;\n\
+             m_two_sum(th, v, s, e);\n\
+             return round_odd_f64(s, e);",
+            "double x, double y, double z, bool odd",
+        ),
+        // s + e (e the exact error of s) rounded to odd: s, or its neighbour toward e when s
+        // is even and e is not 0.
+        "round_odd" => f(
+            "uvec2 w = unpackDouble2x32(x);\n\
+             if (y == 0.0lf || (w.x & 1u) != 0u) return x;\n\
+             uint64_t u = packUint2x32(w) + (((y > 0.0lf) == (x > 0.0lf)) ? 1ul : 0xfffffffffffffffful);\n\
+             return packDouble2x32(unpackUint2x32(u));",
+            "double x, double y",
         ),
         // Bit patterns: the sign bit is the top bit of the (high) word.
         "copysign" if t == DType::F32 => {
@@ -854,6 +933,6 @@ fn helper(name: &str, t: DType) -> String {
                 xy,
             )
         }
-        _ => unreachable!("no helper {name}"),
+        _ => special::helper_f32(name).unwrap_or_else(|| unreachable!("no helper {name}")),
     }
 }

@@ -18,6 +18,7 @@ mod memory;
 mod programs;
 mod residency;
 mod scatter;
+mod special;
 mod submit;
 mod transpose;
 

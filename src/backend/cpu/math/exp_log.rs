@@ -22,7 +22,7 @@
 //! `log((1+s)/(1-s)) = 2s + s^3 L(s^2)` on `|s| <= 0.1716` (2^-66.6 / 2^-30.2).
 
 use super::driver::{BLOCK, Within, map_within};
-use super::real::{Ops, Real, fast_two_sum, poly, round_int, scale, sel, two_sum};
+use super::real::{Ops, Real, fast_two_sum, mul_dd, poly, round_int, scale, sel, two_sum};
 
 /// Coefficients and split constants of the exp/log kernels.
 pub trait ExpLogConsts: Real {
@@ -87,12 +87,12 @@ impl ExpLogConsts for f64 {
     #[inline(always)]
     fn log2_k<O: Ops>(x: f64) -> f64 {
         let (h, l) = log_dd::<f64, O>(x);
-        mul_dd::<f64, O>(h, l, Self::LOG2E, Self::LOG2E_TAIL)
+        mul_dd_round::<f64, O>(h, l, Self::LOG2E, Self::LOG2E_TAIL)
     }
     #[inline(always)]
     fn log10_k<O: Ops>(x: f64) -> f64 {
         let (h, l) = log_dd::<f64, O>(x);
-        mul_dd::<f64, O>(h, l, Self::IVLN10, Self::IVLN10_TAIL)
+        mul_dd_round::<f64, O>(h, l, Self::IVLN10, Self::IVLN10_TAIL)
     }
     /// `log`'s kernel without the scaling of subnormals: `log`'s result.
     #[inline(always)]
@@ -340,9 +340,9 @@ pub fn log_dd<T: ExpLogConsts, O: Ops>(x: T) -> (T, T) {
 
 /// `(hi + lo) * (c + c_tail)` rounded once: the product of a double-`T` log with a constant.
 #[inline(always)]
-fn mul_dd<T: Real, O: Ops>(hi: T, lo: T, c: T, c_tail: T) -> T {
-    let (p, pe) = O::two_prod(hi, c);
-    p + (pe + O::mla(hi, c_tail, lo * c))
+fn mul_dd_round<T: Real, O: Ops>(hi: T, lo: T, c: T, c_tail: T) -> T {
+    let (p, e) = mul_dd::<T, O>(hi, lo, c, c_tail);
+    p + e
 }
 
 /// `k (ck_hi + ck_lo) + log(1 + f) (c_hi + c_lo)` for `x = 2^k (1 + f)`, with `log(1 + f)` split

@@ -2,7 +2,8 @@
 //!
 //! One slice function per (function, type): `dst[i] = f(src[i])` for the unary functions
 //! `cbrt exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan sinh cosh tanh asinh
-//! acosh atanh erf floor ceil round trunc` (e.g. [`sin_f32`], [`sin_f64`]) and
+//! acosh atanh erf erfc erfinv lgamma tgamma floor ceil round trunc` (e.g. [`sin_f32`],
+//! [`sin_f64`]) and
 //! `dst[i] = f(a[i], b[i])` for `pow atan2 hypot` (e.g. [`pow_f32`]), plus variants with a
 //! broadcast scalar operand ([`pow_f32_vs`]: `b` scalar, [`pow_f32_sv`]: `a` scalar). Callers that
 //! choose the function at run time use [`UnaryFn`] / [`BinaryFn`] with [`unary_f32`],
@@ -33,7 +34,10 @@
 //! function by default). f32 errors are against the correctly rounded result (computed from
 //! glibc's f64 function); **f64 errors are relative to glibc**, whose own error is up to 1–2 ulp
 //! for some functions (spot checks with mpmath: the worst log10 case is 0.50 ulp for us and 1.50
-//! for glibc; the worst tan case 1.52 for us). f32 sin/cos/tan were also checked exhaustively,
+//! for glibc; the worst tan case 1.52 for us). The special functions erfc, erfinv, lgamma and
+//! tgamma are compared with MPFR (glibc's own are off by up to 5, 4 and 9 ulps and it has no
+//! erfinv) on a quarter of the samples, so their f64 column counts whole ulps of the rounded
+//! result; tests/math.rs measures them against the exact value (README, "Math accuracy"). f32 sin/cos/tan were also checked exhaustively,
 //! every f32 input on both code paths (the ignored test `exhaustive_trig_f32`); their column
 //! gives the exhaustive maximum.
 //!
@@ -60,6 +64,10 @@
 //! | acosh | all inputs | 2.00 | 3 | 2 | 3 |
 //! | atanh | all inputs | 1.73 | 3 | 2 | 3 |
 //! | erf | all inputs | 0.50 | 1 | 1 | 2 |
+//! | erfc | all inputs | 0.50 | 1 | 1 (vs MPFR) | 1 |
+//! | erfinv | all inputs | 0.50 | 1 | 1 (vs MPFR) | 1 |
+//! | lgamma | above -0.5 (below: 1 ulp, or 0.49 units of 2^-53 (1 + lgamma(1 - x)) near its zeros, `lgamma_negative`) | 0.50 | 1 | 1 (vs MPFR) | 1.5 |
+//! | tgamma | all inputs | 0.50 | 1 | 1 (vs MPFR) | 2 |
 //! | floor / ceil / round / trunc | all inputs | 0 (exact) | 0 | 0 (exact) | 0 |
 //! | pow | all inputs | 0.50 | 1 | 1 | 2 |
 //! | atan2 | all inputs | 1.17 | 2 | 1 | 2 |
@@ -89,6 +97,7 @@
 
 mod driver;
 mod exp_log;
+mod gamma;
 mod hyper;
 mod inv_trig;
 mod power;
@@ -99,7 +108,10 @@ mod trig;
 
 /// For callers that fuse a kernel into a loop of their own (Box-Muller in `cpu::random`).
 pub(crate) use exp_log::{LN1P_Q_F32, LN2_PARTS_F32, ln_normal};
-pub(crate) use real::{Fma, NoFma, Ops, Real};
+pub(crate) use real::{Fma, NoFma, Ops, PolyDd, Real};
+/// The special functions' tables, which the Vulkan executor evaluates too.
+pub(crate) use gamma::{LGAMMA_B, LGAMMA_SIN, LGAMMA_STIRLING};
+pub(crate) use special::{C_HI, C_LO, ERF_SMALL, ERFCX_A, ERFCX_B, ERFCX_C, ERFCX_D, ERFINV_A, ERFINV_B, ERFINV_C, ERFINV_D};
 pub(crate) use trig::{COS_TURNS_F32, SIN_TURNS_F32, TWO_OVER_PI, cos_sin_turns};
 
 #[cfg(test)]
@@ -111,7 +123,7 @@ use driver::{BinaryKernel, UnaryKernel};
 mod kernels {
     macro_rules! markers { ($($n:ident)*) => { $( #[derive(Clone, Copy, Debug)] pub struct $n; )* } }
     markers!(Cbrt Exp Exp2 Expm1 Log Log2 Log10 Log1p Sin Cos Tan Asin Acos Atan Sinh Cosh Tanh
-        Asinh Acosh Atanh Erf Floor Ceil Round Trunc Pow Atan2 Hypot);
+        Asinh Acosh Atanh Erf Erfc Erfinv Lgamma Tgamma Floor Ceil Round Trunc Pow Atan2 Hypot);
 }
 
 /// The slice loop of a unary function.
@@ -123,6 +135,8 @@ enum Run {
     Trig(trig::Kind),
     /// `exp_log::run_exp`: a cheaper path for blocks whose results are normal.
     Exp,
+    /// `gamma::run`: the reflection only for blocks with negative arguments.
+    Gamma(gamma::Kind),
 }
 
 macro_rules! unary_fns {
@@ -151,6 +165,7 @@ macro_rules! unary_fns {
                         Run::Map => driver::map::<f32, Self, O>(src, dst),
                         Run::Trig(k) => trig::run::<f32, O>(k, src, dst),
                         Run::Exp => exp_log::run_exp::<f32, O>(src, dst),
+                        Run::Gamma(k) => gamma::run::<f32, O>(k, src, dst),
                     }
                 }
             }
@@ -163,6 +178,7 @@ macro_rules! unary_fns {
                         Run::Map => driver::map::<f64, Self, O>(src, dst),
                         Run::Trig(k) => trig::run::<f64, O>(k, src, dst),
                         Run::Exp => exp_log::run_exp::<f64, O>(src, dst),
+                        Run::Gamma(k) => gamma::run::<f64, O>(k, src, dst),
                     }
                 }
             }
@@ -236,6 +252,10 @@ unary_fns! {
     Acosh, "acosh" => hyper::acosh, acosh_f32, acosh_f64, Run::Map;
     Atanh, "atanh" => hyper::atanh, atanh_f32, atanh_f64, Run::Map;
     Erf, "erf" => special::erf, erf_f32, erf_f64, Run::Map;
+    Erfc, "erfc" => special::erfc, erfc_f32, erfc_f64, Run::Map;
+    Erfinv, "erfinv" => special::erfinv, erfinv_f32, erfinv_f64, Run::Map;
+    Lgamma, "lgamma" => gamma::lgamma, lgamma_f32, lgamma_f64, Run::Gamma(gamma::Kind::Lgamma);
+    Tgamma, "tgamma" => gamma::tgamma, tgamma_f32, tgamma_f64, Run::Gamma(gamma::Kind::Tgamma);
     Floor, "floor" => round::floor, floor_f32, floor_f64, Run::Map;
     Ceil, "ceil" => round::ceil, ceil_f32, ceil_f64, Run::Map;
     Round, "round" => round::round, round_f32, round_f64, Run::Map;

@@ -325,3 +325,32 @@ pub fn fast_two_sum<T: Real>(a: T, b: T) -> (T, T) {
     let s = a + b;
     (s, b - (s - a))
 }
+
+/// A polynomial `c0 + t q(t)` whose constant term is a double-double (`hi + lo`): the form of
+/// the special functions' fits (`fits.sollya`), whose results must stay accurate where `c0`
+/// dominates. The Vulkan executor evaluates the same tables.
+pub(crate) struct PolyDd {
+    pub hi: f64,
+    pub lo: f64,
+    /// `q`, lowest degree first.
+    pub q: &'static [f64],
+}
+
+impl PolyDd {
+    /// `c0 + t q(t)` as a double-double `(hi, lo)`: `q` by Horner, the product with `t` and
+    /// the sum with `c0` exact, so the only rounding errors are those of `q(t)`, scaled by
+    /// the size of `t q(t)`.
+    #[inline(always)]
+    pub fn eval<O: Ops>(&self, t: f64) -> (f64, f64) {
+        let (p, pe) = O::two_prod(t, poly::<f64, O>(t, self.q));
+        let (h, e) = two_sum(self.hi, p);
+        (h, e + (pe + self.lo))
+    }
+}
+
+/// `(ah + al) (bh + bl)` as a double-double (the product of the low parts left out).
+#[inline(always)]
+pub fn mul_dd<T: Real, O: Ops>(ah: T, al: T, bh: T, bl: T) -> (T, T) {
+    let (p, pe) = O::two_prod(ah, bh);
+    (p, pe + O::mla(ah, bl, al * bh))
+}

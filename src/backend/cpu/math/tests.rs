@@ -34,6 +34,12 @@ mod glibc {
         pub safe fn atanh(x: f64) -> f64;
         pub safe fn erf(x: f64) -> f64;
         pub safe fn erff(x: f32) -> f32;
+        pub safe fn erfc(x: f64) -> f64;
+        pub safe fn erfcf(x: f32) -> f32;
+        pub safe fn tgamma(x: f64) -> f64;
+        pub safe fn tgammaf(x: f32) -> f32;
+        pub fn lgamma_r(x: f64, sign: *mut i32) -> f64;
+        pub fn lgammaf_r(x: f32, sign: *mut i32) -> f32;
         pub safe fn floor(x: f64) -> f64;
         pub safe fn ceil(x: f64) -> f64;
         pub safe fn round(x: f64) -> f64;
@@ -44,34 +50,38 @@ mod glibc {
     }
 }
 
-fn reference_unary(f: UnaryFn) -> extern "C" fn(f64) -> f64 {
+fn reference_unary(f: UnaryFn) -> fn(f64) -> f64 {
     use UnaryFn::*;
     match f {
-        Cbrt => glibc::cbrt,
-        Exp => glibc::exp,
-        Exp2 => glibc::exp2,
-        Expm1 => glibc::expm1,
-        Log => glibc::log,
-        Log2 => glibc::log2,
-        Log10 => glibc::log10,
-        Log1p => glibc::log1p,
-        Sin => glibc::sin,
-        Cos => glibc::cos,
-        Tan => glibc::tan,
-        Asin => glibc::asin,
-        Acos => glibc::acos,
-        Atan => glibc::atan,
-        Sinh => glibc::sinh,
-        Cosh => glibc::cosh,
-        Tanh => glibc::tanh,
-        Asinh => glibc::asinh,
-        Acosh => glibc::acosh,
-        Atanh => glibc::atanh,
-        Erf => glibc::erf,
-        Floor => glibc::floor,
-        Ceil => glibc::ceil,
-        Round => glibc::round,
-        Trunc => glibc::trunc,
+        Erfc => |x| mpfr::erfc(x),
+        Erfinv => |x| mpfr::erfinv(x),
+        Lgamma => |x| mpfr::lgamma(x),
+        Tgamma => |x| mpfr::tgamma(x),
+        Cbrt => |x| glibc::cbrt(x),
+        Exp => |x| glibc::exp(x),
+        Exp2 => |x| glibc::exp2(x),
+        Expm1 => |x| glibc::expm1(x),
+        Log => |x| glibc::log(x),
+        Log2 => |x| glibc::log2(x),
+        Log10 => |x| glibc::log10(x),
+        Log1p => |x| glibc::log1p(x),
+        Sin => |x| glibc::sin(x),
+        Cos => |x| glibc::cos(x),
+        Tan => |x| glibc::tan(x),
+        Asin => |x| glibc::asin(x),
+        Acos => |x| glibc::acos(x),
+        Atan => |x| glibc::atan(x),
+        Sinh => |x| glibc::sinh(x),
+        Cosh => |x| glibc::cosh(x),
+        Tanh => |x| glibc::tanh(x),
+        Asinh => |x| glibc::asinh(x),
+        Acosh => |x| glibc::acosh(x),
+        Atanh => |x| glibc::atanh(x),
+        Erf => |x| glibc::erf(x),
+        Floor => |x| glibc::floor(x),
+        Ceil => |x| glibc::ceil(x),
+        Round => |x| glibc::round(x),
+        Trunc => |x| glibc::trunc(x),
     }
 }
 
@@ -80,6 +90,58 @@ fn reference_binary(f: BinaryFn) -> extern "C" fn(f64, f64) -> f64 {
         BinaryFn::Pow => glibc::pow,
         BinaryFn::Atan2 => glibc::atan2,
         BinaryFn::Hypot => glibc::hypot,
+    }
+}
+
+/// MPFR's correctly rounded values (glibc's own erfc, lgamma and tgamma are off by up to 5, 4
+/// and 9 ulps, and it has no erfinv).
+mod mpfr {
+    use rug::Float;
+
+    const PREC: u32 = 128;
+
+    fn big(x: f64) -> Float {
+        Float::with_val(PREC, x)
+    }
+    pub fn erfc(x: f64) -> f64 {
+        big(x).erfc().to_f64()
+    }
+    pub fn lgamma(x: f64) -> f64 {
+        if x.is_infinite() {
+            return f64::INFINITY;
+        }
+        big(x).ln_abs_gamma().0.to_f64()
+    }
+    pub fn tgamma(x: f64) -> f64 {
+        big(x).gamma().to_f64()
+    }
+    /// Newton steps on erfc (erf below 1/2, where 1 - |x| is inexact) in MPFR from a
+    /// bisection on glibc's f64 functions.
+    pub fn erfinv(x: f64) -> f64 {
+        let a = x.abs();
+        if a.is_nan() || a > 1.0 {
+            return f64::NAN;
+        }
+        if a == 0.0 || a == 1.0 {
+            return if a == 0.0 { x } else { f64::INFINITY.copysign(x) };
+        }
+        let target = big(1.0) - big(a); // exact
+        let g = |y: &Float| -> Float {
+            if a >= 0.5 { Float::with_val(PREC, y.erfc_ref()) - &target } else { big(a) - Float::with_val(PREC, y.erf_ref()) }
+        };
+        let (mut lo, mut hi) = (0.0f64, 6.0f64);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            let gap = if a >= 0.5 { super::glibc::erfc(mid) - (1.0 - a) } else { a - super::glibc::erf(mid) };
+            if gap > 0.0 { lo = mid } else { hi = mid }
+        }
+        let mut y = big(0.5 * (lo + hi));
+        let two_over_sqrt_pi = Float::with_val(PREC, Float::with_val(PREC, rug::float::Constant::Pi).sqrt().recip()) * 2u32;
+        for _ in 0..3 {
+            let d = Float::with_val(PREC, -Float::with_val(PREC, y.square_ref())).exp() * &two_over_sqrt_pi;
+            y += g(&y) / d;
+        }
+        y.to_f64().copysign(x)
     }
 }
 
@@ -292,15 +354,21 @@ struct Outcome {
 }
 
 fn check_unary(f: UnaryFn, dists: &[Dist], bound32: f64, bound64: f64) {
-    let n = samples();
+    // The special functions' references are MPFR's: a quarter of the samples.
+    let special = matches!(f, UnaryFn::Erfc | UnaryFn::Erfinv | UnaryFn::Lgamma | UnaryFn::Tgamma);
+    let n = if special { samples() / 4 } else { samples() };
     let seed = seed();
     let mut rng = Rng(seed ^ (f as u64).wrapping_mul(0x1234_5678_9abc_def1));
     let per = n.div_ceil(dists.len());
     let reference = reference_unary(f);
     let mut outcomes = Vec::new();
 
+    // lgamma below -0.5 has its own test (`lgamma_negative`).
+    let specials: Vec<f64> =
+        special_values().into_iter().filter(|&v| !(f == UnaryFn::Lgamma && v <= -0.5)).collect();
+
     // f32
-    let mut xs: Vec<f32> = special_values().iter().map(|&v| v as f32).collect();
+    let mut xs: Vec<f32> = specials.iter().map(|&v| v as f32).collect();
     for d in dists {
         xs.extend((0..per).map(|_| d.draw32(&mut rng)));
     }
@@ -320,7 +388,7 @@ fn check_unary(f: UnaryFn, dists: &[Dist], bound32: f64, bound64: f64) {
     }
 
     // f64
-    let mut xs: Vec<f64> = special_values();
+    let mut xs: Vec<f64> = specials;
     for d in dists {
         xs.extend((0..per).map(|_| d.draw64(&mut rng)));
     }
@@ -600,6 +668,109 @@ fn acc_erf() {
     let dists = [Bits, Uniform(-7.0, 7.0), Uniform(-2.0, 2.0), LogSym(1e-30, 1.0), Uniform(0.5, 2.0)];
     check_unary(UnaryFn::Erf, &dists, 1.0, 2.0);
 }
+#[test]
+fn acc_erfc() {
+    // The splits (0.5, 1, 2, 4) and erfc's underflow (near 10.05 in f32, 27.2 in f64).
+    let dists = [
+        Bits,
+        Uniform(-6.0, 30.0),
+        Uniform(0.4, 2.1),
+        Uniform(1.9, 4.1),
+        Uniform(4.0, 10.0),
+        Around(27.2, 1e-6, 0.3),
+        Around(10.0, 1e-6, 0.2),
+        LogSym(1e-30, 1.0),
+    ];
+    check_unary(UnaryFn::Erfc, &dists, 1.0, 1.0);
+}
+#[test]
+fn acc_erfinv() {
+    // Near ±1 (the tail pieces, |x| within 2^-53 of 1) and near 0.
+    let dists = [
+        Uniform(-1.0, 1.0),
+        Around(1.0, 1e-17, 0.1),
+        Around(-1.0, 1e-17, 0.1),
+        Around(0.99807, 1e-10, 1e-3),
+        LogSym(1e-30, 1.0),
+        LogSym(1e-310, 1e-30),
+        Bits,
+    ];
+    check_unary(UnaryFn::Erfinv, &dists, 1.0, 1.0);
+}
+#[test]
+fn acc_lgamma() {
+    // Near the zeros at 1 and 2, tiny and huge arguments, the range splits (0.5, 1.5, 3, 8),
+    // down to -0.5 (negative arguments: `lgamma_negative`).
+    let dists = [
+        Uniform(-0.5, 0.0),
+        BitsPos,
+        Uniform(0.0, 10.0),
+        Around(1.0, 1e-17, 0.5),
+        Around(2.0, 1e-17, 0.5),
+        LogPos(1e-300, 1e-5),
+        LogPos(10.0, 1e306),
+        Around(2.55e305, 1e290, 1e303),
+    ];
+    check_unary(UnaryFn::Lgamma, &dists, 1.0, 1.5);
+}
+/// lgamma below -0.5 (the reflection): within 1.5 ulp, or, near its zeros there, where the
+/// reflection's terms cancel, within 4 units of 2^-53 (1 + |lgamma(1 - x)|) (the bound
+/// tests/math.rs holds). Both code paths; prints the worst of each kind.
+#[test]
+fn lgamma_negative() {
+    let n = samples() / 4;
+    let seed = seed();
+    let mut rng = Rng(seed ^ 0x6a09_e667);
+    let zeros = [-2.4570247382208006, -2.7476826467274127, -3.14358088834998, -3.955294284858598];
+    let mut dists = vec![Uniform(-20.0, -0.5), Uniform(-200.0, -0.5), LogPos(0.5, 1e15), Multiples(1.0, 25.0, 0.06)];
+    dists.extend(zeros.iter().map(|&z| Around(z, 1e-17, 1e-3)));
+    let per = n.div_ceil(dists.len());
+    let xs: Vec<f64> = dists.iter().flat_map(|d| (0..per).map(|_| -d.draw64(&mut rng).abs()).collect::<Vec<_>>()).collect();
+    let want: Vec<f64> = xs.iter().map(|&x| mpfr::lgamma(x)).collect();
+    let size: Vec<f64> = xs.iter().map(|&x| 1.0 + mpfr::lgamma(1.0 - x).abs()).collect();
+    let mut failures = Vec::new();
+    for nofma in [false, true] {
+        let mut got = vec![0f64; xs.len()];
+        if nofma { unary_f64_nofma(UnaryFn::Lgamma, &xs, &mut got) } else { unary_f64(UnaryFn::Lgamma, &xs, &mut got) }
+        let (mut ulp_worst, mut abs_worst) = ((0.0, 0.0), (0.0, 0.0));
+        for i in 0..xs.len() {
+            let e = ulp_err64(got[i], want[i]);
+            let units = (got[i] - want[i]).abs() / (size[i] * 2f64.powi(-53));
+            if e <= 1.5 {
+                if e > ulp_worst.0 {
+                    ulp_worst = (e, xs[i]);
+                }
+            } else if !(units <= abs_worst.0) {
+                abs_worst = (units, xs[i]);
+            }
+        }
+        println!(
+            "ACCURACY lgamma_negative_f64 (nofma {nofma}): max {:.3} ulp within 1.5 (at {:e}); elsewhere max {:.3} \
+             units of 2^-53 (1 + |lgamma(1 - x)|) (at {:e})",
+            ulp_worst.0, ulp_worst.1, abs_worst.0, abs_worst.1
+        );
+        if !(abs_worst.0 <= 4.0) {
+            failures.push(format!("nofma {nofma}: {} units at {:e}", abs_worst.0, abs_worst.1));
+        }
+    }
+    assert!(failures.is_empty(), "seed {seed} (SLUICE_MATH_SEED={seed} reproduces): {failures:?}");
+}
+
+#[test]
+fn acc_tgamma() {
+    // Overflow (171.62 f64, 35.04 f32), underflow (about -184), near the poles, tiny.
+    let dists = [
+        Bits,
+        Uniform(-30.0, 180.0),
+        Uniform(0.0, 10.0),
+        Around(171.62, 1e-6, 0.1),
+        Around(35.04, 1e-6, 0.1),
+        Uniform(-190.0, -0.5),
+        Multiples(1.0, 20.0, 1e-3),
+        LogSym(1e-30, 1e-3),
+    ];
+    check_unary(UnaryFn::Tgamma, &dists, 1.0, 2.0);
+}
 const ROUND_DISTS: [Dist; 5] = [Bits, Uniform(-10.0, 10.0), Halves(1e6), LogSym(4e6, 2e7), LogSym(2e15, 1e16)];
 #[test]
 fn acc_floor() {
@@ -707,7 +878,7 @@ fn enum_dispatch_matches_named_functions() {
     unary_f32(UnaryFn::Log1p, &src, &mut a);
     log1p_f32(&src, &mut b);
     assert_eq!(a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), b.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
-    assert_eq!(UnaryFn::ALL.len(), 25);
+    assert_eq!(UnaryFn::ALL.len(), 29);
     assert_eq!(BinaryFn::ALL.len(), 3);
     // Empty slices are fine.
     unary_f64(UnaryFn::Exp, &[], &mut []);
@@ -986,6 +1157,12 @@ fn std_unary32(f: UnaryFn) -> fn(f32) -> f32 {
         Acosh => f32::acosh,
         Atanh => f32::atanh,
         Erf => |x| glibc::erff(x),
+        Erfc => |x| glibc::erfcf(x),
+        // No C erfinv: the MPFR reference (slow), for completeness.
+        Erfinv => |x| mpfr::erfinv(x as f64) as f32,
+        // SAFETY: the sign is written to a local.
+        Lgamma => |x| unsafe { glibc::lgammaf_r(x, &mut 0) },
+        Tgamma => |x| glibc::tgammaf(x),
         Floor => f32::floor,
         Ceil => f32::ceil,
         Round => f32::round,
@@ -1017,6 +1194,11 @@ fn std_unary64(f: UnaryFn) -> fn(f64) -> f64 {
         Acosh => f64::acosh,
         Atanh => f64::atanh,
         Erf => |x| glibc::erf(x),
+        Erfc => |x| glibc::erfc(x),
+        Erfinv => mpfr::erfinv,
+        // SAFETY: the sign is written to a local.
+        Lgamma => |x| unsafe { glibc::lgamma_r(x, &mut 0) },
+        Tgamma => |x| glibc::tgamma(x),
         Floor => f64::floor,
         Ceil => f64::ceil,
         Round => f64::round,
@@ -1031,6 +1213,8 @@ fn bench_domain(f: UnaryFn) -> (f64, f64) {
         Log1p => (-0.9, 100.0),
         Asin | Acos | Atanh => (-0.99, 0.99),
         Acosh => (1.0, 100.0),
+        Erfinv => (-1.0, 1.0),
+        Lgamma | Tgamma => (-20.0, 30.0),
         _ => (-10.0, 10.0),
     }
 }
