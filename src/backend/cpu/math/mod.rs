@@ -98,9 +98,9 @@ mod special;
 mod trig;
 
 /// For callers that fuse a kernel into a loop of their own (Box-Muller in `cpu::random`).
-pub(crate) use exp_log::{LN1P_Q_F32, LN2_PARTS_F32, ln_normal};
+pub(crate) use exp_log::{ExpLogConsts, exp, ln_normal};
 pub(crate) use real::{Fma, NoFma, Ops, Real};
-pub(crate) use trig::{COS_TURNS_F32, SIN_TURNS_F32, TWO_OVER_PI, cos_sin_turns};
+pub(crate) use trig::{TWO_OVER_PI, cos_sin_turns};
 
 #[cfg(test)]
 mod tests;
