@@ -1109,6 +1109,11 @@ mod tests {
         }
     }
 
+    /// A law without parameters.
+    fn plain(dist: Distribution) -> Law {
+        Law { dist, params: [0; MAX_RANDOM_PARAMS] }
+    }
+
     /// A xorshift source of test cases, seeded afresh in each process.
     pub(super) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
         let mut x = seed ^ std::process::id() as u64;
@@ -1128,7 +1133,7 @@ mod tests {
         let mut s = Scratch::default();
         let mut next = xorshift(0x6a09_e667_f3bc_c908);
         for _ in 0..100 {
-            let kind = if next().is_multiple_of(2) { RngKind::Philox } else { RngKind::Fast };
+            let kind = [RngKind::Philox, RngKind::Fast, RngKind::Threefry][(next() % 3) as usize];
             let stream = Stream { kind, seed: next(), draw: next() };
             let dist = if next().is_multiple_of(2) { Distribution::Uniform } else { Distribution::Normal };
             let n = (next() % 1100) as usize;
@@ -1141,7 +1146,7 @@ mod tests {
                     fill(
                         &mut s,
                         &stream,
-                        dist,
+                        &plain(dist),
                         dtype,
                         Lin { base, step: 1 },
                         bits(&mut run),
@@ -1150,7 +1155,7 @@ mod tests {
                     );
                     for l in 0..n {
                         let at = bits(&mut single).add(l * size);
-                        fill(&mut s, &stream, dist, dtype, Lin { base: base + l as i64, step: 1 }, at, 1, false);
+                        fill(&mut s, &stream, &plain(dist), dtype, Lin { base: base + l as i64, step: 1 }, at, 1, false);
                     }
                 }
                 assert_eq!(run, single, "{stream:?} {dist:?} {dtype} from {base}, {n} elements");
@@ -1165,7 +1170,7 @@ mod tests {
         let mut s = Scratch::default();
         let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..200 {
-            let kind = if next().is_multiple_of(2) { RngKind::Philox } else { RngKind::Fast };
+            let kind = [RngKind::Philox, RngKind::Fast, RngKind::Threefry][(next() % 3) as usize];
             let stream = Stream { kind, seed: next(), draw: next() % 1000 };
             let dist = if next().is_multiple_of(2) { Distribution::Uniform } else { Distribution::Normal };
             let n = (next() % 700) as usize;
@@ -1181,8 +1186,8 @@ mod tests {
             let mut f = vec![0f32; n];
             let mut d = vec![0f64; n];
             unsafe {
-                fill(&mut s, &stream, dist, DType::F32, run, f.as_mut_ptr() as *mut u8, n, false);
-                fill(&mut s, &stream, dist, DType::F64, run, d.as_mut_ptr() as *mut u8, n, false);
+                fill(&mut s, &stream, &plain(dist), DType::F32, run, f.as_mut_ptr() as *mut u8, n, false);
+                fill(&mut s, &stream, &plain(dist), DType::F64, run, d.as_mut_ptr() as *mut u8, n, false);
             }
             for l in 0..n {
                 let e = at(l);
@@ -1201,6 +1206,84 @@ mod tests {
                             assert!((got - want).abs() <= unit * (1.0 + radius), "{ctx} {t}: {got} vs {want}");
                         }
                     }
+                    other => unreachable!("{other:?}"),
+                }
+            }
+        }
+    }
+
+    /// Every other law's values, along runs and off them, are the definition's
+    /// (`Stream::sample`): integers, bools and the rejection methods' decisions bit for bit,
+    /// values computed after the decisions within a few ulps.
+    #[test]
+    fn laws_match_the_definition() {
+        use crate::ir::Scalar;
+        let mut s = Scratch::default();
+        let mut next = xorshift(0x3c6e_f372_fe94_f82b);
+        let f64s = |v: &[f64]| v.iter().map(|&x| Scalar::F64(x)).collect::<Vec<_>>();
+        for round in 0..120 {
+            let kind = [RngKind::Philox, RngKind::Fast, RngKind::Threefry][(next() % 3) as usize];
+            let stream = Stream { kind, seed: next(), draw: next() % 1000 };
+            let n = (next() % 600) as usize;
+            let run = match next() % 3 {
+                0 => Lin { base: (next() % 10_000) as i64, step: 1 },
+                1 => Lin { base: (next() % 10_000) as i64 + 2000, step: -3 },
+                _ => Lin { base: (next() % 10_000) as i64, step: 7 },
+            };
+            let (dist, dtype, params): (Distribution, DType, Vec<Scalar>) = match round % 8 {
+                0 => (Distribution::UniformRange, DType::F32, vec![Scalar::F32(-2.5), Scalar::F32(7.0), Scalar::F32(7f32.next_down())]),
+                1 => (Distribution::Exponential, DType::F64, vec![]),
+                2 => (Distribution::Bernoulli, DType::Bool, vec![Scalar::I64((next() % (1 << 32)) as i64)]),
+                3 => {
+                    let span = 1 + next() % (1 << 32);
+                    (Distribution::Integers, DType::I32, vec![Scalar::I32(-17), Scalar::I64(span as i64), Scalar::I64(((1u64 << 32) % span) as i64)])
+                }
+                4 => {
+                    let span = (next() >> 1) | 1 << 62;
+                    (Distribution::Integers, DType::I64, vec![Scalar::I64(5), Scalar::I64(span as i64), Scalar::I64((span.wrapping_neg() % span) as i64)])
+                }
+                5 => {
+                    let lambda = (next() % 100) as f64 / 10.0;
+                    (Distribution::Poisson { large: false }, DType::I32, f64s(&[lambda, (-lambda).exp()]))
+                }
+                6 => {
+                    let p = Ptrs::new(10.0 + (next() % 10_000) as f64);
+                    (Distribution::Poisson { large: true }, DType::I64, f64s(&[p.lambda, p.a, p.b, p.ln_inv_alpha, p.vr]))
+                }
+                _ => {
+                    let k = [0.3, 1.0, 2.5, 40.0][(next() % 4) as usize];
+                    let kk = if k < 1.0 { k + 1.0 } else { k };
+                    let d = kk - 1.0 / 3.0;
+                    let t = if next() % 2 == 0 { DType::F32 } else { DType::F64 };
+                    let mut p = vec![Scalar::F64(d).cast(t), Scalar::F64(1.0 / (9.0 * d).sqrt()).cast(t)];
+                    if k < 1.0 {
+                        p.push(Scalar::F64(1.0 / k).cast(t));
+                    }
+                    (Distribution::Gamma { boost: k < 1.0, log: next() % 2 == 0 }, t, p)
+                }
+            };
+            let mut law = plain(dist);
+            for (v, p) in law.params.iter_mut().zip(&params) {
+                *v = p.to_bits();
+            }
+            let mut out = vec![0u64; n];
+            unsafe { fill(&mut s, &stream, &law, dtype, run, out.as_mut_ptr() as *mut u8, n, false) };
+            let bytes: &[u8] = unsafe { std::slice::from_raw_parts(out.as_ptr() as *const u8, n * dtype.size()) };
+            for l in 0..n {
+                let e = run.base.wrapping_add(run.step * l as i64) as u64;
+                let want = stream.sample(dist, dtype, e, &params);
+                let got = Scalar::from_bits(dtype, match dtype.size() {
+                    1 => bytes[l] as u64,
+                    4 => u32::from_le_bytes(bytes[4 * l..4 * l + 4].try_into().unwrap()) as u64,
+                    _ => u64::from_le_bytes(bytes[8 * l..8 * l + 8].try_into().unwrap()),
+                });
+                let ctx = format!("{kind:?} {dist:?} {dtype} {params:?} element {e}");
+                if dtype.is_float() {
+                    let (g, w) = (got.as_f64(), want.as_f64());
+                    let unit = if dtype == DType::F32 { 1e-6 } else { 1e-14 };
+                    assert!((g - w).abs() <= unit * w.abs().max(1.0), "{ctx}: {g} vs {w}");
+                } else {
+                    assert_eq!(got.to_bits(), want.to_bits(), "{ctx}");
                 }
             }
         }
