@@ -49,9 +49,9 @@ pub enum RngKind {
     /// Block `b` of draw `d` with seed `s` is Philox4x32-10 of the counter
     /// `(b mod 2^32, b / 2^32, d mod 2^32, d / 2^32)` with the key `(s mod 2^32, s / 2^32)`.
     Philox,
-    /// A 32-bit integer hash of (seed, draw, block): cheaper, but each draw's stream
-    /// repeats after 2^32 blocks (2^34 f32 values) and it has no published statistical
-    /// test record.
+    /// A 32-bit integer hash of (seed, draw, block): cheaper, but its blocks take 32 bits
+    /// of state, so a draw's values repeat (2^32 blocks on, 2^34 f32 values, a stream
+    /// comes back to the same hash input) and it has no published statistical test record.
     Fast,
     /// Threefry4x32-20 (Salmon et al., SC'11; Random123's definition): the Threefish block
     /// cipher's rotations and key schedule without its tweak, 20 rounds, no multiplies.
@@ -369,10 +369,12 @@ fn gamma_value(d: f64, dv: f64, t: f64, boost: f64, inv_k: f64, log: bool) -> f6
     }
 }
 
-/// Block `b` of the `Fast` hash for a draw whose salt is `salt`.
+/// Block `b` of the `Fast` hash for a draw whose salt is `salt`. The block's high word
+/// is mixed in (as `fmix32(0) = 0`, blocks below 2^32 depend on the low word alone), so
+/// elements' own blocks (`Stream::element_block`) differ from one another.
 #[inline(always)]
 pub fn fast_block(salt: u32, b: u64) -> [u32; 4] {
-    let base = fmix32(b as u32 ^ salt);
+    let base = fmix32(b as u32 ^ salt ^ fmix32((b >> 32) as u32));
     let [s1, s2, s3] = FAST_WORD_SALTS;
     [base, fmix32(base ^ s1), fmix32(base ^ s2), fmix32(base ^ s3)]
 }
@@ -450,6 +452,10 @@ mod tests {
             }
             assert_ne!(s.block(0), s.block(1));
             assert_ne!(s.block(0), Stream { draw: 78, ..s }.block(0));
+            // An element's own blocks differ from one another and from the packed ones.
+            for a in 1..ELEMENT_BLOCKS {
+                assert_ne!(s.element_block(5, a), s.element_block(5, a - 1), "{kind:?} block {a} of element 5");
+            }
         }
     }
 }

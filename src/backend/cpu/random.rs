@@ -896,7 +896,9 @@ mod philox_x86 {
     /// unused).
     #[target_feature(enable = "avx512f")]
     fn fast_words(b: __m512i, salt: u32) -> [__m512i; 4] {
-        let base = fmix(_mm512_xor_si512(b, _mm512_set1_epi32(salt as i32)));
+        // The block's high word, mixed, into the low half of each lane (`ir::random::fast_block`).
+        let high = fmix(_mm512_srli_epi64::<32>(b));
+        let base = fmix(_mm512_xor_si512(_mm512_xor_si512(b, high), _mm512_set1_epi32(salt as i32)));
         let [s1, s2, s3] = FAST_WORD_SALTS.map(|s| _mm512_set1_epi32(s as i32));
         [base, fmix(_mm512_xor_si512(base, s1)), fmix(_mm512_xor_si512(base, s2)), fmix(_mm512_xor_si512(base, s3))]
     }

@@ -64,7 +64,7 @@ uvec4 r_block(int kind, int64_t seed, int64_t draw, uint64_t b) {
     if (kind == 0) return r_philox(uvec4(c.x, c.y, d.x, d.y), s);
     if (kind == 2) return r_threefry(uvec4(c.x, c.y, d.x, d.y), uvec4(s, 0u, 0u));
     uint salt = r_fmix(s.x ^ r_fmix(s.y ^ r_fmix(d.x)));
-    uint base = r_fmix(c.x ^ salt);
+    uint base = r_fmix(c.x ^ salt ^ r_fmix(c.y));
     return uvec4(base, r_fmix(base ^ 0x6A09E667u), r_fmix(base ^ 0xBB67AE85u), r_fmix(base ^ 0x3C6EF372u));
 }
 
