@@ -365,15 +365,18 @@ impl Helpers {
             format!("(((uint({e}) & 1u) != 0u) ? packUint2x32(uvec2({w}.w, {w}.z)) : packUint2x32(uvec2({w}.y, {w}.x)))")
         };
         out.push_str(&format!("uint64_t {e} = uint64_t({index});\n"));
-        match dist {
-            Distribution::Uniform if f32 => {
+        // The element's uniform value.
+        let uniform = |out: &mut String| {
+            if f32 {
                 block(out, &format!("({e} >> 2)"));
                 format!("r_f32({name}_w[uint({e}) & 3u])")
-            }
-            Distribution::Uniform => {
+            } else {
                 block(out, &format!("({e} >> 1)"));
                 words(&format!("((uint({e}) & 1u) != 0u)"))
             }
+        };
+        match dist {
+            Distribution::Uniform => uniform(out),
             Distribution::Normal => {
                 // The pair's radius sqrt(-2 ln(1 - u)) times cos(2 pi v) and sin(2 pi v).
                 let pr = format!("{name}_p");
@@ -395,8 +398,7 @@ impl Helpers {
                 format!("(((uint({e}) & 1u) == 0u) ? {name}_nv.x : {name}_nv.y)")
             }
             Distribution::UniformRange | Distribution::Exponential => {
-                self.loops -= RANDOM_LOOPS;
-                let u = self.random(t, kind, Distribution::Uniform, [seed, draw, index], params, name, out);
+                let u = uniform(out);
                 writeln!(out, "precise {ty} {name}_u = {u};").unwrap();
                 let u = format!("{name}_u");
                 if dist == Distribution::Exponential {
@@ -682,7 +684,7 @@ fn random_constants() -> String {
 /// The constants and fits random_dist.glsl needs, exact.
 fn random_constants_f32() -> String {
     format!(
-        "const float R_MT_SQUEEZE_F32 = {};\nfloat r_mt_series_f32(float y) {{ precise float r = {}; return r; }}\n",
+        "#define R_MT_SQUEEZE_F32 {}\nfloat r_mt_series_f32(float y) {{ precise float r = {}; return r; }}\n",
         literal(Scalar::F32(MT_SQUEEZE as f32)),
         horner_f32(&MT_SERIES_F32, "y")
     )
@@ -703,13 +705,13 @@ fn random_constants_f64() -> String {
         ("R_PTRS_SHIFT", PTRS_SHIFT),
         ("R_BD0_NEAR", BD0_NEAR),
     ] {
-        writeln!(s, "const double {name} = {};", d(v)).unwrap();
+        writeln!(s, "#define {name} {}", d(v)).unwrap();
     }
     for (j, v) in LG_F64.iter().enumerate() {
-        writeln!(s, "const double R_LG{} = {};", j + 1, d(*v)).unwrap();
+        writeln!(s, "#define R_LG{} {}", j + 1, d(*v)).unwrap();
     }
     for (j, v) in STIRLING_SERIES.iter().enumerate() {
-        writeln!(s, "const double R_S{j} = {};", d(*v)).unwrap();
+        writeln!(s, "#define R_S{j} {}", d(*v)).unwrap();
     }
     writeln!(s, "const uint R_POISSON_INVERSION_STEPS = {POISSON_INVERSION_STEPS}u;").unwrap();
     writeln!(s, "const uint R_BD0_TERMS = {BD0_TERMS}u;").unwrap();
