@@ -263,7 +263,12 @@ fn views_and_fusion() {
         let twice = download(y);
         for (k, v) in twice.v.iter().enumerate() {
             let (want, tol) = expected(&stream, law, dt, ((k / 11) + 23 * (k % 11)) as u64);
-            assert!((v.f() - 2.0 * want).abs() <= 2.0 * tol, "{law:?} {dt} fused value {k}: {} vs {}", v.f(), 2.0 * want);
+            assert!(
+                (v.f() - 2.0 * want).abs() <= 2.0 * tol,
+                "{law:?} {dt} fused value {k}: {} vs {}",
+                v.f(),
+                2.0 * want
+            );
         }
         release(&[a, t, s, c, y]);
         ok(sl_rng_destroy(g));
@@ -697,7 +702,11 @@ fn sobol_equidistribution() {
                 for row in &p {
                     let (x, y) = ((row[0] * (1 << a) as f64) as usize, (row[1] * (1 << (m - a)) as f64) as usize);
                     let cell = x + (1 << a) * y;
-                    assert!(!std::mem::replace(&mut seen[cell], true), "{ctx}: box {x}, {y} of 2^{a} by 2^{} twice", m - a);
+                    assert!(
+                        !std::mem::replace(&mut seen[cell], true),
+                        "{ctx}: box {x}, {y} of 2^{a} by 2^{} twice",
+                        m - a
+                    );
                 }
             }
             if scramble != SL_SOBOL_PLAIN {

@@ -131,7 +131,10 @@ impl Graph<'_> {
     fn standard_gamma(&self, g: &Source, k: f64, log: bool, t: DType, shape: Shape) -> Result<Arc<Node>> {
         check_type("gamma", t, &FLOATS)?;
         let inv_k = 1.0 / k;
-        if !(k > 0.0) || !finite("the shape", k, t)?.as_f64().is_normal() || !finite("1/shape", inv_k, t)?.as_f64().is_normal() {
+        if !(k > 0.0)
+            || !finite("the shape", k, t)?.as_f64().is_normal()
+            || !finite("1/shape", inv_k, t)?.as_f64().is_normal()
+        {
             bail!(InvalidArgument, "the shape must be a positive normal {t} value with a finite inverse, not {k}");
         }
         let boost = k < 1.0;

@@ -417,12 +417,18 @@ mod tests {
         assert_eq!(threefry4x32_20([0; 4], [0; 4]), [0x9c6ca96a, 0xe17eae66, 0xfc10ecd4, 0x5256a7d8]);
         assert_eq!(threefry4x32_20([u32::MAX; 4], [u32::MAX; 4]), [0x2a881696, 0x57012287, 0xf6c7446e, 0xa16a6732]);
         assert_eq!(
-            threefry4x32_20([0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344], [0xa4093822, 0x299f31d0, 0x082efa98, 0xec4e6c89]),
+            threefry4x32_20(
+                [0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344],
+                [0xa4093822, 0x299f31d0, 0x082efa98, 0xec4e6c89]
+            ),
             [0x59cd1dbb, 0xb8879579, 0x86b5d00c, 0xac8b6d84]
         );
         // A stream's block is Threefry of (block, draw) under (seed, 0, 0).
         let s = Stream { kind: RngKind::Threefry, seed: 0x299f31d0_a4093822, draw: 0x03707344_13198a2e };
-        assert_eq!(s.block(0x85a308d3_243f6a88), threefry4x32_20([0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344], [0xa4093822, 0x299f31d0, 0, 0]));
+        assert_eq!(
+            s.block(0x85a308d3_243f6a88),
+            threefry4x32_20([0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344], [0xa4093822, 0x299f31d0, 0, 0])
+        );
     }
 
     #[test]

@@ -18,9 +18,7 @@ use super::access::Lin;
 use super::math::{self, ExpLogConsts, Fma, NoFma, Ops};
 use crate::ir::random::samplers::{self, Mt, MtReal, Ptrs};
 use crate::ir::random::sobol::{self, Scramble};
-use crate::ir::random::{
-    ELEMENT_BLOCK_SHIFT, MAX_RANDOM_PARAMS, Stream, f32_from_word, f64_from_words, fast_block,
-};
+use crate::ir::random::{ELEMENT_BLOCK_SHIFT, MAX_RANDOM_PARAMS, Stream, f32_from_word, f64_from_words, fast_block};
 use crate::ir::{DType, Distribution, Layout, RngKind};
 
 /// Elements per batch, which bounds the scratch buffers.
@@ -1157,7 +1155,16 @@ mod tests {
                     );
                     for l in 0..n {
                         let at = bits(&mut single).add(l * size);
-                        fill(&mut s, &stream, &plain(dist), dtype, Lin { base: base + l as i64, step: 1 }, at, 1, false);
+                        fill(
+                            &mut s,
+                            &stream,
+                            &plain(dist),
+                            dtype,
+                            Lin { base: base + l as i64, step: 1 },
+                            at,
+                            1,
+                            false,
+                        );
                     }
                 }
                 assert_eq!(run, single, "{stream:?} {dist:?} {dtype} from {base}, {n} elements");
@@ -1233,16 +1240,32 @@ mod tests {
                 _ => Lin { base: (next() % 10_000) as i64, step: 7 },
             };
             let (dist, dtype, params): (Distribution, DType, Vec<Scalar>) = match round % 8 {
-                0 => (Distribution::UniformRange, DType::F32, vec![Scalar::F32(-2.5), Scalar::F32(7.0), Scalar::F32(7f32.next_down())]),
+                0 => (
+                    Distribution::UniformRange,
+                    DType::F32,
+                    vec![Scalar::F32(-2.5), Scalar::F32(7.0), Scalar::F32(7f32.next_down())],
+                ),
                 1 => (Distribution::Exponential, DType::F64, vec![]),
                 2 => (Distribution::Bernoulli, DType::Bool, vec![Scalar::I64((next() % (1 << 32)) as i64)]),
                 3 => {
                     let span = 1 + next() % (1 << 32);
-                    (Distribution::Integers, DType::I32, vec![Scalar::I32(-17), Scalar::I64(span as i64), Scalar::I64(((1u64 << 32) % span) as i64)])
+                    (
+                        Distribution::Integers,
+                        DType::I32,
+                        vec![Scalar::I32(-17), Scalar::I64(span as i64), Scalar::I64(((1u64 << 32) % span) as i64)],
+                    )
                 }
                 4 => {
                     let span = (next() >> 1) | 1 << 62;
-                    (Distribution::Integers, DType::I64, vec![Scalar::I64(5), Scalar::I64(span as i64), Scalar::I64((span.wrapping_neg() % span) as i64)])
+                    (
+                        Distribution::Integers,
+                        DType::I64,
+                        vec![
+                            Scalar::I64(5),
+                            Scalar::I64(span as i64),
+                            Scalar::I64((span.wrapping_neg() % span) as i64),
+                        ],
+                    )
                 }
                 5 => {
                     let lambda = (next() % 100) as f64 / 10.0;
@@ -1250,7 +1273,11 @@ mod tests {
                 }
                 6 => {
                     let p = Ptrs::new(10.0 + (next() % 10_000) as f64);
-                    (Distribution::Poisson { large: true }, DType::I64, f64s(&[p.lambda, p.a, p.b, p.ln_inv_alpha, p.vr]))
+                    (
+                        Distribution::Poisson { large: true },
+                        DType::I64,
+                        f64s(&[p.lambda, p.a, p.b, p.ln_inv_alpha, p.vr]),
+                    )
                 }
                 _ => {
                     let k = [0.3, 1.0, 2.5, 40.0][(next() % 4) as usize];
@@ -1274,11 +1301,14 @@ mod tests {
             for l in 0..n {
                 let e = run.base.wrapping_add(run.step * l as i64) as u64;
                 let want = stream.sample(dist, dtype, e, &params);
-                let got = Scalar::from_bits(dtype, match dtype.size() {
-                    1 => bytes[l] as u64,
-                    4 => u32::from_le_bytes(bytes[4 * l..4 * l + 4].try_into().unwrap()) as u64,
-                    _ => u64::from_le_bytes(bytes[8 * l..8 * l + 8].try_into().unwrap()),
-                });
+                let got = Scalar::from_bits(
+                    dtype,
+                    match dtype.size() {
+                        1 => bytes[l] as u64,
+                        4 => u32::from_le_bytes(bytes[4 * l..4 * l + 4].try_into().unwrap()) as u64,
+                        _ => u64::from_le_bytes(bytes[8 * l..8 * l + 8].try_into().unwrap()),
+                    },
+                );
                 let ctx = format!("{kind:?} {dist:?} {dtype} {params:?} element {e}");
                 if dtype.is_float() {
                     let (g, w) = (got.as_f64(), want.as_f64());

@@ -534,7 +534,8 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                     // are below 2^32 (the front checks both).
                     let seed = l.uni[*seed as usize];
                     for lane in 0..n {
-                        let x = directions.coordinate(at(&index, lane) as u32, at(&dim, lane) as usize, *scramble, seed);
+                        let x =
+                            directions.coordinate(at(&index, lane) as u32, at(&dim, lane) as usize, *scramble, seed);
                         match dtype {
                             DType::F32 => *(d as *mut f32).add(lane) = sobol::to_f32(x),
                             _ => *(d as *mut f64).add(lane) = sobol::to_f64(x),

@@ -362,7 +362,9 @@ impl Helpers {
         let wide_word = |out: &mut String| {
             block(out, &format!("({e} >> 1)"));
             let w = format!("{name}_w");
-            format!("(((uint({e}) & 1u) != 0u) ? packUint2x32(uvec2({w}.w, {w}.z)) : packUint2x32(uvec2({w}.y, {w}.x)))")
+            format!(
+                "(((uint({e}) & 1u) != 0u) ? packUint2x32(uvec2({w}.w, {w}.z)) : packUint2x32(uvec2({w}.y, {w}.x)))"
+            )
         };
         out.push_str(&format!("uint64_t {e} = uint64_t({index});\n"));
         // The element's uniform value.
@@ -439,8 +441,14 @@ impl Helpers {
                 self.laws_f64 |= !f32;
                 self.loops += (ELEMENT_BLOCKS as usize - 1) * RANDOM_LOOPS;
                 let (tv, bv) = (format!("{name}_t"), format!("{name}_b"));
-                writeln!(out, "{ty} {bv};\nprecise {ty} {tv} = r_gamma_{}({own}, {}, {}, {bv});", suffix(t), p(0), p(1))
-                    .unwrap();
+                writeln!(
+                    out,
+                    "{ty} {bv};\nprecise {ty} {tv} = r_gamma_{}({own}, {}, {}, {bv});",
+                    suffix(t),
+                    p(0),
+                    p(1)
+                )
+                .unwrap();
                 let ln = |h: &mut Helpers, x: &str| h.ln_positive(t, x);
                 match (log, boost) {
                     (true, _) => {
@@ -678,7 +686,9 @@ fn kind_code(kind: RngKind) -> i32 {
 
 /// The constants random.glsl needs: the layout of elements' own blocks.
 fn random_constants() -> String {
-    format!("const uint R_ELEMENT_BLOCK_SHIFT = {ELEMENT_BLOCK_SHIFT}u;\nconst uint R_ELEMENT_BLOCKS = {ELEMENT_BLOCKS}u;\n")
+    format!(
+        "const uint R_ELEMENT_BLOCK_SHIFT = {ELEMENT_BLOCK_SHIFT}u;\nconst uint R_ELEMENT_BLOCKS = {ELEMENT_BLOCKS}u;\n"
+    )
 }
 
 /// The constants and fits random_dist.glsl needs, exact.
@@ -715,7 +725,11 @@ fn random_constants_f64() -> String {
     }
     writeln!(s, "const uint R_POISSON_INVERSION_STEPS = {POISSON_INVERSION_STEPS}u;").unwrap();
     writeln!(s, "const uint R_BD0_TERMS = {BD0_TERMS}u;").unwrap();
-    for (name, x, c) in [("r_mt_series_f64", "y", &MT_SERIES_F64[..]), ("r_cos_turns_d", "g", &COS_TURNS_F64), ("r_sin_turns_d", "g", &SIN_TURNS_F64)] {
+    for (name, x, c) in [
+        ("r_mt_series_f64", "y", &MT_SERIES_F64[..]),
+        ("r_cos_turns_d", "g", &COS_TURNS_F64),
+        ("r_sin_turns_d", "g", &SIN_TURNS_F64),
+    ] {
         writeln!(s, "double {name}(double {x}) {{ precise double r = {}; return r; }}", horner_f64(c, x)).unwrap();
     }
     // The table by binary search (see `two_over_pi`).

@@ -375,7 +375,10 @@ mod tests {
     /// is accurate.
     #[test]
     fn mt_series() {
-        let h = |y: f64| -4.5 * y * y + (4..80).map(|n| 3.0 * if n % 2 == 0 { -1.0 } else { 1.0 } * y.powi(n) / n as f64).sum::<f64>();
+        let h = |y: f64| {
+            -4.5 * y * y
+                + (4..80).map(|n| 3.0 * if n % 2 == 0 { -1.0 } else { 1.0 } * y.powi(n) / n as f64).sum::<f64>()
+        };
         for i in -100..=100 {
             let y = i as f64 / 801.0;
             let want = h(y);
