@@ -99,6 +99,21 @@ int main(void) {
     OK(sl_read(so, SL_COL_MAJOR, pts, sizeof pts));
     for (int i = 0; i < 8; i++)
         EXPECT(pts[i] == first[i][0] && pts[8 + i] == first[i][1], "Sobol' point %d: %g %g", i, pts[i], pts[8 + i]);
+    /* The same through the library: the points less the published ones, as one column. */
+    double published[16];
+    for (int i = 0; i < 8; i++) published[i] = first[i][0], published[8 + i] = first[i][1];
+    sl_array want = vector_f64(published, 16), flat, diff, worst;
+    int64_t sixteen = 16;
+    OK(sl_reshape(so, 1, &sixteen, &flat));
+    OK(sl_sub(flat, want, &diff));
+    OK(sl_release(want));
+    OK(sl_abs(diff, &want));
+    OK(sl_reduce(SL_MAXVAL, want, SL_ALL_DIMS, &worst));
+    double w;
+    OK(sl_read(worst, SL_COL_MAJOR, &w, sizeof w));
+    EXPECT(w == 0, "Sobol' points differ from the published ones by %g", w);
+    sl_array done[] = {want, flat, diff, worst};
+    for (size_t i = 0; i < 4; i++) OK(sl_release(done[i]));
     /* Owen-scrambled: 1024 points, one in each 1/1024 of each coordinate. */
     sl_array ow;
     OK(sl_random_sobol(3, 0, 1024, SL_SOBOL_OWEN, seed, SL_F64, &ow));

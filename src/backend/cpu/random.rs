@@ -40,6 +40,8 @@ pub struct Scratch {
     counters: Vec<u64>,
     blocks: Vec<[u32; 4]>,
     values: Values,
+    /// The Poisson inversion's sums for the mean (its bits) used last.
+    inversion: Option<(u64, samplers::InversionTable)>,
 }
 
 /// Two arrays of `BATCH` values of each type.
@@ -157,7 +159,10 @@ unsafe fn fill_float<T: Vectors + MtReal + ExpLogConsts, O: Ops>(
 }
 
 /// Marsaglia-Tsang gamma values (or their logs) of `samplers::marsaglia_tsang`, with the
-/// boost `boost^(1/k)` for shapes below 1 (`inv_k`) in this clone's exp and log.
+/// boost `boost^(1/k)` for shapes below 1 (`inv_k`) in this clone's exp and log. The first
+/// attempt of every lane of a batch runs in one loop up to the squeeze, which accepts most
+/// (vector instructions, the same operations as the definition's); the other lanes run
+/// the whole method from their first attempt again.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn gamma<T: Vectors + MtReal + ExpLogConsts, O: Ops>(
@@ -170,24 +175,51 @@ fn gamma<T: Vectors + MtReal + ExpLogConsts, O: Ops>(
     out: &mut [T],
 ) {
     let per = <T as Sample>::WORDS as usize;
+    let (zero, one) = (T::of(0.0), T::of(1.0));
     let ln_d = math::ln_normal::<T, O>(mt.d);
     let mut done = 0;
     while done < out.len() {
         let len = BATCH.min(out.len() - done);
         let sub = advance(run, done);
-        let first = first_own_blocks(s, stream, per, sub, len);
-        for (l, o) in out[done..done + len].iter_mut().enumerate() {
-            let e = lane(sub, l);
-            let g = samplers::marsaglia_tsang(mt, |a| own_block(stream, first, per, l, e, a));
-            // t, d and the boost's 1 - u are positive normal numbers.
-            *o = match (log, inv_k) {
-                (true, k) => {
-                    let v = ln_d + T::of(3.0) * math::ln_normal::<T, O>(g.t);
-                    k.map_or(v, |k| v + math::ln_normal::<T, O>(g.boost) * k)
+        let first = first_own_blocks(&mut s.counters, &mut s.blocks, stream, per, sub, len);
+        let (ts, boosts) = T::scratch(&mut s.values);
+        let (ts, boosts) = (&mut ts[..len], &mut boosts[..len]);
+        // Attempt 0 (blocks 0 .. per) of each lane: its t where the squeeze accepts it,
+        // else 0 (t is positive when accepted).
+        for ((b, t), boost) in first.chunks_exact(per).zip(ts.iter_mut()).zip(boosts.iter_mut()) {
+            let w = b.as_flattened();
+            let u = |k: usize| <T as Sample>::uniform(&w[k * per..]);
+            let (x, _, tt) = samplers::mt_start(mt, u(0), u(1));
+            let accepted = tt > zero && samplers::mt_squeezed(x, one - u(2));
+            *t = if accepted { tt } else { zero };
+            *boost = one - u(3);
+        }
+        for (l, (t, boost)) in ts.iter_mut().zip(boosts.iter_mut()).enumerate() {
+            if *t == zero {
+                let e = lane(sub, l);
+                let g = samplers::marsaglia_tsang(mt, |a| own_block(stream, first, per, l, e, a));
+                (*t, *boost) = (g.t, g.boost);
+            }
+        }
+        // t, d and the boost's 1 - u are positive normal numbers.
+        let o = &mut out[done..done + len];
+        match (log, inv_k) {
+            (true, k) => {
+                for ((o, &t), &b) in o.iter_mut().zip(ts.iter()).zip(boosts.iter()) {
+                    let v = ln_d + T::of(3.0) * math::ln_normal::<T, O>(t);
+                    *o = k.map_or(v, |k| v + math::ln_normal::<T, O>(b) * k);
                 }
-                (false, None) => mt.d * g.v,
-                (false, Some(k)) => mt.d * g.v * math::exp::<T, O>(math::ln_normal::<T, O>(g.boost) * k),
-            };
+            }
+            (false, None) => {
+                for (o, &t) in o.iter_mut().zip(ts.iter()) {
+                    *o = mt.d * (t * t * t);
+                }
+            }
+            (false, Some(k)) => {
+                for ((o, &t), &b) in o.iter_mut().zip(ts.iter()).zip(boosts.iter()) {
+                    *o = mt.d * (t * t * t) * math::exp::<T, O>(math::ln_normal::<T, O>(b) * k);
+                }
+            }
         }
         done += len;
     }
@@ -214,14 +246,21 @@ fn lane(run: Lin, l: usize) -> u64 {
 
 /// Own blocks `0 .. per` of the elements of lanes `0 .. n` (`n <= BATCH`), lane after lane.
 #[inline(always)]
-fn first_own_blocks<'b>(s: &'b mut Scratch, stream: &Stream, per: usize, run: Lin, n: usize) -> &'b [[u32; 4]] {
+fn first_own_blocks<'b>(
+    counters: &mut [u64],
+    blocks: &'b mut [[u32; 4]],
+    stream: &Stream,
+    per: usize,
+    run: Lin,
+    n: usize,
+) -> &'b [[u32; 4]] {
     for l in 0..n {
         for a in 0..per {
-            s.counters[l * per + a] = lane(run, l) + ((a as u64) << ELEMENT_BLOCK_SHIFT);
+            counters[l * per + a] = lane(run, l) + ((a as u64) << ELEMENT_BLOCK_SHIFT);
         }
     }
-    compute_blocks(stream, &s.counters[..n * per], &mut s.blocks[..n * per]);
-    &s.blocks[..n * per]
+    compute_blocks(stream, &counters[..n * per], &mut blocks[..n * per]);
+    &blocks[..n * per]
 }
 
 /// The `m` words of each of lanes `0 .. n` (`n <= BATCH`) of the packed stream (element
@@ -260,6 +299,12 @@ fn bernoulli(s: &mut Scratch, stream: &Stream, threshold: u64, run: Lin, out: &m
 unsafe fn fill_integers(s: &mut Scratch, stream: &Stream, law: &Law, dtype: DType, run: Lin, dst: *mut u8, n: usize) {
     let wide = dtype == DType::I64;
     let p = law.params;
+    let f = |j: usize| f64::from_bits(p[j]);
+    let ptrs = Ptrs { lambda: f(0), a: f(1), b: f(2), ln_inv_alpha: f(3), vr: f(4) };
+    // The inversion's sums depend on the mean alone: kept from call to call.
+    if law.dist == (Distribution::Poisson { large: false }) && s.inversion.as_ref().is_none_or(|(m, _)| *m != p[0]) {
+        s.inversion = Some((p[0], samplers::InversionTable::new(f(0), f(1))));
+    }
     // SAFETY: room for `n` values (caller).
     let put = |i: usize, v: i64| unsafe {
         if wide { *(dst as *mut i64).add(i) = v } else { *(dst as *mut i32).add(i) = v as i32 }
@@ -283,16 +328,28 @@ unsafe fn fill_integers(s: &mut Scratch, stream: &Stream, law: &Law, dtype: DTyp
                 }
             }
             Distribution::Poisson { large } => {
-                let first = first_own_blocks(s, stream, 1, sub, len);
-                let f = |j: usize| f64::from_bits(p[j]);
-                let ptrs = Ptrs { lambda: f(0), a: f(1), b: f(2), ln_inv_alpha: f(3), vr: f(4) };
-                for (l, w) in first.iter().enumerate() {
-                    let k = if large {
+                let first = first_own_blocks(&mut s.counters, &mut s.blocks, stream, 1, sub, len);
+                let ks = &mut s.values.f64s[..len];
+                if large {
+                    // Attempt 0 of each lane up to the squeeze, which accepts most; -1
+                    // where it does not (accepted values are not negative).
+                    for (k, w) in ks.iter_mut().zip(first) {
+                        let u = f64_from_words(w[0], w[1]) - 0.5;
+                        let us = 0.5 - u.abs();
+                        let squeezed = samplers::ptrs_squeezed(&ptrs, us, f64_from_words(w[2], w[3]));
+                        *k = if squeezed { samplers::ptrs_k(&ptrs, u, us) } else { -1.0 };
+                    }
+                    for (l, k) in ks.iter_mut().enumerate().filter(|(_, k)| **k < 0.0) {
                         let e = lane(sub, l);
-                        samplers::ptrs(&ptrs, |a| own_block(stream, first, 1, l, e, a))
-                    } else {
-                        samplers::poisson_inversion(f64_from_words(w[0], w[1]), f(0), f(1))
-                    };
+                        *k = samplers::ptrs(&ptrs, |a| own_block(stream, first, 1, l, e, a));
+                    }
+                } else {
+                    let (_, table) = s.inversion.as_ref().expect("the inversion's sums for this mean");
+                    for (k, w) in ks.iter_mut().zip(first) {
+                        *k = table.sample(f64_from_words(w[0], w[1]));
+                    }
+                }
+                for (l, &k) in ks.iter().enumerate() {
                     put(done + l, if wide { k as i64 } else { k as i32 as i64 });
                 }
             }

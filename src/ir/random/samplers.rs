@@ -131,24 +131,40 @@ impl MtReal for f64 {
 /// most; otherwise `ln U < x^2/2 + d h(c x)`.
 #[inline(always)]
 pub fn mt_attempt<T: MtReal>(p: &Mt<T>, u0: T, u1: T, u2: T) -> Option<T> {
-    let x = (T::of(-2.0) * (T::ONE - u0).ln()).sqrt() * u1.cos_sin_turns().0;
-    let y = p.c * x;
-    let t = T::ONE + y;
+    let (x, y, t) = mt_start(p, u0, u1);
     if t <= T::ZERO {
         return None;
     }
     let big_u = T::ONE - u2;
+    (mt_squeezed(x, big_u) || mt_log_test(p, x, y, t, big_u)).then_some(t)
+}
+
+/// An attempt's normal `x`, `y = c x` and `t = 1 + y`.
+#[inline(always)]
+pub fn mt_start<T: MtReal>(p: &Mt<T>, u0: T, u1: T) -> (T, T, T) {
+    let x = (T::of(-2.0) * (T::ONE - u0).ln()).sqrt() * u1.cos_sin_turns().0;
+    let y = p.c * x;
+    (x, y, T::ONE + y)
+}
+
+/// Whether the squeeze `U < 1 - 0.0331 x^4` accepts.
+#[inline(always)]
+pub fn mt_squeezed<T: MtReal>(x: T, big_u: T) -> bool {
     let x2 = x * x;
-    if big_u < T::ONE - T::of(MT_SQUEEZE) * (x2 * x2) {
-        return Some(t);
-    }
+    big_u < T::ONE - T::of(MT_SQUEEZE) * (x2 * x2)
+}
+
+/// The test past the squeeze: `ln U < x^2/2 + d h(y)`.
+#[inline(always)]
+pub fn mt_log_test<T: MtReal>(p: &Mt<T>, x: T, y: T, t: T, big_u: T) -> bool {
+    let x2 = x * x;
     let h = if y < T::of(0.125) && y > T::of(-0.125) {
         let y2 = y * y;
         T::of(-4.5) * y2 + (y2 * y2) * horner(y, T::MT_SERIES)
     } else {
         (T::ONE - t * t * t) + T::of(3.0) * t.ln()
     };
-    (big_u.ln() < T::of(0.5) * x2 + p.d * h).then_some(t)
+    big_u.ln() < T::of(0.5) * x2 + p.d * h
 }
 
 /// Marsaglia and Tsang's gamma method: attempt `j` takes the element's block `j` (f32) or
@@ -216,6 +232,39 @@ pub fn poisson_inversion(u: f64, lambda: f64, p0: f64) -> f64 {
     k
 }
 
+/// `poisson_inversion`'s sums for one mean, computed once for many elements: an element's
+/// value is the number of sums at or below its `u`, or `last` where every sum is.
+#[derive(Clone, Debug)]
+pub struct InversionTable {
+    pub sums: Vec<f64>,
+    pub last: f64,
+}
+
+impl InversionTable {
+    pub fn new(lambda: f64, p0: f64) -> InversionTable {
+        let (mut k, mut p, mut f) = (0.0, p0, p0);
+        let mut sums = vec![p0];
+        for _ in 0..POISSON_INVERSION_STEPS {
+            k += 1.0;
+            p = p * lambda / k;
+            let g = f + p;
+            if g == f {
+                return InversionTable { sums, last: k };
+            }
+            f = g;
+            sums.push(f);
+        }
+        InversionTable { sums, last: k }
+    }
+
+    /// `poisson_inversion(u, ..)`.
+    #[inline(always)]
+    pub fn sample(&self, u: f64) -> f64 {
+        let below = self.sums.iter().map(|&f| (f <= u) as u32).sum::<u32>() as usize;
+        if below == self.sums.len() { self.last } else { below as f64 }
+    }
+}
+
 /// Hörmann's transformed rejection with squeeze (PTRS, 1993) for means of 10 and more.
 /// Attempt `j` takes the element's block `j`: `U` from words 0 and 1 (an f64 uniform, less
 /// 1/2), `V` from words 2 and 3. After `ELEMENT_BLOCKS` rejected attempts (probability
@@ -247,8 +296,8 @@ pub fn ptrs_attempt(p: &Ptrs, u: f64, v: f64) -> Option<f64> {
     if us <= 0.0 || (us < PTRS_SMALL_US && v > us) {
         return None;
     }
-    let k = ((2.0 * p.a / us + p.b) * u + p.lambda + PTRS_SHIFT).floor();
-    if us >= PTRS_SQUEEZE_US && v <= p.vr {
+    let k = ptrs_k(p, u, us);
+    if ptrs_squeezed(p, us, v) {
         return Some(k);
     }
     if k < 0.0 {
@@ -259,6 +308,18 @@ pub fn ptrs_attempt(p: &Ptrs, u: f64, v: f64) -> Option<f64> {
     }
     let lhs = v.ln_p() + p.ln_inv_alpha - (p.a / (us * us) + p.b).ln_p();
     (lhs <= ln_poisson_pmf(k, p.lambda)).then_some(k)
+}
+
+/// An attempt's candidate `k` for `U = u` and `us = 1/2 - |U|`.
+#[inline(always)]
+pub fn ptrs_k(p: &Ptrs, u: f64, us: f64) -> f64 {
+    ((2.0 * p.a / us + p.b) * u + p.lambda + PTRS_SHIFT).floor()
+}
+
+/// Whether the squeeze accepts (`us >= 0.07` and `V <= vr`).
+#[inline(always)]
+pub fn ptrs_squeezed(p: &Ptrs, us: f64, v: f64) -> bool {
+    us >= PTRS_SQUEEZE_US && v <= p.vr
 }
 
 /// The portable log on f64, where `f64`'s own `ln` would otherwise be found first.
@@ -393,6 +454,21 @@ mod tests {
         let y = 0.124f64;
         let closed = 1.0 - (1.0 + y).powi(3) + 3.0 * y.ln_1p();
         assert!((h(y) - closed).abs() <= 1e-13, "{} vs {closed}", h(y));
+    }
+
+    /// The inversion table gives the inversion loop's values, at every sum's edges too.
+    #[test]
+    fn inversion_table() {
+        for lambda in [0.0, 1e-9, 0.3, 1.0, 4.0, 7.7, 9.999_999] {
+            let p0 = (-lambda as f64).exp();
+            let table = InversionTable::new(lambda, p0);
+            let mut us: Vec<f64> = table.sums.iter().flat_map(|&f| [f, f.next_down(), f.next_up()]).collect();
+            us.extend((0..2000).map(|i| i as f64 / 2000.0));
+            us.extend([0.0, 1.0f64.next_down()]);
+            for u in us.into_iter().filter(|u| (0.0..1.0).contains(u)) {
+                assert_eq!(table.sample(u), poisson_inversion(u, lambda, p0), "lambda {lambda}, u {u}");
+            }
+        }
     }
 
     /// Lemire's method: every value of a small range is reached by the same number of
