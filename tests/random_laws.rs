@@ -573,6 +573,8 @@ fn bad_arguments() {
     bad(Law::Gamma(2.0, nan), SL_F64, SL_ERR_INVALID_ARGUMENT, "theta");
     bad(Law::Beta(0.0, 1.0), SL_F64, SL_ERR_INVALID_ARGUMENT, "shape a");
     bad(Law::Beta(1.0, nan), SL_F32, SL_ERR_INVALID_ARGUMENT, "shape b");
+    // The second shape is refused before the first is drawn (found by the fuzzer).
+    bad(Law::Beta(2.0, 3e38), SL_F32, SL_ERR_INVALID_ARGUMENT, "too large for f32");
     bad(Law::ChiSquare(0.0), SL_F64, SL_ERR_INVALID_ARGUMENT, "degrees of freedom");
     bad(Law::ChiSquare(2.0), SL_I32, SL_ERR_DTYPE_MISMATCH, "f32 or f64");
     assert_eq!(state(g), (3, 0), "refused calls take no draw");

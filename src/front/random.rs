@@ -126,27 +126,9 @@ impl Graph<'_> {
         self.law(g, Distribution::Poisson { large: true }, t, shape, &params)
     }
 
-    /// Standard gamma of shape `k` or its log (`log`): Marsaglia and Tsang's constants,
-    /// those of `k + 1` with the boost `1/k` below 1.
+    /// Standard gamma of shape `k` or its log (`log`).
     fn standard_gamma(&self, g: &Source, k: f64, log: bool, t: DType, shape: Shape) -> Result<Arc<Node>> {
-        check_type("gamma", t, &FLOATS)?;
-        let inv_k = 1.0 / k;
-        if !(k > 0.0)
-            || !finite("the shape", k, t)?.as_f64().is_normal()
-            || !finite("1/shape", inv_k, t)?.as_f64().is_normal()
-        {
-            bail!(InvalidArgument, "the shape must be a positive normal {t} value with a finite inverse, not {k}");
-        }
-        let boost = k < 1.0;
-        let d = if boost { k + 1.0 } else { k } - 1.0 / 3.0;
-        let c = 1.0 / (9.0 * d).sqrt();
-        if !finite("9 (shape - 1/3)", 9.0 * d, t)?.as_f64().is_finite() {
-            bail!(InvalidArgument, "the shape {k} is too large for {t} values");
-        }
-        let mut params = vec![Scalar::F64(d).cast(t), Scalar::F64(c).cast(t)];
-        if boost {
-            params.push(Scalar::F64(inv_k).cast(t));
-        }
+        let (boost, params) = gamma_constants(k, t)?;
         self.law(g, Distribution::Gamma { boost, log }, t, shape, &params)
     }
 
@@ -178,8 +160,10 @@ impl Graph<'_> {
                 bail!(InvalidArgument, "the shape {name} must be a finite value above 0, not {v}");
             }
         }
-        let lx = self.standard_gamma(g, a, true, t, shape)?;
-        let ly = self.standard_gamma(g, b, true, t, shape)?;
+        // Both shapes are checked before either draw is taken.
+        let ((boost_a, pa), (boost_b, pb)) = (gamma_constants(a, t)?, gamma_constants(b, t)?);
+        let lx = self.law(g, Distribution::Gamma { boost: boost_a, log: true }, t, shape, &pa)?;
+        let ly = self.law(g, Distribution::Gamma { boost: boost_b, log: true }, t, shape, &pb)?;
         let ratio = self.unary(UnaryOp::Exp, &self.binary(BinaryOp::Sub, &ly, &lx)?)?;
         let denominator = self.binary_scalar(BinaryOp::Add, &ratio, 1.0, false)?;
         self.binary_scalar(BinaryOp::Div, &denominator, 1.0, true)
@@ -222,6 +206,27 @@ impl Graph<'_> {
         let shape = Shape::new(&[SOBOL_BITS as usize, dims]);
         self.from_host(DType::I32, shape, &bytes, super::HostOrder::ColumnMajor)
     }
+}
+
+/// Marsaglia and Tsang's constants for shape `k` in type `t` (those of `k + 1` with the
+/// boost `1/k` below 1), and whether it has the boost; refuses shapes the type cannot take.
+fn gamma_constants(k: f64, t: DType) -> Result<(bool, Vec<Scalar>)> {
+    check_type("gamma", t, &FLOATS)?;
+    let inv_k = 1.0 / k;
+    if !(k > 0.0) || !finite("the shape", k, t)?.as_f64().is_normal() || !finite("1/shape", inv_k, t)?.as_f64().is_normal() {
+        bail!(InvalidArgument, "the shape must be a positive normal {t} value with a finite inverse, not {k}");
+    }
+    let boost = k < 1.0;
+    let d = if boost { k + 1.0 } else { k } - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    if !finite("9 (shape - 1/3)", 9.0 * d, t)?.as_f64().is_finite() {
+        bail!(InvalidArgument, "the shape {k} is too large for {t} values");
+    }
+    let mut params = vec![Scalar::F64(d).cast(t), Scalar::F64(c).cast(t)];
+    if boost {
+        params.push(Scalar::F64(inv_k).cast(t));
+    }
+    Ok((boost, params))
 }
 
 /// Every dimension's direction numbers, from Joe and Kuo's table (`sobol` crate), made

@@ -465,6 +465,9 @@ static void c_random_law(Fuzzer *f) {
     int64_t ilo = 0, ihi = 0;
     const char *fn = "";
     sl_status st;
+    char r[80];
+    if (rs >= 0) snprintf(r, sizeof r, "r%d", f->rngs[rs].label);
+    else snprintf(r, sizeof r, "%s", rng_label(f, id));
     switch (law) {
     case 0:
         fn = "sl_random_uniform_range";
@@ -472,19 +475,19 @@ static void c_random_law(Fuzzer *f) {
         b = rand_pct(&f->r, 85) ? a + gen_param(f, 0, 50) : gen_param(f, -100, 100);
         if (floats && (!isfinite(in_type(dt, a)) || !isfinite(in_type(dt, b)) || !(in_type(dt, b) > in_type(dt, a)))) ex_bad(&e, BAD_ARG);
         lo = in_type(dt, a), hi = in_type(dt, b);
-        log_begin(f, "%s(r, %g, %g, %s, %s)", fn, a, b, dt_name(dt), S(rank, dims, 0));
+        log_begin(f, "%s(%s, %g, %g, %s, %s)", fn, r, a, b, dt_name(dt), S(rank, dims, 0));
         st = sl_random_uniform_range(id, a, b, dt, rank, dims, op);
         break;
     case 1:
         fn = "sl_random_integers";
         own_blocks = 1;
         ilo = rand_pct(&f->r, 80) ? (int64_t)rand_below(&f->r, 200) - 100 : gen_extreme(f);
-        ihi = rand_pct(&f->r, 80) ? ilo + (int64_t)rand_below(&f->r, 1000) : gen_extreme(f);
+        ihi = rand_pct(&f->r, 80) && ilo <= INT64_MAX - 1000 ? ilo + (int64_t)rand_below(&f->r, 1000) : gen_extreme(f);
         if (ints && (ihi <= ilo || (dt == SL_I32 && (ilo < INT32_MIN || ihi > (int64_t)1 << 31)))) ex_bad(&e, BAD_ARG);
         /* Large i64 ranges are not exact as doubles. */
         bounded = (double)ihi - (double)ilo < 0x1p52;
         lo = (double)ilo, hi = (double)ihi;
-        log_begin(f, "%s(r, %lld, %lld, %s, %s)", fn, (long long)ilo, (long long)ihi, dt_name(dt), S(rank, dims, 0));
+        log_begin(f, "%s(%s, %lld, %lld, %s, %s)", fn, r, (long long)ilo, (long long)ihi, dt_name(dt), S(rank, dims, 0));
         st = sl_random_integers(id, ilo, ihi, dt, rank, dims, op);
         break;
     case 2:
@@ -494,7 +497,7 @@ static void c_random_law(Fuzzer *f) {
         /* -ln(1 - u) is below 16.7 for f32 and 36.8 for f64. */
         lo = 0, hi = 40 * in_type(dt, a);
         bounded = isfinite(hi);
-        log_begin(f, "%s(r, %g, %s, %s)", fn, a, dt_name(dt), S(rank, dims, 0));
+        log_begin(f, "%s(%s, %g, %s, %s)", fn, r, a, dt_name(dt), S(rank, dims, 0));
         st = sl_random_exponential(id, a, dt, rank, dims, op);
         break;
     case 3:
@@ -502,7 +505,7 @@ static void c_random_law(Fuzzer *f) {
         a = gen_param(f, 0, 1);
         if (!(a >= 0 && a <= 1)) ex_bad(&e, BAD_ARG);
         lo = 0, hi = 2;
-        log_begin(f, "%s(r, %g, %s)", fn, a, S(rank, dims, 0));
+        log_begin(f, "%s(%s, %g, %s)", fn, r, a, S(rank, dims, 0));
         st = sl_random_bernoulli(id, a, rank, dims, op);
         break;
     case 4:
@@ -512,7 +515,7 @@ static void c_random_law(Fuzzer *f) {
         if (ints && !(a >= 0 && a <= (dt == SL_I32 ? 0x1p30 : 0x1p50))) ex_bad(&e, BAD_ARG);
         /* Beyond 30 standard deviations: never in a lifetime of runs. */
         lo = 0, hi = a + 30 * sqrt(a) + 30;
-        log_begin(f, "%s(r, %g, %s, %s)", fn, a, dt_name(dt), S(rank, dims, 0));
+        log_begin(f, "%s(%s, %g, %s, %s)", fn, r, a, dt_name(dt), S(rank, dims, 0));
         st = sl_random_poisson(id, a, dt, rank, dims, op);
         break;
     case 5:
@@ -532,10 +535,10 @@ static void c_random_law(Fuzzer *f) {
         lo = 0, hi = in_type(dt, (k + 60 * sqrt(k) + 60) * b);
         bounded = isfinite(hi);
         if (law == 5) {
-            log_begin(f, "%s(r, %g, %g, %s, %s)", fn, a, b, dt_name(dt), S(rank, dims, 0));
+            log_begin(f, "%s(%s, %g, %g, %s, %s)", fn, r, a, b, dt_name(dt), S(rank, dims, 0));
             st = sl_random_gamma(id, a, b, dt, rank, dims, op);
         } else {
-            log_begin(f, "%s(r, %g, %s, %s)", fn, a, dt_name(dt), S(rank, dims, 0));
+            log_begin(f, "%s(%s, %g, %s, %s)", fn, r, a, dt_name(dt), S(rank, dims, 0));
             st = sl_random_chisquare(id, a, dt, rank, dims, op);
         }
         break;
@@ -547,7 +550,7 @@ static void c_random_law(Fuzzer *f) {
         b = gen_param(f, 0.05, 10);
         if (floats && !(isfinite(a) && isfinite(b) && gamma_shape_ok(dt, a) && gamma_shape_ok(dt, b))) ex_bad(&e, BAD_ARG);
         lo = 0, hi = nextafter(1.0, 2.0);
-        log_begin(f, "%s(r, %g, %g, %s, %s)", fn, a, b, dt_name(dt), S(rank, dims, 0));
+        log_begin(f, "%s(%s, %g, %g, %s, %s)", fn, r, a, b, dt_name(dt), S(rank, dims, 0));
         st = sl_random_beta(id, a, b, dt, rank, dims, op);
         break;
     }
