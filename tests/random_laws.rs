@@ -773,3 +773,54 @@ fn reference_values() {
     }
     assert_compared_clean(before + 1);
 }
+
+/// A section drawing Poisson, gamma and beta values and adding them to its input.
+fn section_body(x: sl_array, g: sl_rng) -> sl_array {
+    let p = draw(g, Law::Poisson(25.0), SL_I32, &[64]);
+    let gm = draw(g, Law::Gamma(0.7, 1.5), SL_F64, &[64]);
+    let b = draw(g, Law::Beta(2.0, 0.5), SL_F64, &[64]);
+    let (mut pc, mut s1, mut s2, mut out) = (0, 0, 0, 0);
+    ok(sl_cast(p, SL_F64, &mut pc));
+    ok(sl_add(x, pc, &mut s1));
+    ok(sl_add(s1, gm, &mut s2));
+    ok(sl_add(s2, b, &mut out));
+    release(&[p, gm, b, pc, s1, s2]);
+    out
+}
+
+/// A macro section with random laws is recorded once; each replay takes the section's
+/// four draws (beta takes two) and gives exactly what running the body again would.
+#[test]
+fn macro_replays_draw_new_values() {
+    let mut r = rng("law_macro");
+    let x = rand_arr(&mut r, SL_F64, &[64], -1.0, 1.0, false).upload();
+    let seed = rand_val(&mut r, SL_I64, 0.0, 1e12, false).f() as u64;
+    let g = rng_new(SL_RNG_PHILOX, seed);
+    let name = std::ffi::CString::new("law_section").unwrap();
+    let (mut runs, replays) = (0, 50);
+    let replayed: Vec<Arr> = (0..replays)
+        .map(|_| {
+            let (mut out, mut mode) = ([0], 0);
+            ok(sl_macro_begin(name.as_ptr(), &x, 1, std::ptr::null(), 0, out.as_mut_ptr(), 1, &mut mode));
+            if mode == SL_MACRO_RECORD {
+                runs += 1;
+                out[0] = section_body(x, g);
+                ok(sl_macro_end(out.as_ptr(), 1));
+            }
+            let a = download(out[0]);
+            release(&[out[0]]);
+            a
+        })
+        .collect();
+    assert_eq!(runs, 1, "recorded once, then replayed");
+    assert_eq!(state(g), (seed, 4 * replays as u64), "each replay takes the section's four draws");
+    ok(sl_rng_set_state(g, seed, 0));
+    for (k, want) in replayed.iter().enumerate() {
+        let h = section_body(x, g);
+        assert_close(&format!("run {k}"), &download(h), want, 0.0);
+        release(&[h]);
+    }
+    assert!(replayed[0].v != replayed[1].v, "replays draw new values");
+    release(&[x]);
+    ok(sl_rng_destroy(g));
+}

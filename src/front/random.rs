@@ -126,19 +126,14 @@ impl Graph<'_> {
         self.law(g, Distribution::Poisson { large: true }, t, shape, &params)
     }
 
-    /// Standard gamma of shape `k` or its log (`log`).
-    fn standard_gamma(&self, g: &Source, k: f64, log: bool, t: DType, shape: Shape) -> Result<Arc<Node>> {
-        let (boost, params) = gamma_constants(k, t)?;
-        self.law(g, Distribution::Gamma { boost, log }, t, shape, &params)
-    }
-
     /// Gamma of shape `k` and scale `theta`.
     pub fn random_gamma(&self, g: &Source, k: f64, theta: f64, t: DType, shape: Shape) -> Result<Arc<Node>> {
         check_type("gamma", t, &FLOATS)?;
         if !(finite("theta", theta, t)?.as_f64() > 0.0) {
             bail!(InvalidArgument, "the scale theta must be above 0, not {theta}");
         }
-        let x = self.standard_gamma(g, k, false, t, shape)?;
+        let (boost, params) = gamma_constants(k, t)?;
+        let x = self.law(g, Distribution::Gamma { boost, log: false }, t, shape, &params)?;
         self.times_scale(x, theta)
     }
 
@@ -219,8 +214,8 @@ fn gamma_constants(k: f64, t: DType) -> Result<(bool, Vec<Scalar>)> {
     let boost = k < 1.0;
     let d = if boost { k + 1.0 } else { k } - 1.0 / 3.0;
     let c = 1.0 / (9.0 * d).sqrt();
-    if !finite("9 (shape - 1/3)", 9.0 * d, t)?.as_f64().is_finite() {
-        bail!(InvalidArgument, "the shape {k} is too large for {t} values");
+    if !Scalar::F64(9.0 * d).cast(t).as_f64().is_finite() {
+        bail!(InvalidArgument, "the shape {k} is too large for {t} values (9 (k - 1/3) overflows)");
     }
     let mut params = vec![Scalar::F64(d).cast(t), Scalar::F64(c).cast(t)];
     if boost {
