@@ -988,6 +988,48 @@ fn random(c: &mut Criterion) {
     check(sl_shutdown());
 }
 
+/// Values of the random laws, 2^22 of them stored, on the CPU executor with 1 and 2 worker
+/// threads: exponential, Poisson (means 4 and 1000: inversion and PTRS), gamma (shapes 0.5
+/// and 5: with and without the boost). `scripts/bench_numpy.py` times numpy's Generator
+/// (one thread) on the same draws for the ratios in BENCHMARKS.md.
+fn random_laws(c: &mut Criterion) {
+    let n = LAWS_N as i64;
+    type Draw = Box<dyn Fn(sl_rng, &mut sl_array) -> sl_status>;
+    let laws: Vec<(&str, Draw)> = vec![
+        ("exponential_f32", Box::new(move |g, a| sl_random_exponential(g, 1.0, SL_F32, 1, &n, a))),
+        ("exponential_f64", Box::new(move |g, a| sl_random_exponential(g, 1.0, SL_F64, 1, &n, a))),
+        ("poisson_4_i64", Box::new(move |g, a| sl_random_poisson(g, 4.0, SL_I64, 1, &n, a))),
+        ("poisson_1000_i64", Box::new(move |g, a| sl_random_poisson(g, 1000.0, SL_I64, 1, &n, a))),
+        ("gamma_0.5_f32", Box::new(move |g, a| sl_random_gamma(g, 0.5, 1.0, SL_F32, 1, &n, a))),
+        ("gamma_0.5_f64", Box::new(move |g, a| sl_random_gamma(g, 0.5, 1.0, SL_F64, 1, &n, a))),
+        ("gamma_5_f32", Box::new(move |g, a| sl_random_gamma(g, 5.0, 1.0, SL_F32, 1, &n, a))),
+        ("gamma_5_f64", Box::new(move |g, a| sl_random_gamma(g, 5.0, 1.0, SL_F64, 1, &n, a))),
+    ];
+    for threads in [1, 2] {
+        restart_with_threads(threads);
+        let mut g = c.benchmark_group(format!("random_laws_t{threads}"));
+        g.sample_size(10).measurement_time(Duration::from_secs(4));
+        let mut rng = 0;
+        check(sl_rng_create(SL_RNG_PHILOX, 20261122, &mut rng));
+        for (name, draw) in &laws {
+            g.bench_function(*name, |bench| {
+                bench.iter(|| {
+                    let mut a = 0;
+                    check(draw(rng, &mut a));
+                    compute(a);
+                    check(sl_release(a));
+                })
+            });
+        }
+        check(sl_rng_destroy(rng));
+        g.finish();
+    }
+    check(sl_shutdown());
+}
+
+/// Values per `random_laws` benchmark.
+const LAWS_N: usize = 1 << 22;
+
 /// The computation of `examples/c/monte_carlo.c`: the discounted mean payoff of a European
 /// call over `batches` batches of `batch` paths, each batch a macro section drawing f64
 /// normals from `rng` (from its first draw on).
@@ -1188,6 +1230,7 @@ criterion_group!(
     interpolation,
     bandwidth,
     random,
+    random_laws,
     fused,
     complex_chain,
     midsize,

@@ -489,7 +489,7 @@ inline Array arange(DType dtype, T start, T stop, T step = 1) {
 // ---------------------------------------------------------------------------------------
 // Random numbers
 
-enum class RngKind : sl_rng_kind { philox = SL_RNG_PHILOX, fast = SL_RNG_FAST };
+enum class RngKind : sl_rng_kind { philox = SL_RNG_PHILOX, fast = SL_RNG_FAST, threefry = SL_RNG_THREEFRY };
 
 // A random number generator (owned: destroyed with the object). Each array it makes takes
 // one draw; `state`/`set_state` read and restore the seed and the next draw.
@@ -527,10 +527,56 @@ public:
         return detail::make(sl_random_normal, rng_, static_cast<sl_dtype>(dtype), detail::length(dims.size()),
                             dims.data());
     }
+    // Values uniform on [lo, hi) (f32, f64; every value in [lo, hi) as the type holds them).
+    Array uniform(double lo, double hi, DType dtype, const Shape& dims) const {
+        return law(sl_random_uniform_range, dtype, dims, lo, hi);
+    }
+    // Integers uniform on [lo, hi) (i32, where hi may be 2^31, or i64), unbiased.
+    Array integers(int64_t lo, int64_t hi, DType dtype, const Shape& dims) const {
+        return law(sl_random_integers, dtype, dims, lo, hi);
+    }
+    // Exponential values of mean `scale` (rate 1/scale).
+    Array exponential(double scale, DType dtype, const Shape& dims) const {
+        return law(sl_random_exponential, dtype, dims, scale);
+    }
+    // A bool array, each element true with probability p.
+    Array bernoulli(double p, const Shape& dims) const {
+        return detail::make(sl_random_bernoulli, rng_, p, detail::length(dims.size()), dims.data());
+    }
+    // Poisson values of mean lambda (i32, i64).
+    Array poisson(double lambda, DType dtype, const Shape& dims) const {
+        return law(sl_random_poisson, dtype, dims, lambda);
+    }
+    // Gamma values of shape k and scale theta; beta(a, b) (two draws); chi-square(df).
+    Array gamma(double k, double theta, DType dtype, const Shape& dims) const {
+        return law(sl_random_gamma, dtype, dims, k, theta);
+    }
+    Array beta(double a, double b, DType dtype, const Shape& dims) const {
+        return law(sl_random_beta, dtype, dims, a, b);
+    }
+    Array chisquare(double df, DType dtype, const Shape& dims) const {
+        return law(sl_random_chisquare, dtype, dims, df);
+    }
 
 private:
+    template <class Fn, class... Params> Array law(Fn fn, DType dtype, const Shape& dims, Params... params) const {
+        return detail::make(fn, rng_, params..., static_cast<sl_dtype>(dtype), detail::length(dims.size()),
+                            dims.data());
+    }
+
     sl_rng rng_ = 0;
 };
+
+enum class SobolScramble : sl_sobol_scramble { plain = SL_SOBOL_PLAIN, shift = SL_SOBOL_SHIFT, owen = SL_SOBOL_OWEN };
+
+// Points first .. first+count-1 of the `dims`-dimensional Sobol' sequence (quasi-Monte
+// Carlo), shape {count, dims}: element (i, j) is coordinate j of point first + i.
+// Scrambled with `seed` unless `scramble` is plain.
+inline Array sobol(int64_t dims, int64_t first, int64_t count, DType dtype = DType::f64,
+                   SobolScramble scramble = SobolScramble::plain, uint64_t seed = 0) {
+    return detail::make(sl_random_sobol, dims, first, count, static_cast<sl_sobol_scramble>(scramble), seed,
+                        static_cast<sl_dtype>(dtype));
+}
 
 // ---------------------------------------------------------------------------------------
 // Scopes, evaluation, runtime

@@ -90,7 +90,10 @@ module sluice
   ! Caches (sl_cache), what sl_macro_begin says to do (sl_macro_mode), bit generators (sl_rng_kind).
   integer(c_int32_t), parameter, public :: SL_CACHE_TRACE = 0, SL_CACHE_MACRO = 1, SL_CACHE_PROGRAM = 2
   integer(c_int32_t), parameter, public :: SL_MACRO_RECORD = 0, SL_MACRO_REPLAY = 1
-  integer(c_int32_t), parameter, public :: SL_RNG_PHILOX = 0, SL_RNG_FAST = 1
+  integer(c_int32_t), parameter, public :: SL_RNG_PHILOX = 0, SL_RNG_FAST = 1, SL_RNG_THREEFRY = 2
+  ! How random_sobol scrambles its points (sl_sobol_scramble), and its most dimensions.
+  integer(c_int32_t), parameter, public :: SL_SOBOL_PLAIN = 0, SL_SOBOL_SHIFT = 1, SL_SOBOL_OWEN = 2
+  integer(c_int64_t), parameter, public :: SL_SOBOL_MAX_DIMS = 21201
   ! Result comparison: modes (sl_compare_mode) and what a difference does (sl_compare_action).
   integer(c_int32_t), parameter, public :: SL_COMPARE_OFF = 0, SL_COMPARE_COMPUTE = 1, SL_COMPARE_COPYOUT = 2
   integer(c_int32_t), parameter, public :: SL_COMPARE_REPORT = 0, SL_COMPARE_ERROR = 1, SL_COMPARE_ABORT = 2
@@ -1494,6 +1497,86 @@ module sluice
       integer(c_int64_t), intent(out) :: out
       integer(c_int) :: status
     end function
+    function sl_random_uniform_range(rng, lo, hi, dtype, rank, dims, out) result(status) bind(C, name="sl_random_uniform_range")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int64_t), value :: rng
+      real(c_double), value :: lo, hi
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_random_integers(rng, lo, hi, dtype, rank, dims, out) result(status) bind(C, name="sl_random_integers")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int64_t), value :: rng
+      integer(c_int64_t), value :: lo, hi
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_random_exponential(rng, scale, dtype, rank, dims, out) result(status) bind(C, name="sl_random_exponential")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int64_t), value :: rng
+      real(c_double), value :: scale
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_random_bernoulli(rng, p, rank, dims, out) result(status) bind(C, name="sl_random_bernoulli")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int64_t), value :: rng
+      real(c_double), value :: p
+      integer(c_int32_t), value :: rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_random_poisson(rng, lambda, dtype, rank, dims, out) result(status) bind(C, name="sl_random_poisson")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int64_t), value :: rng
+      real(c_double), value :: lambda
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_random_gamma(rng, k, theta, dtype, rank, dims, out) result(status) bind(C, name="sl_random_gamma")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int64_t), value :: rng
+      real(c_double), value :: k, theta
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_random_beta(rng, a, b, dtype, rank, dims, out) result(status) bind(C, name="sl_random_beta")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int64_t), value :: rng
+      real(c_double), value :: a, b
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_random_chisquare(rng, df, dtype, rank, dims, out) result(status) bind(C, name="sl_random_chisquare")
+      import :: c_int, c_int32_t, c_int64_t, c_double
+      integer(c_int64_t), value :: rng
+      real(c_double), value :: df
+      integer(c_int32_t), value :: dtype, rank
+      integer(c_int64_t), intent(in) :: dims(*)
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+    function sl_random_sobol(dims, first, count, scramble, seed, dtype, out) result(status) &
+        bind(C, name="sl_random_sobol")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: dims, first, count, seed
+      integer(c_int32_t), value :: scramble, dtype
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
 
     function sl_reduce(op, a, dim, out) result(status) bind(C, name="sl_reduce")
       import :: c_int, c_int32_t, c_int64_t
@@ -1868,6 +1951,8 @@ module sluice
     sl_assign_section, sl_assign_section_scalar, sl_assign_where, sl_assign_where_scalar, sl_assign_indexed, &
     sl_macro_begin, sl_macro_end, sl_macro_cancel, &
     sl_rng_create, sl_rng_destroy, sl_rng_get_state, sl_rng_set_state, sl_random_uniform, sl_random_normal, &
+    sl_random_uniform_range, sl_random_integers, sl_random_exponential, sl_random_bernoulli, sl_random_poisson, &
+    sl_random_gamma, sl_random_beta, sl_random_chisquare, sl_random_sobol, &
     sl_reduce, sl_version, sl_config_default, sl_init, sl_last_error, sl_status_name, sl_push_error_handler, &
     sl_get_stats, sl_get_cache_stats, sl_get_device_info
 
@@ -1914,6 +1999,12 @@ module sluice
 
   ! rng_create(seed [, kind, stat]): a generator seeded with an integer(4) or integer(8)
   ! seed, of kind SL_RNG_PHILOX (the default) or SL_RNG_FAST.
+  ! random_integers(rng, lo, hi, dtype, shape [, stat]): integers uniform on [lo, hi), lo and
+  ! hi both integer(4) or both integer(8).
+  interface random_integers
+    module procedure random_integers_i4, random_integers_i8
+  end interface
+
   interface rng_create
     module procedure rng_create_i4, rng_create_i8
   end interface
@@ -2325,7 +2416,8 @@ module sluice
   public :: set_compare, compare_stats, reference, debug_peek
   public :: scope_begin, scope_end, keep, release, update, retain, eval, hint_read, sync, init, live_handles, &
     error_message, macro_begin, macro_end, macro_cancel, rng_create, rng_destroy, rng_get_state, rng_set_state, &
-    random_uniform, random_normal
+    random_uniform, random_normal, random_range, random_integers, random_exponential, random_bernoulli, &
+    random_poisson, random_gamma, random_beta, random_chisquare, random_sobol
 
   ! The message of the last error this module reported (per thread under OpenMP), in a
   ! fixed-length buffer (see `append`).
@@ -2935,6 +3027,115 @@ contains
     integer, intent(out), optional :: stat
     call finish(sl_random_normal(rng%handle, int(dtype, c_int32_t), size(shape, kind=c_int32_t), &
       int(shape, c_int64_t), r%handle), stat)
+  end function
+
+  ! An array of `dtype` (SL_F32 or SL_F64) and shape `shape`, uniform on [lo, hi) (every
+  ! value at least lo and below hi as the type holds them).
+  type(sl_array) function random_range(rng, lo, hi, dtype, shape, stat) result(r)
+    type(sl_rng), intent(in) :: rng
+    real(c_double), intent(in) :: lo, hi
+    integer, intent(in) :: dtype, shape(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_random_uniform_range(rng%handle, lo, hi, int(dtype, c_int32_t), size(shape, kind=c_int32_t), &
+      int(shape, c_int64_t), r%handle), stat)
+  end function
+
+  type(sl_array) function random_integers_i8(rng, lo, hi, dtype, shape, stat) result(r)
+    type(sl_rng), intent(in) :: rng
+    integer(c_int64_t), intent(in) :: lo, hi
+    integer, intent(in) :: dtype, shape(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_random_integers(rng%handle, lo, hi, int(dtype, c_int32_t), size(shape, kind=c_int32_t), &
+      int(shape, c_int64_t), r%handle), stat)
+  end function
+
+  type(sl_array) function random_integers_i4(rng, lo, hi, dtype, shape, stat) result(r)
+    type(sl_rng), intent(in) :: rng
+    integer(c_int32_t), intent(in) :: lo, hi
+    integer, intent(in) :: dtype, shape(:)
+    integer, intent(out), optional :: stat
+    r = random_integers_i8(rng, int(lo, c_int64_t), int(hi, c_int64_t), dtype, shape, stat)
+  end function
+
+  ! Exponential values of mean `scale` (SL_F32 or SL_F64).
+  type(sl_array) function random_exponential(rng, scale, dtype, shape, stat) result(r)
+    type(sl_rng), intent(in) :: rng
+    real(c_double), intent(in) :: scale
+    integer, intent(in) :: dtype, shape(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_random_exponential(rng%handle, scale, int(dtype, c_int32_t), size(shape, kind=c_int32_t), &
+      int(shape, c_int64_t), r%handle), stat)
+  end function
+
+  ! A logical (SL_BOOL) array, each element true with probability p.
+  type(sl_array) function random_bernoulli(rng, p, shape, stat) result(r)
+    type(sl_rng), intent(in) :: rng
+    real(c_double), intent(in) :: p
+    integer, intent(in) :: shape(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_random_bernoulli(rng%handle, p, size(shape, kind=c_int32_t), int(shape, c_int64_t), r%handle), &
+      stat)
+  end function
+
+  ! Poisson values of mean lambda (SL_I32 or SL_I64).
+  type(sl_array) function random_poisson(rng, lambda, dtype, shape, stat) result(r)
+    type(sl_rng), intent(in) :: rng
+    real(c_double), intent(in) :: lambda
+    integer, intent(in) :: dtype, shape(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_random_poisson(rng%handle, lambda, int(dtype, c_int32_t), size(shape, kind=c_int32_t), &
+      int(shape, c_int64_t), r%handle), stat)
+  end function
+
+  ! Gamma values of shape k and scale theta (SL_F32 or SL_F64).
+  type(sl_array) function random_gamma(rng, k, theta, dtype, shape, stat) result(r)
+    type(sl_rng), intent(in) :: rng
+    real(c_double), intent(in) :: k, theta
+    integer, intent(in) :: dtype, shape(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_random_gamma(rng%handle, k, theta, int(dtype, c_int32_t), size(shape, kind=c_int32_t), &
+      int(shape, c_int64_t), r%handle), stat)
+  end function
+
+  ! Beta(a, b) values (two draws).
+  type(sl_array) function random_beta(rng, a, b, dtype, shape, stat) result(r)
+    type(sl_rng), intent(in) :: rng
+    real(c_double), intent(in) :: a, b
+    integer, intent(in) :: dtype, shape(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_random_beta(rng%handle, a, b, int(dtype, c_int32_t), size(shape, kind=c_int32_t), &
+      int(shape, c_int64_t), r%handle), stat)
+  end function
+
+  ! Chi-square values with df degrees of freedom.
+  type(sl_array) function random_chisquare(rng, df, dtype, shape, stat) result(r)
+    type(sl_rng), intent(in) :: rng
+    real(c_double), intent(in) :: df
+    integer, intent(in) :: dtype, shape(:)
+    integer, intent(out), optional :: stat
+    call finish(sl_random_chisquare(rng%handle, df, int(dtype, c_int32_t), size(shape, kind=c_int32_t), &
+      int(shape, c_int64_t), r%handle), stat)
+  end function
+
+  ! Points first .. first+count-1 (0-based) of the dims-dimensional Sobol' sequence, shape
+  ! [count, dims]: element (i, j) is coordinate j of point first + i - 1. `scramble`
+  ! (SL_SOBOL_PLAIN by default, SL_SOBOL_SHIFT or SL_SOBOL_OWEN) with `seed` (default 0);
+  ! `dtype` SL_F64 by default.
+  type(sl_array) function random_sobol(dims, first, count, dtype, scramble, seed, stat) result(r)
+    integer, intent(in) :: dims, first, count
+    integer, intent(in), optional :: dtype, scramble
+    integer(c_int64_t), intent(in), optional :: seed
+    integer, intent(out), optional :: stat
+    integer(c_int32_t) :: t, how
+    integer(c_int64_t) :: s
+    t = SL_F64
+    how = SL_SOBOL_PLAIN
+    s = 0
+    if (present(dtype)) t = int(dtype, c_int32_t)
+    if (present(scramble)) how = int(scramble, c_int32_t)
+    if (present(seed)) s = seed
+    call finish(sl_random_sobol(int(dims, c_int64_t), int(first, c_int64_t), int(count, c_int64_t), how, s, t, &
+      r%handle), stat)
   end function
 
   ! ---------------------------------------------------------------------------------------

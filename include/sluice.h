@@ -34,6 +34,9 @@
 // bits, whatever the element type.
 #define SL_MAX_ELEMENTS 1152921504606846975
 
+// The most dimensions `sl_random_sobol` gives (Joe and Kuo's direction numbers).
+#define SL_SOBOL_MAX_DIMS 21201
+
 // Status of every call: `SL_OK` or an error code (details in `sl_last_error`).
 typedef int32_t sl_status;
 
@@ -118,6 +121,9 @@ typedef int32_t sl_rng_kind;
 // `SL_ERR_INVALID_HANDLE` and never reaches another generator; an array handle is not a
 // generator, nor the reverse.
 typedef uint64_t sl_rng;
+
+// How `sl_random_sobol` scrambles its points' digits (each keeps the net property).
+typedef int32_t sl_sobol_scramble;
 
 // Reductions (`sl_reduce`). A reduction of no elements (an empty array, or a dimension
 // of size 0) gives the value noted with each op.
@@ -690,6 +696,20 @@ typedef int32_t sl_side;
 // A 32-bit hash: cheaper, but a draw's stream repeats after 2^32 elements; for
 // simulations that need speed more than statistical quality.
 #define SL_RNG_FAST 1
+
+// Threefry4x32-20 (Random123's definition): like Philox, 2^128 counters per seed and
+// passes BigCrush; adds, rotations and XORs only, no multiplies.
+#define SL_RNG_THREEFRY 2
+
+// The sequence itself.
+#define SL_SOBOL_PLAIN 0
+
+// A random digital shift: each dimension's digits XOR a word of the seed.
+#define SL_SOBOL_SHIFT 1
+
+// Owen-style nested scrambling (Burley's hash-based Laine-Karras permutation): each
+// digit flipped by a random function of the digits before it, per dimension.
+#define SL_SOBOL_OWEN 2
 
 #define SL_COMPARE_OFF 0
 
@@ -1521,6 +1541,111 @@ sl_status sl_random_normal(sl_rng rng,
                            int32_t rank,
                            const int64_t *dims,
                            sl_array *out);
+
+// Values uniform on [lo, hi) of `dtype` (SL_F32 or SL_F64), shape `dims[0..rank]`, taking
+// the generator's next draw: `lo (1 - u) + hi u` of the uniform element u of
+// `sl_random_uniform`, kept at or above lo and below hi (every value is in [lo, hi) as
+// the type holds them). lo and hi must be finite, and hi above lo once both are
+// rounded to `dtype` (else SL_ERR_INVALID_ARGUMENT).
+sl_status sl_random_uniform_range(sl_rng rng,
+                                  double lo,
+                                  double hi,
+                                  sl_dtype dtype,
+                                  int32_t rank,
+                                  const int64_t *dims,
+                                  sl_array *out);
+
+// Integers uniform on [lo, hi) of `dtype` (SL_I32, where hi may be 2^31 so that the range
+// reaches INT32_MAX, or SL_I64), taking the generator's next draw. Unbiased: Lemire's
+// multiply-shift on word i (i32) or words 2i, 2i+1 (i64) of the draw, rejecting the few
+// products that would favour some values and taking replacements from counters that
+// belong to element i alone (README, "Random numbers"). hi <= lo is
+// SL_ERR_INVALID_ARGUMENT.
+sl_status sl_random_integers(sl_rng rng,
+                             int64_t lo,
+                             int64_t hi,
+                             sl_dtype dtype,
+                             int32_t rank,
+                             const int64_t *dims,
+                             sl_array *out);
+
+// Exponential values of mean `scale` (rate 1/scale; SL_F32 or SL_F64): -ln(1 - u) scale
+// for the uniform element u of `sl_random_uniform`, so f32 values stay below 16.7 scale
+// and f64 below 36.8 scale. `scale` must be finite and above 0.
+sl_status sl_random_exponential(sl_rng rng,
+                                double scale,
+                                sl_dtype dtype,
+                                int32_t rank,
+                                const int64_t *dims,
+                                sl_array *out);
+
+// A bool array, each element true with probability p (in [0, 1]): word i of the draw
+// below round(p 2^32), so the probability is p to within 2^-33 (exact for 0 and 1).
+sl_status sl_random_bernoulli(sl_rng rng,
+                              double p,
+                              int32_t rank,
+                              const int64_t *dims,
+                              sl_array *out);
+
+// Poisson values of mean `lambda` (SL_I32 with lambda up to 2^30, SL_I64 up to 2^50),
+// computed in f64: inversion below 10, Hormann's transformed rejection (PTRS) from 10 on,
+// each element's attempts taking counters of its own. On Vulkan devices without 64-bit
+// floats they run on the CPU executor.
+sl_status sl_random_poisson(sl_rng rng,
+                            double lambda,
+                            sl_dtype dtype,
+                            int32_t rank,
+                            const int64_t *dims,
+                            sl_array *out);
+
+// Gamma values of shape k and scale theta (SL_F32 or SL_F64): Marsaglia and Tsang's
+// method, for k below 1 that of k + 1 times u^(1/k); each element's attempts take
+// counters of its own. k must be a positive normal number of `dtype` with a finite
+// inverse, theta finite and above 0.
+sl_status sl_random_gamma(sl_rng rng,
+                          double k,
+                          double theta,
+                          sl_dtype dtype,
+                          int32_t rank,
+                          const int64_t *dims,
+                          sl_array *out);
+
+// Beta(a, b) values (SL_F32 or SL_F64): X / (X + Y) for gamma values X of shape a and
+// Y of shape b, taking two draws, computed from ln X and ln Y so tiny shapes do not
+// give 0/0. a and b must be finite and above 0.
+sl_status sl_random_beta(sl_rng rng,
+                         double a,
+                         double b,
+                         sl_dtype dtype,
+                         int32_t rank,
+                         const int64_t *dims,
+                         sl_array *out);
+
+// Chi-square values with `df` degrees of freedom (above 0): gamma of shape df/2 and
+// scale 2.
+sl_status sl_random_chisquare(sl_rng rng,
+                              double df,
+                              sl_dtype dtype,
+                              int32_t rank,
+                              const int64_t *dims,
+                              sl_array *out);
+
+// Points first .. first+count-1 of the `dims`-dimensional Sobol' sequence (quasi-Monte
+// Carlo) as an array of shape [count, dims] of `dtype` (SL_F32: the top 24 of each
+// coordinate's 32 binary digits; SL_F64: all 32): element (i, j) is coordinate j of
+// point first + i, a pure function of the two, in Gray-code order (Joe and Kuo's and
+// SciPy's), with Joe and Kuo's direction numbers. 1 <= dims <= SL_SOBOL_MAX_DIMS,
+// first >= 0, count >= 0, first + count <= 2^32. `scramble` (an sl_sobol_scramble)
+// randomises the points with `seed` (ignored for SL_SOBOL_PLAIN) and keeps their
+// equidistribution: the first 2^m points have one point in each of 2^m equal intervals
+// of every coordinate.
+sl_status sl_random_sobol(int64_t dims,
+                          int64_t first,
+                          int64_t count,
+                          sl_sobol_scramble scramble,
+                          uint64_t seed,
+                          sl_dtype dtype,
+                          sl_array *out);
 
 // Reduces `a` along dimension `dim` (kept with size 1), or over every element to a
 // rank-0 array when `dim` is `SL_ALL_DIMS`. Reducing no elements gives each op's value

@@ -8,9 +8,11 @@ numpy user would; the conjugate gradient solve of `roundtrip/cg_80_f64_x50` (the
 on 2^24 f32 and f64; square f32 matmuls of 1024 and 2048 (OpenBLAS sgemm, its own
 threads); 100,000 stacked 4x4 f32 products (`np.matmul` of two (100000, 4, 4) arrays, the
 `batched/sluice_100k_4x4_f32` bench of `benches/linalg.rs`); and the complex f32 Fourier
-transforms of `benches/fft.rs`; and, when scipy is installed, scipy.special's erfc, erfinv,
-gammaln and gamma of the 2^22 f32 and f64 inputs of the `special` group (their ufuncs
-compute f32 in f32 loops). Writes the median of each to target/criterion/numpy.json (ns)."""
+transforms of `benches/fft.rs`; 2^22 values of the random laws of `random_laws_t*`
+(`standard_exponential`, `poisson`, `standard_gamma`); and, when scipy is installed,
+scipy.special's erfc, erfinv, gammaln and gamma of the 2^22 f32 and f64 inputs of the
+`special` group (their ufuncs compute f32 in f32 loops). Writes the median of each to
+target/criterion/numpy.json (ns)."""
 import json
 import math
 import os
@@ -21,6 +23,7 @@ import numpy as np
 
 N = 1 << 24
 MID = 1 << 20
+LAWS = 1 << 22
 OUT = os.path.join(os.path.dirname(__file__), "..", "target", "criterion", "numpy.json")
 
 
@@ -135,6 +138,15 @@ def main():
         "fft_1d_2p20_c64": lambda: np.fft.fft(ffts["1d"]),
         "fft_batched_64x2p14_c64": lambda: np.fft.fft(ffts["batched"], axis=-1),
         "fft_2d_2048x2048_c64": lambda: np.fft.fft2(ffts["2d"]),
+        # The `random_laws` benchmarks.
+        "exponential_f32": lambda: g.standard_exponential(LAWS, dtype=np.float32),
+        "exponential_f64": lambda: g.standard_exponential(LAWS),
+        "poisson_4_i64": lambda: g.poisson(4.0, LAWS),
+        "poisson_1000_i64": lambda: g.poisson(1000.0, LAWS),
+        "gamma_0.5_f32": lambda: g.standard_gamma(0.5, LAWS, dtype=np.float32),
+        "gamma_0.5_f64": lambda: g.standard_gamma(0.5, LAWS),
+        "gamma_5_f32": lambda: g.standard_gamma(5.0, LAWS, dtype=np.float32),
+        "gamma_5_f64": lambda: g.standard_gamma(5.0, LAWS),
     }
     try:
         import scipy.special as sp

@@ -143,9 +143,31 @@ def special_table():
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
+def laws_table():
+    """The random laws' 2^22 values (`random_laws_t*`) against numpy's Generator (medians)."""
+    numpy = numpy_times()
+    names = ["exponential_f32", "exponential_f64", "poisson_4_i64", "poisson_1000_i64",
+             "gamma_0.5_f32", "gamma_0.5_f64", "gamma_5_f32", "gamma_5_f64"]
+    try:
+        runs = {t: {n: mean_ns(f"random_laws_t{t}", n, "median") for n in names} for t in (1, 2)}
+    except FileNotFoundError as e:
+        sys.exit(f"missing benchmark result: {e.filename}")
+    print(f"numpy {numpy.get('numpy', '(not run)')}")
+    print()
+    print("| law (2^22 values) | 1 thread | 2 threads | numpy (1 thread) | numpy / Sluice (1 thread) | numpy / Sluice (2 threads) |")
+    print("|---|---|---|---|---|---|")
+    for n in names:
+        np_time = numpy.get(n)
+        np_cols = [f"{np_time / 1e6:.1f} ms", f"{np_time / runs[1][n]:.2f} x", f"{np_time / runs[2][n]:.2f} x"] if np_time else ["", "", ""]
+        print(f"| {n} | {runs[1][n] / 1e6:.2f} ms | {runs[2][n] / 1e6:.2f} ms | " + " | ".join(np_cols) + " |")
+
+
 def main():
     if "--special" in sys.argv:
         special_table()
+        return
+    if "--laws" in sys.argv:
+        laws_table()
         return
     if "--chains" in sys.argv:
         chains_table()

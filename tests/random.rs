@@ -53,7 +53,9 @@ fn state(rng: sl_rng) -> (u64, u64) {
 #[test]
 fn streams_match_the_definition() {
     let mut r = rng("streams");
-    for (kind, sk) in [(RngKind::Philox, SL_RNG_PHILOX), (RngKind::Fast, SL_RNG_FAST)] {
+    for (kind, sk) in
+        [(RngKind::Philox, SL_RNG_PHILOX), (RngKind::Fast, SL_RNG_FAST), (RngKind::Threefry, SL_RNG_THREEFRY)]
+    {
         for dt in [SL_F32, SL_F64] {
             for normal in [false, true] {
                 let seed = rand_val(&mut r, SL_I64, 0.0, 1e15, false).f() as u64;
@@ -90,7 +92,9 @@ fn streams_match_the_definition() {
 #[test]
 fn long_f32_normal_arrays_match_the_definition() {
     let mut r = rng("long_f32_normal");
-    for (kind, sk) in [(RngKind::Philox, SL_RNG_PHILOX), (RngKind::Fast, SL_RNG_FAST)] {
+    for (kind, sk) in
+        [(RngKind::Philox, SL_RNG_PHILOX), (RngKind::Fast, SL_RNG_FAST), (RngKind::Threefry, SL_RNG_THREEFRY)]
+    {
         let seed = rand_val(&mut r, SL_I64, 0.0, 1e15, false).f() as u64;
         let g = rng_new(sk, seed);
         let a = draw(g, true, SL_F32, &[1 << 19]);
@@ -137,7 +141,7 @@ fn statistics() {
     let mut r = rng("statistics");
     let n = 1 << 20;
     let se = |sd: f64, n: usize| 6.0 * sd / (n as f64).sqrt();
-    for sk in [SL_RNG_PHILOX, SL_RNG_FAST] {
+    for sk in [SL_RNG_PHILOX, SL_RNG_FAST, SL_RNG_THREEFRY] {
         for dt in [SL_F32, SL_F64] {
             let g = rng_new(sk, rand_val(&mut r, SL_I64, 0.0, 1e15, false).f() as u64);
             let values =

@@ -494,6 +494,21 @@ pub const SL_RNG_PHILOX: sl_rng_kind = 0;
 /// A 32-bit hash: cheaper, but a draw's stream repeats after 2^32 elements; for
 /// simulations that need speed more than statistical quality.
 pub const SL_RNG_FAST: sl_rng_kind = 1;
+/// Threefry4x32-20 (Random123's definition): like Philox, 2^128 counters per seed and
+/// passes BigCrush; adds, rotations and XORs only, no multiplies.
+pub const SL_RNG_THREEFRY: sl_rng_kind = 2;
+
+/// How `sl_random_sobol` scrambles its points' digits (each keeps the net property).
+pub type sl_sobol_scramble = i32;
+/// The sequence itself.
+pub const SL_SOBOL_PLAIN: sl_sobol_scramble = 0;
+/// A random digital shift: each dimension's digits XOR a word of the seed.
+pub const SL_SOBOL_SHIFT: sl_sobol_scramble = 1;
+/// Owen-style nested scrambling (Burley's hash-based Laine-Karras permutation): each
+/// digit flipped by a random function of the digits before it, per dimension.
+pub const SL_SOBOL_OWEN: sl_sobol_scramble = 2;
+/// The most dimensions `sl_random_sobol` gives (Joe and Kuo's direction numbers).
+pub const SL_SOBOL_MAX_DIMS: i64 = 21201;
 
 /// Result-comparison modes (`sl_compare_settings.mode`, `SLUICE_COMPARE`).
 pub type sl_compare_mode = i32;

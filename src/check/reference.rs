@@ -3,7 +3,7 @@
 //! are not rounded back to f32 between ops), integers exactly with the wrapping of their
 //! type. Deliberately plain: it shares no arithmetic with the executors, so it checks them.
 
-use crate::ir::random::{Distribution, Stream};
+use crate::ir::random::{Stream, sobol};
 use crate::ir::{
     BinaryOp, DType, MAX_RANK, Node, Op, Placement, ReduceOp, Scalar, ScanOp, ScatterMode, Semiring, Shape, UnaryOp,
     Value,
@@ -400,11 +400,18 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
         }),
         Op::Random { kind, dist, .. } => {
             let stream = Stream { kind: *kind, seed: ins[0].at(0).i() as u64, draw: ins[1].at(0).i() as u64 };
-            each(&|i, _| {
-                Elem::F(match dist {
-                    Distribution::Uniform => stream.uniform(t, i as u64),
-                    Distribution::Normal => stream.normal(t, i as u64),
-                })
+            let params: Vec<Scalar> = ins[2..].iter().map(|p| p.at(0).scalar(p.dtype)).collect();
+            each(&|i, _| Elem::of_scalar(stream.sample(*dist, t, i as u64, &params)))
+        }
+        Op::Sobol { scramble } => {
+            let (directions, first, seed) = (ins[0], ins[1].at(0).i() as u64, ins[2].at(0).i() as u64);
+            each(&|_, c| {
+                let dim = c[1] as usize;
+                let x = sobol::digits((first + c[0] as u64) as u32, |k| {
+                    directions.at(k as usize + sobol::SOBOL_BITS as usize * dim).i() as u32
+                });
+                let x = sobol::scramble(x, *scramble, sobol::dimension_seed(seed, dim as u32));
+                Elem::F(if t == DType::F32 { sobol::to_f32(x) as f64 } else { sobol::to_f64(x) })
             })
         }
         Op::Unary(op) => {

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::runtime::Runtime;
+use crate::ir::random;
 use crate::sched::macros;
 use smallvec::smallvec;
 
@@ -175,8 +176,7 @@ impl Graph<'_> {
     }
 
     /// A new draw of random numbers of `dtype` (f32 or f64) and `shape` from generator
-    /// `rng` (its id `rng_id`). The seed and draw are operands of their own (not shared
-    /// with other ops), so a replayed macro can give each draw its new value.
+    /// `rng` (its id `rng_id`), uniform or normal.
     pub fn random(&self, rng_id: u64, rng: &Rng, dist: Distribution, dtype: DType, shape: Shape) -> Result<Arc<Node>> {
         if dtype.is_complex() {
             return self.complex_random(rng_id, rng, dist, dtype, shape);
@@ -184,18 +184,39 @@ impl Graph<'_> {
         if !dtype.is_float() {
             bail!(DTypeMismatch, "random numbers are f32 or f64, not {dtype}");
         }
+        self.random_law(rng_id, rng, dist, dtype, shape, &[])
+    }
+
+    /// A new draw of law `dist` with parameters `params` (of the types the law says;
+    /// `front::random` checks and computes them). The seed, draw and parameters are
+    /// operands of their own (not shared with other ops), so a replayed macro can give
+    /// each draw its new value and a loop's kernels do not depend on the values.
+    pub fn random_law(
+        &self,
+        rng_id: u64,
+        rng: &Rng,
+        dist: Distribution,
+        dtype: DType,
+        shape: Shape,
+        params: &[Scalar],
+    ) -> Result<Arc<Node>> {
+        debug_assert!(dist.gives(dtype) && params.len() == dist.params());
+        if dist.uses_element_blocks() && shape.numel() as u64 > random::MAX_ELEMENT_INDEX {
+            bail!(
+                InvalidArgument,
+                "{} arrays have at most 2^48 elements ({} asked): each element owns counters of its own",
+                dist.name(),
+                shape.numel()
+            );
+        }
         let st = rng.take(1);
-        let operand = |v: u64| {
-            Node::pending(
-                Op::Fill { value: Scalar::I64(v as i64), baked: false },
-                DType::I64,
-                Shape::SCALAR,
-                self.site,
-                Inputs::new(),
-            )
+        let operand = |v: Scalar| {
+            Node::pending(Op::Fill { value: v, baked: false }, v.dtype(), Shape::SCALAR, self.site, Inputs::new())
         };
+        let mut inputs: Inputs = smallvec![operand(Scalar::I64(st.seed as i64)), operand(Scalar::I64(st.draw as i64))];
+        inputs.extend(params.iter().map(|&p| operand(p)));
         let op = Op::Random { kind: rng.kind, dist, rng: rng_id };
-        Ok(self.pending(op, dtype, shape, smallvec![operand(st.seed), operand(st.draw)]))
+        Ok(self.pending(op, dtype, shape, inputs))
     }
 
     /// An array holding a copy of `value` (already laid out as `value.layout` says).

@@ -10,6 +10,7 @@ pub mod graph;
 pub mod handles;
 pub mod host;
 pub mod linalg;
+pub mod random;
 pub mod rng;
 pub mod runtime;
 pub mod scope;

@@ -9,6 +9,7 @@ use rustc_hash::FxHashMap as HashMap;
 use super::cost::{self, Shares, UNOWNED};
 use super::recipe::Source;
 use crate::ir::kernel::{Inst, IntoInput, Kernel, KernelInput, KernelOutput, KernelReduce, OutputKind};
+use crate::ir::random::MAX_RANDOM_PARAMS;
 use crate::ir::{
     BinaryOp, Boundary, DType, Layout, MAX_RANK, Map, MapStep, Node, Op, ReduceOp, Scalar, Shape, ViewStep,
 };
@@ -429,6 +430,8 @@ impl<'a> KernelBuilder<'a> {
             }
             // The source is a stored array (a leaf); indices are evaluated in place.
             Op::Gather => out.extend(inputs[1..].iter().map(|i| (i, m))),
+            // The direction numbers are a stored array, read at the point's dimension.
+            Op::Sobol { .. } => out.extend(inputs[1..].iter().map(|i| (i, m))),
             _ => {}
         }
     }
@@ -467,7 +470,21 @@ impl<'a> KernelBuilder<'a> {
             Op::Random { kind, dist, .. } => {
                 // A one-element array reads element 0 wherever it is broadcast to.
                 let map = (n.shape.rank() > 0).then(|| self.kernel_map(m));
-                self.push(Inst::Random { kind: *kind, dist: *dist, seed: vals[0], draw: vals[1], map }, t)
+                let mut params = [0; MAX_RANDOM_PARAMS];
+                params[..dist.params()].copy_from_slice(&vals[2..2 + dist.params()]);
+                self.push(Inst::Random { kind: *kind, dist: *dist, seed: vals[0], draw: vals[1], params, map }, t)
+            }
+            Op::Sobol { scramble } => {
+                let src = &self.sub.inputs(n)[0];
+                let Leaf::Array(source, layout) = (self.leaf)(src) else {
+                    unreachable!("direction numbers are stored arrays")
+                };
+                let input = self.input(src, source, layout);
+                let map = self.kernel_map(m);
+                let point = self.push(Inst::Coord { map, dim: 0 }, DType::I64);
+                let dim = self.push(Inst::Coord { map, dim: 1 }, DType::I64);
+                let index = self.push(Inst::Binary { op: BinaryOp::Add, a: point, b: vals[0] }, DType::I64);
+                self.push(Inst::Sobol { input, index, dim, seed: vals[1], scramble: *scramble }, t)
             }
             Op::Unary(op) => self.push(Inst::Unary { op: *op, a: vals[0] }, t),
             Op::Binary(op) => self.push(Inst::Binary { op: *op, a: vals[0], b: vals[1] }, t),

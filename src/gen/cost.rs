@@ -65,8 +65,12 @@ pub fn inst_cost(inst: &Inst) -> f32 {
         Inst::Fma { .. } => 1.0,
         Inst::Unary { op, .. } => unary_cost(op),
         Inst::Binary { op, .. } => binary_cost(op),
-        Inst::Random { dist: Distribution::Uniform, .. } => 4.0,
+        Inst::Random { dist: Distribution::Uniform | Distribution::Bernoulli | Distribution::Integers, .. } => 4.0,
+        Inst::Random { dist: Distribution::UniformRange, .. } => 6.0,
+        Inst::Random { dist: Distribution::Exponential, .. } => 20.0,
         Inst::Random { dist: Distribution::Normal, .. } => 40.0,
+        Inst::Random { dist: Distribution::Poisson { .. } | Distribution::Gamma { .. }, .. } => 80.0,
+        Inst::Sobol { .. } => 40.0,
         Inst::Gather { .. } => 4.0,
     }
 }
@@ -84,9 +88,12 @@ fn uniform(k: &Kernel) -> Vec<bool> {
     for (i, inst) in k.insts.iter().enumerate() {
         u[i] = match inst {
             Inst::Param { .. } | Inst::Const(_) => true,
-            Inst::Load { .. } | Inst::Coord { .. } | Inst::Valid { .. } | Inst::Random { .. } | Inst::Gather { .. } => {
-                false
-            }
+            Inst::Load { .. }
+            | Inst::Coord { .. }
+            | Inst::Valid { .. }
+            | Inst::Random { .. }
+            | Inst::Gather { .. }
+            | Inst::Sobol { .. } => false,
             _ => inst.operands().iter().all(|&a| u[a as usize]),
         };
     }

@@ -12,7 +12,7 @@ fn op_cost(op: &Op) -> usize {
     match op {
         Op::Unary(u) if u.is_transcendental() && *u != UnaryOp::Sqrt => 8,
         Op::Binary(BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot | BinaryOp::Rem) => 8,
-        Op::Random { .. } => 8,
+        Op::Random { .. } | Op::Sobol { .. } => 8,
         Op::View(_) | Op::Fill { .. } | Op::Iota { .. } => 0,
         _ => 1,
     }
@@ -101,8 +101,8 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions, limits: &L
             | Op::Sort(_)
             | Op::Scatter { .. }
             | Op::IndexCheck { .. } => inputs_of[i].len(),
-            // The array an assignment makes a new version of.
-            Op::Gather | Op::Assign(_) => 1,
+            // The array an assignment makes a new version of; Sobol's direction numbers.
+            Op::Gather | Op::Assign(_) | Op::Sobol { .. } => 1,
             _ => 0,
         };
         for j in inputs_of[i][..stored_inputs].iter().filter_map(pending_input) {
@@ -213,7 +213,7 @@ pub fn decide(sub: &Subgraph, roots: &[Arc<Node>], opts: &GenOptions, limits: &L
             let g = group_of[j] as isize;
             let elementwise = !matches!(order[j].op, Op::Reduce { .. } | Op::Scan { .. } | Op::Assign(_))
                 && !groups[group_of[j]].intrinsic;
-            let gathered = matches!(order[i].op, Op::Gather | Op::Assign(_)) && k == 0;
+            let gathered = matches!(order[i].op, Op::Gather | Op::Assign(_) | Op::Sobol { .. }) && k == 0;
             // A value stored because several views read it is read back, not recomputed
             // through each view in the kernel that stores it.
             let reread =

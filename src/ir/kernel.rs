@@ -4,7 +4,8 @@
 use super::dtype::{DType, Scalar};
 use super::node::Layout;
 use super::op::{BinaryOp, ScanOp, UnaryOp};
-use super::random::{Distribution, RngKind};
+use super::random::sobol::Scramble;
+use super::random::{Distribution, MAX_RANDOM_PARAMS, RngKind};
 use super::shape::{MAX_RANK, Shape};
 use super::view::Map;
 
@@ -64,15 +65,28 @@ pub enum Inst {
         a: u32,
     },
     /// An element of a random array of the instruction's type (see `ir::random`), from
-    /// the draw at i64 values `seed` and `draw`. The element's index is its column-major
-    /// linear index in the space `maps[map]` reaches (`Kernel::space`), or 0 for a
-    /// one-element array (`map` None).
+    /// the draw at i64 values `seed` and `draw`, with the distribution's parameters
+    /// `params[..dist.params()]`. The element's index is its column-major linear index in
+    /// the space `maps[map]` reaches (`Kernel::space`), or 0 for a one-element array (`map`
+    /// None).
     Random {
         kind: RngKind,
         dist: Distribution,
         seed: u32,
         draw: u32,
+        params: [u32; MAX_RANDOM_PARAMS],
         map: Option<u32>,
+    },
+    /// Coordinate `dim` (an i64 value) of Sobol' point `index` (an i64 value below 2^32),
+    /// of the instruction's type (f32, f64): the direction numbers of dimension `dim` are
+    /// column `dim` of input `input` (i32, shape [32, dims]); `seed` (i64) keys the
+    /// scramble (`ir::random::sobol`).
+    Sobol {
+        input: u32,
+        index: u32,
+        dim: u32,
+        seed: u32,
+        scramble: Scramble,
     },
     /// Element of input `input` at the coordinates given by the i64 values
     /// `indices[..rank]` (one per input dimension), each clamped into range.
@@ -97,7 +111,13 @@ impl Inst {
             Inst::Binary { a, b, .. } => put(&[a, b]),
             Inst::Select { cond, a, b } => put(&[cond, a, b]),
             Inst::Fma { a, b, c } => put(&[a, b, c]),
-            Inst::Random { seed, draw, .. } => put(&[seed, draw]),
+            Inst::Random { seed, draw, params, dist, .. } => {
+                const { assert!(2 + MAX_RANDOM_PARAMS <= MAX_RANK) };
+                let mut v = [seed, draw, 0, 0, 0, 0, 0];
+                v[2..].copy_from_slice(&params);
+                put(&v[..2 + dist.params()])
+            }
+            Inst::Sobol { index, dim, seed, .. } => put(&[index, dim, seed]),
             Inst::Gather { indices, rank, .. } => put(&indices[..rank as usize]),
         }
         o
@@ -112,8 +132,14 @@ impl Inst {
             Inst::Binary { op, a, b } => Inst::Binary { op, a: f(a), b: f(b) },
             Inst::Select { cond, a, b } => Inst::Select { cond: f(cond), a: f(a), b: f(b) },
             Inst::Fma { a, b, c } => Inst::Fma { a: f(a), b: f(b), c: f(c) },
-            Inst::Random { kind, dist, seed, draw, map } => {
-                Inst::Random { kind, dist, seed: f(seed), draw: f(draw), map }
+            Inst::Random { kind, dist, seed, draw, mut params, map } => {
+                for p in &mut params[..dist.params()] {
+                    *p = f(*p);
+                }
+                Inst::Random { kind, dist, seed: f(seed), draw: f(draw), params, map }
+            }
+            Inst::Sobol { input, index, dim, seed, scramble } => {
+                Inst::Sobol { input, index: f(index), dim: f(dim), seed: f(seed), scramble }
             }
             Inst::Gather { input, mut indices, rank } => {
                 for i in &mut indices[..rank as usize] {
@@ -127,7 +153,7 @@ impl Inst {
     /// The input this instruction reads elements of, if any.
     fn input(&self) -> Option<u32> {
         match *self {
-            Inst::Load { input, .. } | Inst::Gather { input, .. } => Some(input),
+            Inst::Load { input, .. } | Inst::Gather { input, .. } | Inst::Sobol { input, .. } => Some(input),
             _ => None,
         }
     }
@@ -268,7 +294,7 @@ impl Kernel {
         let (mut insts, mut types) = (Vec::new(), Vec::new());
         for (i, inst) in self.insts.iter().enumerate().filter(|&(i, _)| live[i]) {
             let mut inst = inst.map_operands(|v| inst_index[v as usize]);
-            if let Inst::Load { input, .. } | Inst::Gather { input, .. } = &mut inst {
+            if let Inst::Load { input, .. } | Inst::Gather { input, .. } | Inst::Sobol { input, .. } = &mut inst {
                 *input = input_index[*input as usize];
             }
             inst_index[i] = insts.len() as u32;

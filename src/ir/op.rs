@@ -2,6 +2,7 @@
 
 use super::dtype::{DType, Scalar};
 use super::factor::FactorOp;
+use super::random::sobol::Scramble;
 use super::random::{Distribution, RngKind};
 use super::shape::Shape;
 use super::sort::SortOp;
@@ -474,9 +475,15 @@ pub enum Op {
     Iota { dim: u8 },
     /// 1 on the diagonal of the first two dimensions, else 0.
     Identity,
-    /// Random numbers (f32 or f64) from generator object `rng`. inputs: [seed, draw]
-    /// (rank-0 i64 operands, so one compiled kernel serves every draw).
+    /// Random numbers with law `dist` from generator object `rng`. inputs: [seed, draw,
+    /// params...] (rank-0 operands: i64 seed and draw, then `dist.params()` of the types
+    /// `dist.param_type` gives, so one compiled kernel serves every draw and parameter).
     Random { kind: RngKind, dist: Distribution, rng: u64 },
+    /// Sobol' points (`ir::random::sobol`), f32 or f64, of shape `[count, dims]`: element
+    /// `(i, j)` is coordinate `j` of point `first + i`. inputs: [directions (a stored i32
+    /// array of shape [32, dims], column `j` the direction numbers of dimension `j`), first
+    /// (rank-0 i64), seed (rank-0 i64, of the scramble)].
+    Sobol { scramble: Scramble },
     /// inputs: [a]
     Unary(UnaryOp),
     /// inputs: [a, b], same shape and dtype (broadcasts are explicit view nodes).
@@ -550,8 +557,8 @@ impl Op {
             Op::Fill { .. } => "fill",
             Op::Iota { .. } => "iota",
             Op::Identity => "identity",
-            Op::Random { dist: Distribution::Uniform, .. } => "random_uniform",
-            Op::Random { dist: Distribution::Normal, .. } => "random_normal",
+            Op::Random { dist, .. } => dist.name(),
+            Op::Sobol { .. } => "random_sobol",
             Op::Unary(u) => u.name(),
             Op::Binary(b) => b.name(),
             Op::Select => "select",

@@ -576,6 +576,37 @@ void random_numbers() {
     EXPECT_ERROR(SL_ERR_DTYPE_MISMATCH, "f32 or f64", rng.uniform(DType::i32, {3}));
     sluice::Rng moved = std::move(rng);
     EXPECT(moved.state()[1] == 2, "a moved generator keeps its state");
+    // The other laws, from a Threefry generator: ranges and means (five standard errors).
+    sluice::Rng tf(test::rng()(), sluice::RngKind::threefry);
+    const auto mean_of = [](const std::vector<double>& a) {
+        double m = 0;
+        for (double x : a) m += x / static_cast<double>(a.size());
+        return m;
+    };
+    const int64_t n = 65536;
+    const std::vector<int32_t> k = tf.poisson(6.5, DType::i32, {n}).read<int32_t>();
+    std::vector<double> kd(k.begin(), k.end());
+    EXPECT(std::abs(mean_of(kd) - 6.5) < 5 * std::sqrt(6.5 / n), "Poisson mean " << mean_of(kd));
+    const std::vector<double> g = tf.gamma(2.5, 2.0, DType::f64, {n}).read<double>();
+    EXPECT(std::abs(mean_of(g) - 5.0) < 5 * 2 * std::sqrt(2.5 / n), "gamma mean " << mean_of(g));
+    const std::vector<int64_t> in = tf.integers(-7, 100, DType::i64, {n}).read<int64_t>();
+    bool inside = true;
+    for (int64_t x : in) inside = inside && x >= -7 && x < 100;
+    EXPECT(inside, "integers in [-7, 100)");
+    const std::vector<double> r = tf.uniform(2.0, 3.0, DType::f64, {n}).read<double>();
+    EXPECT(std::abs(mean_of(r) - 2.5) < 5 * std::sqrt(1.0 / 12 / n), "uniform range mean " << mean_of(r));
+    const std::vector<double> e = tf.exponential(0.5, DType::f64, {n}).read<double>();
+    EXPECT(std::abs(mean_of(e) - 0.5) < 5 * 0.5 / std::sqrt(n), "exponential mean " << mean_of(e));
+    const std::vector<double> b = tf.beta(1.0, 3.0, DType::f64, {n}).read<double>();
+    EXPECT(std::abs(mean_of(b) - 0.25) < 5 * std::sqrt(0.0375 / n), "beta mean " << mean_of(b));
+    const std::vector<double> c = tf.chisquare(5.0, DType::f64, {n}).read<double>();
+    EXPECT(std::abs(mean_of(c) - 5.0) < 5 * std::sqrt(10.0 / n), "chi-square mean " << mean_of(c));
+    const std::vector<double> heads = sluice::cast(tf.bernoulli(0.4, {n}), DType::f64).read<double>();
+    EXPECT(std::abs(mean_of(heads) - 0.4) < 5 * std::sqrt(0.24 / n), "Bernoulli frequency " << mean_of(heads));
+    const std::vector<double> pts = sluice::sobol(2, 0, 4).read<double>();
+    EXPECT((pts == std::vector<double>{0, 0.5, 0.75, 0.25, 0, 0.5, 0.25, 0.75}), "Sobol' points");
+    EXPECT_ERROR(SL_ERR_INVALID_ARGUMENT, "lambda", tf.poisson(-2.0, DType::i32, {3}));
+    EXPECT_ERROR(SL_ERR_INVALID_ARGUMENT, "dimensions", sluice::sobol(0, 0, 3));
     const sl_cache_stats trace = sluice::cache_stats(sluice::Cache::trace);
     EXPECT(trace.lookups >= trace.hits, "trace cache counters");
     const sl_cache_stats programs = sluice::cache_stats(sluice::Cache::program);

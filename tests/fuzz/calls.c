@@ -424,6 +424,190 @@ static void c_random(Fuzzer *f) {
     x_random(f, rs, id, rand_pct(&f->r, 40), rand_pct(&f->r, 85) ? (rand_pct(&f->r, 50) ? SL_F32 : SL_F64) : gen_dtype(f), rank, dims);
 }
 
+/* ---- the other random laws and Sobol' points ---- */
+
+/* `x` rounded to `dt` (f32 or f64); out-of-range values round to an infinity. */
+static double in_type(int dt, double x) {
+    if (dt != SL_F32 || isnan(x)) return x;
+    if (fabs(x) >= 0x1.ffffffp127) return copysign(INFINITY, x);
+    return (double)(float)x;
+}
+
+/* A parameter: mostly an ordinary value in [lo, hi), sometimes 0, negative, huge, tiny,
+ * infinite or NaN. */
+static double gen_param(Fuzzer *f, double lo, double hi) {
+    static const double odd[] = {0.0, -1.0, -0.0, 1e-300, 1e-40, 1e300, 3e38, 1e16, 2e9, INFINITY, -INFINITY, NAN, 1.0};
+    if (rand_pct(&f->r, 85)) return lo + (hi - lo) * rand_unit(&f->r);
+    return odd[rand_below(&f->r, sizeof odd / sizeof *odd)];
+}
+
+/* Whether a gamma shape `k` of type `dt` is accepted (front::random::standard_gamma). */
+static int gamma_shape_ok(int dt, double k) {
+    if (!(k > 0)) return 0;
+    double kt = in_type(dt, k), inv = in_type(dt, 1.0 / k);
+    if (!isfinite(kt) || kt < (dt == SL_F32 ? FLT_MIN : DBL_MIN) || !isfinite(inv) || inv < (dt == SL_F32 ? FLT_MIN : DBL_MIN))
+        return 0;
+    double d = (k < 1 ? k + 1 : k) - 1.0 / 3.0;
+    return isfinite(in_type(dt, 9.0 * d));
+}
+
+static void c_random_law(Fuzzer *f) {
+    Expect e;
+    ex_init(&e);
+    sl_array out, *op = out_ptr(f, &out, &e);
+    int rs;
+    sl_rng id = pick_rng(f, &rs);
+    int64_t dims[SL_MAX_RANK];
+    int rank = gen_app_shape(f, dims, 256);
+    int shape_ok = app_shape(&e, rank, dims);
+    int law = (int)rand_below(&f->r, 8);
+    static const int float_types[] = {SL_F32, SL_F64}, int_types[] = {SL_I32, SL_I64};
+    int dt = rand_pct(&f->r, 90) ? (law == 1 || law == 4 ? int_types : float_types)[rand_below(&f->r, 2)] : gen_dtype(f);
+    if (law == 3) dt = SL_BOOL;
+    if (!dt_valid(dt)) ex_bad(&e, BAD_ARG);
+    if (rs < 0) ex_bad(&e, BAD_HANDLE);
+    int floats = dt == SL_F32 || dt == SL_F64, ints = dt == SL_I32 || dt == SL_I64;
+    if (dt_valid(dt) && ((law == 1 || law == 4) ? !ints : law != 3 && !floats)) ex_bad(&e, BAD_DTYPE);
+    double a = 0, b = 0, lo = 0, hi = 0;
+    int bounded = 1, draws = 1, own_blocks = 0;
+    int64_t ilo = 0, ihi = 0;
+    const char *fn = "";
+    sl_status st;
+    char r[80];
+    if (rs >= 0) snprintf(r, sizeof r, "r%d", f->rngs[rs].label);
+    else snprintf(r, sizeof r, "%s", rng_label(f, id));
+    switch (law) {
+    case 0:
+        fn = "sl_random_uniform_range";
+        a = gen_param(f, -100, 100);
+        b = rand_pct(&f->r, 85) ? a + gen_param(f, 0, 50) : gen_param(f, -100, 100);
+        if (floats && (!isfinite(in_type(dt, a)) || !isfinite(in_type(dt, b)) || !(in_type(dt, b) > in_type(dt, a)))) ex_bad(&e, BAD_ARG);
+        lo = in_type(dt, a), hi = in_type(dt, b);
+        log_begin(f, "%s(%s, %g, %g, %s, %s)", fn, r, a, b, dt_name(dt), S(rank, dims, 0));
+        st = sl_random_uniform_range(id, a, b, dt, rank, dims, op);
+        break;
+    case 1:
+        fn = "sl_random_integers";
+        own_blocks = 1;
+        ilo = rand_pct(&f->r, 80) ? (int64_t)rand_below(&f->r, 200) - 100 : gen_extreme(f);
+        ihi = rand_pct(&f->r, 80) && ilo <= INT64_MAX - 1000 ? ilo + (int64_t)rand_below(&f->r, 1000) : gen_extreme(f);
+        if (ints && (ihi <= ilo || (dt == SL_I32 && (ilo < INT32_MIN || ihi > (int64_t)1 << 31)))) ex_bad(&e, BAD_ARG);
+        /* Large i64 ranges are not exact as doubles. */
+        bounded = (double)ihi - (double)ilo < 0x1p52;
+        lo = (double)ilo, hi = (double)ihi;
+        log_begin(f, "%s(%s, %lld, %lld, %s, %s)", fn, r, (long long)ilo, (long long)ihi, dt_name(dt), S(rank, dims, 0));
+        st = sl_random_integers(id, ilo, ihi, dt, rank, dims, op);
+        break;
+    case 2:
+        fn = "sl_random_exponential";
+        a = gen_param(f, 0.01, 10);
+        if (floats && !(isfinite(in_type(dt, a)) && in_type(dt, a) > 0)) ex_bad(&e, BAD_ARG);
+        /* -ln(1 - u) is below 16.7 for f32 and 36.8 for f64. */
+        lo = 0, hi = 40 * in_type(dt, a);
+        bounded = isfinite(hi);
+        log_begin(f, "%s(%s, %g, %s, %s)", fn, r, a, dt_name(dt), S(rank, dims, 0));
+        st = sl_random_exponential(id, a, dt, rank, dims, op);
+        break;
+    case 3:
+        fn = "sl_random_bernoulli";
+        a = gen_param(f, 0, 1);
+        if (!(a >= 0 && a <= 1)) ex_bad(&e, BAD_ARG);
+        lo = 0, hi = 2;
+        log_begin(f, "%s(%s, %g, %s)", fn, r, a, S(rank, dims, 0));
+        st = sl_random_bernoulli(id, a, rank, dims, op);
+        break;
+    case 4:
+        fn = "sl_random_poisson";
+        own_blocks = 1;
+        a = rand_pct(&f->r, 50) ? gen_param(f, 0, 12) : gen_param(f, 0, 1e5);
+        if (ints && !(a >= 0 && a <= (dt == SL_I32 ? 0x1p30 : 0x1p50))) ex_bad(&e, BAD_ARG);
+        /* Beyond 30 standard deviations: never in a lifetime of runs. */
+        lo = 0, hi = a + 30 * sqrt(a) + 30;
+        log_begin(f, "%s(%s, %g, %s, %s)", fn, r, a, dt_name(dt), S(rank, dims, 0));
+        st = sl_random_poisson(id, a, dt, rank, dims, op);
+        break;
+    case 5:
+    case 6:
+        fn = law == 5 ? "sl_random_gamma" : "sl_random_chisquare";
+        own_blocks = 1;
+        a = gen_param(f, 0.05, 20);
+        b = law == 5 ? gen_param(f, 0.1, 5) : 2.0;
+        if (floats) {
+            int theta_ok = isfinite(in_type(dt, b)) && in_type(dt, b) > 0;
+            int k_ok = law == 5 ? gamma_shape_ok(dt, a) : a > 0 && gamma_shape_ok(dt, a / 2);
+            if (!theta_ok || !k_ok) ex_bad(&e, BAD_ARG);
+        } else if (law == 6 && !(a > 0)) {
+            ex_bad(&e, BAD_ARG);
+        }
+        double k = law == 5 ? a : a / 2;
+        lo = 0, hi = in_type(dt, (k + 60 * sqrt(k) + 60) * b);
+        bounded = isfinite(hi);
+        if (law == 5) {
+            log_begin(f, "%s(%s, %g, %g, %s, %s)", fn, r, a, b, dt_name(dt), S(rank, dims, 0));
+            st = sl_random_gamma(id, a, b, dt, rank, dims, op);
+        } else {
+            log_begin(f, "%s(%s, %g, %s, %s)", fn, r, a, dt_name(dt), S(rank, dims, 0));
+            st = sl_random_chisquare(id, a, dt, rank, dims, op);
+        }
+        break;
+    default:
+        fn = "sl_random_beta";
+        own_blocks = 1;
+        draws = 2;
+        a = gen_param(f, 0.05, 10);
+        b = gen_param(f, 0.05, 10);
+        if (floats && !(isfinite(a) && isfinite(b) && gamma_shape_ok(dt, a) && gamma_shape_ok(dt, b))) ex_bad(&e, BAD_ARG);
+        lo = 0, hi = nextafter(1.0, 2.0);
+        log_begin(f, "%s(%s, %g, %g, %s, %s)", fn, r, a, b, dt_name(dt), S(rank, dims, 0));
+        st = sl_random_beta(id, a, b, dt, rank, dims, op);
+        break;
+    }
+    Shadow pred = {0};
+    if (shape_ok && e.problems == 0) {
+        sh_init(&pred, dt, rank, dims, 0);
+        if (own_blocks && pred.numel > ((int64_t)1 << 48)) ex_bad(&e, BAD_ARG);
+        pred.bounded = bounded;
+        pred.lo = lo;
+        pred.hi = hi;
+    }
+    if (st == SL_OK && rs >= 0) f->rngs[rs].draw += (uint64_t)draws;
+    /* Computed at once (SLUICE_SYNC) and refused, the draws are taken all the same. */
+    if (st == SL_ERR_OUT_OF_MEMORY && rs >= 0) sl_rng_get_state(id, NULL, &f->rngs[rs].draw);
+    finish(f, fn, st, &e, op, &pred, 0, 0);
+}
+
+static void c_sobol(Fuzzer *f) {
+    Expect e;
+    ex_init(&e);
+    sl_array out, *op = out_ptr(f, &out, &e);
+    int64_t dims = rand_pct(&f->r, 90) ? 1 + (int64_t)rand_below(&f->r, 40) : gen_extreme(f);
+    int64_t first = rand_pct(&f->r, 85) ? (int64_t)rand_below(&f->r, 100000) : gen_extreme(f);
+    int64_t count = rand_pct(&f->r, 90) ? (int64_t)rand_below(&f->r, 64) : gen_extreme(f);
+    int scramble = rand_pct(&f->r, 95) ? (int)rand_below(&f->r, 3) : (rand_pct(&f->r, 50) ? 3 : -1);
+    int dt = rand_pct(&f->r, 90) ? (rand_pct(&f->r, 50) ? SL_F32 : SL_F64) : gen_dtype(f);
+    uint64_t seed = rand_u64(&f->r);
+    if (!dt_valid(dt)) ex_bad(&e, BAD_ARG);
+    if (dt_valid(dt) && dt != SL_F32 && dt != SL_F64) ex_bad(&e, BAD_DTYPE);
+    if (scramble < 0 || scramble > 2) ex_bad(&e, BAD_ARG);
+    int ok = dims >= 1 && dims <= SL_SOBOL_MAX_DIMS;
+    if (!ok) ex_bad(&e, BAD_ARG);
+    if (first < 0 || count < 0 || first > ((int64_t)1 << 32) - count) {
+        ex_bad(&e, BAD_ARG);
+        ok = 0;
+    }
+    Shadow pred = {0};
+    int64_t shape[2] = {count, dims};
+    if (ok && dt_valid(dt) && (dt == SL_F32 || dt == SL_F64) && (unsigned __int128)count * (uint64_t)dims <= SL_MAX_ELEMENTS) {
+        sh_init(&pred, dt, 2, shape, 0);
+        pred.bounded = 1;
+        pred.lo = 0;
+        pred.hi = 1;
+    }
+    log_begin(f, "sl_random_sobol(%lld, %lld, %lld, %d, %llu, %s)", (long long)dims, (long long)first, (long long)count, scramble,
+              (unsigned long long)seed, dt_name(dt));
+    finish(f, "sl_random_sobol", sl_random_sobol(dims, first, count, scramble, seed, dt, op), &e, op, &pred, 0, 0);
+}
+
 /* ---- generators ---- */
 
 static void c_rng(Fuzzer *f) {
@@ -431,8 +615,8 @@ static void c_rng(Fuzzer *f) {
     ex_init(&e);
     uint64_t k = rand_below(&f->r, 100);
     if (k < 30) { /* create */
-        int kind = rand_pct(&f->r, 95) ? (int)rand_below(&f->r, 2) : (rand_pct(&f->r, 50) ? 2 : -1);
-        if (kind != SL_RNG_PHILOX && kind != SL_RNG_FAST) ex_bad(&e, BAD_ARG);
+        int kind = rand_pct(&f->r, 95) ? (int)rand_below(&f->r, 3) : (rand_pct(&f->r, 50) ? 3 : -1);
+        if (kind != SL_RNG_PHILOX && kind != SL_RNG_FAST && kind != SL_RNG_THREEFRY) ex_bad(&e, BAD_ARG);
         int null_out = rand_pct(&f->r, 2);
         if (null_out) ex_bad(&e, BAD_ARG);
         uint64_t seed = rand_pct(&f->r, 20) ? (uint64_t)gen_extreme(f) : rand_below(&f->r, 1000);
@@ -1927,6 +2111,7 @@ typedef struct {
 
 static const Weighted calls[] = {
     {c_create, 8},    {c_constant, 5}, {c_iota, 2},       {c_identity, 1},  {c_random, 3},        {c_rng, 2},
+    {c_random_law, 3}, {c_sobol, 1},
     {c_query, 4},     {c_retain, 2},   {c_release, 4},    {c_unary, 10},    {c_binary, 12},       {c_scalar_op, 7},
     {c_select, 2},    {c_fma, 2},      {c_cast, 3},     {c_reduce, 6},     {c_scan, 2},      {c_stats, 2},      {c_matmul, 1},        {c_dot, 1},
     {c_reshape, 3},   {c_permute, 2},  {c_transpose, 2},  {c_section, 4},   {c_project, 2},       {c_shift, 4},
@@ -1958,6 +2143,7 @@ void fuzz_step(Fuzzer *f) {
 void fuzz_recording_step(Fuzzer *f) {
     static const Weighted inside[] = {
         {c_create, 2}, {c_constant, 2}, {c_unary, 4},  {c_binary, 4}, {c_scalar_op, 3}, {c_reduce, 2}, {c_random, 1},
+        {c_random_law, 1},
         {c_query, 2},  {c_read, 3},     {c_eval, 2},   {c_hint_sync, 2}, {c_reference, 1}, {c_shift, 1}, {c_section, 1},
     };
     pick(f, inside, COUNT(inside))(f);

@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use super::access::{AffineForm, AffineMap};
 use crate::ir::kernel::{Inst, Kernel, KernelOutput, KernelReduce, OutputKind};
+use crate::ir::random::MAX_RANDOM_PARAMS;
+use crate::ir::random::sobol::Scramble;
 use crate::ir::{
     BinaryOp, DType, Distribution, Layout, Map, MapStep, Result, RngKind, ScanOp, Shape, UnaryOp, ViewStep, bail,
 };
@@ -93,7 +95,8 @@ pub enum VInst {
         input: u16,
         indices: Vec<Arg>,
     },
-    /// Random values of type `dtype`; `seed` and `draw` are launch values.
+    /// Random values of type `dtype`; `seed`, `draw` and the distribution's `params` are
+    /// launch values.
     Random {
         kind: RngKind,
         dist: Distribution,
@@ -101,7 +104,19 @@ pub enum VInst {
         dst: u16,
         seed: u16,
         draw: u16,
+        params: [u16; MAX_RANDOM_PARAMS],
         index: RandomIndex,
+    },
+    /// Sobol' coordinates of type `dtype` (`Inst::Sobol`): the direction numbers are input
+    /// `input`, the seed a launch value.
+    Sobol {
+        dtype: DType,
+        dst: u16,
+        input: u16,
+        index: Arg,
+        dim: Arg,
+        seed: u16,
+        scramble: Scramble,
     },
 }
 
@@ -321,7 +336,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
                 Inst::Param { .. } | Inst::Const(_) => true,
                 Inst::Load { input, map } => address(*input, *map).is_some_and(|f| f.is_constant()),
                 Inst::Valid { map } => affine[*map as usize].is_some(),
-                Inst::Coord { .. } | Inst::Gather { .. } | Inst::Random { .. } => false,
+                Inst::Coord { .. } | Inst::Gather { .. } | Inst::Random { .. } | Inst::Sobol { .. } => false,
                 _ => inst.operands().iter().all(|&a| uniform[a as usize]),
             };
     }
@@ -384,7 +399,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
                     UInst::Fma { dtype: ty, a: uni(&slots, *a), b: uni(&slots, *b), c: uni(&slots, *c) }
                 }
                 Inst::Cast { a } => UInst::Cast { from: k.types[*a as usize], to: ty, a: uni(&slots, *a) },
-                Inst::Coord { .. } | Inst::Gather { .. } | Inst::Random { .. } => unreachable!(),
+                Inst::Coord { .. } | Inst::Gather { .. } | Inst::Random { .. } | Inst::Sobol { .. } => unreachable!(),
             };
             slots[i] = Some(Arg::Uniform(uniforms.len() as u16));
             uniforms.push(u);
@@ -426,7 +441,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
                 let indices = indices[..*rank as usize].iter().map(|&v| arg(&slots, v)).collect();
                 VInst::Gather { dst, input: *input as u16, indices }
             }
-            Inst::Random { kind, dist, seed, draw, map } => {
+            Inst::Random { kind, dist, seed, draw, params, map } => {
                 let index = match *map {
                     Some(m) => {
                         let space = k.space(m);
@@ -441,8 +456,21 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
                     },
                 };
                 let (seed, draw) = (uni(&slots, *seed), uni(&slots, *draw));
-                VInst::Random { kind: *kind, dist: *dist, dtype: ty, dst, seed, draw, index }
+                let mut param_slots = [0; MAX_RANDOM_PARAMS];
+                for (slot, &p) in param_slots.iter_mut().zip(&params[..dist.params()]) {
+                    *slot = uni(&slots, p);
+                }
+                VInst::Random { kind: *kind, dist: *dist, dtype: ty, dst, seed, draw, params: param_slots, index }
             }
+            Inst::Sobol { input, index, dim, seed, scramble } => VInst::Sobol {
+                dtype: ty,
+                dst,
+                input: *input as u16,
+                index: arg(&slots, *index),
+                dim: arg(&slots, *dim),
+                seed: uni(&slots, *seed),
+                scramble: *scramble,
+            },
             Inst::Param { .. } | Inst::Const(_) => unreachable!(),
         };
         code.push(vi);

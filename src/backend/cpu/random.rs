@@ -3,19 +3,36 @@
 //! all of its words (four f32 uniforms, two f64 uniforms, or one or two Box-Muller
 //! pairs); lanes whose elements are not consecutive (views such as transposes) compute
 //! the block of each lane. Both give the same bits.
+//!
+//! The other laws: uniform ranges and exponentials transform the uniform values in place;
+//! Bernoulli values and integer ranges take the words of a batch (integers that Lemire's
+//! method rejects take more from their own blocks, one at a time); Poisson and gamma
+//! values compute the first own blocks of a batch's elements together (vectorised like
+//! any blocks) and then run `ir::random::samplers` element by element, taking further
+//! blocks only for the rare elements that need them.
 
 use multiversion::multiversion;
 use multiversion::target::target_cfg_f;
 
 use super::access::Lin;
-use super::math::{self, Fma, NoFma, Ops};
-use crate::ir::random::{Stream, f32_from_word, f64_from_words, fast_block};
-use crate::ir::{DType, Distribution, RngKind};
+use super::math::{self, ExpLogConsts, Fma, NoFma, Ops};
+use crate::ir::random::samplers::{self, Mt, MtReal, Ptrs};
+use crate::ir::random::sobol::{self, Scramble};
+use crate::ir::random::{ELEMENT_BLOCK_SHIFT, MAX_RANDOM_PARAMS, Stream, f32_from_word, f64_from_words, fast_block};
+use crate::ir::{DType, Distribution, Layout, RngKind};
 
 /// Elements per batch, which bounds the scratch buffers.
 const BATCH: usize = 256;
-/// Blocks a batch needs at most: one per lane off a run, about half a batch along one.
-const BATCH_BLOCKS: usize = BATCH + 2;
+/// Blocks a batch needs at most: one per lane off a run, about half a batch along one, two
+/// per lane for the first own blocks of f64 gamma values.
+const BATCH_BLOCKS: usize = 2 * BATCH + 2;
+
+/// A random instruction's distribution and the bits of its parameters (launch values).
+#[derive(Copy, Clone, Debug)]
+pub struct Law {
+    pub dist: Distribution,
+    pub params: [u64; MAX_RANDOM_PARAMS],
+}
 
 /// Per-thread buffers, kept from chunk to chunk.
 #[derive(Default)]
@@ -23,6 +40,8 @@ pub struct Scratch {
     counters: Vec<u64>,
     blocks: Vec<[u32; 4]>,
     values: Values,
+    /// The Poisson inversion's sums for the mean (its bits) used last.
+    inversion: Option<(u64, samplers::InversionTable)>,
 }
 
 /// Two arrays of `BATCH` values of each type.
@@ -33,8 +52,8 @@ struct Values {
 }
 
 /// Writes the values of type `dtype` of elements `run.base + run.step * l` (`l` in
-/// `0..n`) of the random array `dist` of `stream` to `dst`, with non-temporal stores where
-/// it can if `stream_out` (the caller fences).
+/// `0..n`) of the random array of law `law` of `stream` to `dst`, with non-temporal stores
+/// where it can if `stream_out` (the caller fences).
 ///
 /// # Safety
 /// `dst` has room for `n` values of `dtype`.
@@ -43,7 +62,7 @@ struct Values {
 pub unsafe fn fill(
     s: &mut Scratch,
     stream: &Stream,
-    dist: Distribution,
+    law: &Law,
     dtype: DType,
     run: Lin,
     dst: *mut u8,
@@ -62,12 +81,281 @@ pub unsafe fn fill(
     // SAFETY: room for `n` values (caller).
     unsafe {
         match (dtype, fma) {
-            (DType::F32, true) => fill_typed::<f32, Fma>(s, stream, dist, run, f32s, n, stream_out),
-            (DType::F32, false) => fill_typed::<f32, NoFma>(s, stream, dist, run, f32s, n, stream_out),
-            (DType::F64, true) => fill_typed::<f64, Fma>(s, stream, dist, run, f64s, n, stream_out),
-            (DType::F64, false) => fill_typed::<f64, NoFma>(s, stream, dist, run, f64s, n, stream_out),
+            (DType::F32, true) => fill_float::<f32, Fma>(s, stream, law, run, f32s, n, stream_out),
+            (DType::F32, false) => fill_float::<f32, NoFma>(s, stream, law, run, f32s, n, stream_out),
+            (DType::F64, true) => fill_float::<f64, Fma>(s, stream, law, run, f64s, n, stream_out),
+            (DType::F64, false) => fill_float::<f64, NoFma>(s, stream, law, run, f64s, n, stream_out),
+            (DType::Bool, _) => bernoulli(s, stream, law.params[0], run, std::slice::from_raw_parts_mut(dst, n)),
+            (DType::I32 | DType::I64, _) => fill_integers(s, stream, law, dtype, run, dst, n),
             (other, _) => unreachable!("random values of type {other}"),
         }
+    }
+}
+
+/// Sobol' direction numbers bound as a kernel input (`Inst::Sobol`): i32, shape
+/// [32, dims].
+pub struct Directions<'a> {
+    pub ptr: *const i32,
+    pub layout: &'a Layout,
+}
+
+impl Directions<'_> {
+    /// The scrambled digits of coordinate `dim` of point `index` (`ir::random::sobol`).
+    ///
+    /// # Safety
+    /// `dim` is a column of the table.
+    #[inline(always)]
+    pub unsafe fn coordinate(&self, index: u32, dim: usize, scramble: Scramble, seed: u64) -> u32 {
+        let (o, s0, s1) = (self.layout.offset, self.layout.strides[0], self.layout.strides[1]);
+        let at = |k: u32| o + k as i64 * s0 + dim as i64 * s1;
+        // SAFETY: k < 32 rows, `dim` a column (caller).
+        let x = sobol::digits(index, |k| unsafe { *self.ptr.offset(at(k) as isize) as u32 });
+        sobol::scramble(x, scramble, sobol::dimension_seed(seed, dim as u32))
+    }
+}
+
+/// `fill` for floating-point values.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn fill_float<T: Vectors + MtReal + ExpLogConsts, O: Ops>(
+    s: &mut Scratch,
+    stream: &Stream,
+    law: &Law,
+    run: Lin,
+    dst: *mut T,
+    n: usize,
+    stream_out: bool,
+) {
+    let p = |j: usize| T::from_param(law.params[j]);
+    // SAFETY: room for `n` values (caller).
+    let out = || unsafe { std::slice::from_raw_parts_mut(dst, n) };
+    unsafe {
+        match law.dist {
+            Distribution::Uniform | Distribution::Normal => {
+                fill_typed::<T, O>(s, stream, law.dist, run, dst, n, stream_out)
+            }
+            Distribution::UniformRange => {
+                fill_typed::<T, O>(s, stream, Distribution::Uniform, run, dst, n, false);
+                let (lo, hi, below) = (p(0), p(1), p(2));
+                for x in out() {
+                    *x = samplers::uniform_range(*x, lo, hi, below);
+                }
+            }
+            Distribution::Exponential => {
+                fill_typed::<T, O>(s, stream, Distribution::Uniform, run, dst, n, false);
+                for x in out() {
+                    // 1 - u is exact and normal.
+                    *x = -math::ln_normal::<T, O>(T::of(1.0) - *x);
+                }
+            }
+            Distribution::Gamma { boost, log } => {
+                let mt = Mt { d: p(0), c: p(1) };
+                let inv_k = if boost { Some(p(2)) } else { None };
+                gamma::<T, O>(s, stream, &mt, inv_k, log, run, out())
+            }
+            other => unreachable!("{other:?} values are not floating point"),
+        }
+    }
+}
+
+/// Marsaglia-Tsang gamma values (or their logs) of `samplers::marsaglia_tsang`, with the
+/// boost `boost^(1/k)` for shapes below 1 (`inv_k`) in this clone's exp and log. The first
+/// attempt of every lane of a batch runs in one loop up to the squeeze, which accepts most
+/// (vector instructions, the same operations as the definition's); the other lanes run
+/// the whole method from their first attempt again.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn gamma<T: Vectors + MtReal + ExpLogConsts, O: Ops>(
+    s: &mut Scratch,
+    stream: &Stream,
+    mt: &Mt<T>,
+    inv_k: Option<T>,
+    log: bool,
+    run: Lin,
+    out: &mut [T],
+) {
+    let per = <T as Sample>::WORDS as usize;
+    let (zero, one) = (T::of(0.0), T::of(1.0));
+    let ln_d = math::ln_normal::<T, O>(mt.d);
+    let mut done = 0;
+    while done < out.len() {
+        let len = BATCH.min(out.len() - done);
+        let sub = advance(run, done);
+        let first = first_own_blocks(&mut s.counters, &mut s.blocks, stream, per, sub, len);
+        let (ts, boosts) = T::scratch(&mut s.values);
+        let (ts, boosts) = (&mut ts[..len], &mut boosts[..len]);
+        // Attempt 0 (blocks 0 .. per) of each lane: its t where the squeeze accepts it,
+        // else 0 (t is positive when accepted).
+        for ((b, t), boost) in first.chunks_exact(per).zip(ts.iter_mut()).zip(boosts.iter_mut()) {
+            let w = b.as_flattened();
+            let u = |k: usize| <T as Sample>::uniform(&w[k * per..]);
+            let (x, _, tt) = samplers::mt_start(mt, u(0), u(1));
+            let accepted = tt > zero && samplers::mt_squeezed(x, one - u(2));
+            *t = if accepted { tt } else { zero };
+            *boost = one - u(3);
+        }
+        for (l, (t, boost)) in ts.iter_mut().zip(boosts.iter_mut()).enumerate() {
+            if *t == zero {
+                let e = lane(sub, l);
+                let g = samplers::marsaglia_tsang(mt, |a| own_block(stream, first, per, l, e, a));
+                (*t, *boost) = (g.t, g.boost);
+            }
+        }
+        // t, d and the boost's 1 - u are positive normal numbers.
+        let o = &mut out[done..done + len];
+        match (log, inv_k) {
+            (true, k) => {
+                for ((o, &t), &b) in o.iter_mut().zip(ts.iter()).zip(boosts.iter()) {
+                    let v = ln_d + T::of(3.0) * math::ln_normal::<T, O>(t);
+                    *o = k.map_or(v, |k| v + math::ln_normal::<T, O>(b) * k);
+                }
+            }
+            (false, None) => {
+                for (o, &t) in o.iter_mut().zip(ts.iter()) {
+                    *o = mt.d * (t * t * t);
+                }
+            }
+            (false, Some(k)) => {
+                for ((o, &t), &b) in o.iter_mut().zip(ts.iter()).zip(boosts.iter()) {
+                    *o = mt.d * (t * t * t) * math::exp::<T, O>(math::ln_normal::<T, O>(b) * k);
+                }
+            }
+        }
+        done += len;
+    }
+}
+
+/// Block `a` of element `e` (lane `l` of a batch whose first `per` own blocks per lane are
+/// `first`).
+#[inline(always)]
+fn own_block(stream: &Stream, first: &[[u32; 4]], per: usize, l: usize, e: u64, a: u64) -> [u32; 4] {
+    if (a as usize) < per { first[l * per + a as usize] } else { stream.element_block(e, a) }
+}
+
+/// `run` from its `done`th lane on.
+#[inline(always)]
+fn advance(run: Lin, done: usize) -> Lin {
+    Lin { base: run.base.wrapping_add(run.step.wrapping_mul(done as i64)), step: run.step }
+}
+
+/// The element index of lane `l` of `run`.
+#[inline(always)]
+fn lane(run: Lin, l: usize) -> u64 {
+    run.base.wrapping_add(run.step.wrapping_mul(l as i64)) as u64
+}
+
+/// Own blocks `0 .. per` of the elements of lanes `0 .. n` (`n <= BATCH`), lane after lane.
+#[inline(always)]
+fn first_own_blocks<'b>(
+    counters: &mut [u64],
+    blocks: &'b mut [[u32; 4]],
+    stream: &Stream,
+    per: usize,
+    run: Lin,
+    n: usize,
+) -> &'b [[u32; 4]] {
+    for l in 0..n {
+        for a in 0..per {
+            counters[l * per + a] = lane(run, l) + ((a as u64) << ELEMENT_BLOCK_SHIFT);
+        }
+    }
+    compute_blocks(stream, &counters[..n * per], &mut blocks[..n * per]);
+    &blocks[..n * per]
+}
+
+/// The `m` words of each of lanes `0 .. n` (`n <= BATCH`) of the packed stream (element
+/// `e` takes words `m e .. m e + m`), lane after lane.
+#[inline(always)]
+fn lane_words<'b>(s: &'b mut Scratch, stream: &Stream, m: usize, run: Lin, n: usize) -> &'b [u32] {
+    let (counters, blocks) = (&mut s.counters[..], &mut s.blocks[..]);
+    if consecutive(run, n) {
+        words_from(counters, blocks, stream, run.base as u64 * m as u64, n * m)
+    } else {
+        words_per_lane(counters, blocks, stream, m, |l| lane(run, l).wrapping_mul(m as u64), n)
+    }
+}
+
+/// Whether the `n` elements of `run` are consecutive, and their indices do not wrap (so
+/// their words are consecutive too).
+#[inline(always)]
+fn consecutive(run: Lin, n: usize) -> bool {
+    run.step == 1 && run.base >= 0 && run.base.checked_add(n as i64).is_some()
+}
+
+/// Bernoulli values: word `e` below `threshold`.
+fn bernoulli(s: &mut Scratch, stream: &Stream, threshold: u64, run: Lin, out: &mut [u8]) {
+    for (b, out) in out.chunks_mut(BATCH).enumerate() {
+        let words = lane_words(s, stream, 1, advance(run, b * BATCH), out.len());
+        for (o, &w) in out.iter_mut().zip(words) {
+            *o = ((w as u64) < threshold) as u8;
+        }
+    }
+}
+
+/// Integers in a range (`samplers::below_u32`, `below_u64`) and Poisson values.
+///
+/// # Safety
+/// `dst` has room for `n` values of `dtype` (i32 or i64).
+unsafe fn fill_integers(s: &mut Scratch, stream: &Stream, law: &Law, dtype: DType, run: Lin, dst: *mut u8, n: usize) {
+    let wide = dtype == DType::I64;
+    let p = law.params;
+    let f = |j: usize| f64::from_bits(p[j]);
+    let ptrs = Ptrs { lambda: f(0), a: f(1), b: f(2), ln_inv_alpha: f(3), vr: f(4) };
+    // The inversion's sums depend on the mean alone: kept from call to call.
+    if law.dist == (Distribution::Poisson { large: false }) && s.inversion.as_ref().is_none_or(|(m, _)| *m != p[0]) {
+        s.inversion = Some((p[0], samplers::InversionTable::new(f(0), f(1))));
+    }
+    // SAFETY: room for `n` values (caller).
+    let put = |i: usize, v: i64| unsafe {
+        if wide { *(dst as *mut i64).add(i) = v } else { *(dst as *mut i32).add(i) = v as i32 }
+    };
+    let mut done = 0;
+    while done < n {
+        let len = BATCH.min(n - done);
+        let sub = advance(run, done);
+        match law.dist {
+            Distribution::Integers => {
+                let words = lane_words(s, stream, if wide { 2 } else { 1 }, sub, len);
+                for l in 0..len {
+                    let blocks = |a| stream.element_block(lane(sub, l), a);
+                    let x = if wide {
+                        let first = (words[2 * l] as u64) << 32 | words[2 * l + 1] as u64;
+                        samplers::below_u64(first, p[1], p[2], blocks)
+                    } else {
+                        samplers::below_u32(words[l], p[1], p[2] as u32, blocks) as u64
+                    };
+                    put(done + l, (p[0] as i64).wrapping_add(x as i64));
+                }
+            }
+            Distribution::Poisson { large } => {
+                let first = first_own_blocks(&mut s.counters, &mut s.blocks, stream, 1, sub, len);
+                let ks = &mut s.values.f64s[..len];
+                if large {
+                    // Attempt 0 of each lane up to the squeeze, which accepts most; -1
+                    // where it does not (accepted values are not negative).
+                    for (k, w) in ks.iter_mut().zip(first) {
+                        let u = f64_from_words(w[0], w[1]) - 0.5;
+                        let us = 0.5 - u.abs();
+                        let squeezed = samplers::ptrs_squeezed(&ptrs, us, f64_from_words(w[2], w[3]));
+                        *k = if squeezed { samplers::ptrs_k(&ptrs, u, us) } else { -1.0 };
+                    }
+                    for (l, k) in ks.iter_mut().enumerate().filter(|(_, k)| **k < 0.0) {
+                        let e = lane(sub, l);
+                        *k = samplers::ptrs(&ptrs, |a| own_block(stream, first, 1, l, e, a));
+                    }
+                } else {
+                    let (_, table) = s.inversion.as_ref().expect("the inversion's sums for this mean");
+                    for (k, w) in ks.iter_mut().zip(first) {
+                        *k = table.sample(f64_from_words(w[0], w[1]));
+                    }
+                }
+                for (l, &k) in ks.iter().enumerate() {
+                    put(done + l, if wide { k as i64 } else { k as i32 as i64 });
+                }
+            }
+            other => unreachable!("{other:?} values are not integers"),
+        }
+        done += len;
     }
 }
 
@@ -107,6 +395,8 @@ trait Sample: Copy {
     fn uniforms(words: &[u32], out: &mut [Self]);
     /// Two scratch arrays of `BATCH` values.
     fn scratch(v: &mut Values) -> (&mut [Self], &mut [Self]);
+    /// A parameter from its bits (a launch value).
+    fn from_param(bits: u64) -> Self;
     /// The Box-Muller pair of uniforms `u` (radius) and `v` (angle):
     /// `sqrt(-2 ln(1 - u))` times `cos(2 pi v)` and `sin(2 pi v)`.
     fn normal_pair<O: Ops>(u: Self, v: Self) -> (Self, Self);
@@ -139,8 +429,7 @@ unsafe fn whole_groups<T: Vectors>(
     n: usize,
     stream_out: bool,
 ) -> (usize, usize) {
-    let consecutive = run.step == 1 && run.base >= 0 && run.base.checked_add(n as i64).is_some();
-    if !consecutive || !philox_x86::has_run() {
+    if !consecutive(run, n) || stream.kind == RngKind::Threefry || !philox_x86::has_run() {
         return (0, 0);
     }
     let per_block = (4 / T::WORDS) as usize;
@@ -192,6 +481,10 @@ macro_rules! sample {
             fn scratch(v: &mut Values) -> (&mut [Self], &mut [Self]) {
                 v.$buf.split_at_mut(BATCH)
             }
+            #[inline(always)]
+            fn from_param(bits: u64) -> Self {
+                <$t>::from_bits(bits as _)
+            }
             /// 1 - u is exact (a multiple of u's unit in [2^-24, 1] or [2^-53, 1]), so
             /// normal: the log needs none of its fix-ups for other arguments.
             #[inline(always)]
@@ -212,23 +505,15 @@ sample!(f64, 2, f64s, |w| f64_from_words(w[0], w[1]));
 fn batch<T: Sample, O: Ops>(s: &mut Scratch, stream: &Stream, dist: Distribution, run: Lin, out: &mut [T]) {
     let n = out.len();
     let e0 = run.base as u64;
-    // Consecutive elements whose indices do not wrap: their words are consecutive too.
-    let consecutive = run.step == 1 && run.base >= 0 && run.base.checked_add(n as i64).is_some();
-    let lane = |l: usize| run.base.wrapping_add(run.step.wrapping_mul(l as i64)) as u64;
+    let consecutive = consecutive(run, n);
+    let lane = |l: usize| lane(run, l);
     // Words of a uniform value, and of a normal value's pair.
     let m = T::WORDS as usize;
     let pair = 2 * m;
-    let (counters, blocks) = (&mut s.counters[..], &mut s.blocks[..]);
     match dist {
-        Distribution::Uniform => {
-            let words = if consecutive {
-                words_from(counters, blocks, stream, e0 * m as u64, n * m)
-            } else {
-                words_per_lane(counters, blocks, stream, m, |l| lane(l).wrapping_mul(m as u64), n)
-            };
-            T::uniforms(words, out);
-        }
+        Distribution::Uniform => T::uniforms(lane_words(s, stream, m, run, n), out),
         Distribution::Normal => {
+            let (counters, blocks) = (&mut s.counters[..], &mut s.blocks[..]);
             // Along a run, pair p of the batch is the stream's pair `first_pair + p`; off
             // a run, lane l has its own pair.
             let first_pair = e0 / 2;
@@ -265,6 +550,7 @@ fn batch<T: Sample, O: Ops>(s: &mut Scratch, stream: &Stream, dist: Distribution
                 }
             }
         }
+        other => unreachable!("{other:?} values are made from uniform ones"),
     }
 }
 
@@ -334,6 +620,58 @@ fn compute_blocks(stream: &Stream, counters: &[u64], out: &mut [[u32; 4]]) {
             }
         }
         RngKind::Fast => fast_blocks(stream.fast_salt(), counters, out),
+        RngKind::Threefry => threefry_blocks(stream, counters, out),
+    }
+}
+
+/// Threefry4x32-20 (`ir::random::threefry4x32_20`) lane by lane over groups of counters,
+/// a word of all the group's blocks per array, so each round's adds, rotations and XORs
+/// are vector instructions.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
+fn threefry_blocks(stream: &Stream, counters: &[u64], out: &mut [[u32; 4]]) {
+    const L: usize = 16;
+    let key = [stream.seed as u32, (stream.seed >> 32) as u32, 0, 0];
+    let draw = [stream.draw as u32, (stream.draw >> 32) as u32];
+    for (c, o) in counters.chunks(L).zip(out.chunks_mut(L)) {
+        let mut x = [[0u32; L]; 4];
+        for (l, &c) in c.iter().enumerate() {
+            [x[0][l], x[1][l], x[2][l], x[3][l]] = [c as u32, (c >> 32) as u32, draw[0], draw[1]];
+        }
+        threefry_lanes(&mut x, key);
+        for (l, o) in o.iter_mut().enumerate() {
+            *o = [x[0][l], x[1][l], x[2][l], x[3][l]];
+        }
+    }
+}
+
+/// `threefry4x32_20` on `L` counters at once, word `j` of counter `l` in `x[j][l]`.
+#[inline(always)]
+fn threefry_lanes<const L: usize>(x: &mut [[u32; L]; 4], key: [u32; 4]) {
+    use crate::ir::random::{THREEFRY_PARITY, THREEFRY_ROTATIONS};
+    let ks = [key[0], key[1], key[2], key[3], THREEFRY_PARITY ^ key[0] ^ key[1] ^ key[2] ^ key[3]];
+    for (j, x) in x.iter_mut().enumerate() {
+        for v in x.iter_mut() {
+            *v = v.wrapping_add(ks[j]);
+        }
+    }
+    for round in 0..20 {
+        let [r0, r1] = THREEFRY_ROTATIONS[round % 8];
+        let (a, b) = if round % 2 == 0 { ((0, 1), (2, 3)) } else { ((0, 3), (2, 1)) };
+        for ((p, q), r) in [(a, r0), (b, r1)] {
+            for l in 0..L {
+                x[p][l] = x[p][l].wrapping_add(x[q][l]);
+                x[q][l] = x[q][l].rotate_left(r) ^ x[p][l];
+            }
+        }
+        if round % 4 == 3 {
+            let s = round / 4 + 1;
+            for (j, x) in x.iter_mut().enumerate() {
+                let add = ks[(s + j) % 5].wrapping_add(if j == 3 { s as u32 } else { 0 });
+                for v in x.iter_mut() {
+                    *v = v.wrapping_add(add);
+                }
+            }
+        }
     }
 }
 
@@ -587,6 +925,7 @@ mod philox_x86 {
                 Generator::Philox(round_keys(stream.seed), [stream.draw as u32, (stream.draw >> 32) as u32])
             }
             RngKind::Fast => Generator::Fast(stream.fast_salt()),
+            RngKind::Threefry => unreachable!("Threefry blocks are computed in batches (`whole_groups`)"),
         };
         let mut done = 0;
         // SAFETY (both): room for the groups' values (caller).
@@ -612,7 +951,9 @@ mod philox_x86 {
     /// unused).
     #[target_feature(enable = "avx512f")]
     fn fast_words(b: __m512i, salt: u32) -> [__m512i; 4] {
-        let base = fmix(_mm512_xor_si512(b, _mm512_set1_epi32(salt as i32)));
+        // The block's high word, mixed, into the low half of each lane (`ir::random::fast_block`).
+        let high = fmix(_mm512_srli_epi64::<32>(b));
+        let base = fmix(_mm512_xor_si512(_mm512_xor_si512(b, high), _mm512_set1_epi32(salt as i32)));
         let [s1, s2, s3] = FAST_WORD_SALTS.map(|s| _mm512_set1_epi32(s as i32));
         [base, fmix(_mm512_xor_si512(base, s1)), fmix(_mm512_xor_si512(base, s2)), fmix(_mm512_xor_si512(base, s3))]
     }
@@ -825,6 +1166,11 @@ mod tests {
         }
     }
 
+    /// A law without parameters.
+    fn plain(dist: Distribution) -> Law {
+        Law { dist, params: [0; MAX_RANDOM_PARAMS] }
+    }
+
     /// A xorshift source of test cases, seeded afresh in each process.
     pub(super) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
         let mut x = seed ^ std::process::id() as u64;
@@ -844,7 +1190,7 @@ mod tests {
         let mut s = Scratch::default();
         let mut next = xorshift(0x6a09_e667_f3bc_c908);
         for _ in 0..100 {
-            let kind = if next().is_multiple_of(2) { RngKind::Philox } else { RngKind::Fast };
+            let kind = [RngKind::Philox, RngKind::Fast, RngKind::Threefry][(next() % 3) as usize];
             let stream = Stream { kind, seed: next(), draw: next() };
             let dist = if next().is_multiple_of(2) { Distribution::Uniform } else { Distribution::Normal };
             let n = (next() % 1100) as usize;
@@ -857,7 +1203,7 @@ mod tests {
                     fill(
                         &mut s,
                         &stream,
-                        dist,
+                        &plain(dist),
                         dtype,
                         Lin { base, step: 1 },
                         bits(&mut run),
@@ -866,7 +1212,16 @@ mod tests {
                     );
                     for l in 0..n {
                         let at = bits(&mut single).add(l * size);
-                        fill(&mut s, &stream, dist, dtype, Lin { base: base + l as i64, step: 1 }, at, 1, false);
+                        fill(
+                            &mut s,
+                            &stream,
+                            &plain(dist),
+                            dtype,
+                            Lin { base: base + l as i64, step: 1 },
+                            at,
+                            1,
+                            false,
+                        );
                     }
                 }
                 assert_eq!(run, single, "{stream:?} {dist:?} {dtype} from {base}, {n} elements");
@@ -881,7 +1236,7 @@ mod tests {
         let mut s = Scratch::default();
         let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..200 {
-            let kind = if next().is_multiple_of(2) { RngKind::Philox } else { RngKind::Fast };
+            let kind = [RngKind::Philox, RngKind::Fast, RngKind::Threefry][(next() % 3) as usize];
             let stream = Stream { kind, seed: next(), draw: next() % 1000 };
             let dist = if next().is_multiple_of(2) { Distribution::Uniform } else { Distribution::Normal };
             let n = (next() % 700) as usize;
@@ -897,8 +1252,8 @@ mod tests {
             let mut f = vec![0f32; n];
             let mut d = vec![0f64; n];
             unsafe {
-                fill(&mut s, &stream, dist, DType::F32, run, f.as_mut_ptr() as *mut u8, n, false);
-                fill(&mut s, &stream, dist, DType::F64, run, d.as_mut_ptr() as *mut u8, n, false);
+                fill(&mut s, &stream, &plain(dist), DType::F32, run, f.as_mut_ptr() as *mut u8, n, false);
+                fill(&mut s, &stream, &plain(dist), DType::F64, run, d.as_mut_ptr() as *mut u8, n, false);
             }
             for l in 0..n {
                 let e = at(l);
@@ -917,6 +1272,107 @@ mod tests {
                             assert!((got - want).abs() <= unit * (1.0 + radius), "{ctx} {t}: {got} vs {want}");
                         }
                     }
+                    other => unreachable!("{other:?}"),
+                }
+            }
+        }
+    }
+
+    /// Every other law's values, along runs and off them, are the definition's
+    /// (`Stream::sample`): integers, bools and the rejection methods' decisions bit for bit,
+    /// values computed after the decisions within a few ulps.
+    #[test]
+    fn laws_match_the_definition() {
+        use crate::ir::Scalar;
+        let mut s = Scratch::default();
+        let mut next = xorshift(0x3c6e_f372_fe94_f82b);
+        let f64s = |v: &[f64]| v.iter().map(|&x| Scalar::F64(x)).collect::<Vec<_>>();
+        for round in 0..120 {
+            let kind = [RngKind::Philox, RngKind::Fast, RngKind::Threefry][(next() % 3) as usize];
+            let stream = Stream { kind, seed: next(), draw: next() % 1000 };
+            let n = (next() % 600) as usize;
+            let run = match next() % 3 {
+                0 => Lin { base: (next() % 10_000) as i64, step: 1 },
+                1 => Lin { base: (next() % 10_000) as i64 + 2000, step: -3 },
+                _ => Lin { base: (next() % 10_000) as i64, step: 7 },
+            };
+            let (dist, dtype, params): (Distribution, DType, Vec<Scalar>) = match round % 8 {
+                0 => (
+                    Distribution::UniformRange,
+                    DType::F32,
+                    vec![Scalar::F32(-2.5), Scalar::F32(7.0), Scalar::F32(7f32.next_down())],
+                ),
+                1 => (Distribution::Exponential, DType::F64, vec![]),
+                2 => (Distribution::Bernoulli, DType::Bool, vec![Scalar::I64((next() % (1 << 32)) as i64)]),
+                3 => {
+                    let span = 1 + next() % (1 << 32);
+                    (
+                        Distribution::Integers,
+                        DType::I32,
+                        vec![Scalar::I32(-17), Scalar::I64(span as i64), Scalar::I64(((1u64 << 32) % span) as i64)],
+                    )
+                }
+                4 => {
+                    let span = (next() >> 1) | 1 << 62;
+                    (
+                        Distribution::Integers,
+                        DType::I64,
+                        vec![
+                            Scalar::I64(5),
+                            Scalar::I64(span as i64),
+                            Scalar::I64((span.wrapping_neg() % span) as i64),
+                        ],
+                    )
+                }
+                5 => {
+                    let lambda = (next() % 100) as f64 / 10.0;
+                    (Distribution::Poisson { large: false }, DType::I32, f64s(&[lambda, (-lambda).exp()]))
+                }
+                6 => {
+                    let p = Ptrs::new(10.0 + (next() % 10_000) as f64);
+                    (
+                        Distribution::Poisson { large: true },
+                        DType::I64,
+                        f64s(&[p.lambda, p.a, p.b, p.ln_inv_alpha, p.vr]),
+                    )
+                }
+                _ => {
+                    let k = [0.3, 1.0, 2.5, 40.0][(next() % 4) as usize];
+                    let kk = if k < 1.0 { k + 1.0 } else { k };
+                    let d = kk - 1.0 / 3.0;
+                    let t = if next() % 2 == 0 { DType::F32 } else { DType::F64 };
+                    let mut p = vec![Scalar::F64(d).cast(t), Scalar::F64(1.0 / (9.0 * d).sqrt()).cast(t)];
+                    if k < 1.0 {
+                        p.push(Scalar::F64(1.0 / k).cast(t));
+                    }
+                    (Distribution::Gamma { boost: k < 1.0, log: next() % 2 == 0 }, t, p)
+                }
+            };
+            let mut law = plain(dist);
+            for (v, p) in law.params.iter_mut().zip(&params) {
+                *v = p.to_bits();
+            }
+            let mut out = vec![0u64; n];
+            unsafe { fill(&mut s, &stream, &law, dtype, run, out.as_mut_ptr() as *mut u8, n, false) };
+            let bytes: &[u8] = unsafe { std::slice::from_raw_parts(out.as_ptr() as *const u8, n * dtype.size()) };
+            for l in 0..n {
+                let e = run.base.wrapping_add(run.step * l as i64) as u64;
+                let want = stream.sample(dist, dtype, e, &params);
+                let got = Scalar::from_bits(
+                    dtype,
+                    match dtype.size() {
+                        1 => bytes[l] as u64,
+                        4 => u32::from_le_bytes(bytes[4 * l..4 * l + 4].try_into().unwrap()) as u64,
+                        _ => u64::from_le_bytes(bytes[8 * l..8 * l + 8].try_into().unwrap()),
+                    },
+                );
+                let ctx = format!("{kind:?} {dist:?} {dtype} {params:?} element {e}");
+                if dtype.is_float() {
+                    let (g, w) = (got.as_f64(), want.as_f64());
+                    let unit = if dtype == DType::F32 { 1e-6 } else { 1e-14 };
+                    assert!((g - w).abs() <= unit * w.abs().max(1.0), "{ctx}: {g} vs {w}");
+                } else {
+                    assert_eq!(got.to_bits(), want.to_bits(), "{ctx}");
                 }
             }
         }

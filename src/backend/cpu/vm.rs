@@ -20,7 +20,7 @@ use super::random;
 use super::reduce::{self, Acc, ScanCarry};
 use super::threads::Workers;
 use crate::ir::kernel::KernelReduce;
-use crate::ir::random::Stream;
+use crate::ir::random::{Stream, sobol};
 use crate::ir::{DType, Layout, MAX_RANK, Result, Scalar, Shape, Value, bail};
 
 #[repr(C, align(64))]
@@ -499,26 +499,52 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                     );
                     f.set_ptr(*dst as usize, d);
                 }
-                VInst::Random { kind, dist, dtype, dst, seed, draw, index } => {
+                VInst::Random { kind, dist, dtype, dst, seed, draw, params, index } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
                     // Straight into a streamed output: with the generator's own streaming stores.
                     let nt = target.is_some() && writes.is_some_and(|o| l.stream.get(o as usize) == Some(&true));
                     let stream = Stream { kind: *kind, seed: l.uni[*seed as usize], draw: l.uni[*draw as usize] };
+                    let mut law = random::Law { dist: *dist, params: Default::default() };
+                    for (v, &p) in law.params.iter_mut().zip(&params[..dist.params()]) {
+                        *v = l.uni[p as usize];
+                    }
                     let size = dtype.size();
                     for s in segs {
                         match &index.access {
                             Access::Affine(form) => {
                                 let (run, at) = (form.along_row(&s.start), d.add(s.lane * size));
-                                random::fill(&mut f.random, &stream, *dist, *dtype, run, at, s.len, nt)
+                                random::fill(&mut f.random, &stream, &law, *dtype, run, at, s.len, nt)
                             }
                             Access::Walk(map) => {
                                 walk(&prog.maps()[*map as usize], &s.start, s.len, &mut f.pieces, &mut f.scratch);
                                 for p in &f.pieces {
                                     let run = p.address(&index.dense, index.rank);
                                     let at = d.add((s.lane + p.lane) * size);
-                                    random::fill(&mut f.random, &stream, *dist, *dtype, run, at, p.len, nt);
+                                    random::fill(&mut f.random, &stream, &law, *dtype, run, at, p.len, nt);
                                 }
                             }
+                        }
+                    }
+                    f.set_ptr(*dst as usize, d);
+                }
+                VInst::Sobol { dtype, dst, input, index, dim, seed, scramble } => {
+                    let d = f.reg(*dst as usize);
+                    let inp = &l.inputs[*input as usize];
+                    let (index, dim) = (opnd(f, l.uni, *index), opnd(f, l.uni, *dim));
+                    let at = |o: &Opnd, lane: usize| match *o {
+                        Opnd::Scalar(v) => v as i64,
+                        Opnd::Vec(p) => *(p as *const i64).add(lane),
+                    };
+                    let directions = random::Directions { ptr: inp.ptr as *const i32, layout: inp.layout };
+                    // SAFETY (coordinate): dimensions index the table's columns and points
+                    // are below 2^32 (the front checks both).
+                    let seed = l.uni[*seed as usize];
+                    for lane in 0..n {
+                        let x =
+                            directions.coordinate(at(&index, lane) as u32, at(&dim, lane) as usize, *scramble, seed);
+                        match dtype {
+                            DType::F32 => *(d as *mut f32).add(lane) = sobol::to_f32(x),
+                            _ => *(d as *mut f64).add(lane) = sobol::to_f64(x),
                         }
                     }
                     f.set_ptr(*dst as usize, d);

@@ -40,7 +40,7 @@ use std::fmt::Write;
 use super::glsl::{self, Helpers};
 use super::grid::Grid;
 use crate::ir::kernel::{Inst, Kernel, KernelReduce, OutputKind};
-use crate::ir::{Boundary, DType, Scalar, ScanOp, Shape, ViewStep};
+use crate::ir::{Boundary, DType, Distribution, Scalar, ScanOp, Shape, ViewStep};
 
 /// Invocations per workgroup.
 pub const LOCAL: u32 = 128;
@@ -524,13 +524,13 @@ impl<'k> Gen<'k> {
         let live = k.live();
         let mut s = format!("uint64_t st_ = uint64_t(s_) * {step}ul;\n");
         for (i, inst) in k.insts.iter().enumerate().filter(|(i, _)| live[*i]) {
-            let Inst::Random { kind, dist, seed, draw, map: Some(m) } = *inst else { continue };
+            let Inst::Random { kind, dist, seed, draw, map: Some(m), .. } = *inst else { continue };
             let (Some(seed), Some(draw)) = (self.operand(seed), self.operand(draw)) else { continue };
-            if !k.maps[m as usize].steps.is_empty() {
+            // Other laws' values are computed point by point.
+            if !k.maps[m as usize].steps.is_empty() || !matches!(dist, Distribution::Uniform | Distribution::Normal) {
                 continue;
             }
-            let philox = kind == crate::ir::RngKind::Philox;
-            s += &self.helpers.random_step(k.types[i], philox, dist, [&seed, &draw, "st_"], step, &format!("r{i}"));
+            s += &self.helpers.random_step(k.types[i], kind, dist, [&seed, &draw, "st_"], step, &format!("r{i}"));
             self.shared[i] = true;
         }
         s
@@ -572,14 +572,30 @@ impl<'k> Gen<'k> {
                 Inst::Random { dist, .. } if self.shared[i] => {
                     Helpers::random_step_value(t, dist, &format!("r{i}"), "st_", "j_")
                 }
-                Inst::Random { kind, dist, seed, draw, map } => {
+                Inst::Random { kind, dist, seed, draw, params, map } => {
                     let index = match map {
                         Some(m) => self.linear_index(m, &mut out)?,
                         None => "int64_t(0)".to_string(),
                     };
-                    let philox = kind == crate::ir::RngKind::Philox;
                     let at = [v(seed), v(draw), index];
-                    self.helpers.random(t, philox, dist, [&at[0], &at[1], &at[2]], &format!("r{i}"), &mut out)
+                    let params: Vec<String> = params[..dist.params()].iter().map(|&p| v(p)).collect();
+                    let name = format!("r{i}");
+                    self.helpers.random(t, kind, dist, [&at[0], &at[1], &at[2]], &params, &name, &mut out)
+                }
+                Inst::Sobol { input, index, dim, seed, scramble } => {
+                    // The digits: the XOR of the direction numbers of the Gray code's set bits.
+                    let (x, g, j) = (format!("sb{i}"), format!("sb{i}_g"), format!("sb{i}_k"));
+                    let column = format!("int({})", v(dim));
+                    let direction = self.address(input, &[j.clone(), column])?;
+                    let read = self.input(input, DType::I32, &direction);
+                    writeln!(
+                        out,
+                        "uint {x} = 0u;\n{{ uint {g} = uint({idx}) ^ (uint({idx}) >> 1); int {j} = 0;\n\
+                         while ({g} != 0u) {{ if (({g} & 1u) != 0u) {x} ^= uint({read}); {g} >>= 1; {j}++; }} }}",
+                        idx = v(index)
+                    )
+                    .unwrap();
+                    self.helpers.sobol(t, scramble, &x, &v(seed), &v(dim))
                 }
                 Inst::Gather { input, indices, rank } => {
                     let shape = k.inputs[input as usize].shape;
@@ -762,7 +778,8 @@ pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
         .filter_map(|(t, &l)| l.then_some(t))
         .chain(k.inputs.iter().map(|i| &i.dtype))
         .chain(k.outputs.iter().map(|o| &o.dtype))
-        .any(|t| matches!(t, DType::F64 | DType::C128));
+        .any(|t| matches!(t, DType::F64 | DType::C128))
+        || k.insts.iter().zip(&live).any(|(i, &l)| l && matches!(i, Inst::Random { dist, .. } if dist.needs_f64()));
     if uses_f64 && !target.float64 {
         return Err("the device has no 64-bit floats (shaderFloat64)".into());
     }

@@ -6,8 +6,17 @@
 use std::fmt::Write;
 
 use super::special;
-use crate::backend::cpu::math::{COS_TURNS_F32, LN1P_Q_F32, LN2_PARTS_F32, SIN_TURNS_F32, TWO_OVER_PI};
+use crate::backend::cpu::math::TWO_OVER_PI;
 use crate::ir::kernel::{Inst, Kernel};
+use crate::ir::random::portable::{
+    COS_TURNS_F32, COS_TURNS_F64, LG_F64, LN1P_Q_F32, LN2_PARTS_F32, LN2_PARTS_F64, SIN_TURNS_F32, SIN_TURNS_F64,
+};
+use crate::ir::random::samplers::{
+    BD0_NEAR, BD0_TERMS, MT_SERIES_F32, MT_SERIES_F64, MT_SQUEEZE, POISSON_INVERSION_STEPS, PTRS_SHIFT, PTRS_SMALL_US,
+    PTRS_SQUEEZE_US, STIRLERR, STIRLING_SERIES,
+};
+use crate::ir::random::sobol::Scramble;
+use crate::ir::random::{ELEMENT_BLOCK_SHIFT, ELEMENT_BLOCKS, MAX_RANDOM_PARAMS};
 use crate::ir::{BinaryOp, DType, Distribution, RngKind, Scalar, UnaryOp};
 
 /// The type a value has in registers. u8 is held in a `uint` (kept in 0..=255).
@@ -80,9 +89,14 @@ pub struct Helpers {
     /// Whether the double-precision math library is used, and its special functions.
     math: bool,
     special: bool,
-    /// Whether the random streams are used, and f64 random values.
+    /// Whether the random streams are used, and f64 random values; whether the laws of
+    /// random_dist.glsl are, and those of random_dist_f64.glsl.
     random: bool,
     random_f64: bool,
+    laws: bool,
+    laws_f64: bool,
+    /// Whether Sobol' points are.
+    sobol: bool,
     /// At most how many loop iterations one run of the expressions made so far spends in
     /// helper functions (drivers that end loops early count them: `Target::max_loop_iterations`).
     loops: usize,
@@ -91,8 +105,10 @@ pub struct Helpers {
 /// The most loop iterations one call of a math.glsl function runs (m_erf's continued
 /// fraction: 200; sin/cos/tan's reduction of huge arguments: 1).
 const MATH_LOOPS: usize = 256;
-/// The random streams' rounds (random.glsl).
+/// The random streams' rounds (random.glsl: Philox's ten, Threefry's five groups).
 const RANDOM_LOOPS: usize = 10;
+/// A Sobol' coordinate's loop over the bits of its index.
+pub const SOBOL_LOOPS: usize = 32;
 
 /// The most steps `fmod`'s loop runs: the exponent difference of the operands (at most
 /// 253 for f32, 2045 for f64) taken `FMOD_CHUNK` bits at a time.
@@ -102,7 +118,18 @@ fn fmod_loops(t: DType) -> usize {
 
 impl Helpers {
     pub fn new(float64: bool) -> Helpers {
-        Helpers { used: Vec::new(), float64, math: false, special: false, random: false, random_f64: false, loops: 0 }
+        Helpers {
+            used: Vec::new(),
+            float64,
+            math: false,
+            special: false,
+            random: false,
+            random_f64: false,
+            laws: false,
+            laws_f64: false,
+            sobol: false,
+            loops: 0,
+        }
     }
 
     /// At most how many loop iterations one evaluation of `k`'s live instructions spends
@@ -116,8 +143,10 @@ impl Helpers {
                 Inst::Unary { op, a } => _ = dry.unary(op, t(a), "x"),
                 Inst::Binary { op, a, .. } => _ = dry.binary(op, t(a), "x", "y"),
                 Inst::Random { kind, dist, .. } => {
-                    _ = dry.random(k.types[i], kind == RngKind::Philox, dist, ["", "", ""], "", &mut String::new())
+                    let params = [const { String::new() }; MAX_RANDOM_PARAMS];
+                    _ = dry.random(k.types[i], kind, dist, ["", "", ""], &params, "", &mut String::new())
                 }
+                Inst::Sobol { .. } => dry.loops += SOBOL_LOOPS,
                 _ => {}
             }
         }
@@ -301,28 +330,33 @@ impl Helpers {
     }
 
     /// Element `index` (an `int64_t` expression) of a random array `dist` of type `t`
-    /// from the draw `draw` of seed `seed`, the same bits as the CPU executor's uniform
-    /// values. `out` gets the statements before it: they compute the element's generator
-    /// block, and for a normal value its Box-Muller pair, only when it is not the one the
-    /// invocation computed last (held in the variables `random_cache` declares under the
-    /// same `name`), so consecutive elements taken by one invocation share them.
+    /// from the draw `draw` of seed `seed` of generator `kind`, with the distribution's
+    /// parameters `params` (expressions): the same bits as the CPU executor's uniform
+    /// values, integers and decisions. `out` gets the statements before it: they compute
+    /// the element's generator block, and for a normal value its Box-Muller pair, only
+    /// when it is not the one the invocation computed last (held in the variables
+    /// `random_cache` declares under the same `name`), so consecutive elements taken by
+    /// one invocation share them; rejection methods take their own blocks in their loops.
+    #[allow(clippy::too_many_arguments)]
     pub fn random(
         &mut self,
         t: DType,
-        philox: bool,
+        kind: RngKind,
         dist: Distribution,
         [seed, draw, index]: [&str; 3],
+        params: &[String],
         name: &str,
         out: &mut String,
     ) -> String {
         self.random = true;
         self.loops += RANDOM_LOOPS;
         let f32 = t == DType::F32;
-        self.random_f64 |= !f32;
+        self.random_f64 |= t == DType::F64 || dist.needs_f64();
+        let k = kind_code(kind);
         let (ty, vec) = (reg_type(t), if f32 { "vec2" } else { "dvec2" });
         let block = |out: &mut String, b: &str| {
             out.push_str(&format!(
-                "if ({b} != {name}_blk) {{ {name}_blk = {b}; {name}_w = r_block({philox}, {seed}, {draw}, {b}); }}\n"
+                "if ({b} != {name}_blk) {{ {name}_blk = {b}; {name}_w = r_block({k}, {seed}, {draw}, {b}); }}\n"
             ))
         };
         // f32 values take one word, f64 ones two; a normal pair takes two values.
@@ -334,25 +368,43 @@ impl Helpers {
                 format!("({half} ? r_f64({w}.z, {w}.w) : r_f64({w}.x, {w}.y))")
             }
         };
-        out.push_str(&format!("uint64_t {name}_e = uint64_t({index});\n"));
+        let e = format!("{name}_e");
+        let p = |j: usize| params[j].as_str();
+        let own = format!("{k}, {seed}, {draw}, {e}");
+        // The element's word (one per element) and 64-bit word (two, high first).
+        let word = |out: &mut String| {
+            block(out, &format!("({e} >> 2)"));
+            format!("{name}_w[uint({e}) & 3u]")
+        };
+        let wide_word = |out: &mut String| {
+            block(out, &format!("({e} >> 1)"));
+            let w = format!("{name}_w");
+            format!(
+                "(((uint({e}) & 1u) != 0u) ? packUint2x32(uvec2({w}.w, {w}.z)) : packUint2x32(uvec2({w}.y, {w}.x)))"
+            )
+        };
+        out.push_str(&format!("uint64_t {e} = uint64_t({index});\n"));
+        // The element's uniform value.
+        let uniform = |out: &mut String| {
+            if f32 {
+                block(out, &format!("({e} >> 2)"));
+                format!("r_f32({name}_w[uint({e}) & 3u])")
+            } else {
+                block(out, &format!("({e} >> 1)"));
+                words(&format!("((uint({e}) & 1u) != 0u)"))
+            }
+        };
         match dist {
-            Distribution::Uniform if f32 => {
-                block(out, &format!("({name}_e >> 2)"));
-                format!("r_f32({name}_w[uint({name}_e) & 3u])")
-            }
-            Distribution::Uniform => {
-                block(out, &format!("({name}_e >> 1)"));
-                words(&format!("((uint({name}_e) & 1u) != 0u)"))
-            }
+            Distribution::Uniform => uniform(out),
             Distribution::Normal => {
                 // The pair's radius sqrt(-2 ln(1 - u)) times cos(2 pi v) and sin(2 pi v).
-                let p = format!("{name}_p");
+                let pr = format!("{name}_p");
                 let mut pair = String::new();
                 let uv = if f32 {
-                    block(&mut pair, &format!("({p} >> 1)"));
-                    words(&format!("((uint({p}) & 1u) != 0u)"))
+                    block(&mut pair, &format!("({pr} >> 1)"));
+                    words(&format!("((uint({pr}) & 1u) != 0u)"))
                 } else {
-                    block(&mut pair, &p);
+                    block(&mut pair, &pr);
                     format!("{vec}(r_f64({name}_w.x, {name}_w.y), r_f64({name}_w.z, {name}_w.w))")
                 };
                 pair += &format!("{vec} {name}_uv = {uv};\n");
@@ -360,11 +412,104 @@ impl Helpers {
                 let cos_sin = self.cos_sin_turns(t, &format!("{name}_uv.y"));
                 pair += &format!("precise {ty} {name}_r = sqrt({ty}(-2) * {ln});\n{name}_nv = {name}_r * {cos_sin};\n");
                 out.push_str(&format!(
-                    "uint64_t {p} = {name}_e >> 1;\nif ({p} != {name}_pair) {{\n{name}_pair = {p};\n{pair}}}\n"
+                    "uint64_t {pr} = {e} >> 1;\nif ({pr} != {name}_pair) {{\n{name}_pair = {pr};\n{pair}}}\n"
                 ));
-                format!("(((uint({name}_e) & 1u) == 0u) ? {name}_nv.x : {name}_nv.y)")
+                format!("(((uint({e}) & 1u) == 0u) ? {name}_nv.x : {name}_nv.y)")
+            }
+            Distribution::UniformRange | Distribution::Exponential => {
+                let u = uniform(out);
+                writeln!(out, "precise {ty} {name}_u = {u};").unwrap();
+                let u = format!("{name}_u");
+                if dist == Distribution::Exponential {
+                    format!("(-{})", self.ln_one_minus(t, &u))
+                } else {
+                    self.laws |= f32;
+                    self.laws_f64 |= !f32;
+                    format!("r_uniform_range_{}({u}, {}, {}, {})", suffix(t), p(0), p(1), p(2))
+                }
+            }
+            Distribution::Bernoulli => format!("(uint64_t({}) < uint64_t({}))", word(out), p(0)),
+            Distribution::Integers => {
+                self.laws = true;
+                self.loops += (ELEMENT_BLOCKS as usize - 1) * (RANDOM_LOOPS + 4);
+                if t == DType::I32 {
+                    let w = word(out);
+                    format!("({} + int(r_below32({own}, {w}, uint64_t({}), uint({}))))", p(0), p(1), p(2))
+                } else {
+                    let w = wide_word(out);
+                    format!("({} + int64_t(r_below64({own}, {w}, uint64_t({}), uint64_t({}))))", p(0), p(1), p(2))
+                }
+            }
+            Distribution::Poisson { large } => {
+                self.laws_f64 = true;
+                let k = if large {
+                    self.loops += ELEMENT_BLOCKS as usize * (RANDOM_LOOPS + BD0_TERMS as usize);
+                    format!("r_ptrs({own}, {}, {}, {}, {}, {})", p(0), p(1), p(2), p(3), p(4))
+                } else {
+                    self.loops += POISSON_INVERSION_STEPS as usize;
+                    let w = format!("{name}_w0");
+                    writeln!(out, "uvec4 {w} = r_element_block({own}, 0u);").unwrap();
+                    format!("r_poisson_inversion(r_f64({w}.x, {w}.y), {}, {})", p(0), p(1))
+                };
+                format!("{ty}({k})")
+            }
+            Distribution::Gamma { boost, log } => {
+                self.laws |= f32;
+                self.laws_f64 |= !f32;
+                self.loops += (ELEMENT_BLOCKS as usize - 1) * RANDOM_LOOPS;
+                let (tv, bv) = (format!("{name}_t"), format!("{name}_b"));
+                writeln!(
+                    out,
+                    "{ty} {bv};\nprecise {ty} {tv} = r_gamma_{}({own}, {}, {}, {bv});",
+                    suffix(t),
+                    p(0),
+                    p(1)
+                )
+                .unwrap();
+                let ln = |h: &mut Helpers, x: &str| h.ln_positive(t, x);
+                match (log, boost) {
+                    (true, _) => {
+                        let base = format!("({} + {ty}(3) * {})", ln(self, p(0)), ln(self, &tv));
+                        if boost { format!("({base} + {} * {})", ln(self, &bv), p(2)) } else { base }
+                    }
+                    (false, false) => format!("({} * ({tv} * {tv} * {tv}))", p(0)),
+                    (false, true) => {
+                        let arg = format!("({} * {})", ln(self, &bv), p(2));
+                        let exp = self.unary(UnaryOp::Exp, t, &arg);
+                        format!("({} * ({tv} * {tv} * {tv}) * {exp})", p(0))
+                    }
+                }
             }
         }
+    }
+
+    /// A Sobol' coordinate of type `t` from its digits `x` (a `uint` variable), scrambled
+    /// as `scramble` says with the seed `seed` (an `int64_t` expression) and the dimension
+    /// `dim` (an `int64_t` expression).
+    pub fn sobol(&mut self, t: DType, scramble: Scramble, x: &str, seed: &str, dim: &str) -> String {
+        self.random = true;
+        self.sobol = true;
+        self.loops += SOBOL_LOOPS;
+        let word = format!("r_sobol_seed({seed}, uint({dim}))");
+        let digits = match scramble {
+            Scramble::None => x.to_string(),
+            Scramble::Shift => format!("({x} ^ {word})"),
+            Scramble::Owen => format!("r_sobol_owen({x}, {word})"),
+        };
+        match t {
+            DType::F32 => format!("r_sobol_f32({digits})"),
+            _ => format!("(double({digits}) * {})", literal(Scalar::F64(1.0 / (1u64 << 32) as f64))),
+        }
+    }
+
+    /// `ln x` of a positive normal value `x` of type `t`: the portable log (as the CPU's
+    /// f32 `ln_normal`; fdlibm's for f64).
+    fn ln_positive(&mut self, t: DType, x: &str) -> String {
+        if t == DType::F32 {
+            return format!("r_ln_normal({x})");
+        }
+        self.laws_f64 = true;
+        format!("r_ln_d({x})")
     }
 
     /// `ln(1 - u)` of a uniform value `u` of type `t` (`1 - u` is exact and normal). f32 takes
@@ -400,7 +545,7 @@ impl Helpers {
     pub fn random_step(
         &mut self,
         t: DType,
-        philox: bool,
+        kind: RngKind,
         dist: Distribution,
         [seed, draw, first]: [&str; 3],
         step: usize,
@@ -412,7 +557,7 @@ impl Helpers {
         let (ty, vec) = (reg_type(t), if f32 { "vec2" } else { "dvec2" });
         let shift = if f32 { 2 } else { 1 };
         let w = format!("{name}_w");
-        let mut s = format!("uvec4 {w} = r_block({philox}, {seed}, {draw}, {first} >> {shift});\n");
+        let mut s = format!("uvec4 {w} = r_block({}, {seed}, {draw}, {first} >> {shift});\n", kind_code(kind));
         if dist == Distribution::Normal {
             writeln!(s, "{vec} {name}_nv[{}];", step / 2).unwrap();
             for q in 0..step / 2 {
@@ -450,6 +595,7 @@ impl Helpers {
             }
             // `first` is even: the pair of the step is j / 2, its value j % 2.
             (Distribution::Normal, _) => format!("{name}_nv[{j} >> 1u][{j} & 1u]"),
+            (other, _) => unreachable!("{other:?} values are computed point by point"),
         }
     }
 
@@ -500,12 +646,24 @@ impl Helpers {
             s += &special::source_f64();
         }
         if self.random {
+            s += &random_constants();
             s += include_str!("random.glsl");
             s += &ln_normal_f32();
             s += &cos_sin_turns_f32();
         }
+        if self.sobol {
+            s += include_str!("sobol.glsl");
+        }
+        if self.laws {
+            s += &random_constants_f32();
+            s += include_str!("random_dist.glsl");
+        }
         if self.random_f64 {
             s += include_str!("random_f64.glsl");
+        }
+        if self.laws_f64 {
+            s += &random_constants_f64();
+            s += include_str!("random_dist_f64.glsl");
         }
         for (name, t) in &self.used {
             s += &match name.as_str() {
@@ -519,13 +677,91 @@ impl Helpers {
     }
 }
 
-/// GLSL Horner form of `c[0] + c[1] g + ...` in the variable `g`, with f32 literals.
-fn horner_f32(c: &[f32], g: &str) -> String {
-    let mut e = format!("{:?}", c[c.len() - 1]);
-    for k in c[..c.len() - 1].iter().rev() {
-        e = format!("({k:?} + {g} * {e})");
+/// GLSL Horner form of `c[0] + c[1] g + ...` in the variable `g`, the CPU's order
+/// (`ir::random::portable::horner`), with exact literals of the coefficients' type.
+fn horner<T: Copy>(c: &[T], g: &str, lit: impl Fn(T) -> Scalar) -> String {
+    let mut e = literal(lit(c[c.len() - 1]));
+    for &k in c[..c.len() - 1].iter().rev() {
+        e = format!("({} + {g} * {e})", literal(lit(k)));
     }
     e
+}
+
+fn horner_f32(c: &[f32], g: &str) -> String {
+    horner(c, g, Scalar::F32)
+}
+
+fn horner_f64(c: &[f64], g: &str) -> String {
+    horner(c, g, Scalar::F64)
+}
+
+/// The number of a generator in random.glsl's `r_block`.
+fn kind_code(kind: RngKind) -> i32 {
+    match kind {
+        RngKind::Philox => 0,
+        RngKind::Fast => 1,
+        RngKind::Threefry => 2,
+    }
+}
+
+/// The constants random.glsl needs: the layout of elements' own blocks.
+fn random_constants() -> String {
+    format!(
+        "const uint R_ELEMENT_BLOCK_SHIFT = {ELEMENT_BLOCK_SHIFT}u;\nconst uint R_ELEMENT_BLOCKS = {ELEMENT_BLOCKS}u;\n"
+    )
+}
+
+/// The constants and fits random_dist.glsl needs, exact.
+fn random_constants_f32() -> String {
+    format!(
+        "#define R_MT_SQUEEZE_F32 {}\nfloat r_mt_series_f32(float y) {{ precise float r = {}; return r; }}\n",
+        literal(Scalar::F32(MT_SQUEEZE as f32)),
+        horner_f32(&MT_SERIES_F32, "y")
+    )
+}
+
+/// The constants and fits random_dist_f64.glsl needs, exact.
+fn random_constants_f64() -> String {
+    let d = |x: f64| literal(Scalar::F64(x));
+    let mut s = String::new();
+    for (name, v) in [
+        ("R_MT_SQUEEZE_F64", MT_SQUEEZE),
+        ("R_LN2_HI_D", LN2_PARTS_F64[0]),
+        ("R_LN2_LO_D", LN2_PARTS_F64[1]),
+        ("R_MAGIC_D", 6_755_399_441_055_744.0),
+        ("R_TAU_D", std::f64::consts::TAU),
+        ("R_PTRS_SMALL_US", PTRS_SMALL_US),
+        ("R_PTRS_SQUEEZE_US", PTRS_SQUEEZE_US),
+        ("R_PTRS_SHIFT", PTRS_SHIFT),
+        ("R_BD0_NEAR", BD0_NEAR),
+    ] {
+        writeln!(s, "#define {name} {}", d(v)).unwrap();
+    }
+    for (j, v) in LG_F64.iter().enumerate() {
+        writeln!(s, "#define R_LG{} {}", j + 1, d(*v)).unwrap();
+    }
+    for (j, v) in STIRLING_SERIES.iter().enumerate() {
+        writeln!(s, "#define R_S{j} {}", d(*v)).unwrap();
+    }
+    writeln!(s, "const uint R_POISSON_INVERSION_STEPS = {POISSON_INVERSION_STEPS}u;").unwrap();
+    writeln!(s, "const uint R_BD0_TERMS = {BD0_TERMS}u;").unwrap();
+    for (name, x, c) in [
+        ("r_mt_series_f64", "y", &MT_SERIES_F64[..]),
+        ("r_cos_turns_d", "g", &COS_TURNS_F64),
+        ("r_sin_turns_d", "g", &SIN_TURNS_F64),
+    ] {
+        writeln!(s, "double {name}(double {x}) {{ precise double r = {}; return r; }}", horner_f64(c, x)).unwrap();
+    }
+    // The table by binary search (see `two_over_pi`).
+    fn pick(lo: usize, hi: usize) -> String {
+        if hi - lo == 1 {
+            return literal(Scalar::F64(STIRLERR[lo]));
+        }
+        let mid = (lo + hi) / 2;
+        format!("(i < {mid} ? {} : {})", pick(lo, mid), pick(mid, hi))
+    }
+    writeln!(s, "double r_stirlerr_table(int i) {{ return {}; }}", pick(0, STIRLERR.len())).unwrap();
+    s
 }
 
 /// `r_ln_normal(x)`: `ln x` for a positive normal f32 `x`, as the CPU executor's
@@ -537,11 +773,14 @@ fn ln_normal_f32() -> String {
         "float r_ln_normal(float x) {{\n\
          uint b = floatBitsToUint(x);\n\
          int k = int(b - 0x3f3504f3u) >> 23;\n\
-         float f = uintBitsToFloat(b - (uint(k) << 23)) - 1.0;\n\
-         float p = f + f * f * {};\n\
-         float kf = float(k);\n\
-         return kf * {hi:?} + (kf * {lo:?} + p);\n}}\n",
-        horner_f32(&LN1P_Q_F32, "f")
+         precise float f = uintBitsToFloat(b - (uint(k) << 23)) - 1.0;\n\
+         precise float p = f + f * f * {};\n\
+         precise float kf = float(k);\n\
+         precise float ln = kf * {} + (kf * {} + p);\n\
+         return ln;\n}}\n",
+        horner_f32(&LN1P_Q_F32, "f"),
+        literal(Scalar::F32(hi)),
+        literal(Scalar::F32(lo)),
     )
 }
 
@@ -552,9 +791,9 @@ fn cos_sin_turns_f32() -> String {
     format!(
         "vec2 r_cos_sin_turns(float v) {{\n\
          float q = roundEven(4.0 * v);\n\
-         float f = v - 0.25 * q;\n\
-         float g = f * f;\n\
-         vec2 cs = {};\n\
+         precise float f = v - 0.25 * q;\n\
+         precise float g = f * f;\n\
+         precise vec2 cs = {};\n\
          uint n = uint(q);\n\
          cs = (n & 1u) != 0u ? vec2(-cs.y, cs.x) : cs;\n\
          return (n & 2u) != 0u ? -cs : cs;\n}}\n",

@@ -136,11 +136,11 @@ impl ExpLogConsts for f32 {
     }
 }
 
-/// f32 `ln_normal`'s `Q` in `log(1 + f) = f + f^2 Q(f)` (`fits.sollya`), and the parts of ln 2
-/// it adds `k` times; the Vulkan random numbers compute their f32 log the same way.
-pub(crate) const LN1P_Q_F32: [f32; 9] =
-    [-0.49999988, 0.33333325, -0.250016, 0.20002003, -0.16608766, 0.14181134, -0.13244562, 0.12909089, -0.07623974];
-pub(crate) const LN2_PARTS_F32: [f32; 2] = [<f32 as Real>::LN2_HI, <f32 as Real>::LN2_LO];
+/// f32 `ln_normal`'s `Q` in `log(1 + f) = f + f^2 Q(f)` and the parts of ln 2 it adds `k`
+/// times: the random samplers' portable log (`ir::random::portable`), which the Vulkan random
+/// numbers compute the same way.
+pub(crate) use crate::ir::random::portable::{LN1P_Q_F32, LN2_PARTS_F32};
+const _: () = assert!(LN2_PARTS_F32[0] == <f32 as Real>::LN2_HI && LN2_PARTS_F32[1] == <f32 as Real>::LN2_LO);
 
 /// Cody–Waite reduction `x = n ln2 + rh + rl`: `rh = x - n LN2_HI` is exact, `rl = -n LN2_LO`
 /// is tiny. Needs `|x| < 2^(MANT-2) ln 2`.

@@ -112,10 +112,9 @@ pub(super) const PIO2_F32: [f32; 3] = [core::f32::consts::FRAC_PI_2, -4.371139e-
 /// `|n| < 2^17` without FMA (the baseline's replacement for one fused `x - n * PIO2_F32[0]`).
 pub(super) const PIO2_F32_HI_CHUNKS: [f32; 4] = [1.5625, 0.008178711, 0.00011730194, 3.5762787e-7];
 
-/// f32 [`TrigConsts::COS_TURNS`] and [`TrigConsts::SIN_TURNS`] (relative error 2^-30.9 and
-/// 2^-25.1, the latter bound by the rounding of 2 pi); the Vulkan random numbers use them too.
-pub(crate) const COS_TURNS_F32: [f32; 4] = [-19.739208, 64.93918, -85.4295, 58.814777];
-pub(crate) const SIN_TURNS_F32: [f32; 4] = [core::f32::consts::TAU, -41.34176, 81.604614, -75.83747];
+/// The fits of [`TrigConsts::COS_TURNS`] and [`TrigConsts::SIN_TURNS`], shared with the random
+/// samplers' portable arithmetic and the Vulkan random numbers.
+pub(crate) use crate::ir::random::portable::{COS_TURNS_F32, COS_TURNS_F64, SIN_TURNS_F32, SIN_TURNS_F64};
 
 pub trait TrigConsts: Real {
     /// `sin r = r + r^3 S(r^2)`
@@ -176,25 +175,8 @@ impl TrigConsts for f64 {
         2.087570568855178e-09,
         -1.1358764799839056e-11,
     ];
-    const COS_TURNS: &'static [f64] = &[
-        -19.739208802178716,
-        64.93939402266697,
-        -85.45681720617853,
-        60.24464127097987,
-        -26.426245843951058,
-        7.902869416918028,
-        -1.6929816626426644,
-    ];
-    const SIN_TURNS: &'static [f64] = &[
-        // The fit's leading coefficient is 2 pi rounded.
-        core::f64::consts::TAU,
-        -41.341702240399236,
-        81.60524927574441,
-        -76.70585965977858,
-        42.058680289090525,
-        -15.093562599270248,
-        3.7761210919908,
-    ];
+    const COS_TURNS: &'static [f64] = &COS_TURNS_F64;
+    const SIN_TURNS: &'static [f64] = &SIN_TURNS_F64;
     const PIO2: [f64; 3] = [core::f64::consts::FRAC_PI_2, 6.123233995736766e-17, -1.4973849048591698e-33];
     const LIMIT: f64 = 1048576.0;
     const WIDE_LIMIT: f64 = Self::LIMIT;
