@@ -46,7 +46,7 @@ pub extern "C" fn sl_apply_elements(
         let rt = runtime()?;
         let ins = nodes(&rt, inputs, n_in)?;
         let ctrl = slice(controls, n_ctrl, "controls")?;
-        let pieces = Pieces::elements("sl_apply_elements", &ins)?;
+        let pieces = Pieces::elements(&ins)?;
         apply(&rt, site, "sl_apply_elements", (f, user), &ins, &pieces, ctrl, outs)
     })
 }
@@ -113,8 +113,8 @@ pub extern "C" fn sl_apply_blocks(
                 unsafe { defaults.assume_init() }
             }
         };
-        let (opts, descriptors, ctrl) = block_options(WHAT, &o, outs.len())?;
-        let pieces = Pieces::blocks(WHAT, &ins, &opts, descriptors)?;
+        let (opts, descriptors, ctrl) = block_options(&o, outs.len())?;
+        let pieces = Pieces::blocks(&ins, &opts, descriptors)?;
         apply(&rt, site, WHAT, (f, user), &ins, &pieces, ctrl, outs)
     })
 }
@@ -134,19 +134,19 @@ pub extern "C" fn sl_apply_block_length(out: *mut sl_array) -> sl_status {
 
 /// The checked options of `o` for `n_out` outputs: the cut, the descriptors and the
 /// controls.
-fn block_options<'a>(what: &str, o: &'a sl_block_options, n_out: usize) -> Result<(BlockOptions, Vec<Output>, &'a [f64])> {
+fn block_options<'a>(o: &'a sl_block_options, n_out: usize) -> Result<(BlockOptions, Vec<Output>, &'a [f64])> {
     let dim = match o.dim {
         SL_DIM_AUTO => None,
         d if (0..MAX_RANK as i32).contains(&d) => Some(d as usize),
-        d => bail!(InvalidArgument, "{what}: dim {d} is neither a dimension (0..{MAX_RANK}) nor SL_DIM_AUTO"),
+        d => bail!(InvalidArgument, "dim {d} is neither a dimension (0..{MAX_RANK}) nor SL_DIM_AUTO"),
     };
     for (name, v) in [("block_size", o.block_size), ("overlap_before", o.overlap_before), ("overlap_after", o.overlap_after)]
     {
         if v < 0 {
-            bail!(InvalidArgument, "{what}: {name} is {v}; it cannot be negative");
+            bail!(InvalidArgument, "{name} is {v}; it cannot be negative");
         }
     }
-    let boundary = parse_boundary(o.boundary).map_err(|e| Error { message: format!("{what}: boundary: {}", e.message), ..e })?;
+    let boundary = parse_boundary(o.boundary).map_err(|e| Error { message: format!("boundary: {}", e.message), ..e })?;
     let opts = BlockOptions {
         dim,
         size: o.block_size as u64,
@@ -157,7 +157,7 @@ fn block_options<'a>(what: &str, o: &'a sl_block_options, n_out: usize) -> Resul
     };
     let given = slice(o.outputs, o.n_outputs, "options.outputs")?;
     if !given.is_empty() && given.len() != n_out {
-        bail!(InvalidArgument, "{what}: {} output descriptors for {n_out} outputs", given.len());
+        bail!(InvalidArgument, "{} output descriptors for {n_out} outputs", given.len());
     }
     let mut descriptors = vec![Output::Aggregate; n_out];
     for (k, (d, out)) in given.iter().zip(descriptors.iter_mut()).enumerate() {
@@ -167,16 +167,16 @@ fn block_options<'a>(what: &str, o: &'a sl_block_options, n_out: usize) -> Resul
             SL_OUTPUT_SCALAR => Output::Scalar,
             SL_OUTPUT_SIZE => {
                 if !(0..=MAX_RANK as i32).contains(&d.rank) {
-                    bail!(InvalidArgument, "{what}: output {k}: rank {} is outside 0..={MAX_RANK}", d.rank);
+                    bail!(InvalidArgument, "output {k}: rank {} is outside 0..={MAX_RANK}", d.rank);
                 }
                 let dims = &d.dims[..d.rank as usize];
                 if let Some(x) = dims.iter().find(|&&x| x < 0) {
-                    bail!(InvalidArgument, "{what}: output {k}: size {dims:?} has a negative dimension {x}");
+                    bail!(InvalidArgument, "output {k}: size {dims:?} has a negative dimension {x}");
                 }
                 let dims: Vec<u64> = dims.iter().map(|&x| x as u64).collect();
-                Output::Size(Shape::sized(format_args!("{what}: output {k}"), &dims)?)
+                Output::Size(Shape::sized(format_args!("output {k}"), &dims)?)
             }
-            kind => bail!(InvalidArgument, "{what}: output {k}: {kind} is not an sl_block_output_kind"),
+            kind => bail!(InvalidArgument, "output {k}: {kind} is not an sl_block_output_kind"),
         };
     }
     let controls = slice(o.controls, o.n_controls, "options.controls")?;
@@ -195,9 +195,9 @@ fn apply(
     controls: &[f64],
     outs: &mut [sl_array],
 ) -> Result<()> {
-    let Some(f) = f else { bail!(InvalidArgument, "{what}: the function is NULL") };
+    let Some(f) = f else { bail!(InvalidArgument, "the function is NULL") };
     if outs.is_empty() {
-        bail!(InvalidArgument, "{what}: the function must give at least one output");
+        bail!(InvalidArgument, "the function must give at least one output");
     }
     // The key: the function, the inputs (types, shapes, layouts), the options, the controls.
     let name = CString::new(format!("{what} {:p}", f as *const ())).expect("no NUL");
@@ -216,7 +216,7 @@ fn apply(
                 Ok(0) => g.finish_apply(what, pieces, ins, rec, &made),
                 Ok(unended) => {
                     g.cancel_apply();
-                    bail!(InvalidState, "{what}: the function began {unended} scope(s) it did not end (sl_scope_end)")
+                    bail!(InvalidState, "the function began {unended} scope(s) it did not end (sl_scope_end)")
                 }
                 Err(e) => {
                     g.cancel_apply();
@@ -264,11 +264,11 @@ fn record(
         // SAFETY: the application's function, called as `sl_apply_fn` documents.
         let status = unsafe { f(handles.as_ptr(), handles.len() as i32, made.as_mut_ptr(), n_out as i32, user) };
         if status != SL_OK {
-            return Err(failure_of(status, &format!("{what}: the function failed")));
+            return Err(failure_of(status, &format!("the function failed")));
         }
         let output = |(k, &h): (usize, &sl_array)| {
             rt.handles.get(h).map_err(|e| Error {
-                message: format!("{what}: output {k} of the function: {}", e.message),
+                message: format!("output {k} of the function: {}", e.message),
                 ..e
             })
         };

@@ -64,7 +64,7 @@ pub enum Pieces {
 
 /// The aggregate size of `inputs`: the most dimensions of any, and along each the
 /// largest size; sizes along a dimension must be equal or 1.
-fn aggregate(what: &str, inputs: &[Arc<Node>]) -> Result<Shape> {
+fn aggregate(inputs: &[Arc<Node>]) -> Result<Shape> {
     let mut shape = Shape::SCALAR;
     for (k, x) in inputs.iter().enumerate() {
         let rank = shape.rank().max(x.shape.rank());
@@ -74,7 +74,7 @@ fn aggregate(what: &str, inputs: &[Arc<Node>]) -> Result<Shape> {
         }) {
             bail!(
                 ShapeMismatch,
-                "{what}: input {k} has shape {}, but the inputs before it have size {} along dimension {d}; sizes along a dimension must be equal or 1",
+                "input {k} has shape {}, but the inputs before it have size {} along dimension {d}; sizes along a dimension must be equal or 1",
                 x.shape,
                 shape.dim(d)
             );
@@ -84,33 +84,36 @@ fn aggregate(what: &str, inputs: &[Arc<Node>]) -> Result<Shape> {
     Ok(shape)
 }
 
+/// What a function's output over every piece is called in messages.
+const OVER_PIECES: &str = "the function's output over every piece";
+
 /// `dims` as a shape checked for size (`what` names it in the message).
 fn sized(what: impl std::fmt::Display, dims: impl IntoIterator<Item = usize>) -> Result<Shape> {
     Shape::sized(what, &dims.into_iter().map(|d| d as u64).collect::<Vec<_>>())
 }
 
 impl Pieces {
-    pub fn elements(what: &str, inputs: &[Arc<Node>]) -> Result<Pieces> {
-        Ok(Pieces::Elements(aggregate(what, inputs)?))
+    pub fn elements(inputs: &[Arc<Node>]) -> Result<Pieces> {
+        Ok(Pieces::Elements(aggregate(inputs)?))
     }
 
     /// Blocks of `inputs` as `options` say, with one descriptor per output. Every option
     /// is checked here, before anything is recorded.
-    pub fn blocks(what: &str, inputs: &[Arc<Node>], options: &BlockOptions, outputs: Vec<Output>) -> Result<Pieces> {
-        let shape = aggregate(what, inputs)?;
+    pub fn blocks(inputs: &[Arc<Node>], options: &BlockOptions, outputs: Vec<Output>) -> Result<Pieces> {
+        let shape = aggregate(inputs)?;
         let dim = match options.dim {
             Some(d) => d,
             None => (0..shape.rank()).rev().find(|&d| shape.dim(d) > 1).unwrap_or(0),
         };
         if options.size == 0 {
-            bail!(InvalidArgument, "{what}: block_size is 0; a block has at least one element");
+            bail!(InvalidArgument, "block_size is 0; a block has at least one element");
         }
         let n = shape.dim(dim) as u64;
         for (name, o) in [("overlap_before", options.before), ("overlap_after", options.after)] {
             if o > n {
                 bail!(
                     InvalidArgument,
-                    "{what}: {name} is {o}, larger than the array along dimension {dim} ({n} elements)"
+                    "{name} is {o}, larger than the array along dimension {dim} ({n} elements)"
                 );
             }
         }
@@ -119,7 +122,7 @@ impl Pieces {
         if window.is_none_or(|w| w > crate::ir::shape::MAX_ELEMENTS) {
             bail!(
                 InvalidArgument,
-                "{what}: block_size {} with overlaps {} and {} makes blocks too large",
+                "block_size {} with overlaps {} and {} makes blocks too large",
                 options.size,
                 options.before,
                 options.after
@@ -128,7 +131,7 @@ impl Pieces {
         Ok(Pieces::Blocks(Blocks {
             shape,
             dim,
-            size: options.size.min(n.max(1)) as usize,
+            size: options.size as usize,
             before: options.before as usize,
             after: options.after as usize,
             boundary: options.boundary,
@@ -163,14 +166,14 @@ impl Pieces {
     }
 
     /// The shape of one piece of input `x`.
-    fn piece_shape(&self, what: &str, x: &Node) -> Result<Shape> {
+    fn piece_shape(&self, x: &Node) -> Result<Shape> {
         match self {
             Pieces::Elements(_) => Ok(Shape::SCALAR),
             Pieces::Blocks(b) if b.whole(x) => Ok(x.shape),
             Pieces::Blocks(b) => {
                 let mut dims = x.shape.dims().to_vec();
                 dims[b.dim] = b.window();
-                sized(format_args!("{what}: a block of {} elements with its overlaps", b.size), dims)
+                sized(format_args!("a block of {} elements with its overlaps", b.size), dims)
             }
         }
     }
@@ -188,21 +191,21 @@ impl Pieces {
 
     /// Every piece of input `k` (`x`) as one array: shaped like a piece followed by
     /// `batch`.
-    fn input(&self, g: &Graph, what: &str, k: usize, x: &Arc<Node>, batch: Shape) -> Result<Batched> {
+    fn input(&self, g: &Graph, k: usize, x: &Arc<Node>, batch: Shape) -> Result<Batched> {
         match self {
             Pieces::Elements(shape) => {
                 let all = g.broadcast_to(x, *shape)?;
                 Ok(Batched::Each(g.reshape(&all, batch)?))
             }
             Pieces::Blocks(b) if b.whole(x) => Ok(Batched::Whole(x.clone())),
-            Pieces::Blocks(b) => b.window_of(g, x).map(Batched::Each).map_err(|e| prefixed(e, what, k)),
+            Pieces::Blocks(b) => b.window_of(g, x).map(Batched::Each).map_err(|e| prefixed(e, k)),
         }
     }
 
     /// Output `k` of the call from the function's output `v`, of shape `piece` for one
     /// piece, over `batch`.
-    fn assemble(&self, g: &Graph, what: &str, k: usize, v: &Batched, piece: &Shape, batch: Shape) -> Result<Arc<Node>> {
-        let each = sized(what, piece.dims().iter().chain(batch.dims()).copied())?;
+    fn assemble(&self, g: &Graph, k: usize, v: &Batched, piece: &Shape, batch: Shape) -> Result<Arc<Node>> {
+        let each = sized(OVER_PIECES, piece.dims().iter().chain(batch.dims()).copied())?;
         let x = match v {
             Batched::Each(x) => x.clone(),
             Batched::Whole(w) => g.broadcast_to(w, each)?,
@@ -212,19 +215,19 @@ impl Pieces {
                 if piece.dims().iter().any(|&d| d != 1) {
                     bail!(
                         ShapeMismatch,
-                        "{what}: output {k} of the function has shape {piece}; a function applied to elements gives one value per output"
+                        "output {k} of the function has shape {piece}; a function applied to elements gives one value per output"
                     );
                 }
                 g.reshape(&x, *shape)
             }
-            Pieces::Blocks(b) => b.assemble(g, what, k, &x, piece),
+            Pieces::Blocks(b) => b.assemble(g, k, &x, piece),
         }
     }
 }
 
 /// `e` with the input it is about named.
-fn prefixed(e: Error, what: &str, k: usize) -> Error {
-    Error { message: format!("{what}: input {k}: {}", e.message), ..e }
+fn prefixed(e: Error, k: usize) -> Error {
+    Error { message: format!("input {k}: {}", e.message), ..e }
 }
 
 impl Blocks {
@@ -270,7 +273,7 @@ impl Blocks {
 
     /// Output `k` from `x`, the function's output (shape `piece` per block) followed by
     /// the blocks.
-    fn assemble(&self, g: &Graph, what: &str, k: usize, x: &Arc<Node>, piece: &Shape) -> Result<Arc<Node>> {
+    fn assemble(&self, g: &Graph, k: usize, x: &Arc<Node>, piece: &Shape) -> Result<Arc<Node>> {
         let (dim, count) = (self.dim, self.count);
         let size = match &self.outputs[k] {
             Output::Slice => {
@@ -279,12 +282,12 @@ impl Blocks {
                 if piece.to_rank(rank) != slice {
                     bail!(
                         ShapeMismatch,
-                        "{what}: output {k} is a slice: every block must give an array of shape {} (the inputs' aggregate size with 1 along dimension {dim}), but the function gives {piece}",
+                        "output {k} is a slice: every block must give an array of shape {} (the inputs' aggregate size with 1 along dimension {dim}), but the function gives {piece}",
                         self.shape.to_rank(self.shape.rank().max(dim + 1)).with_dim(dim, 1)
                     );
                 }
                 // The block index moves into the slicing dimension.
-                let x = g.reshape(x, sized(what, slice.dims().iter().copied().chain([count]))?)?;
+                let x = g.reshape(x, sized(OVER_PIECES, slice.dims().iter().copied().chain([count]))?)?;
                 let mut perm: Vec<usize> = (0..=rank).collect();
                 perm.swap(dim, rank);
                 let moved = g.permute(&x, &perm)?;
@@ -294,7 +297,7 @@ impl Blocks {
                 if piece.dims().iter().any(|&d| d != 1) {
                     bail!(
                         ShapeMismatch,
-                        "{what}: output {k} is a scalar: every block must give one value, but the function gives an array of shape {piece}"
+                        "output {k} is a scalar: every block must give one value, but the function gives an array of shape {piece}"
                     );
                 }
                 return g.reshape(x, Shape::new(&[1, count]));
@@ -302,7 +305,7 @@ impl Blocks {
             Output::Aggregate => self.shape,
             Output::Size(s) => *s,
         };
-        self.concatenated(g, what, k, x, piece, size)
+        self.concatenated(g, k, x, piece, size)
     }
 
     /// The blocks' results (`x`: `piece` per block) concatenated into `size`: along the
@@ -311,7 +314,6 @@ impl Blocks {
     fn concatenated(
         &self,
         g: &Graph,
-        what: &str,
         k: usize,
         x: &Arc<Node>,
         piece: &Shape,
@@ -328,12 +330,12 @@ impl Blocks {
             [] if count == 1 => return g.reshape(x, size),
             [] => bail!(
                 ShapeMismatch,
-                "{what}: {described} holds one block's result ({piece}), but there are {count} blocks"
+                "{described} holds one block's result ({piece}), but there are {count} blocks"
             ),
             [c] => c,
             _ => bail!(
                 ShapeMismatch,
-                "{what}: {described} differs from each block's result ({piece}) in dimensions {differ:?}; the blocks' results are concatenated along one dimension"
+                "{described} differs from each block's result ({piece}) in dimensions {differ:?}; the blocks' results are concatenated along one dimension"
             ),
         };
         let (per, want) = (piece.dim(c) as u64, size.dim(c) as u64);
@@ -341,13 +343,13 @@ impl Blocks {
         if want > total || want + per <= total {
             bail!(
                 ShapeMismatch,
-                "{what}: {described}: the {count} blocks' results ({piece} each) concatenated along dimension {c} have {total} elements there, which size {want} {}",
+                "{described}: the {count} blocks' results ({piece} each) concatenated along dimension {c} have {total} elements there, which size {want} {}",
                 if want > total { "cannot be filled from" } else { "would leave a whole block of" }
             );
         }
         // Blocks next to each other along `c`, then cut to `want`.
         let full = piece.to_rank(rank);
-        let x = g.reshape(x, sized(what, full.dims().iter().copied().chain([count]))?)?;
+        let x = g.reshape(x, sized(OVER_PIECES, full.dims().iter().copied().chain([count]))?)?;
         let mut perm: Vec<usize> = (0..=c).collect();
         perm.push(rank);
         perm.extend(c + 1..rank);
@@ -396,7 +398,7 @@ impl Graph<'_> {
     pub fn begin_apply(&self, what: &str, pieces: &Pieces, inputs: &[Arc<Node>]) -> Result<Recording> {
         let mut placeholders = Vec::with_capacity(inputs.len());
         for x in inputs {
-            placeholders.push(placeholder(self, what, x.dtype, pieces.piece_shape(what, x)?));
+            placeholders.push(placeholder(self, what, x.dtype, pieces.piece_shape(x)?));
         }
         let blocks = matches!(pieces, Pieces::Blocks(_));
         APPLYING.with(|a| a.borrow_mut().push(Applying { blocks, length: None }));
@@ -422,11 +424,11 @@ impl Graph<'_> {
         let length = APPLYING.with(|a| a.borrow_mut().pop()).and_then(|a| a.length);
         let mut placeholders = rec.pieces;
         placeholders.extend(length.clone());
-        let graph = PieceGraph::collect(what, outputs, &placeholders)?;
+        let graph = PieceGraph::collect(outputs, &placeholders)?;
         let batch = pieces.batch(graph.max_rank());
         let mut batched = Vec::with_capacity(placeholders.len());
         for (k, x) in inputs.iter().enumerate() {
-            batched.push(pieces.input(self, what, k, x, batch)?);
+            batched.push(pieces.input(self, k, x, batch)?);
         }
         if length.is_some()
             && let Pieces::Blocks(b) = pieces
@@ -436,7 +438,7 @@ impl Graph<'_> {
         let done = self.rt.sched.batch(what, &graph, batched, batch)?;
         let mut results = Vec::with_capacity(outputs.len());
         for (k, (v, o)) in done.outputs.iter().zip(outputs).enumerate() {
-            results.push(pieces.assemble(self, what, k, v, &o.shape, batch)?);
+            results.push(pieces.assemble(self, k, v, &o.shape, batch)?);
         }
         Ok((results, done.looped))
     }

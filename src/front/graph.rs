@@ -453,6 +453,15 @@ impl Graph<'_> {
         {
             return self.fill(a.dtype, out, v, baked);
         }
+        // A reshape of a pending reshape is one reshape of its source (the source itself
+        // when the shapes match), so a value shaped back is not copied.
+        if step == ViewStep::Reshape && a.op == Op::View(ViewStep::Reshape) {
+            let mut source = None;
+            a.with_pending(|ins, _| source = Some(ins[0].clone()));
+            if let Some(src) = source {
+                return if src.shape == out { src } else { self.pending(Op::View(step), src.dtype, out, smallvec![src]) };
+            }
+        }
         let mut inputs = vec![a.clone()];
         inputs.extend(fill);
         self.pending(Op::View(step), a.dtype, out, inputs)

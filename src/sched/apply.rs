@@ -46,11 +46,10 @@ pub struct PieceGraph {
 }
 
 impl PieceGraph {
-    /// The graph from `placeholders` to `outputs`; `what` names the call in messages.
-    /// Refuses a function that reads an array that is neither a placeholder nor computed
+    /// The graph from `placeholders` to `outputs`. Refuses a function that reads an array that is neither a placeholder nor computed
     /// inside it, and one that draws random numbers (a draw per piece would need the
     /// generator's state per piece).
-    pub fn collect(what: &str, outputs: &[Arc<Node>], placeholders: &[Arc<Node>]) -> Result<PieceGraph> {
+    pub fn collect(outputs: &[Arc<Node>], placeholders: &[Arc<Node>]) -> Result<PieceGraph> {
         let mut order = Vec::new();
         let mut seen: HashMap<u64, ()> = HashMap::default();
         for p in placeholders {
@@ -66,14 +65,14 @@ impl PieceGraph {
             let Some(inputs) = inputs else {
                 bail!(
                     InvalidArgument,
-                    "{what}: the function uses the array made by {}, which is neither one of its inputs nor computed inside it (pass it as an input)",
+                    "the function uses the array made by {}, which is neither one of its inputs nor computed inside it (pass it as an input)",
                     n.site
                 );
             };
             if matches!(n.op, Op::Random { .. }) {
                 bail!(
                     NotSupported,
-                    "{what}: the function draws random numbers (made by {}); draw them outside for every piece and pass them as an input",
+                    "the function draws random numbers (made by {}); draw them outside for every piece and pass them as an input",
                     n.site
                 );
             }
@@ -143,8 +142,7 @@ impl Batcher<'_> {
         if rank > MAX_RANK {
             bail!(
                 NotSupported,
-                "{}: a rank-{} value of the function over {} batch dimensions needs rank {rank}, more than {MAX_RANK}",
-                self.what,
+                "a rank-{} value of the function over {} batch dimensions needs rank {rank}, more than {MAX_RANK}",
                 piece.rank(),
                 self.batch.rank()
             );

@@ -27,7 +27,7 @@ static sl_status column_sums(const sl_array *p, int32_t n_in, sl_array *out, int
     sl_array s, t, u, rows;
     int64_t start[2] = {0, 0}, count[2] = {1, 8}, stride[2] = {1, 1}, dims[2] = {20, 8};
     TRY(sl_sum(p[0], 0, &s));
-    TRY(sl_section(s, 2, start, count, stride, &t));
+    TRY(sl_section(s, start, count, stride, &t));
     TRY(sl_broadcast_to(t, 2, dims, &u));
     TRY(sl_iota(SL_F64, 2, dims, 0, &rows));
     return sl_add(u, rows, &out[0]);
