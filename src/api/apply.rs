@@ -223,14 +223,15 @@ fn apply(
                     Err(e)
                 }
             });
-            let (results, looped) = match batched {
+            let (results, done) = match batched {
                 Ok(done) => done,
                 Err(e) => {
                     let _ = rt.sched.macro_cancel();
                     return Err(e);
                 }
             };
-            rt.sched.note_looped(looped);
+            rt.sched.note_looped(done.looped);
+            crate::profile::applied(site, pieces.count(), done.looped, &done.looped_ops);
             rt.sched.macro_end(&results)?;
             results
         }

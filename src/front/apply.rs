@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::graph::Graph;
 use crate::ir::{BinaryOp, Boundary, DType, Error, MAX_RANK, Node, Op, Promise, Result, Shape, bail};
-use crate::sched::apply::{Batched, PieceGraph};
+use crate::sched::apply::{Batched, Batching, PieceGraph};
 
 /// What an output of `sl_apply_blocks` is made of.
 #[derive(Clone, Debug, PartialEq)]
@@ -139,6 +139,14 @@ impl Pieces {
             count: n.div_ceil(options.size) as usize,
             outputs,
         }))
+    }
+
+    /// How many pieces there are.
+    pub fn count(&self) -> usize {
+        match self {
+            Pieces::Elements(s) => s.numel(),
+            Pieces::Blocks(b) => b.count,
+        }
     }
 
     /// The values besides the inputs' types and shapes that decide what is recorded:
@@ -412,7 +420,7 @@ impl Graph<'_> {
 
     /// Ends the recording begun last on this thread: batches the function's `outputs`
     /// (recorded on `rec`'s placeholders) over the pieces of `inputs` and puts the call's
-    /// outputs together. Returns them and how many pieces were computed one by one.
+    /// outputs together. Returns them and how batching went.
     pub fn finish_apply(
         &self,
         what: &str,
@@ -420,7 +428,7 @@ impl Graph<'_> {
         inputs: &[Arc<Node>],
         rec: Recording,
         outputs: &[Arc<Node>],
-    ) -> Result<(Vec<Arc<Node>>, usize)> {
+    ) -> Result<(Vec<Arc<Node>>, Batching)> {
         let length = APPLYING.with(|a| a.borrow_mut().pop()).and_then(|a| a.length);
         let mut placeholders = rec.pieces;
         placeholders.extend(length.clone());
@@ -440,7 +448,7 @@ impl Graph<'_> {
         for (k, (v, o)) in done.outputs.iter().zip(outputs).enumerate() {
             results.push(pieces.assemble(self, k, v, &o.shape, batch)?);
         }
-        Ok((results, done.looped))
+        Ok((results, done))
     }
 
     /// The number of elements of the block being processed that lie inside the array (a

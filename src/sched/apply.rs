@@ -100,6 +100,8 @@ pub struct Batching {
     pub outputs: Vec<Batched>,
     /// Pieces computed one by one, summed over the nodes without a batched form.
     pub looped: usize,
+    /// The ops of those nodes.
+    pub looped_ops: Vec<&'static str>,
 }
 
 impl Scheduler {
@@ -107,7 +109,7 @@ impl Scheduler {
     /// `inputs[k]` (`Each`: shaped like the placeholder followed by `batch`). The nodes
     /// made go to the work queue (or the recording section) like any op.
     pub fn batch(&self, what: &str, graph: &PieceGraph, inputs: Vec<Batched>, batch: Shape) -> Result<Batching> {
-        let mut b = Batcher { sched: self, what, batch, values: HashMap::default(), looped: 0 };
+        let mut b = Batcher { sched: self, what, batch, values: HashMap::default(), looped: 0, looped_ops: Vec::new() };
         for (p, v) in graph.placeholders.iter().zip(inputs) {
             b.values.insert(p.id, v);
         }
@@ -116,7 +118,7 @@ impl Scheduler {
             b.values.insert(n.id, v);
         }
         let outputs = graph.outputs.iter().map(|o| b.values[&o.id].clone()).collect();
-        Ok(Batching { outputs, looped: b.looped })
+        Ok(Batching { outputs, looped: b.looped, looped_ops: b.looped_ops })
     }
 }
 
@@ -126,6 +128,7 @@ struct Batcher<'a> {
     batch: Shape,
     values: HashMap<u64, Batched>,
     looped: usize,
+    looped_ops: Vec<&'static str>,
 }
 
 impl Batcher<'_> {
@@ -367,6 +370,9 @@ impl Batcher<'_> {
             });
         }
         self.looped += count;
+        if !self.looped_ops.contains(&n.op.name()) {
+            self.looped_ops.push(n.op.name());
+        }
         Ok(result.expect("at least one piece"))
     }
 
