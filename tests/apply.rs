@@ -862,18 +862,25 @@ fn misuse(rng: &mut StdRng) {
 #[test]
 fn apply() {
     let mut rng = rng("apply");
-    seed_uneven_blocks(&mut rng);
-    seed_expansion(&mut rng);
-    seed_output_slice_scalar(&mut rng);
-    seed_overlap(&mut rng);
-    seed_pagewise(&mut rng);
-    seed_pagewise_16x16x10000(&mut rng);
-    batched_intrinsics(&mut rng);
-    random_elements(&mut rng, 20);
-    random_blocks(&mut rng, 40);
-    batching_and_replay(&mut rng);
-    loop_fallback(&mut rng);
-    inputs_of_every_kind(&mut rng);
-    nesting(&mut rng);
-    misuse(&mut rng);
+    let parts: [(&str, fn(&mut StdRng)); 14] = [
+        ("seed_uneven_blocks", seed_uneven_blocks),
+        ("seed_expansion", seed_expansion),
+        ("seed_output_slice_scalar", seed_output_slice_scalar),
+        ("seed_overlap", seed_overlap),
+        ("seed_pagewise", seed_pagewise),
+        ("seed_pagewise_16x16x10000", seed_pagewise_16x16x10000),
+        ("batched_intrinsics", batched_intrinsics),
+        ("random_elements", |r| random_elements(r, 20)),
+        ("random_blocks", |r| random_blocks(r, 40)),
+        ("batching_and_replay", batching_and_replay),
+        ("loop_fallback", loop_fallback),
+        ("inputs_of_every_kind", inputs_of_every_kind),
+        ("nesting", nesting),
+        ("misuse", misuse),
+    ];
+    for (name, part) in parts {
+        let start = std::time::Instant::now();
+        part(&mut rng);
+        eprintln!("apply: {name} passed ({:.1} s)", start.elapsed().as_secs_f64());
+    }
 }

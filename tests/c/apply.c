@@ -84,12 +84,11 @@ int main(void) {
     for (int i = 0; i < 10; i++) a[i] = uniform(-1, 1), b[i] = uniform(-1, 1);
     for (int i = 0; i < 100; i++) m[i] = uniform(-1, 1);
     for (int i = 0; i < 20; i++) v[i] = uniform(-1, 1);
-    int64_t col[2] = {10, 1}, row[2] = {1, 10}, sq[2] = {10, 10}, n20 = 20;
-    sl_array ha, hb, hm, hv;
+    int64_t col[2] = {10, 1}, row[2] = {1, 10}, sq[2] = {10, 10};
+    sl_array ha, hb, hm, hv = vector_f64(v, 20);
     OK(sl_create(SL_F64, 2, col, SL_COL_MAJOR, a, sizeof a, &ha));
     OK(sl_create(SL_F64, 2, row, SL_COL_MAJOR, b, sizeof b, &hb));
     OK(sl_create(SL_F64, 2, sq, SL_COL_MAJOR, m, sizeof m, &hm));
-    OK(sl_create(SL_F64, 1, &n20, SL_COL_MAJOR, v, sizeof v, &hv));
 
     /* Elements: a 10 x 1 and a 1 x 10 expand to 10 x 10. */
     sl_array out, ins[2] = {ha, hb};
@@ -138,7 +137,7 @@ int main(void) {
     o.block_size = 3, o.outputs = &scalar, o.n_outputs = 1;
     sl_array first10;
     int64_t s0 = 0, c10 = 10, one = 1;
-    OK(sl_section(hv, 1, &s0, &c10, &one, &first10));
+    OK(sl_section(hv, &s0, &c10, &one, &first10));
     OK(sl_apply_blocks(real_length, NULL, &first10, 1, &o, &out, 1));
     OK(sl_read(out, SL_COL_MAJOR, lengths, sizeof lengths));
     EXPECT(lengths[0] == 3 && lengths[1] == 3 && lengths[2] == 3 && lengths[3] == 1, "%lld %lld %lld %lld",

@@ -87,7 +87,10 @@ int main() {
     EXPECT(row_sums.shape() == (sluice::Shape{1, 10}));
     for (int i = 0; i < 10; i++) {
         double sum = 0;
-        for (int j = 0; j < 10; j++) sum += m[i + 10 * j], EXPECT(d[i + 10 * j] == 2 * m[i + 10 * j]);
+        for (int j = 0; j < 10; j++) {
+            sum += m[i + 10 * j];
+            EXPECT(d[i + 10 * j] == 2 * m[i + 10 * j]);
+        }
         EXPECT(std::fabs(rs[i] - sum) <= 1e-12);
     }
 
