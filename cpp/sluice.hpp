@@ -18,10 +18,12 @@
 
 #include "sluice.h"
 
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -753,6 +755,140 @@ auto macro(const std::string& name, const std::vector<Array>& inputs, const std:
 template <class Body> auto macro(const std::string& name, const std::vector<Array>& inputs, Body body) {
     return macro(name, inputs, {}, std::move(body));
 }
+
+// ---------------------------------------------------------------------------------------
+// Applying a function to pieces (elements, blocks)
+
+// One output of apply_blocks (sl_block_output): the aggregate size (default), a slice or a
+// scalar per block, or an explicit size.
+struct BlockOutput {
+    static BlockOutput aggregate() { return BlockOutput(SL_OUTPUT_AGGREGATE); }
+    static BlockOutput slice() { return BlockOutput(SL_OUTPUT_SLICE); }
+    static BlockOutput scalar() { return BlockOutput(SL_OUTPUT_SCALAR); }
+    static BlockOutput size(const Shape& dims) {
+        detail::require(dims.size() <= static_cast<std::size_t>(SL_MAX_RANK), "sluice::BlockOutput::size",
+                        "more than SL_MAX_RANK dimensions");
+        BlockOutput o(SL_OUTPUT_SIZE);
+        o.c.rank = detail::length(dims.size());
+        std::copy(dims.begin(), dims.end(), o.c.dims);
+        return o;
+    }
+    sl_block_output c{};
+
+private:
+    explicit BlockOutput(sl_block_output_kind kind) { c.kind = kind; }
+};
+
+// How apply_blocks cuts its inputs (sl_block_options).
+struct BlockOptions {
+    int32_t dim = SL_DIM_AUTO;
+    int64_t block_size = 1;
+    int64_t overlap_before = 0;
+    int64_t overlap_after = 0;
+    Boundary boundary = Boundary::fill;
+    double pad = 0;
+    // One per output, or none: every output is BlockOutput::aggregate().
+    std::vector<BlockOutput> outputs;
+    // Values the function's calls depend on besides its pieces (as a macro's controls).
+    std::vector<double> controls;
+};
+
+namespace detail {
+
+// What the C function for a lambda of type F gets as `user`.
+template <class F> struct ApplyCall {
+    F& f;
+    std::exception_ptr error;
+};
+
+// The C function (sl_apply_fn) for lambdas of type F: one per type, so each lambda is its
+// own cache key. An exception from the lambda is kept and rethrown by the caller.
+template <class F>
+sl_status apply_trampoline(const sl_array* pieces, int32_t n_in, sl_array* outputs, int32_t n_out, void* user) {
+    using Result = std::invoke_result_t<F&, const std::vector<Array>&>;
+    using Outputs = MacroOutputs<Result>;
+    auto* call = static_cast<ApplyCall<F>*>(user);
+    try {
+        std::vector<Array> in;
+        for (int32_t i = 0; i < n_in; i++) {
+            sl_array h = 0;
+            check(sl_retain(pieces[i], &h));
+            in.push_back(Array::adopt(h));
+        }
+        require(static_cast<std::size_t>(n_out) == Outputs::count, "sluice::apply", "output count mismatch");
+        Result result = call->f(in);
+        // The handles stay valid until the apply ends (the recording's scope releases them).
+        const auto hs = Outputs::handles(result);
+        for (std::size_t i = 0; i < Outputs::count; i++) check(sl_retain(hs[i], &outputs[i]));
+        return SL_OK;
+    } catch (const Error& e) {
+        call->error = std::current_exception();
+        return e.status();
+    } catch (...) {
+        call->error = std::current_exception();
+        return SL_ERR_INVALID_ARGUMENT;
+    }
+}
+
+// Runs `c_apply(trampoline, user, outputs, n_out)`, rethrowing the lambda's exception.
+template <class F, class CApply> auto run_apply(F& f, CApply c_apply) {
+    using Result = std::invoke_result_t<F&, const std::vector<Array>&>;
+    using Outputs = MacroOutputs<Result>;
+    ApplyCall<F> call{f, nullptr};
+    std::array<sl_array, Outputs::count> out{};
+    const sl_status status = c_apply(&apply_trampoline<F>, static_cast<void*>(&call), out.data(),
+                                     length(out.size()));
+    if (call.error) std::rethrow_exception(call.error);
+    check(status);
+    return Outputs::adopt(out);
+}
+
+}  // namespace detail
+
+// f(pieces) once per element of the inputs (inputs of size 1 along a dimension repeat
+// along it): the lambda is recorded once on rank-0 placeholders and returns a
+// sluice::Array or a std::array<sluice::Array, N> of one value each; the outputs have the
+// inputs' aggregate size. It runs as one fused kernel; calling it again with a lambda of
+// the same type, inputs of the same types and shapes and the same controls replays the
+// recording without calling the lambda (values it captures are fixed when it records:
+// pass what changes as inputs, or as controls when it changes what the lambda does).
+template <class F>
+auto apply_elements(F f, const std::vector<Array>& inputs, const std::vector<double>& controls = {}) {
+    const std::vector<sl_array> in = detail::handles(inputs);
+    return detail::run_apply(f, [&](sl_apply_fn fn, void* user, sl_array* out, int32_t n_out) {
+        return sl_apply_elements(fn, user, in.data(), detail::length(in.size()), controls.data(),
+                                 detail::length(controls.size()), out, n_out);
+    });
+}
+
+// f(pieces) on blocks of the inputs along one dimension (see BlockOptions and
+// sl_apply_blocks): the lambda is recorded once on placeholders shaped like one block of
+// each input and returns a sluice::Array or a std::array<sluice::Array, N>; every block
+// runs as one batched program. Cached as apply_elements is, also under the options.
+template <class F> auto apply_blocks(F f, const std::vector<Array>& inputs, const BlockOptions& options = {}) {
+    const std::vector<sl_array> in = detail::handles(inputs);
+    std::vector<sl_block_output> outs;
+    for (const BlockOutput& o : options.outputs) outs.push_back(o.c);
+    sl_block_options c{};
+    detail::check(sl_block_options_default(&c));
+    c.dim = options.dim;
+    c.block_size = options.block_size;
+    c.overlap_before = options.overlap_before;
+    c.overlap_after = options.overlap_after;
+    c.boundary = static_cast<sl_boundary>(options.boundary);
+    c.pad = options.pad;
+    c.outputs = outs.empty() ? nullptr : outs.data();
+    c.n_outputs = detail::length(outs.size());
+    c.controls = options.controls.data();
+    c.n_controls = detail::length(options.controls.size());
+    return detail::run_apply(f, [&](sl_apply_fn fn, void* user, sl_array* out, int32_t n_out) {
+        return sl_apply_blocks(fn, user, in.data(), detail::length(in.size()), &c, out, n_out);
+    });
+}
+
+// Inside a lambda apply_blocks is recording: how many of the block's own elements lie
+// inside the array (a rank-0 i64 array that differs from block to block).
+inline Array block_length() { return detail::make(sl_apply_block_length); }
 
 // ---------------------------------------------------------------------------------------
 // Element-wise: generic forms, select, cast

@@ -90,6 +90,10 @@ module sluice
   ! Caches (sl_cache), what sl_macro_begin says to do (sl_macro_mode), bit generators (sl_rng_kind).
   integer(c_int32_t), parameter, public :: SL_CACHE_TRACE = 0, SL_CACHE_MACRO = 1, SL_CACHE_PROGRAM = 2
   integer(c_int32_t), parameter, public :: SL_MACRO_RECORD = 0, SL_MACRO_REPLAY = 1
+  ! sl_apply_blocks: the automatic slicing dimension, and the kinds of output (sl_block_output_kind).
+  integer(c_int32_t), parameter, public :: SL_DIM_AUTO = -1
+  integer(c_int32_t), parameter, public :: SL_OUTPUT_AGGREGATE = 0, SL_OUTPUT_SLICE = 1, SL_OUTPUT_SCALAR = 2, &
+    SL_OUTPUT_SIZE = 3
   integer(c_int32_t), parameter, public :: SL_RNG_PHILOX = 0, SL_RNG_FAST = 1, SL_RNG_THREEFRY = 2
   ! How random_sobol scrambles its points (sl_sobol_scramble), and its most dimensions.
   integer(c_int32_t), parameter, public :: SL_SOBOL_PLAIN = 0, SL_SOBOL_SHIFT = 1, SL_SOBOL_OWEN = 2
@@ -147,6 +151,29 @@ module sluice
     integer(c_int64_t) :: device_allocations
     integer(c_int64_t) :: device_live_bytes
     integer(c_int64_t) :: device_peak_live_bytes
+    integer(c_int64_t) :: looped_pieces
+  end type
+
+  ! One output of sl_apply_blocks (C's 0-based sizes; see output_size).
+  type, bind(C), public :: sl_block_output
+    integer(c_int32_t) :: kind = SL_OUTPUT_AGGREGATE
+    integer(c_int32_t) :: rank = 0
+    integer(c_int64_t) :: dims(8) = 0
+  end type
+
+  ! How sl_apply_blocks cuts its inputs; start from sl_block_options_default. `dim` is
+  ! 0-based here, as in C.
+  type, bind(C), public :: sl_block_options
+    integer(c_int32_t) :: dim
+    integer(c_int64_t) :: block_size
+    integer(c_int64_t) :: overlap_before
+    integer(c_int64_t) :: overlap_after
+    integer(c_int32_t) :: boundary
+    real(c_double) :: pad
+    type(c_ptr) :: outputs
+    integer(c_int32_t) :: n_outputs
+    type(c_ptr) :: controls
+    integer(c_int32_t) :: n_controls
   end type
 
   ! Counters of one cache since the runtime started (sl_get_cache_stats).
@@ -194,6 +221,18 @@ module sluice
       type(sl_error_info), intent(in) :: info
       type(c_ptr), value :: user
       integer(c_int32_t) :: stop_older
+    end function
+    ! The function apply_elements and apply_blocks (sl_apply_elements, sl_apply_blocks)
+    ! apply: a bind(C) procedure with this interface. It gets the handles of placeholders
+    ! shaped like one piece of each input, stores the handles of its results in `outputs`
+    ! and returns SL_OK (or the status of a call that failed).
+    function sl_apply_function(pieces, n_in, outputs, n_out, user) result(status) bind(C)
+      import :: c_int, c_int32_t, c_int64_t, c_ptr
+      integer(c_int32_t), value :: n_in, n_out
+      integer(c_int64_t), intent(in) :: pieces(n_in)
+      integer(c_int64_t), intent(inout) :: outputs(n_out)
+      type(c_ptr), value :: user
+      integer(c_int) :: status
     end function
   end interface
   public :: sl_error_handler
@@ -1457,6 +1496,44 @@ module sluice
       integer(c_int) :: status
     end function
 
+    ! Applying a function to pieces. `f` is c_funloc of a procedure with the interface
+    ! sl_apply_function (see apply_elements below).
+    function sl_apply_elements(f, user, inputs, n_in, controls, n_ctrl, outputs, n_out) result(status) &
+      bind(C, name="sl_apply_elements")
+      import :: c_int, c_int32_t, c_int64_t, c_double, c_funptr, c_ptr
+      type(c_funptr), value :: f
+      type(c_ptr), value :: user
+      integer(c_int64_t), intent(in) :: inputs(*)
+      integer(c_int32_t), value :: n_in
+      real(c_double), intent(in) :: controls(*)
+      integer(c_int32_t), value :: n_ctrl
+      integer(c_int64_t), intent(inout) :: outputs(*)
+      integer(c_int32_t), value :: n_out
+      integer(c_int) :: status
+    end function
+    function sl_block_options_default(options) result(status) bind(C, name="sl_block_options_default")
+      import :: c_int, sl_block_options
+      type(sl_block_options), intent(out) :: options
+      integer(c_int) :: status
+    end function
+    function sl_apply_blocks(f, user, inputs, n_in, options, outputs, n_out) result(status) &
+      bind(C, name="sl_apply_blocks")
+      import :: c_int, c_int32_t, c_int64_t, c_funptr, c_ptr, sl_block_options
+      type(c_funptr), value :: f
+      type(c_ptr), value :: user
+      integer(c_int64_t), intent(in) :: inputs(*)
+      integer(c_int32_t), value :: n_in
+      type(sl_block_options), intent(in) :: options
+      integer(c_int64_t), intent(inout) :: outputs(*)
+      integer(c_int32_t), value :: n_out
+      integer(c_int) :: status
+    end function
+    function sl_apply_block_length(out) result(status) bind(C, name="sl_apply_block_length")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), intent(out) :: out
+      integer(c_int) :: status
+    end function
+
     ! Random numbers: generators (handles like arrays' ids) and random arrays.
     function sl_rng_create(kind, seed, out) result(status) bind(C, name="sl_rng_create")
       import :: c_int, c_int32_t, c_int64_t
@@ -1949,7 +2026,8 @@ module sluice
     sl_cast, sl_reshape, sl_permute, sl_section, sl_project, sl_shift, sl_rotate, sl_pad, sl_tile, &
     sl_broadcast_to, sl_concat, sl_gather, sl_gather_with, sl_take_along, sl_interp1, sl_interp2, sl_scatter, &
     sl_assign_section, sl_assign_section_scalar, sl_assign_where, sl_assign_where_scalar, sl_assign_indexed, &
-    sl_macro_begin, sl_macro_end, sl_macro_cancel, &
+    sl_macro_begin, sl_macro_end, sl_macro_cancel, sl_apply_elements, sl_block_options_default, sl_apply_blocks, &
+    sl_apply_block_length, &
     sl_rng_create, sl_rng_destroy, sl_rng_get_state, sl_rng_set_state, sl_random_uniform, sl_random_normal, &
     sl_random_uniform_range, sl_random_integers, sl_random_exponential, sl_random_bernoulli, sl_random_poisson, &
     sl_random_gamma, sl_random_beta, sl_random_chisquare, sl_random_sobol, &
@@ -2418,6 +2496,8 @@ module sluice
     error_message, macro_begin, macro_end, macro_cancel, rng_create, rng_destroy, rng_get_state, rng_set_state, &
     random_uniform, random_normal, random_range, random_integers, random_exponential, random_bernoulli, &
     random_poisson, random_gamma, random_beta, random_chisquare, random_sobol
+  public :: sl_apply_function, apply_elements, apply_blocks, block_length, output_aggregate, output_slice, &
+    output_scalar, output_size
 
   ! The message of the last error this module reported (per thread under OpenMP), in a
   ! fixed-length buffer (see `append`).
@@ -2962,6 +3042,121 @@ contains
     integer, intent(out), optional :: stat
     call finish(sl_macro_cancel(), stat)
   end subroutine
+
+  ! ---------------------------------------------------------------------------------------
+  ! Applying a function to pieces. The function is a bind(C) procedure with the interface
+  ! sl_apply_function, which works on handles; inside it, wrap them to use this layer:
+  !
+  !   integer(c_int) function scaled(pieces, n_in, outputs, n_out, user) result(status) bind(C)
+  !     integer(c_int32_t), value :: n_in, n_out
+  !     integer(c_int64_t), intent(in) :: pieces(n_in)
+  !     integer(c_int64_t), intent(inout) :: outputs(n_out)
+  !     type(c_ptr), value :: user
+  !     type(sl_array) :: x, y
+  !     x%handle = pieces(1)
+  !     y = 2 * x + 1
+  !     outputs(1) = y%handle
+  !     status = SL_OK
+  !   end function
+  !
+  !   call apply_elements(scaled, [a], out)   ! out(1) = 2 * a + 1, one fused kernel
+  !
+  ! It is called once per recording, with placeholders shaped like one piece; the rules of
+  ! macro_begin's body hold (no reads, only its pieces and arrays computed from them). The
+  ! recording is cached under the procedure, the inputs' types and shapes, the options and
+  ! the controls: calling again with the same ones does not call the procedure.
+
+  ! out(k) = f(inputs) once per element of the inputs' aggregate size.
+  subroutine apply_elements(f, inputs, outputs, controls, stat)
+    procedure(sl_apply_function) :: f
+    type(sl_array), intent(in) :: inputs(:)
+    type(sl_array), intent(inout) :: outputs(:)
+    real(c_double), intent(in), optional :: controls(:)
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: ins(size(inputs)), outs(size(outputs))
+    real(c_double), allocatable :: values(:)
+    integer(c_int) :: status
+    if (present(controls)) then
+      allocate (values, source=controls)
+    else
+      allocate (values(0))
+    end if
+    ins = inputs%handle
+    outs = 0
+    status = sl_apply_elements(c_funloc(f), c_null_ptr, ins, size(ins, kind=c_int32_t), values, &
+      size(values, kind=c_int32_t), outs, size(outs, kind=c_int32_t))
+    outputs%handle = outs
+    call finish(status, stat)
+  end subroutine
+
+  ! f on blocks of the inputs along dimension `dim` (1-based; absent: the last one longer
+  ! than 1), `block_size` elements each (default 1), each also seeing `overlap_before` and
+  ! `overlap_after` neighbours; outside the array a block sees `pad` (default 0), or the
+  ! edge (boundary=SL_BOUNDARY_CLAMP) or the other end (SL_BOUNDARY_WRAP). `descriptors`
+  ! (output_aggregate, output_slice, output_scalar, output_size) say how each output is put
+  ! together (default: the inputs' aggregate size).
+  subroutine apply_blocks(f, inputs, outputs, dim, block_size, overlap_before, overlap_after, boundary, pad, &
+      descriptors, controls, stat)
+    procedure(sl_apply_function) :: f
+    type(sl_array), intent(in) :: inputs(:)
+    type(sl_array), intent(inout) :: outputs(:)
+    integer, intent(in), optional :: dim, block_size, overlap_before, overlap_after, boundary
+    real(c_double), intent(in), optional :: pad
+    type(sl_block_output), intent(in), optional, target :: descriptors(:)
+    real(c_double), intent(in), optional, target :: controls(:)
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: ins(size(inputs)), outs(size(outputs))
+    type(sl_block_options) :: options
+    integer(c_int) :: status
+    status = sl_block_options_default(options)
+    if (present(dim)) options%dim = int(dim - 1, c_int32_t)
+    if (present(block_size)) options%block_size = int(block_size, c_int64_t)
+    if (present(overlap_before)) options%overlap_before = int(overlap_before, c_int64_t)
+    if (present(overlap_after)) options%overlap_after = int(overlap_after, c_int64_t)
+    if (present(boundary)) options%boundary = int(boundary, c_int32_t)
+    if (present(pad)) options%pad = pad
+    if (present(descriptors)) then
+      if (size(descriptors) > 0) options%outputs = c_loc(descriptors)
+      options%n_outputs = size(descriptors, kind=c_int32_t)
+    end if
+    if (present(controls)) then
+      if (size(controls) > 0) options%controls = c_loc(controls)
+      options%n_controls = size(controls, kind=c_int32_t)
+    end if
+    ins = inputs%handle
+    outs = 0
+    status = sl_apply_blocks(c_funloc(f), c_null_ptr, ins, size(ins, kind=c_int32_t), options, outs, &
+      size(outs, kind=c_int32_t))
+    outputs%handle = outs
+    call finish(status, stat)
+  end subroutine
+
+  ! Inside a function apply_blocks is recording: how many of the block's own elements lie
+  ! inside the array (a rank-0 int64 array that differs from block to block).
+  type(sl_array) function block_length(stat) result(r)
+    integer, intent(out), optional :: stat
+    call finish(sl_apply_block_length(r%handle), stat)
+  end function
+
+  ! Output descriptors of apply_blocks.
+  type(sl_block_output) function output_aggregate() result(o)
+    o%kind = SL_OUTPUT_AGGREGATE
+  end function
+  type(sl_block_output) function output_slice() result(o)
+    o%kind = SL_OUTPUT_SLICE
+  end function
+  type(sl_block_output) function output_scalar() result(o)
+    o%kind = SL_OUTPUT_SCALAR
+  end function
+  ! The blocks' results concatenated into an array of size `dims`.
+  type(sl_block_output) function output_size(dims) result(o)
+    integer, intent(in) :: dims(:)
+    integer :: n
+    n = min(size(dims), 8)
+    o%kind = SL_OUTPUT_SIZE
+    o%rank = size(dims, kind=c_int32_t)   ! more than 8 is refused by sl_apply_blocks
+    o%dims(1:n) = int(dims(1:n), c_int64_t)
+  end function
 
   ! ---------------------------------------------------------------------------------------
   ! Random numbers.

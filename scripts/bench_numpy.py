@@ -7,7 +7,8 @@ numpy user would; the conjugate gradient solve of `roundtrip/cg_80_f64_x50` (the
 `dot(x, x)` of 2^20 f32 for the `midsize` benchmarks; the 8-op chain of `fused/chain8_*`
 on 2^24 f32 and f64; square f32 matmuls of 1024 and 2048 (OpenBLAS sgemm, its own
 threads); 100,000 stacked 4x4 f32 products (`np.matmul` of two (100000, 4, 4) arrays, the
-`batched/sluice_100k_4x4_f32` bench of `benches/linalg.rs`); and the complex f32 Fourier
+`batched/sluice_100k_4x4_f32` bench of `benches/linalg.rs`); 10,000 stacked 16x16 f32
+products (the `pagewise` benches of `benches/apply.rs`); the complex f32 Fourier
 transforms of `benches/fft.rs`; 2^22 values of the random laws of `random_laws_t*`
 (`standard_exponential`, `poisson`, `standard_gamma`); and, when scipy is installed,
 scipy.special's erfc, erfinv, gammaln and gamma of the 2^22 f32 and f64 inputs of the
@@ -110,6 +111,7 @@ def main():
     x_chain64, y_chain64 = x_chain.astype(np.float64), y_chain.astype(np.float64)
     mats = {m: g.random((m, m), dtype=np.float32) - np.float32(0.5) for m in (1024, 2048)}
     stacks = [g.random((100_000, 4, 4), dtype=np.float32) for _ in range(2)]
+    pages = [g.random((10_000, 16, 16), dtype=np.float32) for _ in range(2)]
     # The complex f32 transforms of benches/fft.rs (numpy 2 transforms c64 in single
     # precision with pocketfft, one thread).
     def signal(shape):
@@ -135,6 +137,7 @@ def main():
         "sgemm_1024": lambda: mats[1024] @ mats[1024],
         "sgemm_2048": lambda: mats[2048] @ mats[2048],
         "matmul_100k_4x4_f32": lambda: np.matmul(stacks[0], stacks[1]),
+        "matmul_10k_16x16_f32": lambda: np.matmul(pages[0], pages[1]),
         "fft_1d_2p20_c64": lambda: np.fft.fft(ffts["1d"]),
         "fft_batched_64x2p14_c64": lambda: np.fft.fft(ffts["batched"], axis=-1),
         "fft_2d_2048x2048_c64": lambda: np.fft.fft2(ffts["2d"]),

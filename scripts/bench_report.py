@@ -5,7 +5,9 @@ only: `cargo bench --bench core -- "bandwidth|random"` and scripts/bench_numpy.p
 `--midsize` for the 2^20 table: `cargo bench --bench core -- "midsize|shared_core"`;
 `--chains` for the 8-op chains and sgemm: `cargo bench --bench core -- "^(bandwidth/triad|fused/chain8|matmul)"`;
 `--special` for erfc, erfinv, lgamma and tgamma against scipy.special: `cargo bench --bench core -- "^special/"`
-then `scripts/bench_numpy.py 15 scipy_`)."""
+then `scripts/bench_numpy.py 15 scipy_`;
+`--laws` for the random laws: `cargo bench --bench core -- "^random_laws"` then `scripts/bench_numpy.py`;
+`--apply` for issue 18's: `cargo bench --bench apply` and `python3 scripts/bench_numpy.py 15 matmul_10k`)."""
 import json
 import os
 import sys
@@ -162,7 +164,40 @@ def laws_table():
         print(f"| {n} | {runs[1][n] / 1e6:.2f} ms | {runs[2][n] / 1e6:.2f} ms | " + " | ".join(np_cols) + " |")
 
 
+def apply_table():
+    """Issue 18: a function applied to every element against the same calls on whole
+    arrays, a moving mean over blocks against the floor of reading and writing one array,
+    and 10,000 page-wise 16x16 products against a loop of `sl_matmul` calls and numpy's
+    batched matmul (medians of `cargo bench --bench apply` and scripts/bench_numpy.py)."""
+    try:
+        t = {f"{g}/{n}": mean_ns(g, n, "median") for g, n in (
+            ("apply_elements", "whole_chain8_f32"), ("apply_elements", "apply_chain8_f32"),
+            ("apply_blocks", "copy_f32"), ("apply_blocks", "moving_mean_17_f32"),
+            ("pagewise", "batched_16x16x10000_f32"), ("pagewise", "loop_16x16x10000_f32"))}
+    except FileNotFoundError as e:
+        sys.exit(f"missing benchmark result: {e.filename}")
+    numpy = numpy_times().get("matmul_10k_16x16_f32")
+    whole, applied = t["apply_elements/whole_chain8_f32"], t["apply_elements/apply_chain8_f32"]
+    floor, mean = t["apply_blocks/copy_f32"], t["apply_blocks/moving_mean_17_f32"]
+    batched, looped = t["pagewise/batched_16x16x10000_f32"], t["pagewise/loop_16x16x10000_f32"]
+    print("| work | Sluice | reference (same run) | ratio | target |")
+    print("|---|---|---|---|---|")
+    print(f"| arrayfun of the 8-op chain, 2^24 f32 | {applied / 1e6:.2f} ms | whole arrays {whole / 1e6:.2f} ms | "
+          f"{applied / whole:.2f} x | <= 1.1x |")
+    print(f"| slicefun moving mean (block 1, overlap 8 each side), 2^24 f32 | {mean / 1e6:.2f} ms | "
+          f"read + write floor {floor / 1e6:.2f} ms | {mean / floor:.2f} x floor | <= 1.5x |")
+    print(f"| 10,000 page-wise 16x16 f32 products | {batched / 1e6:.2f} ms | loop of sl_matmul {looped / 1e6:.1f} ms | "
+          f"{looped / batched:.1f} x faster | >= 20x |")
+    if numpy:
+        print(f"| same | {batched / 1e6:.2f} ms | numpy matmul of the stacks {numpy / 1e6:.2f} ms | "
+              f"{batched / numpy:.2f} x numpy | <= 2x |")
+
+
+
 def main():
+    if "--apply" in sys.argv:
+        apply_table()
+        return
     if "--special" in sys.argv:
         special_table()
         return

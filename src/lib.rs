@@ -25,6 +25,7 @@ pub mod ir;
 pub mod profile;
 pub mod sched;
 
+pub use api::apply::*;
 pub use api::array::*;
 pub use api::assign::*;
 pub use api::complex::*;

@@ -275,6 +275,8 @@ fn exports_with_out_handles() -> std::collections::BTreeSet<String> {
         .map(|decl| decl.split_whitespace().collect::<Vec<_>>().join(" ").replace("const sl_array", ""))
         .filter(|d| d.contains("sl_array *out") || d.contains("sl_rng *out"))
         .filter_map(|d| Some(d.split("sl_status ").nth(1)?.split('(').next()?.to_string()))
+        // A function type (`sl_apply_fn`) has no name before its parenthesis.
+        .filter(|name| !name.is_empty())
         .collect()
 }
 
@@ -422,6 +424,10 @@ fn every_failed_call_leaves_the_null_handle() {
     for (name, f) in along_dim {
         add(name, Box::new(move |o| f(a, 99, o)));
     }
+    // Applying a function: a NULL function, a bad option, outside a recording.
+    add("sl_apply_elements", Box::new(move |o| sl_apply_elements(None, std::ptr::null_mut(), &a, 1, std::ptr::null(), 0, o, 1)));
+    add("sl_apply_blocks", Box::new(move |o| sl_apply_blocks(None, std::ptr::null_mut(), &stale, 1, std::ptr::null(), o, 1)));
+    add("sl_apply_block_length", Box::new(|o| sl_apply_block_length(o)));
     let mut mode = 0;
     let mut outputs = [0xdead_u64; 2];
     let st = sl_macro_begin(std::ptr::null(), &a, 1, std::ptr::null(), 0, outputs.as_mut_ptr(), 2, &mut mode);

@@ -147,6 +147,35 @@ fn fill_info(l: &LastError) -> sl_error_info {
     }
 }
 
+/// The error of a callback that returned `status` (not `SL_OK`): the last error of this
+/// thread when a call inside it failed with that status (its kind and message), else the
+/// status alone; `context` says what failed.
+pub fn failure_of(status: sl_status, context: &str) -> Error {
+    let kinds = [
+        ErrorKind::InvalidHandle,
+        ErrorKind::InvalidArgument,
+        ErrorKind::ShapeMismatch,
+        ErrorKind::DTypeMismatch,
+        ErrorKind::OutOfMemory,
+        ErrorKind::NotSupported,
+        ErrorKind::Poisoned,
+        ErrorKind::InvalidState,
+        ErrorKind::Internal,
+        ErrorKind::Mismatch,
+        ErrorKind::Singular,
+    ];
+    let kind = kinds.into_iter().find(|&k| status_of(k) == status);
+    let (last_status, message) = LAST.with(|l| {
+        let l = l.borrow();
+        (l.status, l.message.to_string_lossy().into_owned())
+    });
+    match kind {
+        Some(kind) if last_status == status => Error::new(kind, format!("{context}: {message}")),
+        Some(kind) => Error::new(kind, format!("{context} with {}", status_name(status).to_string_lossy())),
+        None => Error::new(ErrorKind::InvalidArgument, format!("{context} with status {status}, which is not an sl_status")),
+    }
+}
+
 /// This thread's last error (status `SL_OK` and empty strings if there was none).
 pub fn last_error() -> sl_error_info {
     LAST.with(|l| fill_info(&l.borrow()))

@@ -49,10 +49,7 @@ pub extern "C" fn sl_macro_begin(
         let mut ins: SmallVec<[Arc<Node>; 4]> = SmallVec::new();
         rt.handles.get_all(slice(inputs, n_in, "inputs")?, &mut ins)?;
         let ctrl = slice(controls, n_ctrl, "controls")?;
-        let reserve = |rng: u64, count: u64| -> Result<(u64, u64)> {
-            let st = rt.rngs.get(rng)?.take(count);
-            Ok((st.seed, st.draw))
-        };
+        let reserve = draws(&rt);
         match rt.sched.macro_begin(name, &ins, ctrl, outs.len(), site, &reserve)? {
             MacroStart::Replay(results) => {
                 for (slot, n) in outs.iter_mut().zip(results) {
@@ -111,9 +108,17 @@ pub extern "C" fn sl_macro_cancel() -> sl_status {
     })
 }
 
+/// Takes `count` draws from generator `rng` for a replay: its seed and first draw.
+pub(super) fn draws(rt: &crate::front::runtime::Runtime) -> impl Fn(u64, u64) -> Result<(u64, u64)> + '_ {
+    |rng, count| {
+        let st = rt.rngs.get(rng)?.take(count);
+        Ok((st.seed, st.draw))
+    }
+}
+
 /// Ends the section's scope (and scopes begun inside it), releasing what they still hold
 /// except `keep`; returns how many scopes begun inside were left open.
-fn close_scope(rt: &crate::front::runtime::Runtime, keep: &[sl_array]) -> Result<usize> {
+pub(super) fn close_scope(rt: &crate::front::runtime::Runtime, keep: &[sl_array]) -> Result<usize> {
     let end = scope::end_section(keep)?;
     for h in end.released {
         let _ = rt.handles.remove(h);
@@ -122,7 +127,7 @@ fn close_scope(rt: &crate::front::runtime::Runtime, keep: &[sl_array]) -> Result
 }
 
 /// `n` writable handles at `p`; NULL only when `n` is 0.
-fn slice_mut<'a>(p: *mut sl_array, n: i32) -> Result<&'a mut [sl_array]> {
+pub(super) fn slice_mut<'a>(p: *mut sl_array, n: i32) -> Result<&'a mut [sl_array]> {
     if n < 0 {
         bail!(InvalidArgument, "negative number of outputs {n}");
     }

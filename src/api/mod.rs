@@ -8,6 +8,7 @@
 
 #[cfg(test)]
 mod allocations;
+pub mod apply;
 pub mod array;
 pub mod assign;
 pub mod complex;

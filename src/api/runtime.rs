@@ -176,6 +176,7 @@ pub extern "C" fn sl_get_stats(out: *mut sl_stats) -> sl_status {
                 device_allocations: d.allocations,
                 device_live_bytes: d.live_bytes as u64,
                 device_peak_live_bytes: d.peak_bytes as u64,
+                looped_pieces: rt.sched.looped_pieces(),
             }
         };
         Ok(())

@@ -102,6 +102,74 @@ pub const SL_MAX_RANK: i32 = 8;
 /// bits, whatever the element type.
 pub const SL_MAX_ELEMENTS: i64 = 1_152_921_504_606_846_975;
 
+/// The function `sl_apply_elements` and `sl_apply_blocks` apply. It is called once per
+/// recording, with `pieces`: placeholder arrays shaped like one piece of each of the
+/// `n_in` inputs (a rank-0 array for an element, a block for a block), which stand for
+/// every piece; it makes Sluice calls on them and stores the handles of its `n_out`
+/// results in `outputs`. It returns `SL_OK`, or the status of a call that failed. The
+/// rules of a macro section hold: no reads, writes, `sl_eval` or `sl_sync`, and no
+/// arrays but the pieces and what is computed from them. `user` is the call's.
+pub type sl_apply_fn = Option<
+    unsafe extern "C" fn(pieces: *const sl_array, n_in: i32, outputs: *mut sl_array, n_out: i32, user: *mut c_void) -> sl_status,
+>;
+
+/// `sl_block_options.dim`: the last dimension of the inputs' aggregate size longer than
+/// 1 (dimension 0 when none is).
+pub const SL_DIM_AUTO: i32 = -1;
+
+/// How `sl_apply_blocks` makes an output from the blocks' results.
+pub type sl_block_output_kind = i32;
+/// The blocks' results concatenated into the inputs' aggregate size.
+pub const SL_OUTPUT_AGGREGATE: sl_block_output_kind = 0;
+/// One slice per block: each block gives the aggregate size with 1 along the slicing
+/// dimension; the output has the number of blocks there.
+pub const SL_OUTPUT_SLICE: sl_block_output_kind = 1;
+/// One value per block: the output is a 1 x blocks row.
+pub const SL_OUTPUT_SCALAR: sl_block_output_kind = 2;
+/// The blocks' results concatenated into `dims[..rank]`.
+pub const SL_OUTPUT_SIZE: sl_block_output_kind = 3;
+
+/// What one output of `sl_apply_blocks` is. Every block gives a result of the same
+/// shape; "concatenated" means: along the one dimension where the output's size differs
+/// from a block's result, in block order, with what the last block gives past the size
+/// (from its padding) dropped.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct sl_block_output {
+    pub kind: sl_block_output_kind,
+    /// For `SL_OUTPUT_SIZE`: the output's size.
+    pub rank: i32,
+    pub dims: [i64; 8],
+}
+
+/// How `sl_apply_blocks` cuts its inputs; start from `sl_block_options_default`.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct sl_block_options {
+    /// The slicing dimension (0-based), or `SL_DIM_AUTO`.
+    pub dim: i32,
+    /// Elements per block along it (default 1); the last block may have fewer, and is
+    /// padded to this size.
+    pub block_size: i64,
+    /// Neighbouring elements each block also sees before and after itself (default 0;
+    /// at most the array's size along the dimension).
+    pub overlap_before: i64,
+    pub overlap_after: i64,
+    /// What a block sees outside the array (the overlap at the ends, the last block's
+    /// padding): `SL_BOUNDARY_FILL` with `pad` (default, 0), `SL_BOUNDARY_CLAMP` (the
+    /// edge element) or `SL_BOUNDARY_WRAP` (cyclic).
+    pub boundary: sl_boundary,
+    pub pad: f64,
+    /// `n_outputs` descriptors, one per output; NULL: every output is
+    /// `SL_OUTPUT_AGGREGATE`.
+    pub outputs: *const sl_block_output,
+    pub n_outputs: i32,
+    /// Values the function's calls depend on besides its pieces (as `sl_macro_begin`'s
+    /// controls): each combination is recorded once.
+    pub controls: *const f64,
+    pub n_controls: i32,
+}
+
 /// Unary element-wise operations (`sl_unary`).
 pub type sl_unary_op = i32;
 pub const SL_NEG: sl_unary_op = 0;
@@ -440,6 +508,10 @@ pub struct sl_stats {
     pub device_allocations: u64,
     pub device_live_bytes: u64,
     pub device_peak_live_bytes: u64,
+    /// Pieces `sl_apply_elements` and `sl_apply_blocks` computed one at a time: a call
+    /// of the function with no batched form runs once per piece (README "Applying a
+    /// function to pieces"); 0 when every apply ran as batched kernels.
+    pub looped_pieces: u64,
 }
 
 /// The caches whose counters `sl_get_cache_stats` reports.

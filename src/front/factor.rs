@@ -36,26 +36,41 @@ impl Graph<'_> {
         Ok(())
     }
 
-    /// The right-hand sides `b` of a solve with `a` (m x n, batched), brought to m x k
-    /// with `a`'s batch (a vector b of length m is one column; a b without batch
-    /// dimensions is shared by the whole batch); and whether b was a vector.
-    fn right_hand_sides(&self, name: &str, a: &Arc<Node>, b: &Arc<Node>) -> Result<(Arc<Node>, bool)> {
+    /// The operands of a solve with `a` (m x n, batched; `m` is the node the solve reads
+    /// for it: `a`, its factors or its LU node) and right-hand sides `b` (m x k, or a
+    /// vector of length m: one column), brought to one batch: the batch dimensions of the
+    /// two broadcast as element-wise operands do (missing trailing ones and ones of size 1
+    /// stretch), so a 3 x 3 x 4 x 1 matrix with 3 x k x 1 x 3 right-hand sides is 12
+    /// solves. Returns `m` and `b` over that batch, and whether b was a vector.
+    fn solve_operands(
+        &self,
+        name: &str,
+        a: &Arc<Node>,
+        m: &Arc<Node>,
+        b: &Arc<Node>,
+    ) -> Result<(Arc<Node>, Arc<Node>, bool)> {
         if b.dtype != a.dtype {
             bail!(DTypeMismatch, "{name}: the matrix is {} but b is {}; they must be of one type", a.dtype, b.dtype);
         }
         let n = a.shape.dim(0);
         let vector = b.shape.rank() == 1;
         let b2 = if vector { self.reshape(b, Shape::new(&[b.shape.dim(0), 1]))? } else { b.clone() };
-        let batch = with_lead(&[n, b2.shape.dim(1)], &a.shape);
-        if b2.shape.dim(0) != n || (b2.shape.rank() > 2 && b2.shape != batch) || (vector && a.shape.rank() > 2) {
+        let batch_of = |s: &Shape| Shape::new(&s.dims()[2.min(s.rank())..]);
+        let batch = Shape::broadcast(&batch_of(&a.shape), &batch_of(&b2.shape));
+        let (Ok(batch), true, false) = (batch, b2.shape.dim(0) == n, vector && a.shape.rank() > 2) else {
             bail!(
                 ShapeMismatch,
-                "{name}: the matrix has shape {} but b has shape {}; b must be m x k (or a vector of length m) for an m x n matrix, with the matrix's batch dimensions or without any",
+                "{name}: the matrix has shape {} but b has shape {}; b must be m x k (or a vector of length m) for an m x n matrix, with batch dimensions that broadcast with the matrix's (equal or 1)",
                 a.shape,
                 b.shape
             );
-        }
-        Ok((self.broadcast_to(&b2, batch)?, vector))
+        };
+        let over = |x: &Arc<Node>| -> Result<Arc<Node>> {
+            let mut dims: Vec<u64> = vec![x.shape.dim(0) as u64, x.shape.dim(1) as u64];
+            dims.extend(batch.dims().iter().map(|&d| d as u64));
+            self.broadcast_to(x, Shape::sized(name, &dims)?)
+        };
+        Ok((over(m)?, over(&b2)?, vector))
     }
 
     /// The LU node of `a`: packed factors over a row of pivots ((m + 1) x n, batched).
@@ -116,8 +131,8 @@ impl Graph<'_> {
     /// x = op(A)^-1 b through the LU node `lu` of `a` (whose shape the checks read).
     fn solve_with(&self, lu: &Arc<Node>, a: &Arc<Node>, b: &Arc<Node>, trans: Trans) -> Result<Arc<Node>> {
         let name = Op::Factor(FactorOp::LuSolve(trans)).name();
-        let (b2, vector) = self.right_hand_sides(name, a, b)?;
-        let x = self.pending(Op::Factor(FactorOp::LuSolve(trans)), a.dtype, b2.shape, smallvec![lu.clone(), b2]);
+        let (lu, b2, vector) = self.solve_operands(name, a, lu, b)?;
+        let x = self.pending(Op::Factor(FactorOp::LuSolve(trans)), a.dtype, b2.shape, smallvec![lu, b2]);
         if vector { self.reshape(&x, b.shape) } else { Ok(x) }
     }
 
@@ -221,8 +236,8 @@ impl Graph<'_> {
     }
 
     fn factor_solve(&self, op: FactorOp, m: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
-        let (b2, vector) = self.right_hand_sides(op.name(), m, b)?;
-        let x = self.pending(Op::Factor(op), m.dtype, b2.shape, smallvec![m.clone(), b2]);
+        let (m, b2, vector) = self.solve_operands(op.name(), m, m, b)?;
+        let x = self.pending(Op::Factor(op), m.dtype, b2.shape, smallvec![m, b2]);
         if vector { self.reshape(&x, b.shape) } else { Ok(x) }
     }
 
@@ -247,8 +262,8 @@ impl Graph<'_> {
     /// m x k or a vector of length m (then x is a vector of length n), as in `solve`.
     pub fn lstsq(&self, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
         self.matrices("lstsq", "a", a, false)?;
-        let (b2, vector) = self.right_hand_sides("lstsq", a, b)?;
-        let shape = with_lead(&[a.shape.dim(1), b2.shape.dim(1)], &a.shape);
+        let (a, b2, vector) = self.solve_operands("lstsq", a, a, b)?;
+        let shape = with_lead(&[a.shape.dim(1), b2.shape.dim(1)], &b2.shape);
         let x = self.pending(Op::Factor(FactorOp::Lstsq), a.dtype, shape, smallvec![a.clone(), b2]);
         if vector { self.reshape(&x, Shape::new(&[a.shape.dim(1)])) } else { Ok(x) }
     }

@@ -474,6 +474,15 @@ impl Graph<'_> {
         {
             return self.fill(a.dtype, out, v, baked);
         }
+        // A reshape of a pending reshape is one reshape of its source (the source itself
+        // when the shapes match), so a value shaped back is not copied.
+        if step == ViewStep::Reshape && a.op == Op::View(ViewStep::Reshape) {
+            let mut source = None;
+            a.with_pending(|ins, _| source = Some(ins[0].clone()));
+            if let Some(src) = source {
+                return if src.shape == out { src } else { self.pending(Op::View(step), src.dtype, out, smallvec![src]) };
+            }
+        }
         let mut inputs = vec![a.clone()];
         inputs.extend(fill);
         self.pending(Op::View(step), a.dtype, out, inputs)
@@ -616,6 +625,32 @@ impl Graph<'_> {
             dims.push((a.shape.dim(d) as u64).saturating_add(lo[d] as u64).saturating_add(hi[d] as u64));
         }
         self.offset_view(a, off, Shape::sized("pad", &dims)?, boundary, fill)
+    }
+
+    /// `count` windows of `length` elements along `dim`, `stride` apart, side by side
+    /// along a new last dimension: element `i` of window `k` is `a[stride k + i]` along
+    /// `dim`. Every window must lie inside `a` (pad it first).
+    pub fn window(&self, a: &Arc<Node>, dim: usize, length: usize, stride: usize, count: usize) -> Result<Arc<Node>> {
+        check_dim("window", dim, a.shape.rank())?;
+        if a.shape.rank() == MAX_RANK {
+            bail!(InvalidArgument, "window: a rank-{MAX_RANK} array has no room for the window index");
+        }
+        let n = a.shape.dim(dim) as u64;
+        let reach = (count as u64).checked_sub(1).map(|k| k.checked_mul(stride as u64).and_then(|s| s.checked_add(length as u64)));
+        if reach.is_some_and(|end| end.is_none_or(|end| end > n)) {
+            bail!(
+                InvalidArgument,
+                "window: {count} windows of {length} elements, {stride} apart, do not fit in dimension {dim} of size {n}"
+            );
+        }
+        let mut dims: Vec<u64> = a.shape.dims().iter().map(|&d| d as u64).collect();
+        dims[dim] = length as u64;
+        dims.push(count as u64);
+        let out = Shape::sized("window", &dims)?;
+        // One window never steps: its stride would only overflow the strides of the view.
+        let stride = if count > 1 { stride as i64 } else { 0 };
+        let step = ViewStep::Window { dim: dim as u8, block: a.shape.rank() as u8, stride };
+        Ok(self.view(a, step, out, None))
     }
 
     pub fn tile(&self, a: &Arc<Node>, reps: &[i64]) -> Result<Arc<Node>> {

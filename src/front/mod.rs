@@ -1,5 +1,6 @@
 //! The front end: handles, scopes, and building the graph from calls.
 
+pub mod apply;
 mod arith;
 pub mod assign;
 mod complex;

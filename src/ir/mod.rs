@@ -24,4 +24,4 @@ pub use random::{Distribution, RngKind};
 pub use shape::{MAX_RANK, Shape};
 pub use site::CallSite;
 pub use sort::SortOp;
-pub use view::{Boundary, Map, MapStep, Placement, ViewStep};
+pub use view::{Boundary, Map, MapStep, Placement, ViewStep, window_out_dim};

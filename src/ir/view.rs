@@ -32,6 +32,12 @@ pub enum ViewStep {
     /// Source coordinate `out[d] - offset[d]`, out-of-range coordinates resolved by the
     /// boundary rule. Shift, rotate, pad, tile (offset 0, wrap) and concat are all this.
     Offset { offset: [i64; MAX_RANK], boundary: Boundary },
+    /// Blocks of a dimension side by side: the view has one more dimension than its
+    /// source, at `block`, and source coordinate `dim` is `stride * out[block]` plus that
+    /// dimension's coordinate within the block; the other view coordinates are the
+    /// source's in order. Blocks overlap where the window along `dim` is longer than
+    /// `stride`. Every coordinate must lie inside the source (pad it first).
+    Window { dim: u8, block: u8, stride: i64 },
 }
 
 impl ViewStep {
@@ -43,6 +49,7 @@ impl ViewStep {
             ViewStep::Project { .. } => "project",
             ViewStep::Broadcast => "broadcast",
             ViewStep::Offset { .. } => "offset",
+            ViewStep::Window { .. } => "window",
         }
     }
 
@@ -109,6 +116,12 @@ impl ViewStep {
                     };
                 }
             }
+            ViewStep::Window { dim, block, stride } => {
+                for d in 0..src_shape.rank() {
+                    src[d] = out[window_out_dim(d, *block)];
+                }
+                src[*dim as usize] += stride * out[*block as usize];
+            }
         }
         (src, valid)
     }
@@ -143,11 +156,23 @@ impl ViewStep {
                     l.strides[d] = if d < src.rank() && src.dim(d) != 1 { src_layout.strides[d] } else { 0 };
                 }
             }
+            ViewStep::Window { dim, block, stride } => {
+                for d in 0..src.rank() {
+                    l.strides[window_out_dim(d, *block)] = src_layout.strides[d];
+                }
+                l.strides[*block as usize] = stride * src_layout.strides[*dim as usize];
+            }
             ViewStep::Reshape if src_layout.is_dense(src) => l.strides = out.dense_strides(),
             ViewStep::Reshape | ViewStep::Offset { .. } => return None,
         }
         Some(l)
     }
+}
+
+/// The view dimension of a `Window`'s source dimension `d` (the view's dimension `block`
+/// is the block index).
+pub fn window_out_dim(d: usize, block: u8) -> usize {
+    if d < block as usize { d } else { d + 1 }
 }
 
 /// Where the elements of a view lie in an array it is placed into (an assignment's

@@ -283,6 +283,14 @@ impl StepLaps {
     }
 }
 
+/// Records the recording of a function applied to `pieces` pieces at `site`, of which
+/// `looped` run one at a time (for the ops `ops`).
+pub fn applied(site: CallSite, pieces: usize, looped: usize, ops: &[&'static str]) {
+    if let Some(now) = now() {
+        with_session(|s| s.applied(site, now, pieces as u64, looped as u64, ops.to_vec()));
+    }
+}
+
 /// Records a copy between host and device memory that began at `start` (from `now()`).
 pub fn transfer(kind: &'static str, bytes: usize, start: Option<Instant>) {
     if let Some(start) = start {

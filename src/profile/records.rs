@@ -97,6 +97,19 @@ pub struct Step {
     pub sites: Vec<Share>,
 }
 
+/// A function applied to pieces (`sl_apply_elements`, `sl_apply_blocks`) when it was
+/// recorded: how many pieces it has, and how many of them ops without a batched form
+/// (`ops`) compute one at a time (0 when everything ran batched).
+#[derive(Serialize, Clone)]
+pub struct Applied {
+    pub site: u32,
+    pub thread: u32,
+    pub start_ns: u64,
+    pub pieces: u64,
+    pub looped: u64,
+    pub ops: Vec<&'static str>,
+}
+
 /// A copy between host and device memory.
 #[derive(Serialize, Clone, Copy)]
 pub struct Transfer {

@@ -80,6 +80,18 @@ pub fn text(s: &Session, rows: &[SiteRow], located: &[SiteInfo], duration_ns: u6
     if s.dropped > 0 {
         let _ = writeln!(w, "({} raw records past the cap are not in the JSON file; totals count them)", s.dropped);
     }
+    for a in s.applies.iter().filter(|a| a.looped > 0) {
+        let info = &located[a.site as usize];
+        let _ = writeln!(
+            w,
+            "{} at {}: {} of its {} pieces run one at a time (no batched form of {})",
+            info.api,
+            info.place(),
+            a.looped,
+            a.pieces,
+            a.ops.join(", ")
+        );
+    }
     let _ = writeln!(w, "\nTime by call site (kernel time shared among the calls fused into each kernel by its cost");
     let _ = writeln!(w, "estimate; a kernel's time is its device time where the device measured it, else its wall");
     let _ = writeln!(w, "time; host time is time spent inside the call, waiting included):\n");

@@ -11,7 +11,7 @@ use std::time::Instant;
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 
-use super::records::{Call, Compile, Flush, ProgramOrigin, Share, Step, TraceOutcome, Transfer};
+use super::records::{Applied, Call, Compile, Flush, ProgramOrigin, Share, Step, TraceOutcome, Transfer};
 use super::{DeviceTime, Origin, StepInfo, chrome, report};
 use crate::ir::kernel::Kernel;
 use crate::ir::{CallSite, Error, ErrorKind, Result};
@@ -98,6 +98,7 @@ pub struct Session {
     pub compiles: Vec<Compile>,
     pub steps: Vec<Step>,
     pub transfers: Vec<Transfer>,
+    pub applies: Vec<Applied>,
     /// Raw records not kept because of the cap.
     pub dropped: u64,
 }
@@ -141,6 +142,7 @@ impl Session {
             compiles: Vec::new(),
             steps: Vec::new(),
             transfers: Vec::new(),
+            applies: Vec::new(),
             dropped: 0,
         })
     }
@@ -269,6 +271,11 @@ impl Session {
         push(&mut self.steps, &mut self.dropped, r);
     }
 
+    pub fn applied(&mut self, site: CallSite, at: Instant, pieces: u64, looped: u64, ops: Vec<&'static str>) {
+        let r = Applied { site: self.site(site), thread: thread_number(), start_ns: self.at(at), pieces, looped, ops };
+        push(&mut self.applies, &mut self.dropped, r);
+    }
+
     pub fn transfer(&mut self, kind: &'static str, bytes: u64, start: Instant) {
         let r =
             Transfer { thread: thread_number(), kind, bytes, start_ns: self.at(start), dur_ns: ns(start.elapsed()) };
@@ -296,6 +303,7 @@ impl Session {
             compiles: &self.compiles,
             steps: &self.steps,
             transfers: &self.transfers,
+            applies: &self.applies,
         };
         let base = self.base.clone();
         let failed = |what: &str, e: &dyn std::fmt::Display| {
@@ -412,6 +420,7 @@ struct RawFile<'a> {
     compiles: &'a [Compile],
     steps: &'a [Step],
     transfers: &'a [Transfer],
+    applies: &'a [Applied],
 }
 
 #[cfg(test)]

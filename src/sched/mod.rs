@@ -2,6 +2,7 @@
 //! needed part of the graph to `gen/` (or replays what it made for an equal flush before,
 //! from the trace cache) and the resulting program sequence to the engine.
 
+pub mod apply;
 pub mod macros;
 mod trace;
 
@@ -484,6 +485,8 @@ impl Planner {
 pub struct Scheduler {
     core: Arc<Core>,
     planner: Planner,
+    /// Pieces applied functions computed one at a time (`apply::Batching::looped`).
+    looped_pieces: AtomicU64,
 }
 
 impl Scheduler {
@@ -502,7 +505,7 @@ impl Scheduler {
             opts,
         });
         let planner = Planner::start(core.clone());
-        Scheduler { core, planner }
+        Scheduler { core, planner, looped_pieces: AtomicU64::new(0) }
     }
 
     pub fn engine(&self) -> &Engine {
@@ -515,6 +518,15 @@ impl Scheduler {
 
     pub fn trace_stats(&self) -> CacheStats {
         self.core.planning.lock().stats()
+    }
+
+    /// Counts pieces an applied function computed one at a time.
+    pub fn note_looped(&self, pieces: usize) {
+        self.looped_pieces.fetch_add(pieces as u64, Ordering::Relaxed);
+    }
+
+    pub fn looped_pieces(&self) -> u64 {
+        self.looped_pieces.load(Ordering::Relaxed)
     }
 
     pub fn macro_stats(&self) -> CacheStats {

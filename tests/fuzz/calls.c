@@ -2036,6 +2036,112 @@ static void c_hint_sync(Fuzzer *f) {
 /* Lazy arrays with huge dimensions (nothing is computed): every shape-changing call on
  * them must either give the right shape or refuse a result whose elements cannot be
  * counted. The results are released at once. */
+/* The functions c_apply applies: the negation of each element, the sum of each block. */
+static sl_status fz_neg(const sl_array *p, int32_t n_in, sl_array *out, int32_t n_out, void *user) {
+    (void)n_in, (void)n_out, (void)user;
+    return sl_neg(p[0], &out[0]);
+}
+static sl_status fz_block_sum(const sl_array *p, int32_t n_in, sl_array *out, int32_t n_out, void *user) {
+    (void)n_in, (void)n_out, (void)user;
+    return sl_sum(p[0], SL_ALL_DIMS, &out[0]);
+}
+
+/* Window `k` of `a` along `dim` as sl_apply_blocks cuts it (`window` elements from
+ * `k * size - before`, outside the array resolved by `boundary`, the fill 0), into `w`. */
+static void block_window(const Shadow *a, int dim, int64_t size, int64_t before, int64_t window, int boundary, int64_t k, Shadow *w) {
+    int64_t dims[SL_MAX_RANK], c[SL_MAX_RANK];
+    memcpy(dims, a->dims, sizeof dims);
+    dims[dim] = window;
+    sh_init(w, a->dtype, a->rank, dims, a->known);
+    if (!a->known) return;
+    int64_t n = a->dims[dim];
+    for (int64_t i = 0; i < w->numel; i++) {
+        unravel(w->rank, w->dims, i, c);
+        int64_t at = k * size - before + c[dim];
+        if (at < 0 || at >= n) {
+            if (boundary == SL_BOUNDARY_FILL) {
+                sh_put(w, i, scalar_val(a->dtype, 0.0));
+                continue;
+            }
+            at = boundary == SL_BOUNDARY_CLAMP ? (at < 0 ? 0 : n - 1) : ((at % n) + n) % n;
+        }
+        c[dim] = at;
+        sh_put(w, i, sh_get(a, ravel(a->rank, a->dims, c)));
+    }
+}
+
+/* sl_apply_elements of the negation, or sl_apply_blocks of the block sum (one value per
+ * block, options drawn, sometimes out of range): the model computes the same from the
+ * input's values. */
+static void c_apply(Fuzzer *f) {
+    Expect e;
+    ex_init(&e);
+    int as = -1;
+    sl_array a = rand_pct(&f->r, 90) && (as = pool_pick_small(f, 256)) >= 0 ? f->pool[as].h : pick_handle(f, &as, 0);
+    if (as >= 0)
+        for (int d = 0; d < f->pool[as].s.rank; d++)
+            if (f->pool[as].s.dims[d] > 256) return; /* an empty array of a huge size: not here */
+    sl_array out, *o = out_ptr(f, &out, &e);
+    if (as < 0) ex_bad(&e, BAD_HANDLE);
+    Shadow pred = {0};
+    const Shadow *sa = as >= 0 ? &f->pool[as].s : NULL;
+    if (rand_pct(&f->r, 40)) {
+        if (sa && unary_result(SL_NEG, sa->dtype) < 0) ex_bad(&e, BAD_DTYPE);
+        else if (sa) {
+            sh_init(&pred, unary_result(SL_NEG, sa->dtype), sa->rank, sa->dims, sa->known);
+            sv_unary(SL_NEG, sa, &pred);
+        }
+        log_begin(f, "sl_apply_elements(neg, [%s])", L(f, a, 0));
+        finish(f, "sl_apply_elements", sl_apply_elements(fz_neg, NULL, &a, 1, NULL, 0, o, o ? 1 : 0), &e, o, &pred, 0, tainted(f, as));
+        return;
+    }
+    sl_block_options opt;
+    sl_block_options_default(&opt);
+    sl_block_output scalar = {SL_OUTPUT_SCALAR, 0, {0}};
+    opt.outputs = &scalar, opt.n_outputs = 1;
+    opt.dim = rand_pct(&f->r, 30) ? SL_DIM_AUTO : (int)rand_below(&f->r, 4);
+    opt.block_size = (int64_t)rand_below(&f->r, 5);
+    opt.overlap_before = (int64_t)rand_below(&f->r, 3), opt.overlap_after = (int64_t)rand_below(&f->r, 3);
+    opt.boundary = (int)rand_below(&f->r, 3);
+    if (rand_pct(&f->r, 3)) opt.dim = rand_pct(&f->r, 50) ? -2 : SL_MAX_RANK + (int)rand_below(&f->r, 3);
+    if (rand_pct(&f->r, 3)) opt.block_size = -1 - (int64_t)rand_below(&f->r, 3);
+    if (rand_pct(&f->r, 3)) opt.boundary = 3 + (int)rand_below(&f->r, 5);
+    if (opt.dim != SL_DIM_AUTO && !(opt.dim >= 0 && opt.dim < SL_MAX_RANK)) ex_bad(&e, BAD_ARG);
+    if (opt.block_size <= 0 || opt.boundary > SL_BOUNDARY_WRAP) ex_bad(&e, BAD_ARG);
+    int rt = sa ? reduce_result(SL_SUM, sa->dtype) : -1;
+    if (sa && e.problems == 0) {
+        int dim = opt.dim;
+        if (dim == SL_DIM_AUTO) {
+            dim = 0;
+            for (int d = 0; d < sa->rank; d++)
+                if (sa->dims[d] > 1) dim = d;
+        }
+        int64_t n = dim < sa->rank ? sa->dims[dim] : 1, size = opt.block_size;
+        int64_t count = (n + size - 1) / size, window = size + opt.overlap_before + opt.overlap_after;
+        int whole = n == 1;
+        if (opt.overlap_before > n || opt.overlap_after > n) ex_bad(&e, BAD_ARG);
+        else if (!whole && sa->rank == SL_MAX_RANK) ex_bad(&e, BAD_ARG); /* no room for the block index */
+        else if (rt < 0) ex_bad(&e, BAD_DTYPE);
+        else {
+            int64_t dims[2] = {1, count};
+            sh_init(&pred, rt, 2, dims, sa->known);
+            for (int64_t k = 0; k < count && pred.known; k++) {
+                Shadow w = {0}, s = {0};
+                if (whole) sh_copy(&w, sa);
+                else block_window(sa, dim, size, opt.overlap_before, window, opt.boundary, k, &w);
+                sh_init(&s, rt, 0, NULL, w.known);
+                sv_reduce(SL_SUM, &w, -1, &s);
+                if (s.known) sh_put(&pred, k, sh_get(&s, 0));
+                else sh_forget(&pred);
+                sh_free(&w), sh_free(&s);
+            }
+        }
+    }
+    log_begin(f, "sl_apply_blocks(sum, [%s], dim %d, block %lld, overlap %lld/%lld, boundary %d)", L(f, a, 0), opt.dim,
+              (long long)opt.block_size, (long long)opt.overlap_before, (long long)opt.overlap_after, opt.boundary);
+    finish(f, "sl_apply_blocks", sl_apply_blocks(fz_block_sum, NULL, &a, 1, &opt, o, o ? 1 : 0), &e, o, &pred, 0, tainted(f, as));
+}
+
 static void c_huge_shapes(Fuzzer *f) {
     static const int64_t shapes[][3] = {
         {1, (int64_t)1 << 32, -1}, {(int64_t)1 << 32, -1, -1}, {(int64_t)1 << 31, 2, -1}, {0, (int64_t)1 << 62, -1},
@@ -2117,6 +2223,7 @@ static const Weighted calls[] = {
     {c_reshape, 3},   {c_permute, 2},  {c_transpose, 2},  {c_section, 4},   {c_project, 2},       {c_shift, 4},
     {c_pad, 2},       {c_tile, 2},     {c_broadcast_to, 2}, {c_concat, 2},  {c_gather, 2},        {c_scatter, 2},
     {c_read, 4},      {c_reference, 1}, {c_eval, 2},      {c_hint_sync, 1}, {c_huge_shapes, 1}, {c_complex, 4},
+    {c_apply, 2},
 };
 
 static CallFn pick(Fuzzer *f, const Weighted *w, int n) {

@@ -4,7 +4,7 @@
 //! constant, a contiguous run or a strided run. Purely affine access paths are composed
 //! once, when the kernel is lowered.
 
-use crate::ir::{Boundary, Layout, MAX_RANK, Map, MapStep, Shape, ViewStep};
+use crate::ir::{Boundary, Layout, MAX_RANK, Map, MapStep, Shape, ViewStep, window_out_dim};
 
 /// `base + step * lane`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -106,6 +106,16 @@ impl AffineMap {
             ViewStep::Broadcast => {
                 for d in 0..s.src.rank() {
                     next[d] = if s.src.dim(d) == 1 { zero } else { self.coords[d] };
+                }
+            }
+            ViewStep::Window { dim, block, stride } => {
+                for d in 0..s.src.rank() {
+                    next[d] = self.coords[window_out_dim(d, *block)];
+                }
+                let (along, blocks) = (&mut next[*dim as usize], self.coords[*block as usize]);
+                along.offset += stride * blocks.offset;
+                for e in 0..MAX_RANK {
+                    along.coef[e] += stride * blocks.coef[e];
                 }
             }
             ViewStep::Reshape | ViewStep::Offset { .. } => return None,
@@ -213,6 +223,13 @@ fn apply(s: &MapStep, p: &Piece, out: &mut Vec<Piece>) {
                     q.coord[d] = Lin::constant(0);
                 }
             }
+            out.push(q);
+        }
+        ViewStep::Window { dim, block, stride } => {
+            for d in 0..s.src.rank() {
+                q.coord[d] = p.coord[window_out_dim(d, *block)];
+            }
+            q.coord[*dim as usize] = q.coord[*dim as usize].add(p.coord[*block as usize].scale(*stride));
             out.push(q);
         }
         ViewStep::Reshape => reshape(p, &s.out, &s.src, out),

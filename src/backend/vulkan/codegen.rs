@@ -40,7 +40,7 @@ use std::fmt::Write;
 use super::glsl::{self, Helpers};
 use super::grid::Grid;
 use crate::ir::kernel::{Inst, Kernel, KernelReduce, OutputKind};
-use crate::ir::{Boundary, DType, Distribution, Scalar, ScanOp, Shape, ViewStep};
+use crate::ir::{Boundary, DType, Distribution, Scalar, ScanOp, Shape, ViewStep, window_out_dim};
 
 /// Invocations per workgroup.
 pub const LOCAL: u32 = 128;
@@ -472,6 +472,14 @@ impl<'k> Gen<'k> {
                         writeln!(out, "int {} = {v};", name(d)).unwrap();
                         *nd = name(d);
                     }
+                }
+                ViewStep::Window { dim, block, stride } => {
+                    for (d, nd) in next.iter_mut().enumerate() {
+                        *nd = cur[window_out_dim(d, block)].clone();
+                    }
+                    let (d, stride) = (dim as usize, self.num(stride)?);
+                    writeln!(out, "int {} = {} + {stride} * {};", name(d), next[d], cur[block as usize]).unwrap();
+                    next[d] = name(d);
                 }
             }
             cur = next;
