@@ -57,7 +57,7 @@ typedef struct {
   // The distributed dimension, or `SL_MPI_REPLICATED`.
   int32_t dist;
   // This rank's block along `dist`: elements `local_start .. local_start + local_count`
-  // (0 and the whole length when replicated).
+  // (both 0 when replicated).
   int64_t local_start;
   int64_t local_count;
 } sl_mpi_info;
@@ -181,6 +181,18 @@ sl_status sl_mpi_retain(sl_mpi_array a, sl_mpi_array *out);
 // rank only and read later on the others leaves those waiting). Works after
 // `MPI_Finalize` too.
 sl_status sl_mpi_release(sl_mpi_array a);
+
+// Opens a scope on this thread: distributed-array handles created until the matching
+// `sl_mpi_scope_end` are released by it, except those moved out with `sl_mpi_keep` (as
+// Sluice's scopes, for distributed arrays; the two kinds of scope are separate).
+sl_status sl_mpi_scope_begin(void);
+
+// Closes the innermost scope, releasing its handles that are still live (local; every
+// rank must release alike, as with `sl_mpi_release`).
+sl_status sl_mpi_scope_end(void);
+
+// Moves `a` from the innermost scope to the enclosing one (out of all scopes if none).
+sl_status sl_mpi_keep(sl_mpi_array a);
 
 // `op(a)` element-wise (`sl_unary` codes). Local.
 sl_status sl_mpi_unary(int32_t op, sl_mpi_array a, sl_mpi_array *out);

@@ -437,6 +437,45 @@ pub extern "C" fn sl_mpi_release(a: sl_mpi_array) -> sl_status {
     boundary("sl_mpi_release", || context::with_local(|ctx| ctx.graph.release(a)))
 }
 
+/// Opens a scope on this thread: distributed-array handles created until the matching
+/// `sl_mpi_scope_end` are released by it, except those moved out with `sl_mpi_keep` (as
+/// Sluice's scopes, for distributed arrays; the two kinds of scope are separate).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_mpi_scope_begin() -> sl_status {
+    boundary("sl_mpi_scope_begin", || {
+        crate::scope::begin();
+        Ok(())
+    })
+}
+
+/// Closes the innermost scope, releasing its handles that are still live (local; every
+/// rank must release alike, as with `sl_mpi_release`).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_mpi_scope_end() -> sl_status {
+    boundary("sl_mpi_scope_end", || {
+        let handles = crate::scope::end()?;
+        // Handles released explicitly, or by sl_mpi_finalize, are gone already.
+        context::with_local(|ctx| {
+            for h in handles {
+                if ctx.graph.is_live(h) {
+                    ctx.graph.release(h)?;
+                }
+            }
+            Ok(())
+        })
+        .or_else(|e| if e.status == crate::sluice_sys::SL_ERR_INVALID_STATE { Ok(()) } else { Err(e) })
+    })
+}
+
+/// Moves `a` from the innermost scope to the enclosing one (out of all scopes if none).
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_mpi_keep(a: sl_mpi_array) -> sl_status {
+    boundary("sl_mpi_keep", || {
+        context::with_local(|ctx| ctx.graph.lookup(a).map(|_| ()))?;
+        crate::scope::keep(a)
+    })
+}
+
 /// `op(a)` element-wise (`sl_unary` codes). Local.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_mpi_unary(op: i32, a: sl_mpi_array, out: *mut sl_mpi_array) -> sl_status {

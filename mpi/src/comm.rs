@@ -368,7 +368,8 @@ fn stack(xs: &[&Local], dim: Option<usize>) -> Result<Local> {
 }
 
 /// Argmin and argmax: each rank's extreme values and their global indices, gathered; the
-/// first rank holding the extreme (the first NaN) gives the index, as one process would.
+/// candidate first in the array's order (along the reduced dimension: the first rank)
+/// holding the extreme (the first NaN) gives the index, as one process would.
 fn arg_extremum(meta: &Meta, m: &Meta, x: &Local, op: i32, dim: Option<usize>, ranks: Ranks, reqs: &mut Requests) -> Result<Plan> {
     let d = m.dist.expect("distributed");
     let extreme = if op == SL_ARGMIN { SL_MINVAL } else { SL_MAXVAL };
@@ -414,7 +415,14 @@ fn arg_extremum(meta: &Meta, m: &Meta, x: &Local, op: i32, dim: Option<usize>, r
     let value = apply(
         segs,
         Rc::new(move |xs| {
-            let (v, i) = (stack(&xs[..k], dim)?, stack(&xs[k..], dim)?);
+            let (mut v, mut i) = (stack(&xs[..k], dim)?, stack(&xs[k..], dim)?);
+            if dim.is_none() {
+                // The first extreme in the whole array's order, which is not rank order
+                // when the blocks are not its last dimension: candidates by index.
+                let by_index = i.argsort(0)?;
+                v = v.take_along(&by_index, 0)?;
+                i = i.take_along(&by_index, 0)?;
+            }
             let along = dim.unwrap_or(0);
             let pick = v.reduce(op, Some(along))?;
             let mut r = i.take_along(&pick, along)?;

@@ -148,6 +148,15 @@ pub fn finalize() -> Result<()> {
     comm.free(true)
 }
 
+/// A description cut to a length a message can carry (descriptions are ASCII).
+fn shortened(mut s: String) -> String {
+    if s.len() > 400 {
+        s.truncate(400);
+        s.push_str("...");
+    }
+    s
+}
+
 impl Context {
     pub fn rank(&self) -> i32 {
         self.comm.rank
@@ -217,7 +226,8 @@ impl Context {
         let send = reqs.buffer(mine.iter().flat_map(|v| v.to_ne_bytes()).collect());
         let recv = reqs.buffer(vec![0u8; 32]);
         reqs.iallreduce(&self.comm, send, recv, 4, MpiType::I64, MpiOp::Max)?;
-        let reqs = self.wait(reqs, function, "the agreement before communicating (MPI_Iallreduce)")?;
+        let what = shortened(format!("the agreement (MPI_Iallreduce) before {}", work.join("; ")));
+        let reqs = self.wait(reqs, function, &what)?;
         self.stats.agreements += 1;
         let all: Vec<i64> =
             reqs.buffers[recv].chunks_exact(8).map(|c| i64::from_ne_bytes(c.try_into().expect("8 bytes"))).collect();
@@ -233,11 +243,7 @@ impl Context {
             );
         }
         if all[0] != !all[1] {
-            let mut mine = work.join("; ");
-            if mine.len() > 400 {
-                mine.truncate(400);
-                mine.push_str("...");
-            }
+            let mine = shortened(work.join("; "));
             bail!(
                 SL_MPI_ERR_RANKS_DISAGREE,
                 "{function}: the ranks disagree about this call: every rank must make the same sl_mpi calls in the same order, with the same global shapes, distributions and options (this rank: {mine})"

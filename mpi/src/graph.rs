@@ -174,6 +174,7 @@ impl Graph {
         let h = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
         self.node_mut(id).handles += 1;
         self.handles.insert(h, id);
+        crate::scope::register(h);
         h
     }
 
@@ -212,6 +213,10 @@ impl Graph {
             State::Ready(_) => None,
             State::Pending(p) => Some(p),
         }
+    }
+
+    pub fn is_live(&self, h: u64) -> bool {
+        self.handles.contains_key(&h)
     }
 
     /// Drops an application handle.

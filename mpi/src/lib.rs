@@ -10,7 +10,7 @@
 //! Modules: `api` (the C ABI), `context` (state, agreement, waits), `graph` (nodes and
 //! handles), `ops` (each call's checks and nodes), `eval` (waves), `comm` (what each
 //! communication sends and receives), `pieces` (a rank's part in pieces during a wave),
-//! `dist` (the block rule), `shim` (MPI, through shim/mpi_shim.c), `sluice_sys`
+//! `dist` (the block rule), `scope` (scopes of handles), `shim` (MPI, through shim/mpi_shim.c), `sluice_sys`
 //! (libsluice's C API), `error`.
 
 pub mod api;
@@ -22,5 +22,6 @@ mod eval;
 mod graph;
 mod ops;
 mod pieces;
+mod scope;
 mod shim;
 mod sluice_sys;

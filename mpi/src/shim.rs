@@ -217,7 +217,9 @@ impl Requests {
     }
 
     /// Keeps `data` alive with the requests; returns its index.
-    pub fn buffer(&mut self, data: Vec<u8>) -> usize {
+    pub fn buffer(&mut self, mut data: Vec<u8>) -> usize {
+        // An empty Vec's address is 1, which is OpenMPI's MPI_IN_PLACE: give it a real one.
+        data.reserve(1);
         self.buffers.push(data);
         self.buffers.len() - 1
     }

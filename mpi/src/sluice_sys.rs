@@ -107,6 +107,7 @@ unsafe extern "C" {
     fn sl_take_along(src: sl_array, index: sl_array, dim: i32, policy: i32, fill: f64, out: *mut sl_array)
     -> sl_status;
     fn sl_reduce(op: i32, a: sl_array, dim: i32, out: *mut sl_array) -> sl_status;
+    fn sl_argsort(a: sl_array, dim: i32, order: i32, out: *mut sl_array) -> sl_status;
     fn sl_dot(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status;
     fn sl_matmul(a: sl_array, b: sl_array, out: *mut sl_array) -> sl_status;
 }
@@ -308,6 +309,12 @@ impl Local {
         let d = dim.map_or(SL_ALL_DIMS, |d| d as i32);
         // SAFETY: plain call.
         make(|out| unsafe { sl_reduce(op, self.0, d, out) })
+    }
+
+    /// The ascending sort's permutation along `dim`.
+    pub fn argsort(&self, dim: usize) -> Result<Local> {
+        // SAFETY: plain call; 0 is SL_ASCENDING.
+        make(|out| unsafe { sl_argsort(self.0, dim as i32, 0, out) })
     }
 
     pub fn dot(&self, b: &Local) -> Result<Local> {
