@@ -12,6 +12,15 @@
 #ifndef SLUICE_MPI_HPP
 #define SLUICE_MPI_HPP
 
+// Only MPI's C API is used: skip MPI's C++ bindings (deprecated, and removed in MPI-3) where
+// mpi.h is first included here.
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+
 #include "sluice.hpp"
 #include "sluice_mpi.h"
 

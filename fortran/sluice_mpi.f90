@@ -6,7 +6,7 @@
 !   integer(c_int64_t), statuses integer(c_int)); sl_mpi_init_fint takes the integer
 !   communicator of `use mpi` (or comm%MPI_VAL of `use mpi_f08`);
 ! - a Fortran layer: type(sl_mpi_array), sluice_mpi_init / sluice_mpi_finalize, distribute
-!   (from each rank's part), scatter, gather, local_part, operators, and eoshift, cshift,
+!   (from each rank's part), scatter_dist, gather_dist, local_part, operators, and eoshift, cshift,
 !   sum, dot_product, matmul for distributed arrays, with Fortran conventions: dimensions
 !   count from 1 (0 as a distribution: replicated). Ranks count from 0, as in MPI.
 !
@@ -14,7 +14,7 @@
 ! Every distributed array an expression creates belongs to the innermost distributed scope
 ! of the thread (dist_scope_begin ... dist_scope_end, separate from Sluice's scopes): keep
 ! one past its scope with keep_dist, replace a loop variable with update_dist, or release
-! one with release_dist. Arrays returned by gather and local_part are ordinary Sluice
+! one with release_dist. Arrays returned by gather_dist and local_part are ordinary Sluice
 ! arrays, in the innermost Sluice scope.
 !
 ! Errors: procedures with an optional `stat` argument return the status there (SL_OK, an
@@ -22,7 +22,7 @@
 ! in operators, a failure prints its message and stops the program with `error stop`.
 !
 ! Calls that communicate are collective (every rank makes them, in the same order);
-! communication is deferred until local_part, gather or eval needs it.
+! communication is deferred until local_part, gather_dist or eval_dist needs it.
 !
 ! With CMake: enable Fortran, find_package(Sluice CONFIG REQUIRED COMPONENTS Fortran mpi)
 ! and link Sluice::mpi_fortran.
@@ -295,7 +295,7 @@ module sluice_mpi
     module procedure matmul_dist
   end interface
   public :: operator(+), operator(-), operator(*), operator(/), eoshift, cshift, sum, dot_product, matmul
-  public :: sluice_mpi_init, sluice_mpi_finalize, mpi_rank, mpi_size, distribute, scatter, gather, local_part, &
+  public :: sluice_mpi_init, sluice_mpi_finalize, mpi_rank, mpi_size, distribute, scatter_dist, gather_dist, local_part, &
     eval_dist, redistribute, release_dist, update_dist, keep_dist, dist_scope_begin, dist_scope_end, &
     mpi_error_message, mpi_live_handles
 
@@ -387,7 +387,7 @@ contains
   end function
 
   ! Collective: rank `root`'s `global` split along `dim` (read on the root only).
-  type(sl_mpi_array) function scatter(global, root, dim, stat) result(r)
+  type(sl_mpi_array) function scatter_dist(global, root, dim, stat) result(r)
     type(sl_array), intent(in) :: global
     integer, intent(in) :: root, dim
     integer, intent(out), optional :: stat
@@ -396,7 +396,7 @@ contains
 
   ! Collective: the whole array on rank `root` (on every rank without it); elsewhere a null
   ! sl_array.
-  type(sl_array) function gather(a, root, stat) result(r)
+  type(sl_array) function gather_dist(a, root, stat) result(r)
     type(sl_mpi_array), intent(in) :: a
     integer, intent(in), optional :: root
     integer, intent(out), optional :: stat

@@ -171,8 +171,12 @@ fn run_wave(ctx: &mut Context, wave: &[NodeId], pending: &[NodeId], targets: &[N
             .filter(|id| !values.contains_key(id))
             .flat_map(|&id| ctx.graph.pending(id).expect("pending").inputs())
             .collect();
+        // In node order: the same flush every time, so Sluice's trace cache replays it.
+        let mut ids: Vec<NodeId> = values.keys().copied().collect();
+        ids.sort_unstable();
         let mut start = Vec::new();
-        for (&id, v) in &values {
+        for id in ids {
+            let v = &values[&id];
             let node = ctx.graph.node(id);
             let is_map = matches!(ctx.graph.pending(id), Some(Pending::Map { .. }));
             if is_map && (node.handles > 0 || targets.contains(&id) || later.contains(&id)) {

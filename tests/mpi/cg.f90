@@ -134,7 +134,7 @@ contains
       now = local_part(rr)
       if (sqrt(now) <= tolerance * b_norm) exit
     end do
-    x = gather(xs)
+    x = gather_dist(xs)
     call dist_scope_end()  ! releases bd and the state the iterations kept
     call scope_end()
   end subroutine

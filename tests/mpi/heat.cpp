@@ -12,8 +12,7 @@
 #include <random>
 #include <vector>
 
-#include <mpi.h>
-#include <sluice_mpi.hpp>
+#include <sluice_mpi.hpp>  // with mpi.h
 
 namespace {
 
