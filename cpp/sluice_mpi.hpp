@@ -9,6 +9,7 @@
 //
 // sluice::mpi::Session starts the library on a communicator and ends it when it goes out
 // of scope; destroy every mpi::Array before it ends (their handles are invalid afterwards).
+// mpi::Scope and mpi::keep work as sluice::Scope and sluice::keep, for distributed arrays.
 #ifndef SLUICE_MPI_HPP
 #define SLUICE_MPI_HPP
 
@@ -25,6 +26,7 @@
 #include "sluice_mpi.h"
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -61,7 +63,7 @@ inline const char* status_name(sl_status status) {
     return sl_mpi_status_name(status, &name) == SL_OK && name ? name : "SL_ERR_(unknown)";
 }
 
-inline void init(MPI_Comm comm) { detail::check(sl_mpi_init(comm)); }
+inline void init(MPI_Comm comm) { detail::check(sl_mpi_init_fint(static_cast<int32_t>(MPI_Comm_c2f(comm)))); }
 inline void finalize() { detail::check(sl_mpi_finalize()); }
 
 // Starts the library on `comm` (after MPI_Init); ends it at the end of the scope.
@@ -182,6 +184,16 @@ private:
     sl_mpi_array handle_ = 0;
 };
 
+// Releases, when it ends, every distributed array handle created on this thread since it
+// began, except those passed through keep() (as sluice::Scope, for distributed arrays).
+class Scope {
+public:
+    Scope() { detail::check(sl_mpi_scope_begin()); }
+    ~Scope() { sl_mpi_scope_end(); }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+};
+
 inline void eval(std::initializer_list<std::reference_wrapper<const Array>> arrays) {
     std::vector<sl_mpi_array> hs;
     for (const Array& a : arrays) hs.push_back(a.handle());
@@ -195,6 +207,13 @@ template <class F> Array make(F&& f) {
     return Array::adopt(h);
 }
 }  // namespace detail
+
+// Moves the array's handle from the innermost mpi::Scope to the enclosing one (out of all
+// scopes if none) and returns it.
+inline Array keep(Array a) {
+    detail::check(sl_mpi_keep(a.handle()));
+    return a;
+}
 
 inline Array unary(sl_unary_op op, const Array& a) {
     return detail::make([&](sl_mpi_array* o) { return sl_mpi_unary(op, a.handle(), o); });

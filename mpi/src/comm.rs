@@ -472,6 +472,9 @@ fn all_to_all(meta: &Meta, m: &Meta, x: &Local, e: usize, ranks: Ranks, reqs: &m
 mod tests {
     use super::*;
 
+    /// `SL_BOUNDARY_FILL` (the library itself only tells the other two apart).
+    const SL_BOUNDARY_FILL: i32 = 0;
+
     /// The runs against shifting a plain vector: every output element's source.
     #[test]
     fn shift_runs_match_a_plain_shift() {

@@ -34,6 +34,9 @@ pub struct Context {
     pub broken: Option<String>,
     next_tag: i32,
     pub stats: Stats,
+    /// Whether a wave starts its local pieces before waiting for its messages
+    /// (`SLUICE_MPI_OVERLAP=0` turns it off, to measure what the overlap gains).
+    pub overlap: bool,
 }
 
 static CONTEXT: Mutex<Option<Context>> = Mutex::new(None);
@@ -95,6 +98,7 @@ pub fn init(fcomm: i32) -> Result<()> {
         broken: None,
         next_tag: 0,
         stats: Stats::default(),
+        overlap: std::env::var("SLUICE_MPI_OVERLAP").map_or(true, |v| v.trim() != "0"),
     });
     Ok(())
 }

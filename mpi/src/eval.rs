@@ -163,7 +163,7 @@ fn run_wave(ctx: &mut Context, wave: &[NodeId], pending: &[NodeId], targets: &[N
             }
         }
     }
-    if local_failure.is_none() {
+    if local_failure.is_none() && ctx.overlap {
         // Start the pieces of results needed after this wave (not every intermediate:
         // those fuse into them).
         let later: HashSet<NodeId> = pending
