@@ -61,8 +61,11 @@ pub fn plan(p: &Pending, meta: &Meta, inputs: &[(&Meta, &Local)], ranks: Ranks, 
             if op == SL_ARGMIN || op == SL_ARGMAX {
                 return arg_extremum(meta, m, x, op, dim, ranks, reqs);
             }
-            let sum_like = matches!(op, SL_SUM | SL_MEAN | SL_NANSUM | SL_NORM1 | SL_NORM2 | SL_PROD);
-            let x = if sum_like && accumulation_type(m.dtype) != m.dtype { x.cast(accumulation_type(m.dtype))? } else { x.retain()? };
+            let sum_like = matches!(op, SL_SUM | SL_NANSUM | SL_NORM1 | SL_NORM2 | SL_PROD);
+            // A mean sums in its result's type (f64 for integers, as Sluice's), sums and
+            // norms of f32/c64 in f64/c128.
+            let wide = if op == SL_MEAN { accumulation_type(meta.dtype) } else { accumulation_type(m.dtype) };
+            let x = if (sum_like || op == SL_MEAN) && wide != m.dtype { x.cast(wide)? } else { x.retain()? };
             let partial = x.reduce(if op == SL_MEAN { SL_SUM } else { op }, dim)?;
             let count = match dim {
                 Some(d) => m.dims[d],

@@ -204,7 +204,7 @@ impl Context {
             } else {
                 std::thread::sleep(pause);
             }
-            pause = (pause * 2).min(Duration::from_micros(500));
+            pause = (pause * 2).min(Duration::from_micros(100));
         }
         self.stats.wait_seconds += start.elapsed().as_secs_f64();
         self.stats.messages += reqs.messages;

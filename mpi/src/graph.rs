@@ -243,16 +243,24 @@ impl Graph {
         }
     }
 
-    /// Removes node `id` if nothing refers to it any more.
+    /// Removes node `id` if nothing refers to it any more, and then the pending inputs
+    /// only it read (a worklist: a long pending chain must not deepen the stack).
     fn collect(&mut self, id: NodeId) {
-        let n = self.node(id);
-        if n.handles > 0 || n.users > 0 {
-            return;
-        }
-        if let Some(node) = self.nodes.remove(&id)
-            && let State::Pending(p) = node.state
-        {
-            self.unuse(&p);
+        let mut dead = vec![id];
+        while let Some(id) = dead.pop() {
+            // A node read twice by one that went is listed twice.
+            let Some(n) = self.nodes.get(&id) else { continue };
+            if n.handles > 0 || n.users > 0 {
+                continue;
+            }
+            if let Some(node) = self.nodes.remove(&id)
+                && let State::Pending(p) = node.state
+            {
+                for i in p.inputs() {
+                    self.node_mut(i).users -= 1;
+                    dead.push(i);
+                }
+            }
         }
     }
 

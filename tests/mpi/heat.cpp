@@ -112,7 +112,10 @@ int main(int argc, char** argv) {
     }
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (me == 0) std::printf("heat on %d ranks, %d steps: %s\n", ranks, steps, total ? "FAILED" : "passed");
+    sl_device_info device{};
+    sl_get_device_info(&device);
+    if (me == 0)
+        std::printf("heat on %d ranks, %d steps, on %s: %s\n", ranks, steps, device.name, total ? "FAILED" : "passed");
     MPI_Finalize();
     return total ? 1 : 0;
 }

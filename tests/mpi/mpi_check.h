@@ -198,6 +198,19 @@ static inline double *as_f64(sl_array a, int64_t *n) {
     return v;
 }
 
+/* Sum of |x| along `dim` (or all), the scale of a float sum's rounding. */
+static inline double *magnitude(sl_array x, int dim, int64_t *n) {
+    sl_array c, a, s;
+    OK(sl_cast(x, SL_F64, &c)); /* bool and integer arrays too */
+    OK(sl_abs(c, &a));
+    OK(sl_sum(a, dim, &s));
+    double *v = as_f64(s, n);
+    OK(sl_release(c));
+    OK(sl_release(a));
+    OK(sl_release(s));
+    return v;
+}
+
 /* Every rank holds the same bytes of replicated `a`'s local part. */
 static inline void same_on_every_rank(const char *what, sl_mpi_array a) {
     sl_array l;
@@ -226,8 +239,8 @@ static inline void close_to(const char *what, sl_mpi_array got, sl_array want, d
     EXPECT(ng == nw, "%s: %lld elements, want %lld", what, (long long)ng, (long long)nw);
     for (int64_t i = 0; i < ng && i < nw; i++) {
         double bound = tol * (fabs(vw[i]) + (scale ? scale[i] : 0));
-        int same_nan = isnan(vg[i]) && isnan(vw[i]);
-        if (!same_nan && !(fabs(vg[i] - vw[i]) <= bound)) {
+        int same = vg[i] == vw[i] || (isnan(vg[i]) && isnan(vw[i])); /* infinities too */
+        if (!same && !(fabs(vg[i] - vw[i]) <= bound)) {
             EXPECT(0, "%s: element %lld is %.17g, want %.17g (bound %.3g)", what, (long long)i, vg[i], vw[i], bound);
             break;
         }

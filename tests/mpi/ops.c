@@ -164,17 +164,6 @@ static void halo_volume(void) {
     MOK(sl_mpi_release(got));
 }
 
-/* Sum of |x| along `dim` (or all), the scale of a float sum's rounding. */
-static double *magnitude(sl_array x, int dim, int64_t *n) {
-    sl_array a, s;
-    OK(sl_abs(x, &a));
-    OK(sl_sum(a, dim, &s));
-    double *v = as_f64(s, n);
-    OK(sl_release(a));
-    OK(sl_release(s));
-    return v;
-}
-
 static void reductions(sl_dtype dtype, int dist) {
     const int64_t dims[2] = {13, 4};
     sl_array x = dtype == SL_I32 ? random_i32(2, dims, -9, 9) : random_f64(2, dims, 0.5, 1.5);
