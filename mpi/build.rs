@@ -56,9 +56,9 @@ fn mpi_link_args(mpicc: &str) -> Vec<String> {
             .filter(|o| o.status.success())
             .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
     };
-    let text = run("--showme:link")
-        .or_else(|| run("-link_info"))
-        .unwrap_or_else(|| panic!("{mpicc} gives no link flags (neither --showme:link nor -link_info): is MPI installed?"));
+    let text = run("--showme:link").or_else(|| run("-link_info")).unwrap_or_else(|| {
+        panic!("{mpicc} gives no link flags (neither --showme:link nor -link_info): is MPI installed?")
+    });
     text.split_whitespace().filter(|w| w.starts_with('-')).map(str::to_owned).collect()
 }
 

@@ -5,6 +5,8 @@
 //! made by every rank of the communicator, in the same order, with the same global shapes
 //! and options; the others are local.
 #![allow(non_camel_case_types)]
+// The exports take C pointers, checked for null before use: they are the C ABI, not unsafe Rust.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::ffi::c_char;
 
@@ -358,7 +360,9 @@ pub extern "C" fn sl_mpi_scatter(global: sl_array, root: i32, dist: i32, out: *m
 /// `SL_MPI_ALL_RANKS`; the other ranks get the null handle. Collective; evaluates `a`.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_mpi_gather(a: sl_mpi_array, root: i32, out: *mut sl_array) -> sl_status {
-    collective("sl_mpi_gather", out, |ctx| ops::gather(ctx, a, if root == SL_MPI_ALL_RANKS { None } else { Some(root) }))
+    collective("sl_mpi_gather", out, |ctx| {
+        ops::gather(ctx, a, if root == SL_MPI_ALL_RANKS { None } else { Some(root) })
+    })
 }
 
 /// This rank's part of `a` as a Sluice array (a new handle, in the application's scope
@@ -555,7 +559,12 @@ pub extern "C" fn sl_mpi_reduce(
 /// on every rank, combined as `order` says (deferred). A replicated operand against a
 /// distributed one takes its block of it.
 #[unsafe(no_mangle)]
-pub extern "C" fn sl_mpi_dot(a: sl_mpi_array, b: sl_mpi_array, order: sl_mpi_order, out: *mut sl_mpi_array) -> sl_status {
+pub extern "C" fn sl_mpi_dot(
+    a: sl_mpi_array,
+    b: sl_mpi_array,
+    order: sl_mpi_order,
+    out: *mut sl_mpi_array,
+) -> sl_status {
     call("sl_mpi_dot", out, |ctx| ops::dot(ctx, a, b, order))
 }
 

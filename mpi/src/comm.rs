@@ -13,12 +13,33 @@ use crate::sluice_sys::*;
 
 /// One MPI operation of a plan, on buffers registered with the wave's requests.
 pub enum Post {
-    Send { buf: usize, dest: i32 },
-    Recv { buf: usize, src: i32 },
-    Allreduce { send: usize, recv: usize, count: usize, ty: MpiType, op: MpiOp },
+    Send {
+        buf: usize,
+        dest: i32,
+    },
+    Recv {
+        buf: usize,
+        src: i32,
+    },
+    Allreduce {
+        send: usize,
+        recv: usize,
+        count: usize,
+        ty: MpiType,
+        op: MpiOp,
+    },
     /// Every rank's `send` (rank q: `counts[q]` bytes) into `recv`, on every rank.
-    Allgather { send: usize, recv: usize, counts: Vec<usize> },
-    AllToAll { send: usize, send_counts: Vec<usize>, recv: usize, recv_counts: Vec<usize> },
+    Allgather {
+        send: usize,
+        recv: usize,
+        counts: Vec<usize>,
+    },
+    AllToAll {
+        send: usize,
+        send_counts: Vec<usize>,
+        recv: usize,
+        recv_counts: Vec<usize>,
+    },
 }
 
 impl Post {
@@ -170,7 +191,15 @@ fn shift_runs(n: i64, p: i32, r: i32, offset: i64, boundary: i32) -> Vec<Run> {
 
 /// Halo exchange: each rank receives exactly the elements of its result that other ranks
 /// hold, and sends what others need of its own.
-fn shift(meta: &Meta, x: &Local, offset: i64, boundary: i32, fill: f64, ranks: Ranks, reqs: &mut Requests) -> Result<Plan> {
+fn shift(
+    meta: &Meta,
+    x: &Local,
+    offset: i64,
+    boundary: i32,
+    fill: f64,
+    ranks: Ranks,
+    reqs: &mut Requests,
+) -> Result<Plan> {
     let d = meta.dist.expect("a distributed shift");
     let n = meta.dims[d];
     let (s_me, _) = block(n, ranks.size, ranks.me);
@@ -218,7 +247,14 @@ fn block_bytes(m: &Meta, ranks: Ranks) -> Result<Vec<usize>> {
 
 /// Received blocks (rank q's at the sum of the earlier counts), joined along `dim`; ranks
 /// with nothing are left out, and with nothing anywhere `empty` stands for the result.
-fn joined(buf: usize, counts: &[usize], dims_of: impl Fn(i32) -> Vec<i64>, dtype: sl_dtype, dim: usize, empty: Seg) -> Result<Seg> {
+fn joined(
+    buf: usize,
+    counts: &[usize],
+    dims_of: impl Fn(i32) -> Vec<i64>,
+    dtype: sl_dtype,
+    dim: usize,
+    empty: Seg,
+) -> Result<Seg> {
     let mut at = 0;
     let mut parts = Vec::new();
     for (q, &bytes) in counts.iter().enumerate() {
@@ -231,10 +267,13 @@ fn joined(buf: usize, counts: &[usize], dims_of: impl Fn(i32) -> Vec<i64>, dtype
     if parts.is_empty() {
         return Ok(empty);
     }
-    apply(parts, Rc::new(move |xs| {
-        let owned = xs.iter().map(|x| x.retain()).collect::<Result<Vec<_>>>()?;
-        concat(&owned, dim)
-    }))
+    apply(
+        parts,
+        Rc::new(move |xs| {
+            let owned = xs.iter().map(|x| x.retain()).collect::<Result<Vec<_>>>()?;
+            concat(&owned, dim)
+        }),
+    )
 }
 
 struct Gathered {
@@ -346,7 +385,9 @@ fn combined(
     let recv = reqs.buffer(vec![0; len * ranks.size as usize]);
     let segs: Vec<Seg> = members(m, ranks)
         .into_iter()
-        .map(|q| Rc::new(SegNode::Recv { buf: recv, offset: q as usize * len, dtype: pdtype, dims: pdims.clone() }) as Seg)
+        .map(|q| {
+            Rc::new(SegNode::Recv { buf: recv, offset: q as usize * len, dtype: pdtype, dims: pdims.clone() }) as Seg
+        })
         .collect();
     let combine = combining(op);
     let value = apply(
@@ -363,17 +404,23 @@ fn combined(
 /// Partials joined along the reduced dimension (over everything: rank-0 partials as a
 /// vector).
 fn stack(xs: &[&Local], dim: Option<usize>) -> Result<Local> {
-    let parts = xs
-        .iter()
-        .map(|x| if dim.is_some() { x.retain() } else { x.reshape(&[1]) })
-        .collect::<Result<Vec<_>>>()?;
+    let parts =
+        xs.iter().map(|x| if dim.is_some() { x.retain() } else { x.reshape(&[1]) }).collect::<Result<Vec<_>>>()?;
     concat(&parts, dim.unwrap_or(0))
 }
 
 /// Argmin and argmax: each rank's extreme values and their global indices, gathered; the
 /// candidate first in the array's order (along the reduced dimension: the first rank)
 /// holding the extreme (the first NaN) gives the index, as one process would.
-fn arg_extremum(meta: &Meta, m: &Meta, x: &Local, op: i32, dim: Option<usize>, ranks: Ranks, reqs: &mut Requests) -> Result<Plan> {
+fn arg_extremum(
+    meta: &Meta,
+    m: &Meta,
+    x: &Local,
+    op: i32,
+    dim: Option<usize>,
+    ranks: Ranks,
+    reqs: &mut Requests,
+) -> Result<Plan> {
     let d = m.dist.expect("distributed");
     let extreme = if op == SL_ARGMIN { SL_MINVAL } else { SL_MAXVAL };
     let values = x.reduce(extreme, dim)?;

@@ -80,7 +80,13 @@ fn value_of(ctx: &Context, id: NodeId, values: &HashMap<NodeId, Value>) -> Resul
 }
 
 /// Local operation `op` of `inputs` into a result of meta `result`, piece by piece.
-pub fn map_value(ctx: &Context, op: &MapOp, inputs: &[NodeId], result: &Meta, values: &HashMap<NodeId, Value>) -> Result<Value> {
+pub fn map_value(
+    ctx: &Context,
+    op: &MapOp,
+    inputs: &[NodeId],
+    result: &Meta,
+    values: &HashMap<NodeId, Value>,
+) -> Result<Value> {
     let vals = inputs.iter().map(|&i| value_of(ctx, i, values)).collect::<Result<Vec<_>>>()?;
     let (start, len) = result.block(ctx.size(), ctx.rank());
     let mut operands = Vec::with_capacity(inputs.len());

@@ -37,9 +37,17 @@ pub enum MapOp {
     ScalarBinary(i32, f64),
     Cast(sl_dtype),
     /// `sl_shift` along a dimension that is not the distributed one.
-    Shift { dim: usize, offset: i64, boundary: i32, fill: f64 },
+    Shift {
+        dim: usize,
+        offset: i64,
+        boundary: i32,
+        fill: f64,
+    },
     /// `sl_reduce` along a dimension that is not the distributed one (all: replicated).
-    Reduce { op: i32, dim: Option<usize> },
+    Reduce {
+        op: i32,
+        dim: Option<usize>,
+    },
     /// Rows of the first operand times the whole second one.
     Matmul,
     /// `sl_dot` of replicated operands.

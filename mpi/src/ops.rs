@@ -38,7 +38,11 @@ fn dim_arg(dim: i32, rank: usize, what: &str) -> Result<usize> {
 
 /// A distribution argument: `SL_MPI_REPLICATED` (-1) or a dimension.
 pub fn dist_arg(dist: i32, rank: usize) -> Result<Option<usize>> {
-    if dist == crate::api::SL_MPI_REPLICATED { Ok(None) } else { dim_arg(dist, rank, "distribution dimension").map(Some) }
+    if dist == crate::api::SL_MPI_REPLICATED {
+        Ok(None)
+    } else {
+        dim_arg(dist, rank, "distribution dimension").map(Some)
+    }
 }
 
 pub fn order_arg(order: i32) -> Result<Order> {
@@ -283,7 +287,7 @@ pub fn scatter(ctx: &mut Context, global: sl_array, root: i32, dist: i32) -> Res
     ctx.agree("sl_mpi_scatter", &[format!("sl_mpi_scatter from {root} as {dist}")], failure)?;
     let global = checked.expect("agreed");
     // The root tells the others the type and shape.
-    let mut head = vec![0i64; 2 + SL_MAX_RANK];
+    let mut head = [0i64; 2 + SL_MAX_RANK];
     if let Some(g) = &global {
         let dims = g.dims()?;
         head[0] = i64::from(g.dtype()?);
@@ -340,7 +344,10 @@ pub fn gather(ctx: &mut Context, h: u64, root: Option<i32>) -> Result<sl_array> 
         if let Some(r) = root
             && !(0..size).contains(&r)
         {
-            bail!(SL_ERR_INVALID_ARGUMENT, "root {r} is neither a rank of the communicator (0..{size}) nor SL_MPI_ALL_RANKS (-1)");
+            bail!(
+                SL_ERR_INVALID_ARGUMENT,
+                "root {r} is neither a rank of the communicator (0..{size}) nor SL_MPI_ALL_RANKS (-1)"
+            );
         }
         ctx.graph.lookup(h)
     })();

@@ -20,9 +20,17 @@ pub enum SegNode {
     Ready(Local),
     /// Bytes of received buffer `buf` from `offset`: an array of `dtype` and `dims`,
     /// column-major.
-    Recv { buf: usize, offset: usize, dtype: sl_dtype, dims: Vec<i64> },
+    Recv {
+        buf: usize,
+        offset: usize,
+        dtype: sl_dtype,
+        dims: Vec<i64>,
+    },
     /// `f` of the inputs, once they are arrays.
-    Apply { inputs: Vec<Seg>, f: Compute },
+    Apply {
+        inputs: Vec<Seg>,
+        f: Compute,
+    },
 }
 
 /// Piece of `len` elements along the distributed dimension.
@@ -185,8 +193,7 @@ impl Resolver {
             Value::Whole(s) => self.seg(s, buffers)?.retain(),
             Value::Split(pieces) if pieces.is_empty() => Local::constant(meta.dtype, local_dims, 0.0),
             Value::Split(pieces) => {
-                let parts =
-                    pieces.iter().map(|p| self.seg(&p.seg, buffers)?.retain()).collect::<Result<Vec<_>>>()?;
+                let parts = pieces.iter().map(|p| self.seg(&p.seg, buffers)?.retain()).collect::<Result<Vec<_>>>()?;
                 concat(&parts, meta.dist.expect("split values are distributed"))
             }
         }

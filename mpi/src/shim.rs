@@ -246,18 +246,35 @@ impl Requests {
     }
 
     /// Element-wise reduction of `send` (count values of `ty`) into `recv` on every rank.
-    pub fn iallreduce(&mut self, comm: &Comm, send: usize, recv: usize, count: usize, ty: MpiType, op: MpiOp) -> Result<()> {
+    pub fn iallreduce(
+        &mut self,
+        comm: &Comm,
+        send: usize,
+        recv: usize,
+        count: usize,
+        ty: MpiType,
+        op: MpiOp,
+    ) -> Result<()> {
         let n = int_count(count, "MPI_Iallreduce")?;
         self.collectives += 1;
         let s = self.buffers[send].as_ptr();
         let r = self.buffers[recv].as_mut_ptr();
         // SAFETY: both buffers hold `count` values of `ty` and live until completion.
-        mpi("MPI_Iallreduce", unsafe { sm_iallreduce(comm.raw, self.raw, s.cast(), r.cast(), n, ty as c_int, op as c_int) })
+        mpi("MPI_Iallreduce", unsafe {
+            sm_iallreduce(comm.raw, self.raw, s.cast(), r.cast(), n, ty as c_int, op as c_int)
+        })
     }
 
     /// Every rank's `send` bytes, rank after rank, into `recv` (on `root` only, or on every
     /// rank with `None`); `counts[q]` is rank q's byte count.
-    pub fn igatherv(&mut self, comm: &Comm, send: usize, recv: usize, counts: &[usize], root: Option<i32>) -> Result<()> {
+    pub fn igatherv(
+        &mut self,
+        comm: &Comm,
+        send: usize,
+        recv: usize,
+        counts: &[usize],
+        root: Option<i32>,
+    ) -> Result<()> {
         let (counts, displs) = counts_and_displacements(counts, "MPI_Igatherv")?;
         let sn = int_count(self.buffers[send].len(), "MPI_Igatherv")?;
         self.collectives += 1;
@@ -348,7 +365,9 @@ fn counts_and_displacements(counts: &[usize], what: &str) -> Result<(Vec<c_int>,
     for &n in counts {
         c.push(int_count(n, what)?);
         d.push(int_count(at, what)?);
-        at = at.checked_add(n).ok_or_else(|| Error::new(crate::sluice_sys::SL_ERR_NOT_SUPPORTED, format!("{what}: byte count overflows")))?;
+        at = at.checked_add(n).ok_or_else(|| {
+            Error::new(crate::sluice_sys::SL_ERR_NOT_SUPPORTED, format!("{what}: byte count overflows"))
+        })?;
     }
     int_count(at, what)?;
     Ok((c, d))

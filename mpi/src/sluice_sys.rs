@@ -98,8 +98,13 @@ unsafe extern "C" {
     fn sl_binary_scalar(op: i32, a: sl_array, s: f64, out: *mut sl_array) -> sl_status;
     fn sl_scalar_binary(op: i32, s: f64, b: sl_array, out: *mut sl_array) -> sl_status;
     fn sl_cast(a: sl_array, dtype: sl_dtype, out: *mut sl_array) -> sl_status;
-    fn sl_section(a: sl_array, start: *const i64, count: *const i64, stride: *const i64, out: *mut sl_array)
-    -> sl_status;
+    fn sl_section(
+        a: sl_array,
+        start: *const i64,
+        count: *const i64,
+        stride: *const i64,
+        out: *mut sl_array,
+    ) -> sl_status;
     fn sl_shift(a: sl_array, dim: i32, offset: i64, boundary: i32, fill: f64, out: *mut sl_array) -> sl_status;
     fn sl_reshape(a: sl_array, rank: i32, dims: *const i64, out: *mut sl_array) -> sl_status;
     fn sl_broadcast_to(a: sl_array, rank: i32, dims: *const i64, out: *mut sl_array) -> sl_status;
@@ -361,7 +366,7 @@ pub fn dims_of(a: sl_array) -> Result<Vec<i64>> {
 /// Bytes of an array of `dtype` and `dims` (checked).
 pub fn byte_size(dtype: sl_dtype, dims: &[i64]) -> Result<usize> {
     let size = element_size(dtype).ok_or_else(|| Error::new(SL_ERR_INTERNAL, format!("unknown dtype {dtype}")))?;
-    dims.iter()
-        .try_fold(size, |acc, &d| usize::try_from(d).ok().and_then(|d| acc.checked_mul(d)))
-        .ok_or_else(|| Error::new(SL_ERR_INVALID_ARGUMENT, format!("{dims:?} elements of {} overflow", dtype_name(dtype))))
+    dims.iter().try_fold(size, |acc, &d| usize::try_from(d).ok().and_then(|d| acc.checked_mul(d))).ok_or_else(|| {
+        Error::new(SL_ERR_INVALID_ARGUMENT, format!("{dims:?} elements of {} overflow", dtype_name(dtype)))
+    })
 }
