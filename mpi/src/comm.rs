@@ -245,35 +245,30 @@ fn block_bytes(m: &Meta, ranks: Ranks) -> Result<Vec<usize>> {
     (0..ranks.size).map(|q| byte_size(m.dtype, &m.local_dims(ranks.size, q))).collect()
 }
 
-/// Received blocks (rank q's at the sum of the earlier counts), joined along `dim`; ranks
-/// with nothing are left out, and with nothing anywhere `empty` stands for the result.
+/// Received blocks (rank q's at the sum of the earlier counts), joined along `dim` into
+/// an array of `dtype` and `dims`; ranks with nothing are left out, and with nothing
+/// anywhere `empty` stands for the result.
 fn joined(
     buf: usize,
     counts: &[usize],
     dims_of: impl Fn(i32) -> Vec<i64>,
-    dtype: sl_dtype,
+    (dtype, dims): (sl_dtype, Vec<i64>),
     dim: usize,
     empty: Seg,
 ) -> Result<Seg> {
     let mut at = 0;
     let mut parts = Vec::new();
     for (q, &bytes) in counts.iter().enumerate() {
-        let dims = dims_of(q as i32);
-        if dims[dim] > 0 {
-            parts.push(Rc::new(SegNode::Recv { buf, offset: at, dtype, dims }) as Seg);
+        let part = dims_of(q as i32);
+        if part[dim] > 0 {
+            parts.push(Rc::new(SegNode::Recv { buf, offset: at, dtype, dims: part }) as Seg);
         }
         at += bytes;
     }
     if parts.is_empty() {
         return Ok(empty);
     }
-    apply(
-        parts,
-        Rc::new(move |xs| {
-            let owned = xs.iter().map(|x| x.retain()).collect::<Result<Vec<_>>>()?;
-            concat(&owned, dim)
-        }),
-    )
+    apply(parts, Rc::new(move |xs| join(xs, dim, dtype, &dims)))
 }
 
 struct Gathered {
@@ -291,7 +286,7 @@ fn gathered(m: &Meta, x: &Local, ranks: Ranks, reqs: &mut Requests) -> Result<Ga
     let send = reqs.buffer(x.read()?);
     let recv = reqs.buffer(vec![0; total]);
     let empty = ready(x.retain()?);
-    let seg = joined(recv, &counts, |q| m.local_dims(ranks.size, q), m.dtype, d, empty)?;
+    let seg = joined(recv, &counts, |q| m.local_dims(ranks.size, q), (m.dtype, m.dims.clone()), d, empty)?;
     Ok(Gathered { posts: vec![Post::Allgather { send, recv, counts }], whole: seg })
 }
 
@@ -513,7 +508,7 @@ fn all_to_all(meta: &Meta, m: &Meta, x: &Local, e: usize, ranks: Ranks, reqs: &m
     let recv = reqs.buffer(vec![0; total]);
     let local_dims = meta.local_dims(ranks.size, ranks.me);
     let empty = ready(Local::constant(meta.dtype, &local_dims, 0.0)?);
-    let seg = joined(recv, &recv_counts, from, m.dtype, d, empty)?;
+    let seg = joined(recv, &recv_counts, from, (m.dtype, local_dims), d, empty)?;
     let value = if c_me == 0 { Value::Split(Vec::new()) } else { Value::Split(vec![Piece { len: c_me, seg }]) };
     Ok(Plan { posts: vec![Post::AllToAll { send, send_counts, recv, recv_counts }], value })
 }

@@ -7,10 +7,10 @@
 //!    failed planning) — nothing is sent before;
 //! 3. post every send, receive and collective, non-blocking;
 //! 4. build the local operations that read the wave's results, piece by piece, and start
-//!    (`sl_eval`) the pieces that need no message: the interior of a stencil computes
-//!    while the halos travel;
-//! 5. wait for the messages (with the timeout), then finish the pieces that needed them and
-//!    join each node's pieces.
+//!    the pieces that need no message, assigned into the array that becomes the result's
+//!    part (`sl_eval`): the interior of a stencil computes while the halos travel;
+//! 5. wait for the messages (with the timeout), then finish the pieces that needed them,
+//!    assigned into the same array (in place).
 //!
 //! A wave's nodes then are ready; the next wave takes the communications that read them.
 
@@ -21,7 +21,7 @@ use crate::context::Context;
 use crate::dist::Meta;
 use crate::error::{Error, Result, bail};
 use crate::graph::{MapOp, NodeId, Pending};
-use crate::pieces::{self, Operand, Resolver, Value, of_local, ready_pieces};
+use crate::pieces::{self, Operand, Resolver, Started, Value, of_local};
 use crate::shim::Requests;
 use crate::sluice_sys::{Local, SL_ERR_INTERNAL, eval};
 
@@ -106,7 +106,7 @@ pub fn map_value(
 
 /// The local part of a value without received data (a local operation of ready inputs).
 pub fn resolve_ready(ctx: &Context, value: &Value, meta: &Meta) -> Result<Local> {
-    Resolver::default().value(value, meta, &meta.local_dims(ctx.size(), ctx.rank()), &[])
+    Resolver::default().value(value, meta, &meta.local_dims(ctx.size(), ctx.rank()), &[], None)
 }
 
 fn run_wave(ctx: &mut Context, wave: &[NodeId], pending: &[NodeId], targets: &[NodeId], function: &str) -> Result<()> {
@@ -169,28 +169,34 @@ fn run_wave(ctx: &mut Context, wave: &[NodeId], pending: &[NodeId], targets: &[N
             }
         }
     }
+    // Start the parts of results needed after this wave (not every intermediate: those
+    // fuse into them) with their pieces that need no message, in node order (the same
+    // flush every time, so Sluice's trace cache replays it).
+    let mut started: HashMap<NodeId, Started> = HashMap::new();
     if local_failure.is_none() && ctx.overlap {
-        // Start the pieces of results needed after this wave (not every intermediate:
-        // those fuse into them).
         let later: HashSet<NodeId> = pending
             .iter()
             .filter(|id| !values.contains_key(id))
             .flat_map(|&id| ctx.graph.pending(id).expect("pending").inputs())
             .collect();
-        // In node order: the same flush every time, so Sluice's trace cache replays it.
         let mut ids: Vec<NodeId> = values.keys().copied().collect();
         ids.sort_unstable();
-        let mut start = Vec::new();
-        for id in ids {
-            let v = &values[&id];
+        let begun = ids.into_iter().try_for_each(|id| {
             let node = ctx.graph.node(id);
             let is_map = matches!(ctx.graph.pending(id), Some(Pending::Map { .. }));
             if is_map && (node.handles > 0 || targets.contains(&id) || later.contains(&id)) {
-                start.extend(ready_pieces(v));
+                let dims = node.meta.local_dims(ranks.size, ranks.me);
+                if let Some(part) = pieces::start(&values[&id], &node.meta, &dims)? {
+                    started.insert(id, part);
+                }
             }
-        }
-        ctx.stats.overlapped += start.len() as u64;
-        if let Err(e) = eval(&start) {
+            Ok(())
+        });
+        let mut ids: Vec<NodeId> = started.keys().copied().collect();
+        ids.sort_unstable();
+        let outs: Vec<&Local> = ids.iter().map(|id| &started[id].out).collect();
+        ctx.stats.overlapped += outs.len() as u64;
+        if let Err(e) = begun.and_then(|()| eval(&outs)) {
             local_failure = Some(e);
         }
     }
@@ -202,7 +208,8 @@ fn run_wave(ctx: &mut Context, wave: &[NodeId], pending: &[NodeId], targets: &[N
     ids.sort_unstable();
     for id in ids {
         let meta = ctx.graph.meta(id).clone();
-        match resolver.value(&values[&id], &meta, &meta.local_dims(ranks.size, ranks.me), &reqs.buffers) {
+        let dims = meta.local_dims(ranks.size, ranks.me);
+        match resolver.value(&values[&id], &meta, &dims, &reqs.buffers, started.remove(&id)) {
             Ok(local) => ctx.graph.set_ready(id, local),
             Err(e) => {
                 local_failure.get_or_insert(e);

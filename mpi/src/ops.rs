@@ -383,7 +383,7 @@ pub fn gather(ctx: &mut Context, h: u64, root: Option<i32>) -> Result<sl_array> 
         }
         at += bytes;
     }
-    let whole = Resolver::default().value(&Value::Split(pieces), &meta, &meta.dims, &reqs.buffers)?;
+    let whole = Resolver::default().value(&Value::Split(pieces), &meta, &meta.dims, &reqs.buffers, None)?;
     whole.handle_for_application()
 }
 

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use crate::dist::Meta;
 use crate::error::Result;
 use crate::graph::MapOp;
-use crate::sluice_sys::{Local, concat, sl_dtype};
+use crate::sluice_sys::{Local, join, sl_dtype};
 
 pub type Seg = Rc<SegNode>;
 
@@ -187,30 +187,65 @@ impl Resolver {
         Ok(local)
     }
 
-    /// A node's whole local part: its pieces joined (an empty part when it has none).
-    pub fn value(&mut self, value: &Value, meta: &Meta, local_dims: &[i64], buffers: &[Vec<u8>]) -> Result<Local> {
+    /// A node's whole local part: its pieces joined (an empty part when it has none),
+    /// into `started` where the pieces that were ready went before the wait.
+    pub fn value(
+        &mut self,
+        value: &Value,
+        meta: &Meta,
+        local_dims: &[i64],
+        buffers: &[Vec<u8>],
+        started: Option<Started>,
+    ) -> Result<Local> {
         match value {
             Value::Whole(s) => self.seg(s, buffers)?.retain(),
             Value::Split(pieces) if pieces.is_empty() => Local::constant(meta.dtype, local_dims, 0.0),
             Value::Split(pieces) => {
-                let parts = pieces.iter().map(|p| self.seg(&p.seg, buffers)?.retain()).collect::<Result<Vec<_>>>()?;
-                concat(&parts, meta.dist.expect("split values are distributed"))
+                let d = meta.dist.expect("split values are distributed");
+                let Some(Started { out, done }) = started else {
+                    let parts = pieces.iter().map(|p| self.seg(&p.seg, buffers)).collect::<Result<Vec<_>>>()?;
+                    let refs: Vec<&Local> = parts.iter().map(|l| &**l).collect();
+                    return join(&refs, d, meta.dtype, local_dims);
+                };
+                let mut at = 0;
+                for (p, done) in pieces.iter().zip(done) {
+                    if !done {
+                        out.assign_rows(d, at, &*self.seg(&p.seg, buffers)?)?;
+                    }
+                    at += p.len;
+                }
+                Ok(out)
             }
         }
     }
 }
 
-/// The arrays among the pieces that are computed already, or can be now: their Sluice
-/// work can start before the messages arrive.
-pub fn ready_pieces(value: &Value) -> Vec<&Local> {
-    let segs: Vec<&Seg> = match value {
-        Value::Whole(s) => vec![s],
-        Value::Split(p) => p.iter().map(|p| &p.seg).collect(),
-    };
-    segs.into_iter()
-        .filter_map(|s| match &**s {
-            SegNode::Ready(l) => Some(l),
-            _ => None,
-        })
-        .collect()
+/// A node's part begun before its messages arrive: the pieces that were ready, assigned
+/// into the array that becomes its part (`done` marks them).
+pub struct Started {
+    pub out: Local,
+    done: Vec<bool>,
+}
+
+/// Starts a split value's part with its ready pieces (a stencil's interior), so that
+/// Sluice computes them into the part's own storage while the halos travel; `None`
+/// where there is nothing to start or nothing to join.
+pub fn start(value: &Value, meta: &Meta, local_dims: &[i64]) -> Result<Option<Started>> {
+    let Value::Split(pieces) = value else { return Ok(None) };
+    let ready = |p: &Piece| matches!(&*p.seg, SegNode::Ready(_));
+    if pieces.len() < 2 || !pieces.iter().any(ready) {
+        return Ok(None);
+    }
+    let d = meta.dist.expect("split values are distributed");
+    let out = Local::constant(meta.dtype, local_dims, 0.0)?;
+    let mut at = 0;
+    let mut done = Vec::with_capacity(pieces.len());
+    for p in pieces {
+        if let SegNode::Ready(l) = &*p.seg {
+            out.assign_rows(d, at, l)?;
+        }
+        done.push(ready(p));
+        at += p.len;
+    }
+    Ok(Some(Started { out, done }))
 }

@@ -109,6 +109,13 @@ unsafe extern "C" {
     fn sl_reshape(a: sl_array, rank: i32, dims: *const i64, out: *mut sl_array) -> sl_status;
     fn sl_broadcast_to(a: sl_array, rank: i32, dims: *const i64, out: *mut sl_array) -> sl_status;
     fn sl_concat(arrays: *const sl_array, n: i32, dim: i32, out: *mut sl_array) -> sl_status;
+    fn sl_assign_section(
+        dst: sl_array,
+        start: *const i64,
+        count: *const i64,
+        stride: *const i64,
+        values: sl_array,
+    ) -> sl_status;
     fn sl_take_along(src: sl_array, index: sl_array, dim: i32, policy: i32, fill: f64, out: *mut sl_array)
     -> sl_status;
     fn sl_reduce(op: i32, a: sl_array, dim: i32, out: *mut sl_array) -> sl_status;
@@ -289,6 +296,18 @@ impl Local {
         make(|out| unsafe { sl_section(self.0, first.as_ptr(), counts.as_ptr(), stride.as_ptr(), out) })
     }
 
+    /// Writes `values` over elements `start..` along `dim` (all of every other dimension):
+    /// a new version of this array under the same handle, written in place when nothing
+    /// else reads the old one, with the work computing `values` fused into that write.
+    pub fn assign_rows(&self, dim: usize, start: i64, values: &Local) -> Result<()> {
+        let count = values.dims()?;
+        let mut first = vec![0i64; count.len()];
+        first[dim] = start;
+        let stride = vec![1i64; count.len()];
+        // SAFETY: the three arrays hold rank entries.
+        check(unsafe { sl_assign_section(self.0, first.as_ptr(), count.as_ptr(), stride.as_ptr(), values.0) })
+    }
+
     pub fn shift(&self, dim: usize, offset: i64, boundary: i32, fill: f64) -> Result<Local> {
         // SAFETY: plain call.
         make(|out| unsafe { sl_shift(self.0, dim as i32, offset, boundary, fill, out) })
@@ -341,6 +360,24 @@ pub fn concat(parts: &[Local], dim: usize) -> Result<Local> {
     let raw: Vec<sl_array> = parts.iter().map(Local::raw).collect();
     // SAFETY: `raw` holds `n` handles.
     make(|out| unsafe { sl_concat(raw.as_ptr(), raw.len() as i32, dim as i32, out) })
+}
+
+/// Blocks laid end to end along `dim` into a new array of `dtype` and `dims`, by
+/// assignments into it: Sluice's `sl_concat` computes its result element by element, far
+/// below memory speed (80-100 ms for 32 MB of f64 here, where scaling them takes 3-7 ms),
+/// while an assignment writes in place at about a copy's speed and fuses the work
+/// computing its values.
+pub fn join(parts: &[&Local], dim: usize, dtype: sl_dtype, dims: &[i64]) -> Result<Local> {
+    if let [one] = parts {
+        return one.retain();
+    }
+    let out = Local::constant(dtype, dims, 0.0)?;
+    let mut at = 0;
+    for p in parts {
+        out.assign_rows(dim, at, p)?;
+        at += p.dims()?[dim];
+    }
+    Ok(out)
 }
 
 /// Starts computing these arrays without waiting.
