@@ -50,7 +50,7 @@ module sluice_mpi
 
   type, bind(C), public :: sl_mpi_stats
     integer(c_int64_t) :: waves, messages, bytes, collectives, agreements, overlapped
-    real(c_double) :: wait_seconds
+    real(c_double) :: wait_seconds, agreement_seconds
   end type
 
   ! ---------------------------------------------------------------------------------------

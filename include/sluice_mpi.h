@@ -39,8 +39,11 @@ typedef struct {
   uint64_t agreements;
   // Local pieces started before waiting for a wave's messages (computed meanwhile).
   uint64_t overlapped;
-  // Seconds spent waiting for communications to complete.
+  // Seconds spent waiting for communications to complete (after posting them, and
+  // after starting the local pieces that need no message), and in the agreements
+  // (mostly waiting for the other ranks to arrive at the same call).
   double wait_seconds;
+  double agreement_seconds;
 } sl_mpi_stats;
 
 // A distributed array: an opaque handle (0 is the null handle). Generational like

@@ -92,8 +92,11 @@ pub struct sl_mpi_stats {
     pub agreements: u64,
     /// Local pieces started before waiting for a wave's messages (computed meanwhile).
     pub overlapped: u64,
-    /// Seconds spent waiting for communications to complete.
+    /// Seconds spent waiting for communications to complete (after posting them, and
+    /// after starting the local pieces that need no message), and in the agreements
+    /// (mostly waiting for the other ranks to arrive at the same call).
     pub wait_seconds: f64,
+    pub agreement_seconds: f64,
 }
 
 /// A collective call that communicates at once: a bad out-pointer fails on every rank.
@@ -263,6 +266,7 @@ pub extern "C" fn sl_mpi_get_stats(out: *mut sl_mpi_stats) -> sl_status {
                     agreements: s.agreements,
                     overlapped: s.overlapped,
                     wait_seconds: s.wait_seconds,
+                    agreement_seconds: s.agreement_seconds,
                 }
             };
             Ok(())

@@ -22,6 +22,7 @@ pub struct Stats {
     pub agreements: u64,
     pub overlapped: u64,
     pub wait_seconds: f64,
+    pub agreement_seconds: f64,
 }
 
 pub struct Context {
@@ -231,7 +232,12 @@ impl Context {
         let recv = reqs.buffer(vec![0u8; 32]);
         reqs.iallreduce(&self.comm, send, recv, 4, MpiType::I64, MpiOp::Max)?;
         let what = shortened(format!("the agreement (MPI_Iallreduce) before {}", work.join("; ")));
+        let waited = self.stats.wait_seconds;
+        let began = Instant::now();
         let reqs = self.wait(reqs, function, &what)?;
+        // Counted apart from the operations' own waits: it is mostly the ranks' arrival.
+        self.stats.wait_seconds = waited;
+        self.stats.agreement_seconds += began.elapsed().as_secs_f64();
         self.stats.agreements += 1;
         let all: Vec<i64> =
             reqs.buffers[recv].chunks_exact(8).map(|c| i64::from_ne_bytes(c.try_into().expect("8 bytes"))).collect();
