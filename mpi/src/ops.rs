@@ -237,6 +237,8 @@ pub fn from_local(ctx: &mut Context, local: sl_array, dims: &[i64], dist: i32) -
         let dist = dist_arg(dist, dims.len())?;
         let local = Local::adopt(local)?;
         let meta = Meta { dtype: local.dtype()?, dims: dims.to_vec(), dist };
+        // Sluice's own limit on a shape (SL_MAX_ELEMENTS), on the global one.
+        stand_in(&meta)?;
         let want = meta.local_dims(size, me);
         let got = local.dims()?;
         if got != want {

@@ -18,6 +18,11 @@ static void bad_handles(sl_mpi_array good, sl_array plain) {
     MFAILS(sl_mpi_local(0, &l), SL_ERR_INVALID_HANDLE, "null handle");
     MFAILS(sl_mpi_binary(SL_ADD, good, (sl_mpi_array)plain, &out), SL_ERR_INVALID_HANDLE, "not a live");
     MFAILS(sl_mpi_keep(stale), SL_ERR_INVALID_HANDLE, "not a live");
+    MFAILS(sl_mpi_retain(stale, &out), SL_ERR_INVALID_HANDLE, "not a live");
+    MFAILS(sl_mpi_retain(good, NULL), SL_ERR_INVALID_ARGUMENT, "out is NULL");
+    MFAILS(sl_mpi_redistribute(stale, 0, &out), SL_ERR_INVALID_HANDLE, "not a live");
+    MFAILS(sl_mpi_dot(good, stale, SL_MPI_ORDER_FAST, &out), SL_ERR_INVALID_HANDLE, "not a live");
+    MFAILS(sl_mpi_matmul(stale, good, &out), SL_ERR_INVALID_HANDLE, "not a live");
     sl_mpi_info info;
     MFAILS(sl_mpi_get_info(stale, &info), SL_ERR_INVALID_HANDLE, "not a live");
     sl_mpi_array arrays[2] = {good, stale};
@@ -78,6 +83,11 @@ static void bad_arguments(sl_mpi_array rows, sl_mpi_array cols, sl_mpi_array oth
     EXPECT(want != SL_OK, "sl_binary(SL_AND) of f64 is refused");
     MFAILS(sl_mpi_binary(SL_AND, rows, rows, &out), want, "");
     MFAILS(sl_mpi_unary(99, rows, &out), SL_ERR_INVALID_ARGUMENT, "");
+    MFAILS(sl_mpi_binary_scalar(99, rows, 1.0, &out), SL_ERR_INVALID_ARGUMENT, "");
+    MFAILS(sl_mpi_scalar_binary(-1, 1.0, rows, &out), SL_ERR_INVALID_ARGUMENT, "");
+    /* A global shape beyond Sluice's limit on elements, on every rank. */
+    const int64_t huge[2] = {INT64_C(1) << 40, INT64_C(1) << 40};
+    MFAILS(sl_mpi_from_local(plain, 2, huge, SL_MPI_REPLICATED, &out), SL_ERR_INVALID_ARGUMENT, "");
     MFAILS(sl_mpi_cast(rows, 42, &out), SL_ERR_INVALID_ARGUMENT, "");
     MFAILS(sl_mpi_shift(rows, 2, 1, SL_BOUNDARY_FILL, 0, &out), SL_ERR_INVALID_ARGUMENT, "is not a dimension");
     MFAILS(sl_mpi_shift(rows, -1, 1, SL_BOUNDARY_FILL, 0, &out), SL_ERR_INVALID_ARGUMENT, "is not a dimension");

@@ -9,6 +9,13 @@ int main(int argc, char **argv) {
     /* Before MPI_Init. */
     MFAILS(sl_mpi_init_fint(0), SL_ERR_INVALID_STATE, "MPI is not initialised");
     MFAILS(sl_mpi_local(a, &l), SL_ERR_INVALID_STATE, "not initialised");
+    int32_t r, s;
+    sl_mpi_stats stats;
+    int64_t live_before;
+    MFAILS(sl_mpi_comm_rank(&r, &s), SL_ERR_INVALID_STATE, "not initialised");
+    MFAILS(sl_mpi_get_stats(&stats), SL_ERR_INVALID_STATE, "not initialised");
+    MFAILS(sl_mpi_live_handles(&live_before), SL_ERR_INVALID_STATE, "not initialised");
+    MFAILS(sl_mpi_set_timeout(1), SL_ERR_INVALID_STATE, "not initialised");
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
