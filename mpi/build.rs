@@ -42,6 +42,8 @@ fn main() {
     println!("cargo::rustc-link-lib=dylib=sluice");
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo::rustc-cdylib-link-arg=-Wl,-soname,libsluice_mpi.so.0");
+        // Installed beside libsluice.so.0: found there whoever loads it.
+        println!("cargo::rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
     }
 }
 
