@@ -599,6 +599,13 @@ inline Array keep(Array a) {
     return a;
 }
 
+// Takes the array's handle out of every Scope on this thread and returns it: no Scope ends
+// it, only the Array's destruction (for an array that must outlive its callers' scopes).
+inline Array unscope(Array a) {
+    detail::check(sl_unscope(a.handle()));
+    return a;
+}
+
 // Starts computing these arrays now, without waiting.
 inline void eval(const std::vector<Array>& arrays) {
     const std::vector<sl_array> hs = detail::handles(arrays);

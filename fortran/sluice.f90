@@ -249,6 +249,11 @@ module sluice
       integer(c_int64_t), value :: a
       integer(c_int) :: status
     end function
+    function sl_unscope(a) result(status) bind(C, name="sl_unscope")
+      import :: c_int, c_int64_t
+      integer(c_int64_t), value :: a
+      integer(c_int) :: status
+    end function
     function sl_hint_read(a) result(status) bind(C, name="sl_hint_read")
       import :: c_int, c_int64_t
       integer(c_int64_t), value :: a
@@ -281,7 +286,7 @@ module sluice
       integer(c_int) :: status
     end function
   end interface
-  public :: sl_release, sl_keep, sl_hint_read, sl_retain, sl_scope_begin, sl_scope_end, sl_sync, sl_shutdown, &
+  public :: sl_release, sl_keep, sl_unscope, sl_hint_read, sl_retain, sl_scope_begin, sl_scope_end, sl_sync, sl_shutdown, &
     sl_pop_error_handler
 
   ! Element-wise unary ops.
@@ -2492,7 +2497,7 @@ module sluice
     qr, lstsq
   public :: sort, argsort, topk, searchsorted, nonzero, pack, unique, histogram
   public :: set_compare, compare_stats, reference, debug_peek
-  public :: scope_begin, scope_end, keep, release, update, retain, eval, hint_read, sync, init, live_handles, &
+  public :: scope_begin, scope_end, keep, unscope, release, update, retain, eval, hint_read, sync, init, live_handles, &
     error_message, macro_begin, macro_end, macro_cancel, rng_create, rng_destroy, rng_get_state, rng_set_state, &
     random_uniform, random_normal, random_range, random_integers, random_exponential, random_bernoulli, &
     random_poisson, random_gamma, random_beta, random_chisquare, random_sobol
@@ -2844,6 +2849,14 @@ contains
     type(sl_array), intent(in) :: a
     integer, intent(out), optional :: stat
     call finish(sl_keep(a%handle), stat)
+  end subroutine
+
+  ! Takes `a` out of every scope of this thread: only release ends it (for an array a
+  ! library holds across its callers' scopes).
+  subroutine unscope(a, stat)
+    type(sl_array), intent(in) :: a
+    integer, intent(out), optional :: stat
+    call finish(sl_unscope(a%handle), stat)
   end subroutine
 
   ! Releases `a` now and sets it to no array (other variables holding the handle become stale).

@@ -797,6 +797,13 @@ sl_status sl_scope_end(void);
 // Moves `a` from the innermost scope to the enclosing one (out of all scopes if none).
 sl_status sl_keep(sl_array a);
 
+// Takes `a` out of every scope on this thread: no `sl_scope_end` releases it, only
+// `sl_release`. For libraries built on Sluice that hold arrays across their callers'
+// scopes (libsluice_mpi holds each rank's part of a distributed array this way). A
+// handle in no scope is left as it is. Not allowed while a macro section is recording
+// (`SL_ERR_INVALID_STATE`): the section's arrays are released with it.
+sl_status sl_unscope(sl_array a);
+
 // Starts computing these arrays now, without waiting.
 sl_status sl_eval(const sl_array *arrays, int32_t n);
 

@@ -11,11 +11,13 @@
 # device the Vulkan tests run on), vulkan-validationlayers the layers they enable.
 # shaderc is linked statically from libshaderc-dev, glslang-dev and spirv-tools. The math
 # accuracy test (tests/math.rs) computes its reference with the system's MPFR and GMP.
+# libsluice_mpi and its tests need MPI: OpenMPI's compiler wrappers and headers
+# (libopenmpi-dev) and mpirun (openmpi-bin).
 set -euo pipefail
 
 # Each command the build runs, and the package that brings it.
-commands=(cmake:cmake cc:build-essential c++:g++ pkg-config:pkg-config gfortran:gfortran python3:python3)
-libraries=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers libshaderc-dev glslang-dev spirv-tools libgmp-dev libmpfr-dev)
+commands=(cmake:cmake cc:build-essential c++:g++ pkg-config:pkg-config gfortran:gfortran python3:python3 mpirun:openmpi-bin)
+libraries=(libvulkan1 mesa-vulkan-drivers vulkan-validationlayers libshaderc-dev glslang-dev spirv-tools libgmp-dev libmpfr-dev libopenmpi-dev)
 
 need=()
 for entry in "${commands[@]}"; do

@@ -3,9 +3,10 @@
 # executor with the validation layers on; lavapipe where there is no GPU), the op suite
 # under result comparison, the API reference's freshness, then the C and C++ tests built
 # with CMake against the installed library (plain, and again under AddressSanitizer/UBSan),
-# the API fuzzer, the Fortran tests, the same program in C, C++ and Fortran, then the C++
-# and Fortran examples, and their profiles' call sites with everything built at -O0, -O2
-# and -O3.
+# the API fuzzer, the Fortran tests, the distributed-array tests (libsluice_mpi) under
+# mpirun on 1, 2 and 4 ranks, the same program in C, C++ and Fortran, then the C++ and
+# Fortran examples, and their profiles' call sites with everything built at -O0, -O2 and
+# -O3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each command echoed with the seconds since the start, so a log shows where the time went.
@@ -13,6 +14,8 @@ export PS4='+ [${SECONDS}s] '
 set -x
 scripts/deps.sh
 cargo test --locked
+# libsluice_mpi's own (its header's freshness, the block rule, the halo plans).
+cargo test --locked -p sluice_mpi
 # The suites whose work runs on an executor, again on Vulkan (backend, program_cache and spill choose their own).
 vulkan_suites=()
 for f in tests/*.rs; do
@@ -68,6 +71,10 @@ scripts/fuzz.sh --skip-install --backend vulkan --seconds 60
 cmake -S tests/fortran -B build/f-tests -DCMAKE_PREFIX_PATH="$PWD/build/install"
 cmake --build build/f-tests
 ctest --test-dir build/f-tests --output-on-failure
+# Distributed arrays over MPI: C, C++ and Fortran programs, each run on 1, 2 and 4 ranks.
+cmake -S tests/mpi -B build/mpi-tests -DCMAKE_PREFIX_PATH="$PWD/build/install"
+cmake --build build/mpi-tests
+ctest --test-dir build/mpi-tests --output-on-failure
 cmake -S tests/same_program -B build/same-program -DCMAKE_PREFIX_PATH="$PWD/build/install"
 cmake --build build/same-program
 ctest --test-dir build/same-program --output-on-failure

@@ -240,6 +240,21 @@ pub extern "C" fn sl_keep(a: sl_array) -> sl_status {
     })
 }
 
+/// Takes `a` out of every scope on this thread: no `sl_scope_end` releases it, only
+/// `sl_release`. For libraries built on Sluice that hold arrays across their callers'
+/// scopes (libsluice_mpi holds each rank's part of a distributed array this way). A
+/// handle in no scope is left as it is. Not allowed while a macro section is recording
+/// (`SL_ERR_INVALID_STATE`): the section's arrays are released with it.
+#[unsafe(no_mangle)]
+pub extern "C" fn sl_unscope(a: sl_array) -> sl_status {
+    boundary!("sl_unscope", |_site| {
+        outside_macro("sl_unscope")?;
+        lookup(a)?;
+        scope::unscope(a);
+        Ok(())
+    })
+}
+
 /// Starts computing these arrays now, without waiting.
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_eval(arrays: *const sl_array, n: i32) -> sl_status {

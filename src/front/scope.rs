@@ -105,3 +105,12 @@ pub fn keep(h: u64) -> Result<()> {
         Ok(())
     })
 }
+
+/// Removes `h` from every frame on this thread (`sl_unscope`).
+pub fn unscope(h: u64) {
+    FRAMES.with(|f| {
+        for frame in f.borrow_mut().iter_mut() {
+            frame.handles.retain(|&x| x != h);
+        }
+    });
+}

@@ -1,8 +1,9 @@
 //! The trace-cache key of a flush: everything `compile` reads from a subgraph, so two
 //! flushes with equal keys get the same recipe. Per node, in subgraph order: its type,
 //! shape, op (with application scalars left out: they are kernel parameters), whether it
-//! is a root or was computed unstored before, and where each input comes from (a node of
-//! the subgraph, or an array from outside with its type, shape and layout).
+//! is a root or was computed unstored before, where its inputs start in the subgraph's
+//! input list, and where each input comes from (a node of the subgraph, or an array from
+//! outside with its type, shape and layout).
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -116,7 +117,10 @@ impl TraceKey {
             push_shape(words, &nd.shape);
             push_op(words, &nd.op);
             let inputs_start = words.len() as u32;
+            // Where the node's inputs start in the subgraph's input list: a recipe binds
+            // leaves by their place there, which the order of the roots can change.
             let (first_pos, _) = sub.ranges[i];
+            words.push(first_pos as u64);
             for (k, input) in inputs.iter().enumerate() {
                 let pos = first_pos + k as u32;
                 if let Some(j) = sub.index_of(input) {

@@ -161,6 +161,27 @@ int main(void) {
     /* unbalanced scopes */
     FAILS(sl_scope_end(), SL_ERR_INVALID_STATE, "without a matching");
     FAILS(sl_keep(a), SL_ERR_INVALID_STATE, "outside any scope");
+    FAILS(sl_unscope(stale), SL_ERR_INVALID_HANDLE, "stale");
+    FAILS(sl_unscope(0), SL_ERR_INVALID_HANDLE, "");
+    /* sl_unscope takes a handle out of every scope: two scopes end, it stays. */
+    int64_t live_before, live_after;
+    sl_array held, temp;
+    OK(sl_live_handles(&live_before));
+    OK(sl_scope_begin());
+    OK(sl_scope_begin());
+    OK(sl_mul_scalar(a, 2, &held));
+    OK(sl_mul_scalar(a, 3, &temp));
+    OK(sl_unscope(held));
+    OK(sl_unscope(held)); /* in no scope any more: nothing to do */
+    OK(sl_scope_end());
+    OK(sl_scope_end());
+    OK(sl_live_handles(&live_after));
+    EXPECT(live_after == live_before + 1, "only the unscoped handle outlives the scopes (%lld)",
+           (long long)(live_after - live_before));
+    FAILS(sl_release(temp), SL_ERR_INVALID_HANDLE, "");
+    double twice[3];
+    OK(sl_read(held, SL_COL_MAJOR, twice, sizeof twice));
+    OK(sl_release(held));
     still_works();
 
     /* random number generators, caches and macros */

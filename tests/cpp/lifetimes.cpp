@@ -103,6 +103,21 @@ static void scopes(const std::vector<double>& x) {
         for (int step = 0; step < 100; step++) want[i] = want[i] * 0.5 + 1.0;
     }
     EXPECT_CLOSE("time loop value", values(u), want, 1e-14);
+
+    // unscope takes a handle out of every scope at once: it outlives two.
+    {
+        Array held;
+        {
+            sluice::Scope outer;
+            sluice::Scope inner;
+            held = sluice::unscope(Array(x) * 2.0);
+        }
+        EXPECT(sluice::live_handles() == start + 3, "an unscoped array outlives its scopes: "
+                                                        << sluice::live_handles() - start - 2);
+        for (std::size_t i = 0; i < x.size(); i++) want[i] = 2.0 * x[i];
+        EXPECT_CLOSE("unscoped value", values(held), want, 1e-15);
+    }
+    EXPECT(sluice::live_handles() == start + 2, "an unscoped array goes with its Array");
 }
 
 // Failing calls create no handles, and unwinding releases what the failed code held.

@@ -26,6 +26,8 @@ program scopes
   call expect(live_handles() == start, 'results released one by one leave no handles')
   call retained_handles()
   call expect(live_handles() == start, 'both handles of a retained array released')
+  call unscoped_array_survives()
+  call expect(live_handles() == start, 'an unscoped array is gone once released')
   call end_test('scopes')
 
 contains
@@ -44,6 +46,25 @@ contains
     call expect_close(total, sum(sin(x) ** 2 + cos(x) ** 2 - x * 20), 1d-12, 'computed in the scope')
     call expect(live_handles() > start + 100, 'the expressions made handles')
     call scope_end()
+  end subroutine
+
+  ! unscope takes an array out of every scope at once: it outlives two.
+  subroutine unscoped_array_survives()
+    type(sl_array) :: held
+    real(8) :: back(n)
+    integer :: stat
+    call scope_begin()
+    call scope_begin()
+    held = 2 * sl_array(x)
+    call unscope(held)
+    call scope_end()
+    call scope_end()
+    call expect(live_handles() == start + 1, 'only the unscoped array is live after both scopes')
+    back = held
+    call expect_close(back, 2 * x, 1d-15, 'the unscoped array still holds its value')
+    call release(held)
+    call unscope(held, stat)
+    call expect(stat == SL_ERR_INVALID_HANDLE, 'unscope of a released array')
   end subroutine
 
   subroutine kept_arrays_survive()

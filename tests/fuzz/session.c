@@ -1,4 +1,4 @@
-/* Calls about the session rather than arrays: scopes (begin, end, keep), macro sections
+/* Calls about the session rather than arrays: scopes (begin, end, keep, unscope), macro sections
  * (recorded from templates the model can replay, with illegal calls inside), error
  * handlers, call sites, settings and statistics, profiling, shutting the runtime down and
  * starting a new one, the final teardown, and probes of results beyond the memory limit. */
@@ -50,6 +50,23 @@ static void s_scope(Fuzzer *f) {
         if (f->n_frames == 0) ex_bad(&e, SL_ERR_INVALID_STATE);
         log_begin(f, "sl_scope_end()");
         if (check_call(f, "sl_scope_end", sl_scope_end(), &e, NULL, 0)) frame_pop(f, NULL, 0);
+    } else if (k < 90) {
+        /* sl_unscope: out of every frame at once (in no frame: nothing to do). */
+        int slot;
+        sl_array h = pick_handle(f, &slot, 90);
+        char lb[40];
+        if (slot < 0) ex_bad(&e, SL_ERR_INVALID_HANDLE);
+        if (f->recording) ex_bad(&e, SL_ERR_INVALID_STATE);
+        log_begin(f, "sl_unscope(%s)", handle_label(f, h, lb, sizeof lb));
+        if (check_call(f, "sl_unscope", sl_unscope(h), &e, NULL, 0) && slot >= 0) {
+            for (int d = 0; d < f->n_frames; d++) {
+                Frame *fr = &f->frames[d];
+                int kept = 0;
+                for (int i = 0; i < fr->n; i++)
+                    if (fr->h[i] != h) fr->h[kept++] = fr->h[i];
+                fr->n = kept;
+            }
+        }
     } else {
         int slot;
         sl_array h = pick_handle(f, &slot, 90);
