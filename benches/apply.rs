@@ -22,7 +22,15 @@ fn check(st: sl_status) {
 
 fn upload(data: &[f32], dims: &[i64]) -> sl_array {
     let mut h = 0;
-    check(sl_create(SL_F32, dims.len() as i32, dims.as_ptr(), SL_COL_MAJOR, data.as_ptr() as *const _, data.len() * 4, &mut h));
+    check(sl_create(
+        SL_F32,
+        dims.len() as i32,
+        dims.as_ptr(),
+        SL_COL_MAJOR,
+        data.as_ptr() as *const _,
+        data.len() * 4,
+        &mut h,
+    ));
     h
 }
 
@@ -36,7 +44,8 @@ fn compute(out: sl_array) {
 /// `fused/chain8` of benches/core.rs on `x` and `y` (whole arrays or one element each):
 /// sin(x)*cos(y) + sqrt(abs(x))*exp(-y*y) - 0.5*x.
 fn chain8(x: sl_array, y: sl_array, out: &mut sl_array) -> sl_status {
-    let (mut s, mut c, mut p, mut a, mut q, mut yy, mut ny, mut e, mut r, mut h, mut t) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    let (mut s, mut c, mut p, mut a, mut q, mut yy, mut ny, mut e, mut r, mut h, mut t) =
+        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     for st in [
         sl_sin(x, &mut s),
         sl_cos(y, &mut c),
@@ -84,7 +93,16 @@ fn elements(c: &mut Criterion) {
         b.iter(|| {
             let mut out = 0;
             let ins = [x, y];
-            check(sl_apply_elements(Some(chain8_piece), std::ptr::null_mut(), ins.as_ptr(), 2, std::ptr::null(), 0, &mut out, 1));
+            check(sl_apply_elements(
+                Some(chain8_piece),
+                std::ptr::null_mut(),
+                ins.as_ptr(),
+                2,
+                std::ptr::null(),
+                0,
+                &mut out,
+                1,
+            ));
             compute(out)
         })
     });
@@ -138,7 +156,13 @@ fn blocks(c: &mut Criterion) {
     let mut o = std::mem::MaybeUninit::uninit();
     check(sl_block_options_default(o.as_mut_ptr()));
     let scalar = sl_block_output { kind: SL_OUTPUT_SCALAR, rank: 0, dims: [0; 8] };
-    let o = sl_block_options { overlap_before: 8, overlap_after: 8, outputs: &scalar, n_outputs: 1, ..unsafe { o.assume_init() } };
+    let o = sl_block_options {
+        overlap_before: 8,
+        overlap_after: 8,
+        outputs: &scalar,
+        n_outputs: 1,
+        ..unsafe { o.assume_init() }
+    };
     g.bench_function("moving_mean_17_f32", |b| {
         b.iter(|| {
             let mut out = 0;
@@ -152,7 +176,9 @@ fn blocks(c: &mut Criterion) {
 
 fn pagewise(c: &mut Criterion) {
     const PAGES: usize = 10_000;
-    let data = |seed: usize| -> Vec<f32> { (0..16 * 16 * PAGES).map(|i| (((i * 7 + seed) % 1013) as f32) * 0.001 - 0.5).collect() };
+    let data = |seed: usize| -> Vec<f32> {
+        (0..16 * 16 * PAGES).map(|i| (((i * 7 + seed) % 1013) as f32) * 0.001 - 0.5).collect()
+    };
     let dims = [16i64, 16, PAGES as i64];
     let (a, b) = (upload(&data(1), &dims), upload(&data(2), &dims));
     let mut g = c.benchmark_group("pagewise");

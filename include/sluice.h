@@ -34,23 +34,83 @@
 // bits, whatever the element type.
 #define SL_MAX_ELEMENTS 1152921504606846975
 
+// `sl_block_options.dim`: the last dimension of the inputs' aggregate size longer than
+// 1 (dimension 0 when none is).
+#define SL_DIM_AUTO -1
+
 // The most dimensions `sl_random_sobol` gives (Joe and Kuo's direction numbers).
 #define SL_SOBOL_MAX_DIMS 21201
 
 // Status of every call: `SL_OK` or an error code (details in `sl_last_error`).
 typedef int32_t sl_status;
 
-// Element types.
-typedef int32_t sl_dtype;
-
-// Element order of application buffers. Sluice stores arrays column-major.
-typedef int32_t sl_layout;
-
 // An opaque array handle; 0 is the null handle, which a call that returns handles leaves
 // in its out-pointer when it fails. Handles are generational and never made twice in a
 // process (not even by a new runtime after `sl_shutdown`): a released or earlier
 // runtime's handle fails with `SL_ERR_INVALID_HANDLE`, never reaching another array.
 typedef uint64_t sl_array;
+
+// The function `sl_apply_elements` and `sl_apply_blocks` apply. It is called once per
+// recording, with `pieces`: placeholder arrays shaped like one piece of each of the
+// `n_in` inputs (a rank-0 array for an element, a block for a block), which stand for
+// every piece; it makes Sluice calls on them and stores the handles of its `n_out`
+// results in `outputs`. It returns `SL_OK`, or the status of a call that failed. The
+// rules of a macro section hold: no reads, writes, `sl_eval` or `sl_sync`, and no
+// arrays but the pieces and what is computed from them. `user` is the call's.
+typedef sl_status (*sl_apply_fn)(const sl_array *pieces,
+                                 int32_t n_in,
+                                 sl_array *outputs,
+                                 int32_t n_out,
+                                 void *user);
+
+// What views yield outside their source (`sl_shift`, `sl_pad`).
+typedef int32_t sl_boundary;
+
+// How `sl_apply_blocks` makes an output from the blocks' results.
+typedef int32_t sl_block_output_kind;
+
+// What one output of `sl_apply_blocks` is. Every block gives a result of the same
+// shape; "concatenated" means: along the one dimension where the output's size differs
+// from a block's result, in block order, with what the last block gives past the size
+// (from its padding) dropped.
+typedef struct {
+  sl_block_output_kind kind;
+  // For `SL_OUTPUT_SIZE`: the output's size.
+  int32_t rank;
+  int64_t dims[8];
+} sl_block_output;
+
+// How `sl_apply_blocks` cuts its inputs; start from `sl_block_options_default`.
+typedef struct {
+  // The slicing dimension (0-based), or `SL_DIM_AUTO`.
+  int32_t dim;
+  // Elements per block along it (default 1); the last block may have fewer, and is
+  // padded to this size.
+  int64_t block_size;
+  // Neighbouring elements each block also sees before and after itself (default 0;
+  // at most the array's size along the dimension).
+  int64_t overlap_before;
+  int64_t overlap_after;
+  // What a block sees outside the array (the overlap at the ends, the last block's
+  // padding): `SL_BOUNDARY_FILL` with `pad` (default, 0), `SL_BOUNDARY_CLAMP` (the
+  // edge element) or `SL_BOUNDARY_WRAP` (cyclic).
+  sl_boundary boundary;
+  double pad;
+  // `n_outputs` descriptors, one per output; NULL: every output is
+  // `SL_OUTPUT_AGGREGATE`.
+  const sl_block_output *outputs;
+  int32_t n_outputs;
+  // Values the function's calls depend on besides its pieces (as `sl_macro_begin`'s
+  // controls): each combination is recorded once.
+  const double *controls;
+  int32_t n_controls;
+} sl_block_options;
+
+// Element types.
+typedef int32_t sl_dtype;
+
+// Element order of application buffers. Sluice stores arrays column-major.
+typedef int32_t sl_layout;
 
 // How `sl_scatter` combines values that land on the same element.
 typedef int32_t sl_scatter_mode;
@@ -104,9 +164,6 @@ typedef int32_t sl_fft_norm;
 
 // How `sl_macro_begin` starts a section.
 typedef int32_t sl_macro_mode;
-
-// What views yield outside their source (`sl_shift`, `sl_pad`).
-typedef int32_t sl_boundary;
 
 // What an index outside its dimension reads (`sl_gather_with`, `sl_take_along`,
 // `sl_interp1`, `sl_interp2`).
@@ -211,6 +268,10 @@ typedef struct {
   uint64_t device_allocations;
   uint64_t device_live_bytes;
   uint64_t device_peak_live_bytes;
+  // Pieces `sl_apply_elements` and `sl_apply_blocks` computed one at a time: a call
+  // of the function with no batched form runs once per piece (README "Applying a
+  // function to pieces"); 0 when every apply ran as batched kernels.
+  uint64_t looped_pieces;
 } sl_stats;
 
 // Kind of device that runs kernels (`sl_device_info.device_type`).
@@ -349,6 +410,19 @@ typedef int32_t sl_side;
 #define SL_QR_COMPLETE 1
 
 #define SL_QR_R 2
+
+// The blocks' results concatenated into the inputs' aggregate size.
+#define SL_OUTPUT_AGGREGATE 0
+
+// One slice per block: each block gives the aggregate size with 1 along the slicing
+// dimension; the output has the number of blocks there.
+#define SL_OUTPUT_SLICE 1
+
+// One value per block: the output is a 1 x blocks row.
+#define SL_OUTPUT_SCALAR 2
+
+// The blocks' results concatenated into `dims[..rank]`.
+#define SL_OUTPUT_SIZE 3
 
 #define SL_NEG 0
 
@@ -732,6 +806,52 @@ typedef int32_t sl_side;
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// Calls `f(x)` once per element of the inputs' aggregate size (inputs of size 1 along a
+// dimension are repeated along it, as element-wise ops do) and gives each of the
+// `n_out` outputs the aggregate size. `f` is called once per recording with rank-0
+// placeholders (`sl_apply_fn`) and must give one value per output; it runs as one
+// fused kernel, as the same calls on whole arrays would. The recording is cached under
+// `f`, the inputs' types and shapes, and `controls` (as `sl_macro_begin`'s): the same
+// call again does not call `f`. Inside a macro section being recorded it is part of
+// that recording.
+sl_status sl_apply_elements(sl_apply_fn f,
+                            void *user,
+                            const sl_array *inputs,
+                            int32_t n_in,
+                            const double *controls,
+                            int32_t n_ctrl,
+                            sl_array *outputs,
+                            int32_t n_out);
+
+// Fills `options` with the defaults: `SL_DIM_AUTO`, blocks of 1, no overlap, padding
+// with 0, every output `SL_OUTPUT_AGGREGATE`, no controls.
+sl_status sl_block_options_default(sl_block_options *options);
+
+// Calls `f` on blocks of the inputs along one dimension (`options`, NULL for the
+// defaults; see `sl_block_options`) and puts its `n_out` results together as the
+// output descriptors say. An input of size 1 along the slicing dimension is passed whole
+// to every block; the inputs' sizes along every dimension must be equal or 1 (their
+// aggregate size is the largest along each). `f` is called once per recording with
+// placeholders shaped like one block of each input (with its overlaps: `block_size +
+// overlap_before + overlap_after` along the slicing dimension; `sl_apply_block_length`
+// tells how many of the block's own elements lie inside the array); every block runs as
+// one batched program. Options and descriptors are checked first (`SL_ERR_INVALID_ARGUMENT`
+// naming the option); a result a descriptor cannot hold is refused before anything runs
+// (`SL_ERR_SHAPE_MISMATCH` naming the output). Cached as `sl_apply_elements` is, also
+// under the options.
+sl_status sl_apply_blocks(sl_apply_fn f,
+                          void *user,
+                          const sl_array *inputs,
+                          int32_t n_in,
+                          const sl_block_options *options,
+                          sl_array *outputs,
+                          int32_t n_out);
+
+// Inside a function `sl_apply_blocks` is recording: how many of the block's own
+// elements (at most `block_size`, fewer for a last block that reaches past the array)
+// lie inside the array, as a rank-0 i64 array that differs from block to block.
+sl_status sl_apply_block_length(sl_array *out);
 
 // A new array of `dtype` and shape `dims[0..rank]`, holding a copy of `data`
 // (`bytes` long, elements in `layout` order). The data is copied before the call returns.

@@ -180,7 +180,16 @@ fn assert_same(what: &str, got: sl_array, want: sl_array, rel: f64) {
 /// The block `k` of `x` along `dim` as the loop takes it: the array padded by the
 /// boundary rule by `before` and enough after, then `window` elements from `k * size`.
 #[allow(clippy::too_many_arguments)]
-fn block_of(x: sl_array, dim: usize, size: usize, before: usize, window: usize, count: usize, k: usize, o: &sl_block_options) -> sl_array {
+fn block_of(
+    x: sl_array,
+    dim: usize,
+    size: usize,
+    before: usize,
+    window: usize,
+    count: usize,
+    k: usize,
+    o: &sl_block_options,
+) -> sl_array {
     let shape = shape_of(x);
     if shape.get(dim).copied().unwrap_or(1) == 1 {
         return make(|out| sl_retain(x, out));
@@ -215,7 +224,8 @@ fn loop_blocks(
     let count = n.div_ceil(size);
     let mut results = vec![Vec::new(); n_out];
     for k in 0..count {
-        let pieces: Vec<sl_array> = inputs.iter().map(|&x| block_of(x, dim, size, before, window, count, k, o)).collect();
+        let pieces: Vec<sl_array> =
+            inputs.iter().map(|&x| block_of(x, dim, size, before, window, count, k, o)).collect();
         let mut out = vec![0; n_out];
         ok(f(&pieces, &mut out));
         // A result may be a piece itself: its own handle outlives the pieces'.
@@ -319,8 +329,7 @@ fn seed_output_slice_scalar(rng: &mut StdRng) {
     assert_eq!(shape_of(got[1]), vec![1, 6]);
     let parts = loop_blocks(&mut f, &[a], &o, 0, 6, 2);
     assert_same("slice", got[0], concat(&parts[0], 0), 1e-14);
-    let sums: Vec<sl_array> =
-        parts[1].iter().map(|&s| make(|o| sl_reshape(s, 2, [1i64, 1].as_ptr(), o))).collect();
+    let sums: Vec<sl_array> = parts[1].iter().map(|&s| make(|o| sl_reshape(s, 2, [1i64, 1].as_ptr(), o))).collect();
     assert_same("scalar", got[1], concat(&sums, 1), 1e-14);
 }
 
@@ -552,7 +561,8 @@ fn random_elements(rng: &mut StdRng, rounds: usize) {
                 .iter()
                 .zip(&shapes)
                 .map(|(&x, s)| {
-                    let start: Vec<usize> = s.iter().enumerate().map(|(d, &len)| if len == 1 { 0 } else { at[d] }).collect();
+                    let start: Vec<usize> =
+                        s.iter().enumerate().map(|(d, &len)| if len == 1 { 0 } else { at[d] }).collect();
                     let one = section(x, &start, &vec![1; s.len()]);
                     make(|o| sl_reshape(one, 0, std::ptr::null(), o))
                 })
@@ -595,7 +605,9 @@ fn random_blocks(rng: &mut StdRng, rounds: usize) {
         let count = n.div_ceil(size);
         let parts = loop_blocks(&mut f, &arrays, &o, dim, n, 1);
         let piece = shape_of(parts[0][0]);
-        let what = format!("round {round}: {prog:?} on {shapes:?}, dim {dim}, block {size}, overlap {before}/{after}, boundary {boundary}");
+        let what = format!(
+            "round {round}: {prog:?} on {shapes:?}, dim {dim}, block {size}, overlap {before}/{after}, boundary {boundary}"
+        );
         let (descr, want) = if piece.iter().all(|&d| d == 1) && rng.random_bool(0.5) {
             let scalars: Vec<sl_array> =
                 parts[0].iter().map(|&s| make(|o| sl_reshape(s, 2, [1i64, 1].as_ptr(), o))).collect();
@@ -735,7 +747,8 @@ fn inputs_of_every_kind(rng: &mut StdRng) {
     let xi = rand_arr(rng, SL_I32, &[9], -50.0, 50.0, false).upload();
     let mut g = |p: &[sl_array], out: &mut [sl_array]| sl_sum(p[0], SL_ALL_DIMS, &mut out[0]);
     let d = [kind_output(SL_OUTPUT_SCALAR)];
-    let oi = sl_block_options { block_size: 4, overlap_after: 1, pad: -3.0, outputs: d.as_ptr(), n_outputs: 1, ..options() };
+    let oi =
+        sl_block_options { block_size: 4, overlap_after: 1, pad: -3.0, outputs: d.as_ptr(), n_outputs: 1, ..options() };
     let got = blocks(&mut g, &[xi], &oi, 1)[0];
     let parts = loop_blocks(&mut g, &[xi], &oi, 0, 9, 1);
     let sums: Vec<sl_array> = parts[0].iter().map(|&s| make(|o| sl_reshape(s, 2, [1i64, 1].as_ptr(), o))).collect();
@@ -813,7 +826,10 @@ fn misuse(rng: &mut StdRng) {
         fails(try_blocks(&mut id, &[ha], &o, 1).unwrap_err(), SL_ERR_INVALID_ARGUMENT, needle);
     };
     bad(sl_block_options { block_size: 0, ..options() }, "block_size is 0");
-    bad(sl_block_options { overlap_before: 5, ..options() }, "overlap_before is 5, larger than the array along dimension 1 (4 elements)");
+    bad(
+        sl_block_options { overlap_before: 5, ..options() },
+        "overlap_before is 5, larger than the array along dimension 1 (4 elements)",
+    );
     bad(sl_block_options { overlap_after: -1, ..options() }, "overlap_after is -1");
     bad(sl_block_options { dim: -2, ..options() }, "dim -2");
     bad(sl_block_options { block_size: i64::MAX, overlap_after: 4, ..options() }, "too large");
@@ -848,7 +864,11 @@ fn misuse(rng: &mut StdRng) {
     let mut outside = |p: &[sl_array], out: &mut [sl_array]| sl_add(p[0], b, &mut out[0]);
     fails(try_elements(&mut outside, &[ha], 1).unwrap_err(), SL_ERR_INVALID_ARGUMENT, "neither one of its inputs");
     let mut returns_input = |_: &[sl_array], out: &mut [sl_array]| sl_retain(b, &mut out[0]);
-    fails(try_elements(&mut returns_input, &[ha], 1).unwrap_err(), SL_ERR_INVALID_ARGUMENT, "neither one of its inputs");
+    fails(
+        try_elements(&mut returns_input, &[ha], 1).unwrap_err(),
+        SL_ERR_INVALID_ARGUMENT,
+        "neither one of its inputs",
+    );
     let mut leaves_scope = |p: &[sl_array], out: &mut [sl_array]| {
         ok(sl_scope_begin());
         sl_neg(p[0], &mut out[0])

@@ -425,8 +425,14 @@ fn every_failed_call_leaves_the_null_handle() {
         add(name, Box::new(move |o| f(a, 99, o)));
     }
     // Applying a function: a NULL function, a bad option, outside a recording.
-    add("sl_apply_elements", Box::new(move |o| sl_apply_elements(None, std::ptr::null_mut(), &a, 1, std::ptr::null(), 0, o, 1)));
-    add("sl_apply_blocks", Box::new(move |o| sl_apply_blocks(None, std::ptr::null_mut(), &stale, 1, std::ptr::null(), o, 1)));
+    add(
+        "sl_apply_elements",
+        Box::new(move |o| sl_apply_elements(None, std::ptr::null_mut(), &a, 1, std::ptr::null(), 0, o, 1)),
+    );
+    add(
+        "sl_apply_blocks",
+        Box::new(move |o| sl_apply_blocks(None, std::ptr::null_mut(), &stale, 1, std::ptr::null(), o, 1)),
+    );
     add("sl_apply_block_length", Box::new(|o| sl_apply_block_length(o)));
     let mut mode = 0;
     let mut outputs = [0xdead_u64; 2];

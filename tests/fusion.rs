@@ -65,7 +65,10 @@ fn random_step(rng: &mut StdRng, vals: &[Val]) -> Option<(Step, Val)> {
     Some(match rng.random_range(0..18) {
         0 | 1 => {
             let ops: &[sl_unary_op] = if float {
-                &[SL_NEG, SL_ABS, SL_SQRT, SL_EXP, SL_LOG, SL_SIN, SL_COS, SL_TANH, SL_FLOOR, SL_ATAN, SL_ERF, SL_RCP, SL_ERFC]
+                &[
+                    SL_NEG, SL_ABS, SL_SQRT, SL_EXP, SL_LOG, SL_SIN, SL_COS, SL_TANH, SL_FLOOR, SL_ATAN, SL_ERF,
+                    SL_RCP, SL_ERFC,
+                ]
             } else {
                 &[SL_NEG, SL_ABS, SL_SIGN, SL_NOT]
             };

@@ -622,7 +622,8 @@ fn lgamma_negative() {
             worst_ulp.0, worst_ulp.1, worst_abs.0, worst_abs.1
         );
         if worst_abs.0 > LGAMMA_ABS {
-            failures.push(format!("lgamma_{ty}: {} units of 2^-53 (1 + lgamma(1 - x)) at {:e}", worst_abs.0, worst_abs.1));
+            failures
+                .push(format!("lgamma_{ty}: {} units of 2^-53 (1 + lgamma(1 - x)) at {:e}", worst_abs.0, worst_abs.1));
         }
     }
     finish("lgamma_negative", failures, "SLUICE_TEST_SEED above replays it");

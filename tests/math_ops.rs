@@ -238,7 +238,8 @@ fn fma_rounds_once() {
         // sum back), one huge and one tiny factor, products in the subnormal range with
         // subnormal c, negligible products.
         let e = |k: i32| 2f64.powi(if f32 { k / 8 } else { k });
-        let (max, min_sub) = if f32 { (f32::MAX as f64, f32::from_bits(1) as f64) } else { (f64::MAX, f64::from_bits(1)) };
+        let (max, min_sub) =
+            if f32 { (f32::MAX as f64, f32::from_bits(1) as f64) } else { (f64::MAX, f64::from_bits(1)) };
         for _ in 0..500 {
             let (u, w) = (rng.random_range(1.0..2.0), rng.random_range(1.0..2.0));
             let (u, w) = if f32 { (u as f32 as f64, w as f32 as f64) } else { (u, w) };
@@ -261,9 +262,7 @@ fn fma_rounds_once() {
             }
         }
         let n = triples.len();
-        let arr = |k: usize| {
-            Arr::new(dt, &[n], triples.iter().map(|t| val([t.0, t.1, t.2][k])).collect())
-        };
+        let arr = |k: usize| Arr::new(dt, &[n], triples.iter().map(|t| val([t.0, t.1, t.2][k])).collect());
         let (a, b, c) = (arr(0), arr(1), arr(2));
         let want = Arr::new(
             dt,
@@ -330,7 +329,8 @@ fn fma_rounds_once() {
         assert_eq!(out, 0);
         release(&[a]);
     }
-    let (a, b) = (Arr::new(SL_F64, &[3], vec![V::F64(1.0); 3]).upload(), Arr::new(SL_F64, &[4], vec![V::F64(1.0); 4]).upload());
+    let (a, b) =
+        (Arr::new(SL_F64, &[3], vec![V::F64(1.0); 3]).upload(), Arr::new(SL_F64, &[4], vec![V::F64(1.0); 4]).upload());
     let mut out = 0;
     fails(sl_fma(a, b, a, &mut out), SL_ERR_SHAPE_MISMATCH, "fma");
     release(&[a, b]);

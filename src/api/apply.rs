@@ -140,13 +140,15 @@ fn block_options<'a>(o: &'a sl_block_options, n_out: usize) -> Result<(BlockOpti
         d if (0..MAX_RANK as i32).contains(&d) => Some(d as usize),
         d => bail!(InvalidArgument, "dim {d} is neither a dimension (0..{MAX_RANK}) nor SL_DIM_AUTO"),
     };
-    for (name, v) in [("block_size", o.block_size), ("overlap_before", o.overlap_before), ("overlap_after", o.overlap_after)]
+    for (name, v) in
+        [("block_size", o.block_size), ("overlap_before", o.overlap_before), ("overlap_after", o.overlap_after)]
     {
         if v < 0 {
             bail!(InvalidArgument, "{name} is {v}; it cannot be negative");
         }
     }
-    let boundary = parse_boundary(o.boundary).map_err(|e| Error { message: format!("boundary: {}", e.message), ..e })?;
+    let boundary =
+        parse_boundary(o.boundary).map_err(|e| Error { message: format!("boundary: {}", e.message), ..e })?;
     let opts = BlockOptions {
         dim,
         size: o.block_size as u64,
@@ -268,10 +270,7 @@ fn record(
             return Err(failure_of(status, &format!("the function failed")));
         }
         let output = |(k, &h): (usize, &sl_array)| {
-            rt.handles.get(h).map_err(|e| Error {
-                message: format!("output {k} of the function: {}", e.message),
-                ..e
-            })
+            rt.handles.get(h).map_err(|e| Error { message: format!("output {k} of the function: {}", e.message), ..e })
         };
         made.iter().enumerate().map(output).collect::<Result<Vec<_>>>()
     })();

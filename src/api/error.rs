@@ -172,7 +172,9 @@ pub fn failure_of(status: sl_status, context: &str) -> Error {
     match kind {
         Some(kind) if last_status == status => Error::new(kind, format!("{context}: {message}")),
         Some(kind) => Error::new(kind, format!("{context} with {}", status_name(status).to_string_lossy())),
-        None => Error::new(ErrorKind::InvalidArgument, format!("{context} with status {status}, which is not an sl_status")),
+        None => {
+            Error::new(ErrorKind::InvalidArgument, format!("{context} with status {status}, which is not an sl_status"))
+        }
     }
 }
 

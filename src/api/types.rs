@@ -110,7 +110,13 @@ pub const SL_MAX_ELEMENTS: i64 = 1_152_921_504_606_846_975;
 /// rules of a macro section hold: no reads, writes, `sl_eval` or `sl_sync`, and no
 /// arrays but the pieces and what is computed from them. `user` is the call's.
 pub type sl_apply_fn = Option<
-    unsafe extern "C" fn(pieces: *const sl_array, n_in: i32, outputs: *mut sl_array, n_out: i32, user: *mut c_void) -> sl_status,
+    unsafe extern "C" fn(
+        pieces: *const sl_array,
+        n_in: i32,
+        outputs: *mut sl_array,
+        n_out: i32,
+        user: *mut c_void,
+    ) -> sl_status,
 >;
 
 /// `sl_block_options.dim`: the last dimension of the inputs' aggregate size longer than

@@ -111,10 +111,7 @@ impl Pieces {
         let n = shape.dim(dim) as u64;
         for (name, o) in [("overlap_before", options.before), ("overlap_after", options.after)] {
             if o > n {
-                bail!(
-                    InvalidArgument,
-                    "{name} is {o}, larger than the array along dimension {dim} ({n} elements)"
-                );
+                bail!(InvalidArgument, "{name} is {o}, larger than the array along dimension {dim} ({n} elements)");
             }
         }
         // The window (block and overlaps) is a dimension of the function's pieces.
@@ -319,14 +316,7 @@ impl Blocks {
     /// The blocks' results (`x`: `piece` per block) concatenated into `size`: along the
     /// one dimension where `size` differs from `piece`, the last block's surplus (from
     /// padding) cut off.
-    fn concatenated(
-        &self,
-        g: &Graph,
-        k: usize,
-        x: &Arc<Node>,
-        piece: &Shape,
-        size: Shape,
-    ) -> Result<Arc<Node>> {
+    fn concatenated(&self, g: &Graph, k: usize, x: &Arc<Node>, piece: &Shape, size: Shape) -> Result<Arc<Node>> {
         let count = self.count;
         let described = match self.outputs[k] {
             Output::Aggregate => format!("output {k} (the inputs' aggregate size {size})"),
@@ -336,10 +326,7 @@ impl Blocks {
         let differ: Vec<usize> = (0..rank).filter(|&d| size.dim(d) != piece.dim(d)).collect();
         let c = match differ[..] {
             [] if count == 1 => return g.reshape(x, size),
-            [] => bail!(
-                ShapeMismatch,
-                "{described} holds one block's result ({piece}), but there are {count} blocks"
-            ),
+            [] => bail!(ShapeMismatch, "{described} holds one block's result ({piece}), but there are {count} blocks"),
             [c] => c,
             _ => bail!(
                 ShapeMismatch,

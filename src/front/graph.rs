@@ -480,7 +480,11 @@ impl Graph<'_> {
             let mut source = None;
             a.with_pending(|ins, _| source = Some(ins[0].clone()));
             if let Some(src) = source {
-                return if src.shape == out { src } else { self.pending(Op::View(step), src.dtype, out, smallvec![src]) };
+                return if src.shape == out {
+                    src
+                } else {
+                    self.pending(Op::View(step), src.dtype, out, smallvec![src])
+                };
             }
         }
         let mut inputs = vec![a.clone()];
@@ -636,7 +640,9 @@ impl Graph<'_> {
             bail!(InvalidArgument, "window: a rank-{MAX_RANK} array has no room for the window index");
         }
         let n = a.shape.dim(dim) as u64;
-        let reach = (count as u64).checked_sub(1).map(|k| k.checked_mul(stride as u64).and_then(|s| s.checked_add(length as u64)));
+        let reach = (count as u64)
+            .checked_sub(1)
+            .map(|k| k.checked_mul(stride as u64).and_then(|s| s.checked_add(length as u64)));
         if reach.is_some_and(|end| end.is_none_or(|end| end > n)) {
             bail!(
                 InvalidArgument,

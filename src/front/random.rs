@@ -208,7 +208,10 @@ impl Graph<'_> {
 fn gamma_constants(k: f64, t: DType) -> Result<(bool, Vec<Scalar>)> {
     check_type("gamma", t, &FLOATS)?;
     let inv_k = 1.0 / k;
-    if !(k > 0.0) || !finite("the shape", k, t)?.as_f64().is_normal() || !finite("1/shape", inv_k, t)?.as_f64().is_normal() {
+    if !(k > 0.0)
+        || !finite("the shape", k, t)?.as_f64().is_normal()
+        || !finite("1/shape", inv_k, t)?.as_f64().is_normal()
+    {
         bail!(InvalidArgument, "the shape must be a positive normal {t} value with a finite inverse, not {k}");
     }
     let boost = k < 1.0;

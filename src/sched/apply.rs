@@ -216,7 +216,7 @@ impl Batcher<'_> {
                 let r = self.make(Op::Reduce { op: *op, axis: Some(0) }, n.dtype, one, smallvec::smallvec![flat], n);
                 Some(self.reshape(&r, out))
             }
-            Op::Binary(_) | Op::Select => {
+            Op::Binary(_) | Op::Select | Op::Fma => {
                 // A rank-0 operand the same for every piece is read as one value.
                 let mut inputs = Inputs::new();
                 for (k, v) in vals.iter().enumerate() {
@@ -319,7 +319,7 @@ impl Batcher<'_> {
                 make(Op::Assign(p), smallvec::smallvec![own(0)?, own(1)?])
             }
             Op::IndexCheck { .. } => None,
-            Op::Random { .. } | Op::Source | Op::Fill { .. } | Op::Iota { .. } | Op::Identity => {
+            Op::Random { .. } | Op::Sobol { .. } | Op::Source | Op::Fill { .. } | Op::Iota { .. } | Op::Identity => {
                 bail!(Internal, "{}: {} has no operand that differs between pieces", self.what, n.op.name())
             }
         })

@@ -5,8 +5,8 @@
 //! GLSL's builtins (their accuracy is the device's: README, "Math accuracy").
 
 use crate::backend::cpu::math::{
-    C_HI, C_LO, ERF_SMALL, ERFCX_A, ERFCX_B, ERFCX_C, ERFCX_D, ERFINV_A, ERFINV_B, ERFINV_C, ERFINV_D, LGAMMA_B, LGAMMA_SIN,
-    LGAMMA_STIRLING, PolyDd,
+    C_HI, C_LO, ERF_SMALL, ERFCX_A, ERFCX_B, ERFCX_C, ERFCX_D, ERFINV_A, ERFINV_B, ERFINV_C, ERFINV_D, LGAMMA_B,
+    LGAMMA_SIN, LGAMMA_STIRLING, PolyDd,
 };
 
 /// A double literal (the shortest decimal that reads back as the same double).

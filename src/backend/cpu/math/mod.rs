@@ -108,10 +108,12 @@ mod trig;
 
 /// For callers that fuse a kernel into a loop of their own (Box-Muller in `cpu::random`).
 pub(crate) use exp_log::{ExpLogConsts, exp, ln_normal};
-pub(crate) use real::{Fma, NoFma, Ops, PolyDd, Real};
 /// The special functions' tables, which the Vulkan executor evaluates too.
 pub(crate) use gamma::{LGAMMA_B, LGAMMA_SIN, LGAMMA_STIRLING};
-pub(crate) use special::{C_HI, C_LO, ERF_SMALL, ERFCX_A, ERFCX_B, ERFCX_C, ERFCX_D, ERFINV_A, ERFINV_B, ERFINV_C, ERFINV_D};
+pub(crate) use real::{Fma, NoFma, Ops, PolyDd, Real};
+pub(crate) use special::{
+    C_HI, C_LO, ERF_SMALL, ERFCX_A, ERFCX_B, ERFCX_C, ERFCX_D, ERFINV_A, ERFINV_B, ERFINV_C, ERFINV_D,
+};
 pub(crate) use trig::{TWO_OVER_PI, cos_sin_turns};
 
 #[cfg(test)]

@@ -185,7 +185,6 @@ impl ErfConsts for f64 {
     }
 }
 
-
 /// Below this `|x|`, erfc is `1 - erf x`.
 const ERFC_SPLIT: f64 = 0.5;
 /// erfc rounds to 0 beyond this (erfc(27.3) is about 4e-326); larger arguments are clamped to it.

@@ -127,7 +127,11 @@ mod mpfr {
         }
         let target = big(1.0) - big(a); // exact
         let g = |y: &Float| -> Float {
-            if a >= 0.5 { Float::with_val(PREC, y.erfc_ref()) - &target } else { big(a) - Float::with_val(PREC, y.erf_ref()) }
+            if a >= 0.5 {
+                Float::with_val(PREC, y.erfc_ref()) - &target
+            } else {
+                big(a) - Float::with_val(PREC, y.erf_ref())
+            }
         };
         let (mut lo, mut hi) = (0.0f64, 6.0f64);
         for _ in 0..60 {
@@ -136,7 +140,8 @@ mod mpfr {
             if gap > 0.0 { lo = mid } else { hi = mid }
         }
         let mut y = big(0.5 * (lo + hi));
-        let two_over_sqrt_pi = Float::with_val(PREC, Float::with_val(PREC, rug::float::Constant::Pi).sqrt().recip()) * 2u32;
+        let two_over_sqrt_pi =
+            Float::with_val(PREC, Float::with_val(PREC, rug::float::Constant::Pi).sqrt().recip()) * 2u32;
         for _ in 0..3 {
             let d = Float::with_val(PREC, -Float::with_val(PREC, y.square_ref())).exp() * &two_over_sqrt_pi;
             y += g(&y) / d;
@@ -364,8 +369,7 @@ fn check_unary(f: UnaryFn, dists: &[Dist], bound32: f64, bound64: f64) {
     let mut outcomes = Vec::new();
 
     // lgamma below -0.5 has its own test (`lgamma_negative`).
-    let specials: Vec<f64> =
-        special_values().into_iter().filter(|&v| !(f == UnaryFn::Lgamma && v <= -0.5)).collect();
+    let specials: Vec<f64> = special_values().into_iter().filter(|&v| !(f == UnaryFn::Lgamma && v <= -0.5)).collect();
 
     // f32
     let mut xs: Vec<f32> = specials.iter().map(|&v| v as f32).collect();
@@ -725,13 +729,18 @@ fn lgamma_negative() {
     let mut dists = vec![Uniform(-20.0, -0.5), Uniform(-200.0, -0.5), LogPos(0.5, 1e15), Multiples(1.0, 25.0, 0.06)];
     dists.extend(zeros.iter().map(|&z| Around(z, 1e-17, 1e-3)));
     let per = n.div_ceil(dists.len());
-    let xs: Vec<f64> = dists.iter().flat_map(|d| (0..per).map(|_| -d.draw64(&mut rng).abs()).collect::<Vec<_>>()).collect();
+    let xs: Vec<f64> =
+        dists.iter().flat_map(|d| (0..per).map(|_| -d.draw64(&mut rng).abs()).collect::<Vec<_>>()).collect();
     let want: Vec<f64> = xs.iter().map(|&x| mpfr::lgamma(x)).collect();
     let size: Vec<f64> = xs.iter().map(|&x| 1.0 + mpfr::lgamma(1.0 - x).abs()).collect();
     let mut failures = Vec::new();
     for nofma in [false, true] {
         let mut got = vec![0f64; xs.len()];
-        if nofma { unary_f64_nofma(UnaryFn::Lgamma, &xs, &mut got) } else { unary_f64(UnaryFn::Lgamma, &xs, &mut got) }
+        if nofma {
+            unary_f64_nofma(UnaryFn::Lgamma, &xs, &mut got)
+        } else {
+            unary_f64(UnaryFn::Lgamma, &xs, &mut got)
+        }
         let (mut ulp_worst, mut abs_worst) = ((0.0, 0.0), (0.0, 0.0));
         for i in 0..xs.len() {
             let e = ulp_err64(got[i], want[i]);
