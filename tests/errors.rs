@@ -328,6 +328,17 @@ fn every_failed_call_leaves_the_null_handle() {
     add("sl_rng_create", Box::new(move |o| sl_rng_create(99, 1, o)));
     add("sl_random_uniform", Box::new(move |o| sl_random_uniform(stale, SL_F32, 1, d.as_ptr(), o)));
     add("sl_random_normal", Box::new(move |o| sl_random_normal(stale, 99, 1, d.as_ptr(), o)));
+    let mut rng = 0;
+    assert_eq!(sl_rng_create(SL_RNG_PHILOX, 1, &mut rng), SL_OK);
+    add("sl_random_uniform_range", Box::new(move |o| sl_random_uniform_range(rng, 2.0, 1.0, SL_F32, 1, d.as_ptr(), o)));
+    add("sl_random_integers", Box::new(move |o| sl_random_integers(rng, 3, 3, SL_I32, 1, d.as_ptr(), o)));
+    add("sl_random_exponential", Box::new(move |o| sl_random_exponential(rng, -1.0, SL_F64, 1, d.as_ptr(), o)));
+    add("sl_random_bernoulli", Box::new(move |o| sl_random_bernoulli(stale, 0.5, 1, d.as_ptr(), o)));
+    add("sl_random_poisson", Box::new(move |o| sl_random_poisson(rng, f64::NAN, SL_I64, 1, d.as_ptr(), o)));
+    add("sl_random_gamma", Box::new(move |o| sl_random_gamma(rng, 0.0, 1.0, SL_F32, 1, d.as_ptr(), o)));
+    add("sl_random_beta", Box::new(move |o| sl_random_beta(rng, 1.0, 1.0, SL_I32, 1, d.as_ptr(), o)));
+    add("sl_random_chisquare", Box::new(move |o| sl_random_chisquare(rng, 1.0, SL_F64, -1, d.as_ptr(), o)));
+    add("sl_random_sobol", Box::new(move |o| sl_random_sobol(0, 0, 4, SL_SOBOL_PLAIN, 0, SL_F64, o)));
     add("sl_reduce", Box::new(move |o| sl_reduce(99, a, 0, o)));
     add("sl_reduce_dims", Box::new(move |o| sl_reduce_dims(SL_SUM, stale, 1, o)));
     add("sl_var", Box::new(move |o| sl_var(a, 0, -1, o)));
@@ -453,6 +464,7 @@ fn every_failed_call_leaves_the_null_handle() {
         assert_eq!(out, 0, "{name} failed with {st} ({}) and left {out:#x} in its out-handle", last_error().1);
     }
     release(&[a]);
+    assert_eq!(sl_rng_destroy(rng), SL_OK);
     still_works();
 }
 

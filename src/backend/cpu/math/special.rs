@@ -177,8 +177,13 @@ impl ErfConsts for f64 {
         let (ph, pl) = sel(far, tail, near);
         // P(t + d) = P(t) + d P'(t), P' within a percent of its linear coefficient.
         let pl = O::mla(d, sel(far, tail_slope, near_slope), pl);
-        let (yh, ye) = O::two_prod(x, ph);
-        let y = yh + O::mla(x, pl, ye);
+        // Below 2^-960 the product's rounding error underflows (to an ulp of a subnormal
+        // result without fma): the product is taken on x scaled up, rounded once coming down.
+        let tiny = x.abs() < f64::from_bits((1023 - 960) << 52);
+        let xs = sel(tiny, x * f64::from_bits((1023 + 128) << 52), x);
+        let (yh, ye) = O::two_prod(xs, ph);
+        let y = yh + O::mla(xs, pl, ye);
+        let y = sel(tiny, y * f64::from_bits((1023 - 128) << 52), y);
         let a = x.abs();
         let y = sel(x == 0.0, x, y); // -0 stays -0
         sel(a < 1.0, y, sel(a == 1.0, f64::INFINITY.copysign(x), f64::NAN))
