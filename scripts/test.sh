@@ -14,8 +14,6 @@ export PS4='+ [${SECONDS}s] '
 set -x
 scripts/deps.sh
 cargo test --locked
-# libsluice_mpi's own (its header's freshness, the block rule, the halo plans).
-cargo test --locked -p sluice_mpi
 # The suites whose work runs on an executor, again on Vulkan (backend, program_cache and spill choose their own).
 vulkan_suites=()
 for f in tests/*.rs; do
@@ -52,6 +50,9 @@ for backend in cpu vulkan; do
 done
 python3 scripts/api_reference.py --check
 scripts/install-lib.sh
+# libsluice_mpi's own (its header's freshness, the block rule, the halo plans), in the
+# release profile: its build links the libsluice.so that install-lib.sh just built.
+cargo test --locked --release -p sluice_mpi
 for suite in c cpp; do
   for variant in plain sanitize; do
     flag=OFF
