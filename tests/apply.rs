@@ -881,10 +881,13 @@ fn misuse(rng: &mut StdRng) {
     assert_eq!(download(got).v, a.v.iter().map(|v| V::F64(-v.f())).collect::<Vec<_>>());
 }
 
+/// A named part of the suite.
+type Part = (&'static str, fn(&mut StdRng));
+
 #[test]
 fn apply() {
     let mut rng = rng("apply");
-    let parts: [(&str, fn(&mut StdRng)); 14] = [
+    let parts: [Part; 14] = [
         ("seed_uneven_blocks", seed_uneven_blocks),
         ("seed_expansion", seed_expansion),
         ("seed_output_slice_scalar", seed_output_slice_scalar),

@@ -134,7 +134,7 @@ pub extern "C" fn sl_apply_block_length(out: *mut sl_array) -> sl_status {
 
 /// The checked options of `o` for `n_out` outputs: the cut, the descriptors and the
 /// controls.
-fn block_options<'a>(o: &'a sl_block_options, n_out: usize) -> Result<(BlockOptions, Vec<Output>, &'a [f64])> {
+fn block_options(o: &sl_block_options, n_out: usize) -> Result<(BlockOptions, Vec<Output>, &[f64])> {
     let dim = match o.dim {
         SL_DIM_AUTO => None,
         d if (0..MAX_RANK as i32).contains(&d) => Some(d as usize),
@@ -267,7 +267,7 @@ fn record(
         // SAFETY: the application's function, called as `sl_apply_fn` documents.
         let status = unsafe { f(handles.as_ptr(), handles.len() as i32, made.as_mut_ptr(), n_out as i32, user) };
         if status != SL_OK {
-            return Err(failure_of(status, &format!("the function failed")));
+            return Err(failure_of(status, "the function failed"));
         }
         let output = |(k, &h): (usize, &sl_array)| {
             rt.handles.get(h).map_err(|e| Error { message: format!("output {k} of the function: {}", e.message), ..e })

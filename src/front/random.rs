@@ -94,7 +94,8 @@ impl Graph<'_> {
     /// Exponential with mean `scale` (rate 1/scale).
     pub fn random_exponential(&self, g: &Source, scale: f64, t: DType, shape: Shape) -> Result<Arc<Node>> {
         check_type("exponential", t, &FLOATS)?;
-        if !(finite("scale", scale, t)?.as_f64() > 0.0) {
+        let scale_t = finite("scale", scale, t)?.as_f64();
+        if scale_t.is_nan() || scale_t <= 0.0 {
             bail!(InvalidArgument, "scale must be above 0, not {scale}");
         }
         let x = self.law(g, Distribution::Exponential, t, shape, &[])?;
@@ -129,7 +130,8 @@ impl Graph<'_> {
     /// Gamma of shape `k` and scale `theta`.
     pub fn random_gamma(&self, g: &Source, k: f64, theta: f64, t: DType, shape: Shape) -> Result<Arc<Node>> {
         check_type("gamma", t, &FLOATS)?;
-        if !(finite("theta", theta, t)?.as_f64() > 0.0) {
+        let theta_t = finite("theta", theta, t)?.as_f64();
+        if theta_t.is_nan() || theta_t <= 0.0 {
             bail!(InvalidArgument, "the scale theta must be above 0, not {theta}");
         }
         let (boost, params) = gamma_constants(k, t)?;
@@ -139,7 +141,7 @@ impl Graph<'_> {
 
     /// Chi-square with `df` degrees of freedom: gamma of shape `df/2`, scale 2.
     pub fn random_chisquare(&self, g: &Source, df: f64, t: DType, shape: Shape) -> Result<Arc<Node>> {
-        if !(df > 0.0) {
+        if df.is_nan() || df <= 0.0 {
             bail!(InvalidArgument, "the degrees of freedom must be above 0, not {df}");
         }
         self.random_gamma(g, df / 2.0, 2.0, t, shape)
@@ -151,7 +153,7 @@ impl Graph<'_> {
     pub fn random_beta(&self, g: &Source, a: f64, b: f64, t: DType, shape: Shape) -> Result<Arc<Node>> {
         check_type("beta", t, &FLOATS)?;
         for (name, v) in [("a", a), ("b", b)] {
-            if !(v > 0.0) || !v.is_finite() {
+            if v <= 0.0 || !v.is_finite() {
                 bail!(InvalidArgument, "the shape {name} must be a finite value above 0, not {v}");
             }
         }
@@ -208,7 +210,8 @@ impl Graph<'_> {
 fn gamma_constants(k: f64, t: DType) -> Result<(bool, Vec<Scalar>)> {
     check_type("gamma", t, &FLOATS)?;
     let inv_k = 1.0 / k;
-    if !(k > 0.0)
+    if k.is_nan()
+        || k <= 0.0
         || !finite("the shape", k, t)?.as_f64().is_normal()
         || !finite("1/shape", inv_k, t)?.as_f64().is_normal()
     {

@@ -1340,12 +1340,12 @@ mod tests {
                     let k = [0.3, 1.0, 2.5, 40.0][(next() % 4) as usize];
                     let kk = if k < 1.0 { k + 1.0 } else { k };
                     let d = kk - 1.0 / 3.0;
-                    let t = if next() % 2 == 0 { DType::F32 } else { DType::F64 };
+                    let t = if next().is_multiple_of(2) { DType::F32 } else { DType::F64 };
                     let mut p = vec![Scalar::F64(d).cast(t), Scalar::F64(1.0 / (9.0 * d).sqrt()).cast(t)];
                     if k < 1.0 {
                         p.push(Scalar::F64(1.0 / k).cast(t));
                     }
-                    (Distribution::Gamma { boost: k < 1.0, log: next() % 2 == 0 }, t, p)
+                    (Distribution::Gamma { boost: k < 1.0, log: next().is_multiple_of(2) }, t, p)
                 }
             };
             let mut law = plain(dist);

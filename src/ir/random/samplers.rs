@@ -391,7 +391,7 @@ pub fn bd0(x: f64, m: f64) -> f64 {
         let mut ej = 2.0 * x * v;
         v = v * v;
         for j in 1..BD0_TERMS {
-            ej = ej * v;
+            ej *= v;
             let s1 = s + ej / (2 * j + 1) as f64;
             if s1 == s {
                 return s1;
@@ -459,8 +459,8 @@ mod tests {
     /// The inversion table gives the inversion loop's values, at every sum's edges too.
     #[test]
     fn inversion_table() {
-        for lambda in [0.0, 1e-9, 0.3, 1.0, 4.0, 7.7, 9.999_999] {
-            let p0 = (-lambda as f64).exp();
+        for lambda in [0.0f64, 1e-9, 0.3, 1.0, 4.0, 7.7, 9.999_999] {
+            let p0 = (-lambda).exp();
             let table = InversionTable::new(lambda, p0);
             let mut us: Vec<f64> = table.sums.iter().flat_map(|&f| [f, f.next_down(), f.next_up()]).collect();
             us.extend((0..2000).map(|i| i as f64 / 2000.0));

@@ -76,7 +76,7 @@ fn lgamma_main<O: Ops>(x: f64) -> (f64, f64) {
         let f = x - j as f64;
         prod = mul_dd::<f64, O>(prod.0, prod.1, sel(f >= 2.0, f, 1.0), 0.0);
     }
-    let whole = ((x < 1.5) & (x >= 0.5)) | (x >= STIRLING);
+    let whole = (0.5..1.5).contains(&x) | (x >= STIRLING);
     let (ph, pl) = sel(x < 0.5, (near, near_e + sqe), sel(whole, (x, 0.0), prod));
     let (lh, ll) = log_dd::<f64, O>(ph);
     let ll = ll + pl / ph;
