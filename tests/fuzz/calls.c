@@ -2086,8 +2086,10 @@ static void c_apply(Fuzzer *f) {
     Shadow pred = {0};
     const Shadow *sa = as >= 0 ? &f->pool[as].s : NULL;
     if (rand_pct(&f->r, 40)) {
-        if (sa && unary_result(SL_NEG, sa->dtype) < 0) ex_bad(&e, BAD_DTYPE);
-        else if (sa) {
+        if (sa && unary_result(SL_NEG, sa->dtype) < 0) {
+            ex_bad(&e, BAD_DTYPE);
+            e.inner = 1; /* the function's sl_neg fails first */
+        } else if (sa) {
             sh_init(&pred, unary_result(SL_NEG, sa->dtype), sa->rank, sa->dims, sa->known);
             sv_unary(SL_NEG, sa, &pred);
         }
@@ -2121,8 +2123,10 @@ static void c_apply(Fuzzer *f) {
         int whole = n == 1;
         if (opt.overlap_before > n || opt.overlap_after > n) ex_bad(&e, BAD_ARG);
         else if (!whole && sa->rank == SL_MAX_RANK) ex_bad(&e, BAD_ARG); /* no room for the block index */
-        else if (rt < 0) ex_bad(&e, BAD_DTYPE);
-        else {
+        else if (rt < 0) {
+            ex_bad(&e, BAD_DTYPE);
+            e.inner = 1; /* the function's sl_sum fails first */
+        } else {
             int64_t dims[2] = {1, count};
             sh_init(&pred, rt, 2, dims, sa->known);
             for (int64_t k = 0; k < count && pred.known; k++) {

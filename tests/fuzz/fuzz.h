@@ -267,6 +267,7 @@ typedef struct {
     int problems;   /* bad arguments found; 0: the call must succeed */
     sl_status want; /* with exactly one problem, the status it must give */
     int maybe;      /* the model cannot tell whether it succeeds */
+    int inner;      /* at most this many failed calls of its own (an applied function's), each running the handlers */
 } Expect;
 
 void ex_init(Expect *e);
