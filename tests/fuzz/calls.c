@@ -492,8 +492,8 @@ static void c_random_law(Fuzzer *f) {
         ilo = rand_pct(&f->r, 80) ? (int64_t)rand_below(&f->r, 200) - 100 : gen_extreme(f);
         ihi = rand_pct(&f->r, 80) && ilo <= INT64_MAX - 1000 ? ilo + (int64_t)rand_below(&f->r, 1000) : gen_extreme(f);
         if (ints && (ihi <= ilo || (dt == SL_I32 && (ilo < INT32_MIN || ihi > (int64_t)1 << 31)))) ex_bad(&e, BAD_ARG);
-        /* Large i64 ranges are not exact as doubles. */
-        bounded = (double)ihi - (double)ilo < 0x1p52;
+        /* The bounds are compared as doubles: exact only up to 2^53 in magnitude. */
+        bounded = ilo >= -((int64_t)1 << 53) && ihi <= (int64_t)1 << 53;
         lo = (double)ilo, hi = (double)ihi;
         log_begin(f, "%s(%s, %lld, %lld, %s, %s)", fn, r, (long long)ilo, (long long)ihi, dt_name(dt), S(rank, dims, 0));
         st = sl_random_integers(id, ilo, ihi, dt, rank, dims, op);
