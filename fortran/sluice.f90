@@ -2481,13 +2481,13 @@ module sluice
     operator(==), operator(/=), operator(<), operator(<=), operator(>), operator(>=), operator(.and.), &
     operator(.or.), operator(.eqv.), operator(.neqv.), operator(.not.)
   public :: abs, sqrt, exp, log, log10, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, &
-    atanh, erf, erfc, log_gamma, gamma, aint, anint, not, floor, ceiling, nint, atan2, hypot, min, max, mod, iand, ior, ieor, real, &
-    dble, int, logical, conjg, aimag, cmplx, sum, product, maxval, minval, count, any, all, minloc, maxloc, matmul, dot_product, &
-    transpose, reshape, cshift, eoshift, spread, merge, shape, size
+    atanh, erf, erfc, log_gamma, gamma, aint, anint, not, floor, ceiling, nint, atan2, hypot, min, max, mod, iand, ior, ieor, &
+    real, dble, int, logical, conjg, aimag, cmplx, sum, product, maxval, minval, count, any, all, minloc, maxloc, matmul, &
+    dot_product, transpose, reshape, cshift, eoshift, spread, merge, shape, size
   public :: gemm, outer, inner_product
   public :: norm2, variance, stddev, cummax, cummin
-  public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, erfinv, signum, is_nan, is_inf, is_finite, carg, mean, cumsum, cumprod, section, &
-    permute, project, pad, tile, broadcast_to, concat, gather, take_along, interp1, interp2, scatter, constant, &
+  public :: rsqrt, cbrt, rcp, exp2, expm1, log2, log1p, erfinv, signum, is_nan, is_inf, is_finite, carg, mean, cumsum, cumprod, &
+    section, permute, project, pad, tile, broadcast_to, concat, gather, take_along, interp1, interp2, scatter, constant, &
     iota, identity
   public :: modulo, shiftl, shifta, shiftr, ishft, sign, next_after, clamp, fma
   public :: linspace, arange, diag, triu, tril, repeat, meshgrid, flip, squeeze, expand_dims, moveaxis
