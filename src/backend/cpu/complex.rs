@@ -92,8 +92,8 @@ unsafe fn choose<T: Copy>(cond: Opnd, a: Opnd, b: Opnd, dst: *mut u8, n: usize) 
         Opnd::Scalar(c) => d.copy_from_slice(if c != 0 { a } else { b }),
         Opnd::Vec(c) => {
             let c = unsafe { slice::from_raw_parts(c, n) };
-            for i in 0..n {
-                d[i] = if c[i] != 0 { a[i] } else { b[i] };
+            for (((o, &c), &x), &y) in d.iter_mut().zip(c).zip(a).zip(b) {
+                *o = if c != 0 { x } else { y };
             }
         }
     }

@@ -501,24 +501,26 @@ pub unsafe fn select(dtype: DType, cond: Opnd, a: Opnd, b: Opnd, dst: *mut u8, n
             let c = Src::<u8>::new(cond, n);
             let (x, y) = (Src::<T>::new(a, n), Src::<T>::new(b, n));
             match (c, x, y) {
+                // Zipped, like `map2`: indexed loops kept their bounds checks and did
+                // not vectorise (a boundary's fill select was most of a shifted sum).
                 (Src::V(c), Src::V(x), Src::V(y)) => {
-                    for i in 0..n {
-                        d[i] = if c[i] != 0 { x[i] } else { y[i] };
+                    for (((o, &c), &x), &y) in d.iter_mut().zip(c).zip(x).zip(y) {
+                        *o = if c != 0 { x } else { y };
                     }
                 }
                 (Src::V(c), Src::V(x), Src::S(y)) => {
-                    for i in 0..n {
-                        d[i] = if c[i] != 0 { x[i] } else { y };
+                    for ((o, &c), &x) in d.iter_mut().zip(c).zip(x) {
+                        *o = if c != 0 { x } else { y };
                     }
                 }
                 (Src::V(c), Src::S(x), Src::V(y)) => {
-                    for i in 0..n {
-                        d[i] = if c[i] != 0 { x } else { y[i] };
+                    for ((o, &c), &y) in d.iter_mut().zip(c).zip(y) {
+                        *o = if c != 0 { x } else { y };
                     }
                 }
                 (Src::V(c), Src::S(x), Src::S(y)) => {
-                    for i in 0..n {
-                        d[i] = if c[i] != 0 { x } else { y };
+                    for (o, &c) in d.iter_mut().zip(c) {
+                        *o = if c != 0 { x } else { y };
                     }
                 }
                 (Src::S(c), x, y) => {
