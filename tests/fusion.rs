@@ -613,3 +613,79 @@ fn reductions_reshaped_to_rank0_broadcast_in_the_kernel() {
         }
     }
 }
+
+/// Arrays with dimensions of size 1 (row vectors, a column of row vectors) shifted under
+/// each boundary rule and combined in one kernel, stored and reduced along every
+/// dimension (the CPU executor runs such domains without their unit dimensions, so a
+/// row vector is not one row per element): every element matches a plain reference.
+#[test]
+fn unit_dimensions_with_shifts() {
+    let mut rng = rng("unit_dimensions_with_shifts");
+    for shape in [vec![1usize, 300], vec![1, 300, 1], vec![3, 1, 100], vec![1, 1, 257], vec![5, 1]] {
+        let xa = rand_arr(&mut rng, SL_F64, &shape, -4.0, 4.0, false);
+        let x = xa.upload();
+        let long = (0..shape.len()).max_by_key(|&d| shape[d]).unwrap();
+        for boundary in [SL_BOUNDARY_FILL, SL_BOUNDARY_CLAMP, SL_BOUNDARY_WRAP] {
+            let k = rng.random_range(-5..=5i64);
+            let (mut s, mut t, mut y) = (0, 0, 0);
+            ok(sl_shift(x, long as i32, k, boundary, 2.0, &mut s));
+            ok(sl_mul_scalar(x, 3.0, &mut t));
+            ok(sl_add(s, t, &mut y));
+            let n = shape[long] as i64;
+            let want: Vec<f64> = (0..xa.v.len())
+                .map(|i| {
+                    let mut at = unravel(&shape, i);
+                    let from = at[long] as i64 - k;
+                    let shifted = match boundary {
+                        SL_BOUNDARY_FILL if !(0..n).contains(&from) => 2.0,
+                        SL_BOUNDARY_FILL | SL_BOUNDARY_CLAMP => {
+                            at[long] = from.clamp(0, n - 1) as usize;
+                            xa.at(&at).f()
+                        }
+                        _ => {
+                            at[long] = from.rem_euclid(n) as usize;
+                            xa.at(&at).f()
+                        }
+                    };
+                    shifted + 3.0 * xa.v[i].f()
+                })
+                .collect();
+            let mut outs = vec![y];
+            for d in 0..shape.len() {
+                let mut r = 0;
+                ok(sl_reduce(SL_SUM, y, d as i32, &mut r));
+                outs.push(r);
+            }
+            ok(sl_eval(outs.as_ptr(), outs.len() as i32));
+            let got = download(y);
+            for (i, w) in want.iter().enumerate() {
+                let err = (got.v[i].f() - w).abs();
+                assert!(
+                    err <= 1e-15 * (1.0 + w.abs()),
+                    "element {i} of shape {shape:?}, shift {k}, boundary {boundary}"
+                );
+            }
+            for d in 0..shape.len() {
+                let sums = download(outs[d + 1]);
+                for (j, g) in sums.v.iter().enumerate() {
+                    let mut at = unravel(&sums.shape, j);
+                    let want_sum: f64 = (0..shape[d])
+                        .map(|e| {
+                            at[d] = e;
+                            want[ravel(&shape, &at)]
+                        })
+                        .sum();
+                    let err = (g.f() - want_sum).abs();
+                    assert!(
+                        err <= 1e-12 * (1.0 + want_sum.abs()),
+                        "sum along {d} of shape {shape:?}: {} vs {want_sum}",
+                        g.f()
+                    );
+                }
+            }
+            release(&outs);
+            release(&[s, t]);
+        }
+        release(&[x]);
+    }
+}

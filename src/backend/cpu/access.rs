@@ -118,7 +118,19 @@ impl AffineMap {
                     along.coef[e] += stride * blocks.coef[e];
                 }
             }
-            ViewStep::Reshape | ViewStep::Offset { .. } => return None,
+            ViewStep::Reshape => {
+                // Affine when it only inserts or drops dimensions of size 1: the others
+                // pair up in order (a unit dimension's coordinate is 0).
+                let out = (0..s.out.rank()).filter(|&d| s.out.dim(d) != 1);
+                let src = (0..s.src.rank()).filter(|&d| s.src.dim(d) != 1);
+                if !out.clone().map(|d| s.out.dim(d)).eq(src.clone().map(|d| s.src.dim(d))) {
+                    return None;
+                }
+                for (o, d) in out.zip(src) {
+                    next[d] = self.coords[o];
+                }
+            }
+            ViewStep::Offset { .. } => return None,
         }
         Some(AffineMap { coords: next })
     }
@@ -250,8 +262,25 @@ fn reshape(p: &Piece, out_shape: &Shape, src: &Shape, out: &mut Vec<Piece>) {
         linear = linear.add(p.coord[d].scale(mult));
         mult *= out_shape.dim(d) as i64;
     }
-    // The first source dimension longer than 1 is where consecutive lanes move.
-    let fast = (0..src.rank()).find(|&d| src.dim(d) > 1);
+    // Consecutive lanes move along source dimension `f` where prefix(f) <= step <
+    // prefix(f + 1) (prefix(d) the product of the dimensions before `d`), when the step
+    // is a multiple of prefix(f): the coordinates before `f` then stay fixed. A run along
+    // a slower dimension (a section of a reshaped window, say) is one piece, not one per lane.
+    let moving = if linear.step > 0 {
+        let mut prefix = 1i64;
+        let mut found = None;
+        for d in 0..src.rank() {
+            let n = src.dim(d) as i64;
+            if linear.step < prefix * n {
+                found = (linear.step % prefix == 0).then_some((d, linear.step / prefix));
+                break;
+            }
+            prefix *= n;
+        }
+        found
+    } else {
+        None
+    };
     let mut lane = 0usize;
     while lane < p.len {
         let l = linear.base + linear.step * lane as i64;
@@ -264,15 +293,14 @@ fn reshape(p: &Piece, out_shape: &Shape, src: &Shape, out: &mut Vec<Piece>) {
             rest /= n;
         }
         q.coord[src.rank()..].fill(Lin::constant(0));
-        let run = match fast {
-            Some(f) if linear.step > 0 && linear.step < src.dim(f) as i64 => {
-                let n = src.dim(f) as i64;
+        let run = match moving {
+            Some((f, step)) => {
                 let within = q.coord[f].base;
-                q.coord[f].step = linear.step;
-                (((n - 1 - within) / linear.step + 1) as usize).min(p.len - lane)
+                q.coord[f].step = step;
+                (((src.dim(f) as i64 - 1 - within) / step + 1) as usize).min(p.len - lane)
             }
-            _ if linear.step == 0 => p.len - lane,
-            _ => 1,
+            None if linear.step == 0 => p.len - lane,
+            None => 1,
         };
         q.len = run;
         out.push(q);
@@ -408,5 +436,22 @@ mod tests {
         };
         let src = Shape::new(&[21, 6]);
         check(&map, &Shape::new(&[5, 6]), &Layout::dense(&src), &src);
+    }
+
+    /// Lanes that move along a reshape's slower dimensions: a run while the step is a
+    /// multiple of the dimensions before (source dimension 0, 2, then none), split where
+    /// a coordinate wraps.
+    #[test]
+    fn reshape_runs_along_slow_dimensions() {
+        for (view, src) in [([4usize, 9], vec![6usize, 6]), ([6, 5], vec![3, 2, 5]), ([4, 6], vec![3, 8])] {
+            let src = Shape::new(&src);
+            let map = Map {
+                steps: vec![
+                    step(ViewStep::Project { dim: 0, index: 1 }, &[view[1]], &view),
+                    step(ViewStep::Reshape, &view, src.dims()),
+                ],
+            };
+            check(&map, &Shape::new(&[view[1]]), &Layout::dense(&src), &src);
+        }
     }
 }

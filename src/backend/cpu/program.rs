@@ -288,10 +288,38 @@ fn folded_products(k: &Kernel, live: &[bool], uniform: &[bool]) -> HashMap<u32, 
     folded
 }
 
+/// `kernel` over its domain without the dimensions of size 1 (a reduction's axis kept),
+/// every map reaching the original domain through a reshape first (affine: it only drops
+/// unit dimensions). Rows run along dimension 0, so a domain of `[1, n]` whose accesses
+/// keep it from collapsing (a row vector shifted, a moving window's results) would
+/// otherwise run as `n` rows of one lane.
+fn squeezed(kernel: Arc<Kernel>) -> Arc<Kernel> {
+    let k = &*kernel;
+    let rank = k.domain.rank();
+    let keep = |d: usize| k.domain.dim(d) != 1 || k.axis == Some(d as u8);
+    // Placed outputs are written in the domain's own coordinates.
+    if rank <= 1 || (0..rank).all(keep) || k.outputs.iter().any(|o| o.into.is_some()) {
+        return kernel;
+    }
+    let dims: Vec<usize> = (0..rank).filter(|&d| keep(d)).map(|d| k.domain.dim(d)).collect();
+    let domain = Shape::new(if dims.is_empty() { &[1] } else { &dims });
+    let axis = k.axis.map(|a| (0..a as usize).filter(|&d| keep(d)).count() as u8);
+    let unsqueeze = MapStep { step: ViewStep::Reshape, out: domain, src: k.domain };
+    // Every map, also those whose first step starts from another shape: they read the
+    // domain's coordinates by position (a broadcast from a larger space, a rank-0 value).
+    let maps = k
+        .maps
+        .iter()
+        .map(|m| Map { steps: std::iter::once(unsqueeze.clone()).chain(m.steps.iter().cloned()).collect() })
+        .collect();
+    Arc::new(Kernel { domain, axis, maps, ..k.clone() })
+}
+
 /// Lowers a kernel to a CPU program: affine access paths are composed, launch-invariant
 /// values are hoisted out of the chunk loop, and registers are allocated by liveness
 /// (a destination never shares a register with an operand, so loops vectorise).
 pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
+    let kernel = squeezed(kernel);
     let k = &*kernel;
     let affine: Vec<Option<AffineMap>> = k.maps.iter().map(AffineMap::compose).collect();
     let collapse = collapsible(k, &affine) && k.outputs.iter().all(|o| o.into.is_none());
