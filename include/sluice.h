@@ -836,10 +836,12 @@ sl_status sl_block_options_default(sl_block_options *options);
 // placeholders shaped like one block of each input (with its overlaps: `block_size +
 // overlap_before + overlap_after` along the slicing dimension; `sl_apply_block_length`
 // tells how many of the block's own elements lie inside the array); every block runs as
-// one batched program. Options and descriptors are checked first (`SL_ERR_INVALID_ARGUMENT`
-// naming the option); a result a descriptor cannot hold is refused before anything runs
-// (`SL_ERR_SHAPE_MISMATCH` naming the output). Cached as `sl_apply_elements` is, also
-// under the options.
+// one batched program (a sum, product, mean, minimum or maximum over at most 32 of a
+// block's elements, as in a moving window, becomes element-wise arithmetic on the terms,
+// in the block's own type: f32 sums are not carried in f64 there). Options and
+// descriptors are checked first (`SL_ERR_INVALID_ARGUMENT` naming the option); a result
+// a descriptor cannot hold is refused before anything runs (`SL_ERR_SHAPE_MISMATCH`
+// naming the output). Cached as `sl_apply_elements` is, also under the options.
 sl_status sl_apply_blocks(sl_apply_fn f,
                           void *user,
                           const sl_array *inputs,

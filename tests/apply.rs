@@ -673,7 +673,7 @@ fn batching_and_replay(rng: &mut StdRng) {
     ok(f(&[x, y], &mut whole));
     assert_eq!(download(whole[0]).v, first_values.v);
 
-    // Blocks: a moving mean is one reduction kernel for all blocks, replayed too.
+    // Blocks: a moving mean is one kernel for all blocks, replayed too.
     let v = rand_arr(rng, SL_F64, &[1000], -1.0, 1.0, false).upload();
     let calls = std::cell::Cell::new(0);
     let mut mean = |p: &[sl_array], out: &mut [sl_array]| {

@@ -4,7 +4,8 @@
 //! is rebuilt with the pieces' index as extra trailing dimensions, the *batch*, so all
 //! pieces run as ordinary kernels over a larger domain (the `vmap` idea): element-wise
 //! ops and views become ops over the whole domain, reductions over a piece's dimensions
-//! stay reductions over those dimensions only (one per piece, side by side), and
+//! stay reductions over those dimensions only (one per piece, side by side; over a few
+//! elements, as a moving window's, they become element-wise work on the terms), and
 //! intrinsics (products, transforms, factorizations, sorts) take the batch as more of
 //! their own batch dimensions. A node with no batched form is computed piece by piece
 //! (`Batching::looped` counts the pieces), and a value that reads no piece is computed
@@ -17,7 +18,7 @@ use smallvec::SmallVec;
 
 use super::Scheduler;
 use crate::ir::{
-    BinaryOp, DType, Inputs, MAX_RANK, Node, Op, Placement, Result, Scalar, Shape, SortOp, ViewStep, bail,
+    BinaryOp, DType, Inputs, MAX_RANK, Node, Op, Placement, ReduceOp, Result, Scalar, Shape, SortOp, ViewStep, bail,
 };
 
 /// A value of the per-piece graph in the batched graph.
@@ -206,14 +207,29 @@ impl Batcher<'_> {
             | Op::Cast
             | Op::Fft(_)
             | Op::Scan { .. }
-            | Op::Sort(SortOp::Sort { .. } | SortOp::ArgSort { .. })
-            | Op::Reduce { axis: Some(_), .. } => make(n.op.clone(), smallvec::smallvec![own(0)?]),
-            Op::Reduce { op, axis: None } => {
-                // Over the piece's elements only: its dimensions as one, reduced.
-                let x = ins[0].shape.numel();
-                let flat = self.reshape(&own(0)?, self.each(&Shape::new(&[x]))?);
-                let one = self.each(&Shape::new(&[1]))?;
-                let r = self.make(Op::Reduce { op: *op, axis: Some(0) }, n.dtype, one, smallvec::smallvec![flat], n);
+            | Op::Sort(SortOp::Sort { .. } | SortOp::ArgSort { .. }) => {
+                make(n.op.clone(), smallvec::smallvec![own(0)?])
+            }
+            Op::Reduce { op, axis } => {
+                // Over the piece's elements only (with no axis, its dimensions as one).
+                let (x, axis) = match axis {
+                    Some(a) => (own(0)?, *a as usize),
+                    None => (self.reshape(&own(0)?, self.each(&Shape::new(&[ins[0].shape.numel()]))?), 0),
+                };
+                let r = match self.unrolled(*op, &x, axis, n)? {
+                    Some(r) => r,
+                    None => {
+                        let shape = x.shape.with_dim(axis, 1);
+                        self.make(
+                            Op::Reduce { op: *op, axis: Some(axis as u8) },
+                            n.dtype,
+                            shape,
+                            smallvec::smallvec![x],
+                            n,
+                        )
+                    }
+                };
+                // Both have the result's elements in its order (unit dimensions aside).
                 Some(self.reshape(&r, out))
             }
             Op::Binary(_) | Op::Select | Op::Fma => {
@@ -323,6 +339,47 @@ impl Batcher<'_> {
                 bail!(Internal, "{}: {} has no operand that differs between pieces", self.what, n.op.name())
             }
         })
+    }
+
+    /// Reduction `op` of `x` along `axis` (a piece's own dimension) as element-wise work
+    /// when the pieces are short along it, as a moving window's are: the terms combined in
+    /// order, so every piece's reduction is one fused kernel over the batch. The executors
+    /// would otherwise take each piece's few elements as a row of its own, which costs far
+    /// more per row than its arithmetic. The terms accumulate in their own type (a few
+    /// roundings of f32 at most 32 terms; f64 accumulators would also send the kernel
+    /// to the CPU on a device without f64).
+    /// The result has `x`'s shape without `axis`. None for other reductions (and long
+    /// axes), which stay reductions.
+    fn unrolled(&self, op: ReduceOp, x: &Arc<Node>, axis: usize, like: &Node) -> Result<Option<Arc<Node>>> {
+        /// The longest axis unrolled: a kernel reads each term as an input of its own.
+        const MOST_TERMS: usize = 32;
+        let extent = x.shape.dim(axis);
+        let combine = match op {
+            ReduceOp::Sum | ReduceOp::Mean => BinaryOp::Add,
+            ReduceOp::Prod => BinaryOp::Mul,
+            ReduceOp::Min => BinaryOp::Min,
+            ReduceOp::Max => BinaryOp::Max,
+            _ => return Ok(None),
+        };
+        if !x.dtype.is_float() || extent == 0 || extent > MOST_TERMS {
+            return Ok(None);
+        }
+        let (t, term_shape) = (x.dtype, x.shape.without_dim(axis));
+        let term = |k: usize| {
+            let step = ViewStep::Project { dim: axis as u8, index: k as i64 };
+            self.make(Op::View(step), t, term_shape, smallvec::smallvec![x.clone()], like)
+        };
+        let mut r = term(0);
+        for k in 1..extent {
+            r = self.make(Op::Binary(combine), t, term_shape, smallvec::smallvec![r, term(k)], like);
+        }
+        if op == ReduceOp::Mean {
+            let count = Op::Fill { value: Scalar::F64(extent as f64).cast(t), baked: true };
+            let count = self.make(count, t, Shape::SCALAR, Inputs::new(), like);
+            let count = self.make(Op::View(ViewStep::Broadcast), t, term_shape, smallvec::smallvec![count], like);
+            r = self.make(Op::Binary(BinaryOp::Div), t, term_shape, smallvec::smallvec![r, count], like);
+        }
+        Ok(Some(r))
     }
 
     /// Index arrays over `piece` followed by the batch: the coordinate along each batch
