@@ -36,10 +36,11 @@ impl Key for u64 {
 }
 
 /// A bucket whose items take at most this many bytes is sorted in cache (its items and
-/// the scratch places beside them stay within a core's L2).
-const CACHE_BYTES: usize = 256 << 10;
+/// the scratch places beside them stay within a core's L2). Room to spare matters: a
+/// bucket just over the budget is split into buckets of a few hundred items.
+const CACHE_BYTES: usize = 384 << 10;
 /// Below this many items a bucket is sorted by comparisons (a radix pass costs 256 counters).
-const SHORT: usize = 256;
+const SHORT: usize = 64;
 /// Items per block of a split shared by the workers (at least; at most 64 blocks).
 const BLOCK: usize = 1 << 14;
 /// A bucket longer than this share of the line is split by all the workers together
