@@ -12,6 +12,7 @@ mod linalg;
 pub mod math;
 mod ops;
 mod program;
+mod radix;
 mod random;
 mod reduce;
 mod scatter;
@@ -109,7 +110,9 @@ impl Executor for CpuExecutor {
             Work::Factor { op, dtype, shapes, out_shape } => {
                 factor::factor(*op, *dtype, shapes, out_shape, inputs, &outputs[0], &self.workers)
             }
-            Work::Sort { op, dtype, shapes, .. } => sort::sort(*op, *dtype, shapes, inputs, &outputs[0], &self.workers),
+            Work::Sort { op, dtype, shapes, .. } => {
+                sort::sort(*op, *dtype, (shapes, inputs), &outputs[0], &self.workers, &self.memory)
+            }
             Work::Scatter { mode, dtype, dst_shape, values_shape } => scatter::scatter(
                 *mode,
                 *dtype,

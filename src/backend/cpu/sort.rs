@@ -1,42 +1,23 @@
 //! Sorts and searches (`Work::Sort`). Elements become unsigned keys whose integer order
 //! is the sort order of `ir/sort.rs` (-0 and +0 one key, every NaN the largest key), so
-//! one stable least-significant-digit radix sort serves every type and both directions.
-//! A long line is sorted by all workers (per-block digit counts, then each block
-//! scatters its elements to their places, so equal keys keep their order); short lines
-//! are spread over the workers, each sorted on one thread.
+//! one stable radix sort (`radix.rs`) serves every type and both directions. A long line
+//! is sorted by all workers; short lines are spread over the workers, each sorted on one
+//! thread. Values are sorted as bare keys, in the output's own memory where a value is as
+//! large as its key and the line is contiguous; argsorts, and lines holding a value its
+//! key does not give back (a -0, a NaN's other bits), sort (key, position) pairs.
 
-use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use parking_lot::Mutex;
+
+use super::radix::{self, Key, Shared};
 use super::threads::Workers;
-use crate::ir::{DType, MAX_RANK, Result, Shape, SortOp, Value, bail};
+use crate::exec::memory::{HostBuffer, HostPool};
+use crate::ir::{DType, MAX_RANK, Result, Shape, SortOp, Storage, Value, bail};
 
 /// A line at least this long is sorted by all the workers together.
 const PARALLEL_LINE: usize = 1 << 16;
-/// Below this a line is sorted by comparisons (a radix pass costs 256 counters).
-const RADIX_LINE: usize = 256;
-
-/// An unsigned key: its bytes are the radix sort's digits.
-trait Key: Copy + Ord + Send + Sync + std::ops::Not<Output = Self> + 'static {
-    const BYTES: usize;
-    const MAX: Self;
-    fn byte(self, i: usize) -> usize;
-}
-
-impl Key for u32 {
-    const BYTES: usize = 4;
-    const MAX: u32 = u32::MAX;
-    fn byte(self, i: usize) -> usize {
-        (self >> (8 * i)) as usize & 0xff
-    }
-}
-
-impl Key for u64 {
-    const BYTES: usize = 8;
-    const MAX: u64 = u64::MAX;
-    fn byte(self, i: usize) -> usize {
-        (self >> (8 * i)) as usize & 0xff
-    }
-}
 
 /// An element type that sorts: its key in ascending order and back.
 trait Sortable: Copy + Send + Sync + 'static {
@@ -74,7 +55,9 @@ macro_rules! float_sortable {
                 }
             }
             fn changed_by_key(self) -> bool {
-                self.to_bits() != Self::from_key(self.key()).to_bits()
+                const SIGN: $k = 1 << (<$k>::BITS - 1);
+                let b = self.to_bits();
+                b == SIGN || (self.is_nan() && b != <$t>::NAN.to_bits())
             }
         }
     };
@@ -113,80 +96,41 @@ fn undirected<T: Sortable>(k: T::K, descending: bool) -> T {
     T::from_key(if descending && !(T::NAN_LAST && k == T::K::MAX) { !k } else { k })
 }
 
-/// A pointer the workers write through at disjoint places.
-#[derive(Copy, Clone)]
-struct Shared<T>(*mut T);
-// SAFETY: every user writes places no other task writes, and the step waits for them.
-unsafe impl<T> Send for Shared<T> {}
-unsafe impl<T> Sync for Shared<T> {}
-
-impl<T> Shared<T> {
-    /// The pointer (a method, so closures capture the whole `Shared`).
-    fn get(self) -> *mut T {
-        self.0
+/// Rewrites sorted keys as the values they stand for, in place.
+fn keys_to_values<T: Sortable>(run: &mut [T::K], descending: bool) {
+    assert!(size_of::<T>() == size_of::<T::K>() && align_of::<T>() == align_of::<T::K>());
+    let p = run.as_mut_ptr();
+    for i in 0..run.len() {
+        // SAFETY: a value has its key's size and alignment, so value i takes key i's
+        // place, written after key i is read.
+        unsafe { p.add(i).cast::<T>().write(undirected(p.add(i).read(), descending)) };
     }
 }
 
-/// Sorts `items` stably by `key` (a `Key` of `bytes` digits), on all workers unless
-/// `serial`. `scratch` is a second buffer of the same length.
-fn radix_sort<T: Copy + Send + Sync, K: Key>(
-    items: &mut Vec<T>,
-    scratch: &mut Vec<T>,
-    key: impl Fn(&T) -> K + Sync,
-    workers: &Workers,
-    serial: bool,
-) {
-    let n = items.len();
-    if n < RADIX_LINE {
-        items.sort_by_key(|x| key(x));
-        return;
+/// Scratch memory for one task's line sorts: two buffers from the pool (reused between
+/// calls, and counted against the memory limit), kept from one line to the next.
+struct Room<'a> {
+    memory: &'a Arc<HostPool>,
+    held: [Option<HostBuffer>; 2],
+}
+
+impl Room<'_> {
+    fn new(memory: &Arc<HostPool>) -> Room<'_> {
+        Room { memory, held: [None, None] }
     }
-    let blocks = if serial { 1 } else { (n / (PARALLEL_LINE / 4)).clamp(1, 64) };
-    let block = |b: usize| -> Range<usize> { n * b / blocks..n * (b + 1) / blocks };
-    let mut counts = vec![[0usize; 256]; blocks];
-    for digit in 0..K::BYTES {
-        let counted = Shared(counts.as_mut_ptr());
-        let src = &items[..];
-        workers.for_each(blocks, serial, |r| {
-            for b in r {
-                // SAFETY: block b's counters are written by this task only.
-                let c = unsafe { &mut *counted.get().add(b) };
-                *c = [0; 256];
-                for x in &src[block(b)] {
-                    c[key(x).byte(digit)] += 1;
-                }
-            }
-        });
-        // Every key with the same digit: the pass would move nothing.
-        let total = |d: usize| counts.iter().map(|c| c[d]).sum::<usize>();
-        if (0..256).any(|d| total(d) == n) {
-            continue;
+
+    /// Buffer `which` (0 or 1) of the line, for `n` items of `X`.
+    fn buffer<X>(&mut self, which: usize, n: usize) -> Result<*mut X> {
+        let Some(bytes) = n.checked_mul(size_of::<X>()) else {
+            bail!(OutOfMemory, "the scratch memory of a sort of {n} elements does not fit in memory")
+        };
+        let held = &mut self.held[which];
+        if held.as_ref().is_none_or(|b| b.byte_len() < bytes) {
+            // Given back before the larger one is taken.
+            *held = None;
+            *held = Some(self.memory.alloc(bytes)?);
         }
-        // Block b's elements with digit d go after every smaller digit's and after the
-        // earlier blocks' elements with digit d.
-        let mut start = 0;
-        for d in 0..256 {
-            for c in counts.iter_mut() {
-                let k = c[d];
-                c[d] = start;
-                start += k;
-            }
-        }
-        let dst = Shared(scratch.as_mut_ptr());
-        let places = Shared(counts.as_mut_ptr());
-        workers.for_each(blocks, serial, |r| {
-            for b in r {
-                // SAFETY: block b's places are this task's; they are disjoint from every
-                // other block's, and all lie below n.
-                let place = unsafe { &mut *places.get().add(b) };
-                for x in &src[block(b)] {
-                    let d = key(x).byte(digit);
-                    unsafe { *dst.get().add(place[d]) = *x };
-                    place[d] += 1;
-                }
-            }
-        });
-        std::mem::swap(items, scratch);
+        Ok(held.as_ref().map_or(std::ptr::null_mut(), |b| b.as_mut_ptr() as *mut X))
     }
 }
 
@@ -226,76 +170,105 @@ enum Give {
     Positions,
 }
 
-/// Sorts one line of `n` elements of `src` at `line` into `out` at `out_line`.
+/// Sorts one line of `n` elements of `src` at `line` into `out` at `out_line`, with
+/// scratch memory from `room`.
 ///
 /// SAFETY: the lines lie inside their storages; no other task writes `out`'s line.
 unsafe fn sort_line<T: Sortable>(
-    (src, line): (*const T, Line),
+    (src, line): (Shared<T>, Line),
     n: usize,
-    out: (Shared<u8>, Line),
-    give: Give,
-    descending: bool,
+    (out, out_line): (Shared<u8>, Line),
+    (give, descending): (Give, bool),
+    room: &mut Room,
     workers: &Workers,
     serial: bool,
-) {
-    let at = |i: usize| unsafe { *src.offset((line.start + i as i64 * line.stride) as isize) };
-    let (out, out_line) = out;
+) -> Result<()> {
+    let at = |i: usize| unsafe { *src.get().offset((line.start + i as i64 * line.stride) as isize) };
     let place = |i: usize| (out_line.start + i as i64 * out_line.stride) as usize;
-    let changed = matches!(give, Give::Values) && T::NAN_LAST && (0..n).any(|i| at(i).changed_by_key());
-    if matches!(give, Give::Values) && !changed {
-        let mut keys: Vec<T::K> = (0..n).map(|i| directed(at(i), descending)).collect();
-        let mut scratch = keys.clone();
-        radix_sort(&mut keys, &mut scratch, |k| *k, workers, serial);
-        let out = out.get() as *mut T;
-        for (i, k) in keys.into_iter().enumerate() {
-            unsafe { *out.add(place(i)) = undirected(k, descending) };
+    if matches!(give, Give::Values) {
+        let changed = AtomicBool::new(false);
+        let load = |i: usize| {
+            let x = at(i);
+            if T::NAN_LAST && x.changed_by_key() {
+                changed.store(true, Ordering::Relaxed);
+            }
+            directed(x, descending)
+        };
+        let stop = || changed.load(Ordering::Relaxed);
+        let sorted = if out_line.stride == 1 && size_of::<T>() == size_of::<T::K>() {
+            // SAFETY: the line's n places in the output are this task's.
+            let keys = unsafe { (out.get() as *mut T).add(out_line.start as usize) } as *mut T::K;
+            let finish = |_: usize, run: &mut [T::K]| keys_to_values::<T>(run, descending);
+            // SAFETY: the scratch buffer is this line's, n keys long, like the output's line.
+            unsafe { radix::sort(n, load, |k| *k, (keys, room.buffer(0, n)?), finish, stop, workers, serial) }
+        } else {
+            let finish = |start: usize, run: &mut [T::K]| {
+                for (i, &k) in run.iter().enumerate() {
+                    // SAFETY: the run's places are within the line, which is this task's.
+                    unsafe { *(out.get() as *mut T).add(place(start + i)) = undirected(k, descending) };
+                }
+            };
+            let bufs = (room.buffer(0, n)?, room.buffer(1, n)?);
+            // SAFETY: the buffers are this line's, n keys each.
+            unsafe { radix::sort(n, load, |k| *k, bufs, finish, stop, workers, serial) }
+        };
+        if sorted {
+            return Ok(());
         }
-        return;
     }
-    let mut pairs: Vec<(T::K, u64)> = (0..n).map(|i| (directed(at(i), descending), i as u64)).collect();
-    let mut scratch = pairs.clone();
-    radix_sort(&mut pairs, &mut scratch, |p| p.0, workers, serial);
-    for (i, (_, from)) in pairs.into_iter().enumerate() {
-        match give {
-            Give::Values => unsafe { *(out.get() as *mut T).add(place(i)) = at(from as usize) },
-            Give::Positions => unsafe { *(out.get() as *mut i64).add(place(i)) = from as i64 },
+    let finish = |start: usize, run: &mut [(T::K, u64)]| {
+        for (i, &(_, from)) in run.iter().enumerate() {
+            // SAFETY: as above; `from` is a place of the input line.
+            match give {
+                Give::Values => unsafe { *(out.get() as *mut T).add(place(start + i)) = at(from as usize) },
+                Give::Positions => unsafe { *(out.get() as *mut i64).add(place(start + i)) = from as i64 },
+            }
         }
-    }
+    };
+    let load = |i: usize| (directed(at(i), descending), i as u64);
+    let bufs = (room.buffer(0, n)?, room.buffer(1, n)?);
+    // SAFETY: the buffers are this line's, n pairs each.
+    unsafe { radix::sort(n, load, |p| p.0, bufs, finish, || false, workers, serial) };
+    Ok(())
 }
 
 fn sort_typed<T: Sortable>(
     shape: &Shape,
     dim: usize,
-    give: Give,
-    descending: bool,
-    input: &Value,
-    out: &Value,
+    order: (Give, bool),
+    (input, out): (&Value, &Value),
     workers: &Workers,
+    memory: &Arc<HostPool>,
 ) -> Result<()> {
     let n = shape.dim(dim);
     if shape.numel() == 0 {
         return Ok(());
     }
-    let src = host::<T>(input)? as *const T;
+    let src = Shared(host::<T>(input)?);
     let dst = Shared(host::<u8>(out)?);
     let ins: Vec<Line> = lines(shape, dim, input.layout.offset, &input.layout.strides).collect();
     let outs: Vec<Line> = lines(shape, dim, 0, &shape.dense_strides()).collect();
-    let src = Shared(src as *mut T);
     if n >= PARALLEL_LINE {
+        let mut room = Room::new(memory);
         for (l, o) in ins.iter().zip(&outs) {
             // SAFETY: the layouts stay inside their storages; lines do not overlap.
-            unsafe { sort_line((src.get(), *l), n, (dst, *o), give, descending, workers, false) };
+            unsafe { sort_line((src, *l), n, (dst, *o), order, &mut room, workers, false)? };
         }
         return Ok(());
     }
     let serial = shape.numel() < 1 << 14;
+    let failed = Mutex::new(None);
     workers.for_each(ins.len(), serial, |r| {
+        let mut room = Room::new(memory);
         for l in r {
             // SAFETY: as above; each task writes its own lines.
-            unsafe { sort_line((src.get(), ins[l]), n, (dst, outs[l]), give, descending, workers, true) };
+            if let Err(e) = unsafe { sort_line((src, ins[l]), n, (dst, outs[l]), order, &mut room, workers, true) } {
+                failed.lock().get_or_insert(e);
+                return;
+            }
         }
     });
-    Ok(())
+    failed.into_inner().map_or(Ok(()), Err)
 }
 
 /// For each element of `v`: how many elements of the ascending vector `sorted` come
@@ -334,23 +307,26 @@ fn search_typed<T: Sortable>(
     Ok(())
 }
 
-/// Runs a `Work::Sort` step: `shapes` are the inputs', `inputs` their values.
+/// Runs a `Work::Sort` step: `shapes` are the inputs', `inputs` their values; scratch
+/// memory comes from `memory`.
 pub fn sort(
     op: SortOp,
     dtype: DType,
-    shapes: &[Shape],
-    inputs: &[Value],
+    (shapes, inputs): (&[Shape], &[Value]),
     out: &Value,
     workers: &Workers,
+    memory: &Arc<HostPool>,
 ) -> Result<()> {
     macro_rules! typed {
         ($t:ty) => {
             match op {
                 SortOp::Sort { dim, descending } => {
-                    sort_typed::<$t>(&shapes[0], dim as usize, Give::Values, descending, &inputs[0], out, workers)
+                    let order = (Give::Values, descending);
+                    sort_typed::<$t>(&shapes[0], dim as usize, order, (&inputs[0], out), workers, memory)
                 }
                 SortOp::ArgSort { dim, descending } => {
-                    sort_typed::<$t>(&shapes[0], dim as usize, Give::Positions, descending, &inputs[0], out, workers)
+                    let order = (Give::Positions, descending);
+                    sort_typed::<$t>(&shapes[0], dim as usize, order, (&inputs[0], out), workers, memory)
                 }
                 SortOp::SearchSorted { right } => {
                     search_typed::<$t>((&shapes[0], &shapes[1]), right, &inputs[0], &inputs[1], out, workers)
