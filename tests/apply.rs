@@ -485,7 +485,7 @@ impl Program {
         let flip = (views && rank > 0 && rng.random_bool(0.4)).then(|| dim(rng));
         let shift = (views && rank > 0 && rng.random_bool(0.4)).then(|| (dim(rng), rng.random_range(-2..3)));
         let reduce = (views && rng.random_bool(0.6)).then(|| {
-            let op = pick(rng, &[SL_SUM, SL_MEAN, SL_MAXVAL, SL_MINVAL]);
+            let op = pick(rng, &[SL_SUM, SL_MEAN, SL_MAXVAL, SL_MINVAL, SL_PROD]);
             (op, (rank > 0 && rng.random_bool(0.7)).then(|| dim(rng)))
         });
         Program { combine, unary, scalars, flip, shift, reduce }

@@ -347,9 +347,8 @@ impl Batcher<'_> {
     /// would otherwise take each piece's few elements as a row of its own, which costs far
     /// more per row than its arithmetic. The terms accumulate in their own type (a few
     /// roundings of f32 at most 32 terms; f64 accumulators would also send the kernel
-    /// to the CPU on a device without f64).
-    /// The result has `x`'s shape without `axis`. None for other reductions (and long
-    /// axes), which stay reductions.
+    /// to the CPU on a device without f64). The result has `x`'s shape without `axis`.
+    /// None for other reductions (and long axes), which stay reductions.
     fn unrolled(&self, op: ReduceOp, x: &Arc<Node>, axis: usize, like: &Node) -> Result<Option<Arc<Node>>> {
         /// The longest axis unrolled: a kernel reads each term as an input of its own.
         const MOST_TERMS: usize = 32;
