@@ -502,8 +502,9 @@ static void c_random_law(Fuzzer *f) {
         fn = "sl_random_exponential";
         a = gen_param(f, 0.01, 10);
         if (floats && !(isfinite(in_type(dt, a)) && in_type(dt, a) > 0)) ex_bad(&e, BAD_ARG);
-        /* -ln(1 - u) is below 16.7 for f32 and 36.8 for f64. */
-        lo = 0, hi = 40 * in_type(dt, a);
+        /* -ln(1 - u) is below 16.7 for f32 and 36.8 for f64; a bound past the type's
+         * range (scale 3e38 in f32) leaves overflow to inf unchecked. */
+        lo = 0, hi = in_type(dt, 40 * in_type(dt, a));
         bounded = isfinite(hi);
         log_begin(f, "%s(%s, %g, %s, %s)", fn, r, a, dt_name(dt), S(rank, dims, 0));
         st = sl_random_exponential(id, a, dt, rank, dims, op);

@@ -409,6 +409,9 @@ static double erfinv_model(double x) {
     double a = fabs(x);
     if (isnan(a) || a > 1) return NAN;
     if (a == 0 || a == 1) return a == 0 ? x : copysign(INFINITY, x);
+    /* Below 2^-26 the series' cubic term is under half an ulp (and the bisection below,
+     * which resolves 6 / 2^100, would lose a tiny argument: 1e-300 gave 0). */
+    if (a < 0x1p-26) return x * 0.88622692545275801; /* sqrt(pi) / 2 */
     double lo = 0, hi = 6;
     for (int i = 0; i < 100; i++) {
         double mid = 0.5 * (lo + hi);
