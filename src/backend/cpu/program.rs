@@ -310,7 +310,7 @@ fn squeezed(kernel: Arc<Kernel>) -> Arc<Kernel> {
     let maps = k
         .maps
         .iter()
-        .map(|m| Map { steps: std::iter::once(unsqueeze.clone()).chain(m.steps.iter().cloned()).collect() })
+        .map(|m| Map { steps: std::iter::once(unsqueeze).chain(m.steps.iter().cloned()).collect() })
         .collect();
     Arc::new(Kernel { domain, axis, maps, ..k.clone() })
 }
