@@ -614,18 +614,26 @@ fn reductions_reshaped_to_rank0_broadcast_in_the_kernel() {
     }
 }
 
-/// Arrays with dimensions of size 1 (row vectors, a column of row vectors) shifted under
-/// each boundary rule and combined in one kernel, stored and reduced along every
-/// dimension (the CPU executor runs such domains without their unit dimensions, so a
-/// row vector is not one row per element): every element matches a plain reference.
+/// Arrays shifted under each boundary rule and combined in one kernel, the shift stored
+/// or not, the sum stored and reduced along every dimension: every element matches a plain
+/// reference. Shapes with dimensions of size 1 (row vectors, a column of row vectors: the
+/// CPU executor runs such domains without their unit dimensions, so a row vector is not
+/// one row per element), and arrays of many chunks shifted along the first or the last
+/// dimension (chunks wholly inside a fill boundary, or wholly outside it, read the
+/// chosen values in place).
 #[test]
-fn unit_dimensions_with_shifts() {
-    let mut rng = rng("unit_dimensions_with_shifts");
-    for shape in [vec![1usize, 300], vec![1, 300, 1], vec![3, 1, 100], vec![1, 1, 257], vec![5, 1]] {
+fn shifts_by_shape_and_boundary() {
+    let mut rng = rng("shifts_by_shape_and_boundary");
+    let shapes =
+        [vec![1usize, 300], vec![1, 300, 1], vec![3, 1, 100], vec![1, 1, 257], vec![5, 1], vec![20000], vec![3000, 4]];
+    for shape in shapes {
         let xa = rand_arr(&mut rng, SL_F64, &shape, -4.0, 4.0, false);
         let x = xa.upload();
-        let long = (0..shape.len()).max_by_key(|&d| shape[d]).unwrap();
-        for boundary in [SL_BOUNDARY_FILL, SL_BOUNDARY_CLAMP, SL_BOUNDARY_WRAP] {
+        let longest = (0..shape.len()).max_by_key(|&d| shape[d]).unwrap();
+        for (boundary, long) in [SL_BOUNDARY_FILL, SL_BOUNDARY_CLAMP, SL_BOUNDARY_WRAP]
+            .into_iter()
+            .flat_map(|b| [(b, longest), (b, shape.len() - 1)])
+        {
             let k = rng.random_range(-5..=5i64);
             let (mut s, mut t, mut y) = (0, 0, 0);
             ok(sl_shift(x, long as i32, k, boundary, 2.0, &mut s));
@@ -656,14 +664,19 @@ fn unit_dimensions_with_shifts() {
                 ok(sl_reduce(SL_SUM, y, d as i32, &mut r));
                 outs.push(r);
             }
+            // Stored or not: a select that writes its output directly never reads in place.
+            let stored = rng.random_bool(0.5);
+            if stored {
+                outs.push(s);
+            }
             ok(sl_eval(outs.as_ptr(), outs.len() as i32));
-            let got = download(y);
+            let (got, shifted) = (download(y), download(s));
             for (i, w) in want.iter().enumerate() {
                 let err = (got.v[i].f() - w).abs();
-                assert!(
-                    err <= 1e-15 * (1.0 + w.abs()),
-                    "element {i} of shape {shape:?}, shift {k}, boundary {boundary}"
-                );
+                let what = format!("element {i} of shape {shape:?}, shift {k} along {long}, boundary {boundary}");
+                assert!(err <= 1e-15 * (1.0 + w.abs()), "{what}");
+                let err = (shifted.v[i].f() + 3.0 * xa.v[i].f() - w).abs();
+                assert!(err <= 1e-14 * (1.0 + w.abs()), "shift alone, {what}");
             }
             for d in 0..shape.len() {
                 let sums = download(outs[d + 1]);
@@ -684,8 +697,39 @@ fn unit_dimensions_with_shifts() {
                 }
             }
             release(&outs);
-            release(&[s, t]);
+            release(&[t]);
         }
         release(&[x]);
+    }
+}
+
+/// Concatenations of arrays of many chunks, along the first and the last dimension, fused
+/// with arithmetic on their parts: chunks that lie wholly in one part read it in place.
+#[test]
+fn concat_of_many_chunks() {
+    let mut rng = rng("concat_of_many_chunks");
+    for (a_shape, b_shape, dim) in [([5000usize, 3], [7000usize, 3], 0usize), ([6000, 2], [6000, 3], 1)] {
+        let (aa, ba) = (
+            rand_arr(&mut rng, SL_F64, &a_shape, -4.0, 4.0, false),
+            rand_arr(&mut rng, SL_F64, &b_shape, -4.0, 4.0, false),
+        );
+        let (a, b) = (aa.upload(), ba.upload());
+        let (mut twice, mut c, mut y) = (0, 0, 0);
+        ok(sl_mul_scalar(a, 2.0, &mut twice));
+        ok(sl_concat([twice, b].as_ptr(), 2, dim as i32, &mut c));
+        ok(sl_add_scalar(c, 1.0, &mut y));
+        let got = download(y);
+        let shape = shape_of(y);
+        for (i, g) in got.v.iter().enumerate() {
+            let mut at = unravel(&shape, i);
+            let want = if at[dim] < a_shape[dim] {
+                2.0 * aa.at(&at).f()
+            } else {
+                at[dim] -= a_shape[dim];
+                ba.at(&at).f()
+            } + 1.0;
+            assert_eq!(g.f(), want, "element {i} of the concatenation along {dim}");
+        }
+        release(&[a, b, twice, c, y]);
     }
 }

@@ -48,6 +48,11 @@ impl AffineForm {
     pub fn is_constant(&self) -> bool {
         self.coef.iter().all(|&c| c == 0)
     }
+
+    /// Value along a piece whose coordinates are `c`.
+    fn of(&self, c: &[Lin; MAX_RANK]) -> Lin {
+        (0..MAX_RANK).fold(Lin::constant(self.offset), |v, e| v.add(c[e].scale(self.coef[e])))
+    }
 }
 
 /// Source coordinates as affine functions of domain coordinates.
@@ -185,72 +190,86 @@ impl Piece {
     }
 }
 
+/// A map as `walk` takes it: each run of affine steps composed into one, so that only the
+/// steps that split a row (fill, clamp and wrap boundaries, reshapes across dimensions)
+/// copy pieces. A moving window's term (reshape, project, window, offset) is two stages.
+pub struct Walk {
+    stages: Vec<Stage>,
+}
+
+// A walk has a few stages, made once per program: their size does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Stage {
+    /// Source coordinates of `rank` dimensions as affine functions of the stage's input.
+    Affine {
+        map: AffineMap,
+        rank: usize,
+    },
+    Split(MapStep),
+}
+
+impl Walk {
+    pub fn new(map: &Map) -> Walk {
+        let mut stages = Vec::new();
+        let mut run: Option<(AffineMap, usize)> = None;
+        for s in &map.steps {
+            let composed = run.as_ref().map_or_else(AffineMap::identity, |(m, _)| m.clone());
+            match composed.then(s) {
+                Some(m) => run = Some((m, s.src.rank())),
+                None => {
+                    stages.extend(run.take().map(|(map, rank)| Stage::Affine { map, rank }));
+                    stages.push(Stage::Split(*s));
+                }
+            }
+        }
+        stages.extend(run.map(|(map, rank)| Stage::Affine { map, rank }));
+        Walk { stages }
+    }
+}
+
 /// Pieces of the row segment starting at domain coordinate `start` with `len` lanes,
-/// pushed through every step of `map`. `scratch` is reused between calls.
-pub fn walk(map: &Map, start: &[i64; MAX_RANK], len: usize, out: &mut Vec<Piece>, scratch: &mut Vec<Piece>) {
+/// pushed through every stage of `plan`. `scratch` is reused between calls.
+pub fn walk(plan: &Walk, start: &[i64; MAX_RANK], len: usize, out: &mut Vec<Piece>, scratch: &mut Vec<Piece>) {
     out.clear();
     let mut coord = [Lin::constant(0); MAX_RANK];
     for d in 0..MAX_RANK {
         coord[d] = Lin { base: start[d], step: (d == 0) as i64 };
     }
     out.push(Piece { lane: 0, len, coord, valid: true });
-    for s in &map.steps {
-        scratch.clear();
-        for p in out.iter() {
-            apply(s, p, scratch);
+    for stage in &plan.stages {
+        match stage {
+            Stage::Affine { map, rank } => {
+                for p in out.iter_mut() {
+                    let from = p.coord;
+                    for d in 0..MAX_RANK {
+                        p.coord[d] = if d < *rank { map.coord(d).of(&from) } else { Lin::constant(0) };
+                    }
+                }
+            }
+            Stage::Split(s) => {
+                scratch.clear();
+                for p in out.iter() {
+                    split(s, p, scratch);
+                }
+                std::mem::swap(out, scratch);
+            }
         }
-        std::mem::swap(out, scratch);
     }
 }
 
-fn apply(s: &MapStep, p: &Piece, out: &mut Vec<Piece>) {
-    let mut q = *p;
+/// Pushes `p` through a step that is not affine: a reshape across dimensions or an offset
+/// with a boundary.
+fn split(s: &MapStep, p: &Piece, out: &mut Vec<Piece>) {
     match &s.step {
-        ViewStep::Permute { perm } => {
-            for d in 0..s.out.rank() {
-                q.coord[perm[d] as usize] = p.coord[d];
-            }
-            out.push(q);
-        }
-        ViewStep::Section { start, step } => {
-            for d in 0..s.src.rank() {
-                q.coord[d] = p.coord[d].scale(step[d]).add(Lin::constant(start[d]));
-            }
-            out.push(q);
-        }
-        ViewStep::Project { dim, index } => {
-            let dim = *dim as usize;
-            for d in 0..s.src.rank() {
-                q.coord[d] = match d.cmp(&dim) {
-                    std::cmp::Ordering::Less => p.coord[d],
-                    std::cmp::Ordering::Equal => Lin::constant(*index),
-                    std::cmp::Ordering::Greater => p.coord[d - 1],
-                };
-            }
-            out.push(q);
-        }
-        ViewStep::Broadcast => {
-            for d in 0..s.src.rank() {
-                if s.src.dim(d) == 1 {
-                    q.coord[d] = Lin::constant(0);
-                }
-            }
-            out.push(q);
-        }
-        ViewStep::Window { dim, block, stride } => {
-            for d in 0..s.src.rank() {
-                q.coord[d] = p.coord[window_out_dim(d, *block)];
-            }
-            q.coord[*dim as usize] = q.coord[*dim as usize].add(p.coord[*block as usize].scale(*stride));
-            out.push(q);
-        }
-        ViewStep::Reshape => reshape(p, &s.out, &s.src, out),
         ViewStep::Offset { offset, boundary } => {
+            let mut q = *p;
             for d in 0..s.src.rank() {
                 q.coord[d] = p.coord[d].add(Lin::constant(-offset[d]));
             }
             bound(q, 0, &s.src, *boundary, out);
         }
+        ViewStep::Reshape => reshape(p, &s.out, &s.src, out),
+        _ => unreachable!("affine steps are composed (AffineMap::then)"),
     }
 }
 
@@ -379,7 +398,7 @@ mod tests {
             for d in 1..domain.rank() {
                 start[d] = outer[d - 1] as i64;
             }
-            walk(map, &start, d0, &mut pieces, &mut scratch);
+            walk(&Walk::new(map), &start, d0, &mut pieces, &mut scratch);
             let mut covered = 0;
             for p in &pieces {
                 assert_eq!(p.lane, covered, "pieces are in lane order");

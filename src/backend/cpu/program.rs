@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::access::{AffineForm, AffineMap};
+use super::access::{AffineForm, AffineMap, Walk};
 use crate::ir::kernel::{Inst, Kernel, KernelOutput, KernelReduce, OutputKind};
 use crate::ir::random::MAX_RANDOM_PARAMS;
 use crate::ir::random::sobol::Scramble;
@@ -22,6 +22,9 @@ pub const CHUNK: usize = 1024;
 /// chunks are longer than `CHUNK` (up to 8 times), so the interpreter's work per chunk
 /// (walking the chunk, dispatching each instruction) is spread over more elements.
 const STORE_REGISTER_BYTES: usize = 64 << 10;
+
+/// The most lanes a chunk has.
+pub const MAX_LANES: usize = 8 * CHUNK;
 
 /// Where an SSA value lives while a chunk runs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -213,6 +216,8 @@ pub struct Program {
     /// over a linear domain that only stores, by `STORE_REGISTER_BYTES`.
     pub lanes: usize,
     pub outputs: Vec<OutSpec>,
+    /// The kernel's maps prepared for walking, by map index.
+    pub walks: Vec<Walk>,
     /// The domain's length when it is one non-empty row of at most one chunk and every
     /// output is stored or reduced over everything (no scan, no axis): a launch is then
     /// that one segment (a loop's step, a solver's dot product).
@@ -220,8 +225,9 @@ pub struct Program {
 }
 
 impl Program {
-    pub fn maps(&self) -> &[Map] {
-        &self.kernel.maps
+    /// How to walk the kernel's map `map` (an `Access::Walk` or `CoordAccess::Walk`).
+    pub fn walk(&self, map: u32) -> &Walk {
+        &self.walks[map as usize]
     }
 }
 
@@ -569,11 +575,12 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
     let stores_only = axis.is_none() && outputs.iter().all(|o| o.kind == OutKind::Store);
     let lanes = if stores_only {
         let fit = STORE_REGISTER_BYTES / (8 * n_regs.max(1));
-        (1 << fit.max(1).ilog2()).clamp(CHUNK, 8 * CHUNK)
+        (1 << fit.max(1).ilog2()).clamp(CHUNK, MAX_LANES)
     } else {
         CHUNK
     };
-    Ok(Program { domain, axis, uniforms, code, n_regs, lanes, outputs, kernel, writes_output, one_row })
+    let walks = kernel.maps.iter().map(Walk::new).collect();
+    Ok(Program { domain, axis, uniforms, code, n_regs, lanes, outputs, walks, kernel, writes_output, one_row })
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use smallvec::SmallVec;
 use super::access::{Lin, Piece, walk};
 use super::elem::with_elem;
 use super::ops::{self, Opnd};
-use super::program::{Access, Arg, CoordAccess, OutKind, OutSpec, Program, UInst, VInst};
+use super::program::{Access, Arg, CoordAccess, MAX_LANES, OutKind, OutSpec, Program, UInst, VInst};
 use super::random;
 use super::reduce::{self, Acc, ScanCarry};
 use super::threads::Workers;
@@ -36,6 +36,8 @@ pub struct Frame {
     ptrs: Vec<*const u8>,
     pieces: Vec<Piece>,
     scratch: Vec<Piece>,
+    /// The map and segment `pieces` were walked for, if still current in this launch.
+    walked: Option<(u32, [i64; MAX_RANK], usize)>,
     acc: Vec<u64>,
     idx: Vec<i64>,
     carry: Vec<u64>,
@@ -58,6 +60,23 @@ impl Frame {
         if self.ptrs.len() <= n_regs {
             self.ptrs.resize(n_regs + 1, ptr::null());
         }
+        self.walked = None;
+    }
+
+    /// Walks map `map` of `prog` over segment `s` into `self.pieces`, unless they already
+    /// hold that walk: a fill boundary's validity and its load walk the same map.
+    fn walk(&mut self, prog: &Program, map: u32, s: &Segment) {
+        let key = (map, s.start, s.len);
+        if self.walked != Some(key) {
+            walk(prog.walk(map), &s.start, s.len, &mut self.pieces, &mut self.scratch);
+            self.walked = Some(key);
+        }
+    }
+
+    /// Whether `p` points into the register file (whose lanes a later instruction may
+    /// overwrite), not into an input, an output or a constant.
+    fn in_registers(&self, p: *const u8) -> bool {
+        self.regs.as_ptr_range().contains(&(p as *const Block))
     }
 
     /// The lanes of register `r`, without a bounds check (the interpreter's hot path).
@@ -86,6 +105,11 @@ impl Frame {
         unsafe { (self.regs.as_mut_ptr() as *mut u8).add(r * self.reg_bytes) }
     }
 }
+
+/// The lanes of a fill boundary's validity where a chunk is wholly inside it, or wholly
+/// outside: a select on them picks one operand without looking at the lanes.
+static ALL_VALID: [u8; MAX_LANES] = [1; MAX_LANES];
+static NONE_VALID: [u8; MAX_LANES] = [0; MAX_LANES];
 
 thread_local! {
     static FRAME: RefCell<Frame> = RefCell::new(Frame::default());
@@ -440,7 +464,7 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                         match access {
                             CoordAccess::Affine(form) => fill_lin(d.add(s.lane), form.along_row(&s.start), s.len),
                             CoordAccess::Walk { map, dim } => {
-                                walk(&prog.maps()[*map as usize], &s.start, s.len, &mut f.pieces, &mut f.scratch);
+                                f.walk(prog, *map, s);
                                 for p in &f.pieces {
                                     fill_lin(d.add(s.lane + p.lane), p.coord[*dim as usize], p.len);
                                 }
@@ -451,13 +475,21 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                 }
                 VInst::Valid { dst, map } => {
                     let d = f.reg(*dst as usize);
+                    let (mut any_valid, mut any_invalid) = (false, false);
                     for s in segs {
-                        walk(&prog.maps()[*map as usize], &s.start, s.len, &mut f.pieces, &mut f.scratch);
+                        f.walk(prog, *map, s);
                         for p in &f.pieces {
                             ptr::write_bytes(d.add(s.lane + p.lane), p.valid as u8, p.len);
+                            any_valid |= p.valid;
+                            any_invalid |= !p.valid;
                         }
                     }
-                    f.set_ptr(*dst as usize, d);
+                    let lanes = match (any_valid, any_invalid) {
+                        (true, false) => ALL_VALID.as_ptr(),
+                        (false, true) => NONE_VALID.as_ptr(),
+                        _ => d,
+                    };
+                    f.set_ptr(*dst as usize, lanes);
                 }
                 VInst::Unary { op, dtype, dst, a } => {
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
@@ -471,8 +503,22 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                     f.set_ptr(*dst as usize, d);
                 }
                 VInst::Select { dtype, dst, cond, a, b } => {
+                    let (cond, a, b) = (opnd(f, l.uni, *cond), opnd(f, l.uni, *a), opnd(f, l.uni, *b));
+                    // A chunk wholly inside (or outside) a fill boundary reads the chosen
+                    // operand's lanes in place, when nothing in this chunk overwrites them.
+                    let chosen = match cond {
+                        Opnd::Vec(c) if c == ALL_VALID.as_ptr() => Some(a),
+                        Opnd::Vec(c) if c == NONE_VALID.as_ptr() => Some(b),
+                        _ => None,
+                    };
+                    if let (None, Some(Opnd::Vec(lanes))) = (target, chosen)
+                        && !f.in_registers(lanes)
+                    {
+                        f.set_ptr(*dst as usize, lanes);
+                        continue;
+                    }
                     let d = target.unwrap_or_else(|| f.reg(*dst as usize));
-                    ops::select(*dtype, opnd(f, l.uni, *cond), opnd(f, l.uni, *a), opnd(f, l.uni, *b), d, n);
+                    ops::select(*dtype, cond, a, b, d, n);
                     f.set_ptr(*dst as usize, d);
                 }
                 VInst::Fma { dtype, dst, a, b, c } => {
@@ -516,7 +562,7 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                                 random::fill(&mut f.random, &stream, &law, *dtype, run, at, s.len, nt)
                             }
                             Access::Walk(map) => {
-                                walk(&prog.maps()[*map as usize], &s.start, s.len, &mut f.pieces, &mut f.scratch);
+                                f.walk(prog, *map, s);
                                 for p in &f.pieces {
                                     let run = p.address(&index.dense, index.rank);
                                     let at = d.add((s.lane + p.lane) * size);
@@ -578,9 +624,8 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
                 }
             }
             Access::Walk(map) => {
-                let map = &l.prog.maps()[*map as usize];
                 for s in segs {
-                    walk(map, &s.start, s.len, &mut f.pieces, &mut f.scratch);
+                    f.walk(l.prog, *map, s);
                     if let ([p], [_]) = (&f.pieces[..], segs) {
                         let a = p.address(inp.layout, inp.rank);
                         if p.valid && a.step == 1 {
