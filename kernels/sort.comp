@@ -1,0 +1,233 @@
+// Sorts and argsorts along a dimension (see src/backend/vulkan/sort.rs). Every element
+// becomes a record of R words: its directed key (R - 1 words, most significant first,
+// whose unsigned order is the sort order: backend/cpu/sort.rs's mapping) and its position
+// along its line. Records are distinct, so sorting them by all their words is the stable
+// sort. Lines are numbered over the other dimensions, first fastest; line l's records
+// are at l * n .. l * n + n of a scratch region.
+//
+// Passes (PASS):
+// - TILE: each workgroup loads a tile of P records (P a power of two; a whole line when
+//   it fits, else P consecutive elements of one) into shared memory, padding with
+//   records above every real one, bitonic-sorts them and stores them to region 0.
+// - MERGE: sorted runs of WIDTH records become runs of 2 WIDTH, region FROM to region
+//   1 - FROM: a record's place in the merged run is its rank in its own run plus the
+//   number of records of the other run below it (a binary search).
+// - EMIT: each output element takes the position of its record (ARGSORT, as i64) or the
+//   input element at that position (bits copied; bytes four to an invocation).
+//
+// Defined before this text: R, ELEM (the input's element bytes: 1, 4 or 8), FLOAT or
+// SIGNED (how bits become keys; neither for u8 and bool), DESCENDING, PASS and its
+// numbers (TILE: P, LANES; MERGE: WIDTH, FROM; EMIT: FROM, ARGSORT).
+//
+// meta.w: n (line length), lines, rank, dim, the input's offset, then MAX_RANK sizes and
+// MAX_RANK input strides (in elements).
+
+#define TILE 0
+#define MERGE 1
+#define EMIT 2
+#define MAX_RANK 8
+#define SIGN 0x80000000u
+
+#if PASS != TILE
+#define LANES 64
+#endif
+layout(local_size_x = LANES) in;
+layout(std430, set = 0, binding = 0) readonly buffer Meta { int w[]; } meta;
+layout(std430, set = 0, binding = 1) readonly buffer In { uint v[]; } src;
+layout(std430, set = 0, binding = 2) writeonly buffer Out { uint v[]; } dst;
+layout(std430, set = 0, binding = 3) buffer Scratch { uint v[]; } scratch;
+
+// Where line l starts in the input, in elements.
+int line_start(int l) {
+    int rank = meta.w[2], dim = meta.w[3];
+    int at = meta.w[4];
+    for (int d = 0; d < rank; d++) {
+        if (d == dim) continue;
+        int size = meta.w[5 + d];
+        at += (l % size) * meta.w[5 + MAX_RANK + d];
+        l /= size;
+    }
+    return at;
+}
+
+int line_step() {
+    return meta.w[5 + MAX_RANK + meta.w[3]];
+}
+
+// The word of element a's bits at part `word` (ELEM 8: 0 low, 1 high).
+uint bits(int a, int word) {
+#if ELEM == 1
+    return (src.v[a >> 2] >> (8u * uint(a & 3))) & 0xFFu;
+#elif ELEM == 4
+    return src.v[a];
+#else
+    return src.v[2 * a + word];
+#endif
+}
+
+// Word `word` (0 most significant) of element a's directed key. NaNs take the largest
+// key in both directions; -0 takes +0's.
+uint key(int a, int word) {
+#if R == 2
+    uint x = bits(a, 0);
+#ifdef FLOAT
+    uint mag = x & ~SIGN;
+    if (mag > 0x7F800000u) return ~0u;
+    x = mag == 0u ? 0u : x;
+    x = (x & SIGN) != 0u ? ~x : x | SIGN;
+#elif defined(SIGNED)
+    x ^= SIGN;
+#endif
+#else
+    uint hi = bits(a, 1), lo = bits(a, 0);
+#ifdef FLOAT
+    uint mag = hi & ~SIGN;
+    if (mag > 0x7FF00000u || (mag == 0x7FF00000u && lo != 0u)) return ~0u;
+    hi = (mag | lo) == 0u ? 0u : hi;
+    bool negative = (hi & SIGN) != 0u;
+    hi = negative ? ~hi : hi | SIGN;
+    lo = negative ? ~lo : lo;
+#elif defined(SIGNED)
+    hi ^= SIGN;
+#endif
+    uint x = word == 0 ? hi : lo;
+#endif
+#ifdef DESCENDING
+    x = ~x;
+#endif
+    return x;
+}
+
+#if PASS == TILE
+
+shared uint sh[P * R];
+
+// Whether record i sorts before record j (shared memory).
+bool below(int i, int j) {
+    for (int k = 0; k < R; k++) {
+        uint a = sh[i * R + k], b = sh[j * R + k];
+        if (a != b) return a < b;
+    }
+    return false;
+}
+
+void main() {
+    int n = meta.w[0], lines = meta.w[1];
+    int lid = int(gl_LocalInvocationID.x);
+    int per_line = (n + P - 1) / P;
+    for (int t = int(gl_WorkGroupID.x); t < lines * per_line; t += int(gl_NumWorkGroups.x)) {
+        int l = t / per_line, first = (t - l * per_line) * P;
+        int len = min(P, n - first);
+        int start = line_start(l), step = line_step();
+        for (int i = lid; i < P; i += LANES) {
+            for (int k = 0; k < R - 1; k++) sh[i * R + k] = i < len ? key(start + (first + i) * step, k) : ~0u;
+            sh[i * R + R - 1] = i < len ? uint(first + i) : ~0u;
+        }
+        barrier();
+        for (int k = 2; k <= P; k <<= 1) {
+            for (int j = k >> 1; j > 0; j >>= 1) {
+                for (int c = lid; c < P / 2; c += LANES) {
+                    // Comparator c joins a (bit j clear) and a + j; runs alternate direction.
+                    int a = (c / j) * 2 * j + c % j, b = a + j;
+                    if ((a & k) == 0 ? below(b, a) : below(a, b)) {
+                        for (int q = 0; q < R; q++) {
+                            uint s = sh[a * R + q];
+                            sh[a * R + q] = sh[b * R + q];
+                            sh[b * R + q] = s;
+                        }
+                    }
+                }
+                barrier();
+            }
+        }
+        int base = (l * n + first) * R;
+        for (int i = lid; i < len * R; i += LANES) scratch.v[base + i] = sh[i];
+        barrier();
+    }
+}
+
+#elif PASS == MERGE
+
+void main() {
+    int n = meta.w[0], total = n * meta.w[1];
+    int from = FROM * total * R, to = (1 - FROM) * total * R;
+    for (int e = int(gl_GlobalInvocationID.x); e < total; e += int(gl_NumWorkGroups.x) * LANES) {
+        int l = e / n, p = e - l * n;
+        int mine = (p / WIDTH) * WIDTH, other = mine ^ WIDTH;
+        uint rec[R];
+        for (int k = 0; k < R; k++) rec[k] = scratch.v[from + e * R + k];
+        int dest = e;
+        if (other < n) {
+            // Records of the other run below this one.
+            int lo = 0, hi = min(WIDTH, n - other);
+            int run = from + (l * n + other) * R;
+            while (lo < hi) {
+                int mid = (lo + hi) >> 1;
+                bool below = false;
+                for (int k = 0; k < R; k++) {
+                    uint x = scratch.v[run + mid * R + k];
+                    if (x != rec[k]) {
+                        below = x < rec[k];
+                        break;
+                    }
+                }
+                if (below) lo = mid + 1;
+                else hi = mid;
+            }
+            dest = l * n + min(mine, other) + (p - mine) + lo;
+        }
+        for (int k = 0; k < R; k++) scratch.v[to + dest * R + k] = rec[k];
+    }
+}
+
+#else
+
+// The input element output element o (dense, first dimension fastest) takes.
+int source_of(int o) {
+    int n = meta.w[0], rank = meta.w[2], dim = meta.w[3];
+    int l = 0, scale = 1, i = 0;
+    for (int d = 0; d < rank; d++) {
+        int size = meta.w[5 + d];
+        int c = o % size;
+        o /= size;
+        if (d == dim) {
+            i = c;
+        } else {
+            l += c * scale;
+            scale *= size;
+        }
+    }
+    int position = int(scratch.v[(FROM * n * meta.w[1] + l * n + i) * R + R - 1]);
+#ifdef ARGSORT
+    return position;
+#else
+    return line_start(l) + position * line_step();
+#endif
+}
+
+void main() {
+    int total = meta.w[0] * meta.w[1];
+#if ELEM == 1 && !defined(ARGSORT)
+    int units = (total + 3) / 4;
+#else
+    int units = total;
+#endif
+    for (int u = int(gl_GlobalInvocationID.x); u < units; u += int(gl_NumWorkGroups.x) * LANES) {
+#ifdef ARGSORT
+        dst.v[2 * u] = uint(source_of(u));
+        dst.v[2 * u + 1] = 0u;
+#elif ELEM == 1
+        uint word = 0u;
+        for (int b = 0; b < 4 && 4 * u + b < total; b++) word |= bits(source_of(4 * u + b), 0) << (8 * b);
+        dst.v[u] = word;
+#elif ELEM == 4
+        dst.v[u] = src.v[source_of(u)];
+#else
+        int a = source_of(u);
+        dst.v[2 * u] = src.v[2 * a];
+        dst.v[2 * u + 1] = src.v[2 * a + 1];
+#endif
+    }
+}
+
+#endif
