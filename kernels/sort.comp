@@ -65,24 +65,46 @@ uint bits(int a, int word) {
 #endif
 }
 
-// Word `word` (0 most significant) of element a's directed key. NaNs take the largest
-// key in both directions; -0 takes +0's.
-uint key(int a, int word) {
+// Element a's record at `position`: its directed key (NaNs the largest key in both
+// directions, -0 +0's) and the position. Records compare without branches (lavapipe
+// runs diverging lanes one after the other).
 #if R == 2
+#define REC uvec2
+bool below(uvec2 a, uvec2 b) {
+    return a.x < b.x || (a.x == b.x && a.y < b.y);
+}
+REC record(int a, uint position) {
     uint x = bits(a, 0);
 #ifdef FLOAT
     uint mag = x & ~SIGN;
-    if (mag > 0x7F800000u) return ~0u;
+    if (mag > 0x7F800000u) return uvec2(~0u, position);
     x = mag == 0u ? 0u : x;
     x = (x & SIGN) != 0u ? ~x : x | SIGN;
 #elif defined(SIGNED)
     x ^= SIGN;
 #endif
+#ifdef DESCENDING
+    x = ~x;
+#endif
+    return uvec2(x, position);
+}
+REC load(int at) {
+    return uvec2(scratch.v[at], scratch.v[at + 1]);
+}
+void put(int at, REC r) {
+    scratch.v[at] = r.x;
+    scratch.v[at + 1] = r.y;
+}
 #else
+#define REC uvec3
+bool below(uvec3 a, uvec3 b) {
+    return a.x < b.x || (a.x == b.x && (a.y < b.y || (a.y == b.y && a.z < b.z)));
+}
+REC record(int a, uint position) {
     uint hi = bits(a, 1), lo = bits(a, 0);
 #ifdef FLOAT
     uint mag = hi & ~SIGN;
-    if (mag > 0x7FF00000u || (mag == 0x7FF00000u && lo != 0u)) return ~0u;
+    if (mag > 0x7FF00000u || (mag == 0x7FF00000u && lo != 0u)) return uvec3(~0u, ~0u, position);
     hi = (mag | lo) == 0u ? 0u : hi;
     bool negative = (hi & SIGN) != 0u;
     hi = negative ? ~hi : hi | SIGN;
@@ -90,26 +112,25 @@ uint key(int a, int word) {
 #elif defined(SIGNED)
     hi ^= SIGN;
 #endif
-    uint x = word == 0 ? hi : lo;
-#endif
 #ifdef DESCENDING
-    x = ~x;
+    hi = ~hi;
+    lo = ~lo;
 #endif
-    return x;
+    return uvec3(hi, lo, position);
 }
+REC load(int at) {
+    return uvec3(scratch.v[at], scratch.v[at + 1], scratch.v[at + 2]);
+}
+void put(int at, REC r) {
+    scratch.v[at] = r.x;
+    scratch.v[at + 1] = r.y;
+    scratch.v[at + 2] = r.z;
+}
+#endif
 
 #if PASS == TILE
 
-shared uint sh[P * R];
-
-// Whether record i sorts before record j (shared memory).
-bool below(int i, int j) {
-    for (int k = 0; k < R; k++) {
-        uint a = sh[i * R + k], b = sh[j * R + k];
-        if (a != b) return a < b;
-    }
-    return false;
-}
+shared REC sh[P];
 
 void main() {
     int n = meta.w[0], lines = meta.w[1];
@@ -119,29 +140,23 @@ void main() {
         int l = t / per_line, first = (t - l * per_line) * P;
         int len = min(P, n - first);
         int start = line_start(l), step = line_step();
-        for (int i = lid; i < P; i += LANES) {
-            for (int k = 0; k < R - 1; k++) sh[i * R + k] = i < len ? key(start + (first + i) * step, k) : ~0u;
-            sh[i * R + R - 1] = i < len ? uint(first + i) : ~0u;
-        }
+        for (int i = lid; i < P; i += LANES) sh[i] = i < len ? record(start + (first + i) * step, uint(first + i)) : REC(~0u);
         barrier();
         for (int k = 2; k <= P; k <<= 1) {
             for (int j = k >> 1; j > 0; j >>= 1) {
                 for (int c = lid; c < P / 2; c += LANES) {
                     // Comparator c joins a (bit j clear) and a + j; runs alternate direction.
-                    int a = (c / j) * 2 * j + c % j, b = a + j;
-                    if ((a & k) == 0 ? below(b, a) : below(a, b)) {
-                        for (int q = 0; q < R; q++) {
-                            uint s = sh[a * R + q];
-                            sh[a * R + q] = sh[b * R + q];
-                            sh[b * R + q] = s;
-                        }
-                    }
+                    int a = ((c & ~(j - 1)) << 1) | (c & (j - 1)), b = a + j;
+                    REC x = sh[a], y = sh[b];
+                    bool swap = (a & k) == 0 ? below(y, x) : below(x, y);
+                    sh[a] = swap ? y : x;
+                    sh[b] = swap ? x : y;
                 }
                 barrier();
             }
         }
         int base = (l * n + first) * R;
-        for (int i = lid; i < len * R; i += LANES) scratch.v[base + i] = sh[i];
+        for (int i = lid; i < len; i += LANES) put(base + i * R, sh[i]);
         barrier();
     }
 }
@@ -154,8 +169,7 @@ void main() {
     for (int e = int(gl_GlobalInvocationID.x); e < total; e += int(gl_NumWorkGroups.x) * LANES) {
         int l = e / n, p = e - l * n;
         int mine = (p / WIDTH) * WIDTH, other = mine ^ WIDTH;
-        uint rec[R];
-        for (int k = 0; k < R; k++) rec[k] = scratch.v[from + e * R + k];
+        REC rec = load(from + e * R);
         int dest = e;
         if (other < n) {
             // Records of the other run below this one.
@@ -163,20 +177,13 @@ void main() {
             int run = from + (l * n + other) * R;
             while (lo < hi) {
                 int mid = (lo + hi) >> 1;
-                bool below = false;
-                for (int k = 0; k < R; k++) {
-                    uint x = scratch.v[run + mid * R + k];
-                    if (x != rec[k]) {
-                        below = x < rec[k];
-                        break;
-                    }
-                }
-                if (below) lo = mid + 1;
-                else hi = mid;
+                bool under = below(load(run + mid * R), rec);
+                lo = under ? mid + 1 : lo;
+                hi = under ? hi : mid;
             }
             dest = l * n + min(mine, other) + (p - mine) + lo;
         }
-        for (int k = 0; k < R; k++) scratch.v[to + dest * R + k] = rec[k];
+        put(to + dest * R, rec);
     }
 }
 
