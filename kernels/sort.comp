@@ -10,8 +10,9 @@
 //   it fits, else P consecutive elements of one) into shared memory, padding with
 //   records above every real one, bitonic-sorts them and stores them to region 0.
 // - MERGE: sorted runs of WIDTH records become runs of 2 WIDTH, region FROM to region
-//   1 - FROM: a record's place in the merged run is its rank in its own run plus the
-//   number of records of the other run below it (a binary search).
+//   1 - FROM: each invocation writes ITEMS consecutive records of a merged run, finding
+//   where they start in the two runs by a binary search along the merge path, then
+//   merging sequentially.
 // - EMIT: each output element takes the position of its record (ARGSORT, as i64) or the
 //   input element at that position (bits copied; bytes four to an invocation).
 //
@@ -27,6 +28,7 @@
 #define EMIT 2
 #define MAX_RANK 8
 #define SIGN 0x80000000u
+#define ITEMS 16
 
 #if PASS != TILE
 #define LANES 64
@@ -164,26 +166,38 @@ void main() {
 #elif PASS == MERGE
 
 void main() {
-    int n = meta.w[0], total = n * meta.w[1];
-    int from = FROM * total * R, to = (1 - FROM) * total * R;
-    for (int e = int(gl_GlobalInvocationID.x); e < total; e += int(gl_NumWorkGroups.x) * LANES) {
-        int l = e / n, p = e - l * n;
-        int mine = (p / WIDTH) * WIDTH, other = mine ^ WIDTH;
-        REC rec = load(from + e * R);
-        int dest = e;
-        if (other < n) {
-            // Records of the other run below this one.
-            int lo = 0, hi = min(WIDTH, n - other);
-            int run = from + (l * n + other) * R;
-            while (lo < hi) {
-                int mid = (lo + hi) >> 1;
-                bool under = below(load(run + mid * R), rec);
-                lo = under ? mid + 1 : lo;
-                hi = under ? hi : mid;
-            }
-            dest = l * n + min(mine, other) + (p - mine) + lo;
+    int n = meta.w[0], lines = meta.w[1];
+    int from = FROM * n * lines * R, to = (1 - FROM) * n * lines * R;
+    // Chunks of ITEMS outputs: per pair of runs, 2 WIDTH / ITEMS of them.
+    int per_pair = 2 * WIDTH / ITEMS, per_line = (n + 2 * WIDTH - 1) / (2 * WIDTH) * per_pair;
+    for (int g = int(gl_GlobalInvocationID.x); g < lines * per_line; g += int(gl_NumWorkGroups.x) * LANES) {
+        int l = g / per_line, c = g - l * per_line;
+        int start = (c / per_pair) * 2 * WIDTH, d = (c % per_pair) * ITEMS;
+        int la = min(WIDTH, n - start), lb = clamp(n - start - WIDTH, 0, WIDTH);
+        if (d >= la + lb) continue;
+        int a = from + (l * n + start) * R, b = a + la * R;
+        // Merge path: i records of run a and d - i of run b come before output d.
+        int lo = max(0, d - lb), hi = min(d, la);
+        while (lo < hi) {
+            int mid = (lo + hi) >> 1;
+            bool under = below(load(a + mid * R), load(b + (d - mid - 1) * R));
+            lo = under ? mid + 1 : lo;
+            hi = under ? hi : mid;
         }
-        put(to + dest * R, rec);
+        int i = lo, j = d - lo, at = to + (l * n + start + d) * R;
+        // Indices clamped into the runs (b's last may be a's last: never taken).
+        REC x = load(a + min(i, la - 1) * R), y = load(b + min(j, lb - 1) * R);
+        for (int t = 0; t < ITEMS && d + t < la + lb; t++) {
+            bool take_a = j >= lb || (i < la && below(x, y));
+            put(at + t * R, take_a ? x : y);
+            if (take_a) {
+                i++;
+                x = load(a + min(i, la - 1) * R);
+            } else {
+                j++;
+                y = load(b + min(j, lb - 1) * R);
+            }
+        }
     }
 }
 

@@ -7,8 +7,9 @@
 //! One dispatch sorts tiles of `P` records in shared memory (bitonic, a workgroup per
 //! tile): a line that fits shared memory (`maxComputeSharedMemorySize`) is one tile, so
 //! short lines take that dispatch alone. Longer lines are cut into tiles, then merged in
-//! `log2(n / P)` passes, each record placed by a binary search of the run it merges with
-//! (ranks computed independently, so every invocation works and none waits). A merge was
+//! `log2(n / P)` passes, each invocation writing 16 consecutive records of a merged run:
+//! a binary search along the merge path finds where they start in the two runs, then a
+//! sequential merge of 16 steps (every invocation the same work, none waiting). A merge was
 //! chosen over an LSD radix sort: it needs no per-workgroup histograms or scans, the
 //! same passes serve one-word and two-word keys, and a pass's cost does not depend on
 //! the key's width. A last dispatch writes the output: each element looks up its record's
@@ -32,6 +33,8 @@ const TILE_LANES: usize = 256;
 const MAX_TILE: usize = 4096;
 /// Invocations per workgroup of the merge and output passes (`LANES` in the kernel).
 const LANES: usize = 64;
+/// Records a merging invocation writes (`ITEMS` in the kernel).
+const MERGE_ITEMS: usize = 16;
 
 impl VulkanExecutor {
     /// How a sort step runs: on the device where it can (see the module comment).
@@ -71,7 +74,7 @@ impl VulkanExecutor {
         }
         // The largest power-of-two tile whose records fit shared memory, or the line's.
         let fit = (caps.max_shared_bytes as usize / (4 * r)).min(MAX_TILE);
-        let tile = if fit == 0 { return cpu() } else { 1 << fit.ilog2() };
+        let tile = if fit < MERGE_ITEMS { return cpu() } else { 1 << fit.ilog2() };
         let p = n.next_power_of_two().min(tile);
         let tile_lanes = TILE_LANES.min(caps.max_invocations as usize).min((p / 2).max(1));
         let max_x = caps.max_groups_x as usize;
@@ -85,7 +88,7 @@ impl VulkanExecutor {
             let log = p.ilog2() as usize + 1;
             let tile_loops =
                 tiles.div_ceil(groups(tiles, 1)) * (p.div_ceil(tile_lanes) * (MAX_RANK + 1) * (1 + log * log));
-            let merge_loops = rounds(total, LANES) * (2 * r + 2 * n.ilog2() as usize * (r + 1));
+            let merge_loops = rounds(total.div_ceil(MERGE_ITEMS), LANES) * (2 * n.ilog2() as usize + 2 * MERGE_ITEMS);
             let emit_loops = rounds(total, LANES) * 4 * 2 * MAX_RANK;
             if tile_loops.max(merge_loops).max(emit_loops) > limit {
                 return cpu();
@@ -102,9 +105,11 @@ impl VulkanExecutor {
         };
         pass(format!("#define PASS TILE\n#define P {p}\n#define LANES {tile_lanes}\n"), groups(tiles, 1))?;
         for m in 0..merges {
+            let width = p << m;
+            let chunks = total / n * n.div_ceil(2 * width) * (2 * width / MERGE_ITEMS);
             pass(
-                format!("#define PASS MERGE\n#define WIDTH {}\n#define FROM {}\n", p << m, m % 2),
-                groups(total, LANES),
+                format!("#define PASS MERGE\n#define WIDTH {width}\n#define FROM {}\n", m % 2),
+                groups(chunks, LANES),
             )?;
         }
         let argsort = if argsort { "#define ARGSORT\n" } else { "" };
