@@ -15,17 +15,21 @@
 //   merging sequentially.
 // - EMIT: each output element takes the position of its record (ARGSORT, as i64) or the
 //   input element at that position (bits copied; bytes four to an invocation).
+// - SEARCH (searchsorted, no scratch): for each element of the values (binding 2), the
+//   number of elements of the sorted vector (binding 1) whose ascending keys are below
+//   its key (RIGHT: not above), by a binary search, as i64 (binding 3).
 //
 // Defined before this text: R, ELEM (the input's element bytes: 1, 4 or 8), FLOAT or
 // SIGNED (how bits become keys; neither for u8 and bool), DESCENDING, PASS and its
-// numbers (TILE: P, LANES; MERGE: WIDTH, FROM; EMIT: FROM, ARGSORT).
+// numbers (TILE: P, LANES; MERGE: WIDTH, FROM; EMIT: FROM, ARGSORT; SEARCH: RIGHT).
 //
-// meta.w: n (line length), lines, rank, dim, the input's offset, then MAX_RANK sizes and
-// MAX_RANK input strides (in elements).
+// meta.w but for SEARCH: n (line length), lines, rank, dim, the input's offset, then
+// MAX_RANK sizes and MAX_RANK input strides (in elements).
 
 #define TILE 0
 #define MERGE 1
 #define EMIT 2
+#define SEARCH 3
 #define MAX_RANK 8
 #define SIGN 0x80000000u
 #define ITEMS 16
@@ -36,8 +40,13 @@
 layout(local_size_x = LANES) in;
 layout(std430, set = 0, binding = 0) readonly buffer Meta { int w[]; } meta;
 layout(std430, set = 0, binding = 1) readonly buffer In { uint v[]; } src;
+#if PASS == SEARCH
+layout(std430, set = 0, binding = 2) readonly buffer Values { uint v[]; } values;
+layout(std430, set = 0, binding = 3) writeonly buffer Out { uint v[]; } dst;
+#else
 layout(std430, set = 0, binding = 2) writeonly buffer Out { uint v[]; } dst;
 layout(std430, set = 0, binding = 3) buffer Scratch { uint v[]; } scratch;
+#endif
 
 // Where line l starts in the input, in elements.
 int line_start(int l) {
@@ -56,27 +65,24 @@ int line_step() {
     return meta.w[5 + MAX_RANK + meta.w[3]];
 }
 
-// The word of element a's bits at part `word` (ELEM 8: 0 low, 1 high).
-uint bits(int a, int word) {
+// The word of element a's bits in buffer buf at part `word` (ELEM 8: 0 low, 1 high).
 #if ELEM == 1
-    return (src.v[a >> 2] >> (8u * uint(a & 3))) & 0xFFu;
+#define BITS(buf, a, word) ((buf.v[(a) >> 2] >> (8u * uint((a) & 3))) & 0xFFu)
 #elif ELEM == 4
-    return src.v[a];
+#define BITS(buf, a, word) buf.v[a]
 #else
-    return src.v[2 * a + word];
+#define BITS(buf, a, word) buf.v[2 * (a) + (word)]
 #endif
-}
 
-// Element a's record at `position`: its directed key (NaNs the largest key in both
-// directions, -0 +0's) and the position. Records compare without branches (lavapipe
+// The record at `position` of the element of bits (lo, hi): its directed key (NaNs the
+// largest key in both directions, -0 +0's) and the position. Records compare without branches (lavapipe
 // runs diverging lanes one after the other).
 #if R == 2
 #define REC uvec2
 bool below(uvec2 a, uvec2 b) {
     return a.x < b.x || (a.x == b.x && a.y < b.y);
 }
-REC record(int a, uint position) {
-    uint x = bits(a, 0);
+REC record(uint x, uint unused, uint position) {
 #ifdef FLOAT
     uint mag = x & ~SIGN;
     if (mag > 0x7F800000u) return uvec2(~0u, position);
@@ -90,6 +96,7 @@ REC record(int a, uint position) {
 #endif
     return uvec2(x, position);
 }
+#if PASS != SEARCH
 REC load(int at) {
     return uvec2(scratch.v[at], scratch.v[at + 1]);
 }
@@ -97,13 +104,13 @@ void put(int at, REC r) {
     scratch.v[at] = r.x;
     scratch.v[at + 1] = r.y;
 }
+#endif
 #else
 #define REC uvec3
 bool below(uvec3 a, uvec3 b) {
     return a.x < b.x || (a.x == b.x && (a.y < b.y || (a.y == b.y && a.z < b.z)));
 }
-REC record(int a, uint position) {
-    uint hi = bits(a, 1), lo = bits(a, 0);
+REC record(uint lo, uint hi, uint position) {
 #ifdef FLOAT
     uint mag = hi & ~SIGN;
     if (mag > 0x7FF00000u || (mag == 0x7FF00000u && lo != 0u)) return uvec3(~0u, ~0u, position);
@@ -120,6 +127,7 @@ REC record(int a, uint position) {
 #endif
     return uvec3(hi, lo, position);
 }
+#if PASS != SEARCH
 REC load(int at) {
     return uvec3(scratch.v[at], scratch.v[at + 1], scratch.v[at + 2]);
 }
@@ -129,6 +137,12 @@ void put(int at, REC r) {
     scratch.v[at + 2] = r.z;
 }
 #endif
+#endif
+
+// Input element a's record.
+REC element(int a, uint position) {
+    return record(BITS(src, a, 0), BITS(src, a, 1), position);
+}
 
 #if PASS == TILE
 
@@ -142,7 +156,7 @@ void main() {
         int l = t / per_line, first = (t - l * per_line) * P;
         int len = min(P, n - first);
         int start = line_start(l), step = line_step();
-        for (int i = lid; i < P; i += LANES) sh[i] = i < len ? record(start + (first + i) * step, uint(first + i)) : REC(~0u);
+        for (int i = lid; i < P; i += LANES) sh[i] = i < len ? element(start + (first + i) * step, uint(first + i)) : REC(~0u);
         barrier();
         for (int k = 2; k <= P; k <<= 1) {
             for (int j = k >> 1; j > 0; j >>= 1) {
@@ -201,7 +215,7 @@ void main() {
     }
 }
 
-#else
+#elif PASS == EMIT
 
 // The input element output element o (dense, first dimension fastest) takes.
 int source_of(int o) {
@@ -239,7 +253,7 @@ void main() {
         dst.v[2 * u + 1] = 0u;
 #elif ELEM == 1
         uint word = 0u;
-        for (int b = 0; b < 4 && 4 * u + b < total; b++) word |= bits(source_of(4 * u + b), 0) << (8 * b);
+        for (int b = 0; b < 4 && 4 * u + b < total; b++) word |= BITS(src, source_of(4 * u + b), 0) << (8 * b);
         dst.v[u] = word;
 #elif ELEM == 4
         dst.v[u] = src.v[source_of(u)];
@@ -248,6 +262,39 @@ void main() {
         dst.v[2 * u] = src.v[2 * a];
         dst.v[2 * u + 1] = src.v[2 * a + 1];
 #endif
+    }
+}
+
+#else
+
+// meta.w: the sorted vector's length, its offset and stride, values, their rank and
+// offset, then MAX_RANK sizes and MAX_RANK strides of the values (in elements).
+void main() {
+    int m = meta.w[0], total = meta.w[3], rank = meta.w[4];
+    for (int o = int(gl_GlobalInvocationID.x); o < total; o += int(gl_NumWorkGroups.x) * LANES) {
+        int at = meta.w[5], rest = o;
+        for (int d = 0; d < rank; d++) {
+            int size = meta.w[6 + d];
+            at += (rest % size) * meta.w[6 + MAX_RANK + d];
+            rest /= size;
+        }
+        REC x = record(BITS(values, at, 0), BITS(values, at, 1), 0u);
+        // How many of the sorted keys are below x's (RIGHT: not above).
+        int lo = 0, hi = m;
+        while (lo < hi) {
+            int mid = (lo + hi) >> 1;
+            int a = meta.w[1] + mid * meta.w[2];
+            REC y = record(BITS(src, a, 0), BITS(src, a, 1), 0u);
+#ifdef RIGHT
+            bool before = !below(x, y);
+#else
+            bool before = below(y, x);
+#endif
+            lo = before ? mid + 1 : lo;
+            hi = before ? hi : mid;
+        }
+        dst.v[2 * o] = uint(lo);
+        dst.v[2 * o + 1] = 0u;
     }
 }
 

@@ -207,15 +207,20 @@ fn device_sorts_child() {
         for shape in [&[5000][..], &[30, 7]] {
             let a = tied(&mut rng, dt, shape);
             let h = a.upload();
-            let _ = sorted(h, 0, true);
-            release(&[h]);
+            let _ = sorted(h, 0, false);
+            let mut s = tied(&mut rng, dt, &[100]);
+            s.v.sort_by(|x, y| order(*x, *y));
+            let (hs, mut q) = (s.upload(), 0);
+            ok(sl_searchsorted(hs, h, SL_SIDE_RIGHT, &mut q));
+            let _ = download(q);
+            release(&[h, hs, q]);
         }
     }
     assert_eq!(stats().host_steps, steps, "a sort ran on the host");
     assert!(sluice::backend::vulkan::Handwritten::Sort.dispatches() > dispatches, "the sort kernels did not run");
 }
 
-/// On Vulkan, sorts and argsorts run on the device: no host step (this child runs alone,
+/// On Vulkan, sorts, argsorts and searches run on the device: no host step (this child runs alone,
 /// so the counters are its own).
 #[test]
 fn vulkan_sorts_run_on_the_device() {
@@ -328,7 +333,7 @@ fn topk_takes_the_first_of_the_stable_order() {
 #[test]
 fn searchsorted_counts_before_and_through_ties() {
     let mut rng = rng("searchsorted_counts_before_and_through_ties");
-    for dt in [SL_F64, SL_F32, SL_I32] {
+    for dt in ALL_DTYPES {
         for n in [0, 1, 17, 500] {
             let mut s = tied(&mut rng, dt, &[n]);
             s.v.sort_by(|x, y| order(*x, *y));

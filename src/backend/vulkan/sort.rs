@@ -17,13 +17,15 @@
 //! come out as they went in) or writes the position. Lines are read through the input's
 //! layout (any strides, any dimension), so nothing is transposed first.
 //!
-//! Searches, complex types (refused by the CPU executor), arrays or scratch beyond one
+//! searchsorted is one dispatch: a binary search per value over the sorted vector's keys.
+//!
+//! Complex types (refused by the CPU executor), arrays or scratch beyond one
 //! storage-buffer range, numbers beyond 32 bits and (on Mesa's CPU drivers) launches
 //! whose loops would pass the driver's limit run on the CPU executor.
 
 use super::{Handwritten, Launch, Plan, VulkanExecutor};
 use crate::exec::Work;
-use crate::ir::{DType, MAX_RANK, Result, SortOp, Value};
+use crate::ir::{DType, MAX_RANK, Result, Shape, SortOp, Value};
 
 /// Bindings: meta, input, output, scratch; one range each.
 const RANGES: [u32; 4] = [1; 4];
@@ -35,17 +37,13 @@ const MAX_TILE: usize = 4096;
 const LANES: usize = 64;
 /// Records a merging invocation writes (`ITEMS` in the kernel).
 const MERGE_ITEMS: usize = 16;
+const SOURCE: &str = include_str!("../../../kernels/sort.comp");
 
 impl VulkanExecutor {
     /// How a sort step runs: on the device where it can (see the module comment).
     pub(super) fn sort_plan(&self, work: &Work, inputs: &[Value], outputs: &[Value]) -> Result<Plan> {
         let cpu = || Ok(Plan::Cpu(work.clone()));
         let Work::Sort { op, dtype, shapes, .. } = work else { unreachable!("a sort step") };
-        let (dim, descending, argsort) = match *op {
-            SortOp::Sort { dim, descending } => (dim as usize, descending, false),
-            SortOp::ArgSort { dim, descending } => (dim as usize, descending, true),
-            SortOp::SearchSorted { .. } => return cpu(),
-        };
         let (key_words, how) = match dtype {
             DType::F32 => (1, "#define FLOAT\n"),
             DType::F64 => (2, "#define FLOAT\n"),
@@ -55,17 +53,29 @@ impl VulkanExecutor {
             DType::C64 | DType::C128 => return cpu(),
         };
         let r = key_words + 1;
+        let caps = &self.ctx.caps;
+        let in_range = |v: &Value| (v.storage.byte_len() as u64) <= caps.chunk_bytes;
+        if !inputs.iter().chain(outputs).all(in_range) {
+            return cpu();
+        }
+        let head = format!("#version 450\n#define R {r}\n#define ELEM {}\n{how}", dtype.size());
+        let (dim, descending, argsort) = match *op {
+            SortOp::Sort { dim, descending } => (dim as usize, descending, false),
+            SortOp::ArgSort { dim, descending } => (dim as usize, descending, true),
+            SortOp::SearchSorted { right } => {
+                let launch = self.search_launch(&head, right, shapes, inputs)?;
+                return Ok(launch.map_or_else(|| Plan::Cpu(work.clone()), Plan::Device));
+            }
+        };
         let shape = &shapes[0];
         let (n, total) = (shape.dim(dim), shape.numel());
-        let caps = &self.ctx.caps;
         let layout = &inputs[0].layout;
         let scratch = 2 * total * r * 4;
-        let in_range = |v: &Value| (v.storage.byte_len() as u64) <= caps.chunk_bytes;
         let mut numbers = vec![n as i64, (total / n.max(1)) as i64, shape.rank() as i64, dim as i64, layout.offset];
         numbers.extend((0..MAX_RANK).map(|d| shape.dims().get(d).map_or(1, |&s| s as i64)));
         numbers.extend_from_slice(&layout.strides);
         let Some(words) = super::words(&numbers) else { return cpu() };
-        if !(inputs.iter().chain(outputs).all(in_range) && scratch as u64 <= caps.chunk_bytes) {
+        if scratch as u64 > caps.chunk_bytes {
             return cpu();
         }
         let mut launch = Launch { words, scratch: Some(scratch.max(16)), ranges: RANGES.to_vec(), ..Launch::default() };
@@ -94,12 +104,9 @@ impl VulkanExecutor {
                 return cpu();
             }
         }
-        let elem = dtype.size();
         let direction = if descending { "#define DESCENDING\n" } else { "" };
-        let head = format!("#version 450\n#define R {r}\n#define ELEM {elem}\n{how}{direction}");
-        let body = include_str!("../../../kernels/sort.comp");
         let mut pass = |defines: String, groups: usize| -> Result<()> {
-            let pipeline = self.programs.pipeline(&format!("{head}{defines}{body}"), &RANGES)?;
+            let pipeline = self.programs.pipeline(&format!("{head}{direction}{defines}{SOURCE}"), &RANGES)?;
             launch.dispatches.push((pipeline, [groups as u32, 1, 1]));
             Ok(())
         };
@@ -113,9 +120,39 @@ impl VulkanExecutor {
             )?;
         }
         let argsort = if argsort { "#define ARGSORT\n" } else { "" };
-        let units = if elem == 1 && argsort.is_empty() { total.div_ceil(4) } else { total };
+        let units = if dtype.size() == 1 && argsort.is_empty() { total.div_ceil(4) } else { total };
         pass(format!("#define PASS EMIT\n#define FROM {}\n{argsort}", merges % 2), groups(units, LANES))?;
         Handwritten::Sort.count();
         Ok(Plan::Device(launch))
+    }
+
+    /// searchsorted of the values `inputs[1]` in the vector `inputs[0]` (shaped as
+    /// `shapes`): a binary search per value. None when a number passes 32 bits or (on
+    /// Mesa's CPU drivers) the loops would pass the driver's limit.
+    fn search_launch(&self, head: &str, right: bool, shapes: &[Shape], inputs: &[Value]) -> Result<Option<Launch>> {
+        let (sorted, values) = (&inputs[0].layout, &inputs[1].layout);
+        let (m, total) = (shapes[0].dim(0), shapes[1].numel());
+        let mut numbers = vec![m as i64, sorted.offset, sorted.strides[0], total as i64];
+        numbers.extend([shapes[1].rank() as i64, values.offset]);
+        numbers.extend((0..MAX_RANK).map(|d| shapes[1].dims().get(d).map_or(1, |&s| s as i64)));
+        numbers.extend_from_slice(&values.strides);
+        let Some(words) = super::words(&numbers) else { return Ok(None) };
+        let groups = total.div_ceil(LANES).clamp(1, self.ctx.caps.max_groups_x as usize);
+        let rounds = total.div_ceil(groups * LANES);
+        if self
+            .target
+            .max_loop_iterations
+            .is_some_and(|limit| rounds * (MAX_RANK + 2 + (m + 1).ilog2() as usize) > limit)
+        {
+            return Ok(None);
+        }
+        let mut launch = Launch { words, ranges: RANGES.to_vec(), ..Launch::default() };
+        if total > 0 {
+            let side = if right { "#define RIGHT\n" } else { "" };
+            let pipeline = self.programs.pipeline(&format!("{head}#define PASS SEARCH\n{side}{SOURCE}"), &RANGES)?;
+            launch.dispatches.push((pipeline, [groups as u32, 1, 1]));
+            Handwritten::Sort.count();
+        }
+        Ok(Some(launch))
     }
 }
