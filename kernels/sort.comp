@@ -1,9 +1,9 @@
-// Sorts and argsorts along a dimension (see src/backend/vulkan/sort.rs). Every element
-// becomes a record of R words: its directed key (R - 1 words, most significant first,
-// whose unsigned order is the sort order: backend/cpu/sort.rs's mapping) and its position
-// along its line. Records are distinct, so sorting them by all their words is the stable
-// sort. Lines are numbered over the other dimensions, first fastest; line l's records
-// are at l * n .. l * n + n of a scratch region.
+// Sorts and argsorts along a dimension, and searchsorted (see src/backend/vulkan/sort.rs).
+// Every element becomes a record of R words: its directed key (R - 1 words, most
+// significant first, whose unsigned order is the sort order: backend/cpu/sort.rs's
+// mapping) and its position along its line. Records are distinct, so sorting them by
+// all their words is the stable sort. Lines are numbered over the other dimensions,
+// first fastest; line l's records are at l * n .. l * n + n of a scratch region.
 //
 // Passes (PASS):
 // - TILE: each workgroup loads a tile of P records (P a power of two; a whole line when

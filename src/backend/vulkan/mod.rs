@@ -77,7 +77,7 @@ pub enum Handwritten {
     Gemv,
     /// Products of matrices, batched or not (`kernels/matmul.comp`).
     MatMul,
-    /// Sorts and argsorts (`kernels/sort.comp`), counted once per launch.
+    /// Sorts, argsorts and searches (`kernels/sort.comp`), counted once per launch.
     Sort,
 }
 

@@ -37,6 +37,7 @@ const MAX_TILE: usize = 4096;
 const LANES: usize = 64;
 /// Records a merging invocation writes (`ITEMS` in the kernel).
 const MERGE_ITEMS: usize = 16;
+/// Every pass's text, chosen by the defines before it.
 const SOURCE: &str = include_str!("../../../kernels/sort.comp");
 
 impl VulkanExecutor {
@@ -92,7 +93,7 @@ impl VulkanExecutor {
         let tiles = total / n * n.div_ceil(p);
         let merges = (n.div_ceil(p).next_power_of_two().ilog2()) as usize;
         // Loop iterations of one invocation: a rank loop per element visited, a bitonic
-        // network per tile, a binary search per record merged.
+        // network per tile, a merge-path search and ITEMS steps per chunk merged.
         if let Some(limit) = self.target.max_loop_iterations {
             let rounds = |items: usize, lanes: usize| items.div_ceil(groups(items, lanes) * lanes);
             let log = p.ilog2() as usize + 1;
