@@ -163,7 +163,7 @@ fn device_sizes() {
 #[test]
 fn long_lines_of_views() {
     let mut rng = rng("long_lines_of_views");
-    for dt in [SL_F32, SL_I64] {
+    for dt in [SL_F32, SL_I64, SL_U8] {
         let (rows, cols) = (9001, 3);
         let a = tied(&mut rng, dt, &[rows, cols]);
         let h = a.upload();
