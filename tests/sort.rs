@@ -141,6 +141,94 @@ fn long_and_many_lines() {
     }
 }
 
+/// Lengths around the device kernel's boundaries (powers of two, the shared-memory tile
+/// of 4096 one-word or 2048 two-word records on lavapipe, merges of tiles), a 2^20 line,
+/// and 1000 lines of 17 (both dimensions).
+#[test]
+fn device_sizes() {
+    let mut rng = rng("device_sizes");
+    for dt in ALL_DTYPES {
+        for n in [2, 3, 255, 256, 257, 2047, 2048, 2049, 4095, 4096, 4097, 100_003] {
+            sorts_match_the_reference(&tied(&mut rng, dt, &[n]));
+        }
+        sorts_match_the_reference(&tied(&mut rng, dt, &[1000, 17]));
+    }
+    for dt in [SL_F32, SL_I64] {
+        sorts_match_the_reference(&rand_arr(&mut rng, dt, &[1 << 20], -1e9, 1e9, true));
+    }
+}
+
+/// Lines longer than a tile, read through a section (every other row, backwards) and a
+/// transpose of it.
+#[test]
+fn long_lines_of_views() {
+    let mut rng = rng("long_lines_of_views");
+    for dt in [SL_F32, SL_I64, SL_U8] {
+        let (rows, cols) = (9001, 3);
+        let a = tied(&mut rng, dt, &[rows, cols]);
+        let h = a.upload();
+        let (mut sec, mut tr) = (0, 0);
+        let half = rows / 2;
+        ok(sl_section(
+            h,
+            [rows as i64 - 1, 0].as_ptr(),
+            [half as i64, cols as i64].as_ptr(),
+            [-2, 1].as_ptr(),
+            &mut sec,
+        ));
+        let sec_ref = Arr::new(
+            dt,
+            &[half, cols],
+            (0..half * cols).map(|i| a.at(&[rows - 1 - 2 * (i % half), i / half])).collect(),
+        );
+        ok(sl_transpose(sec, &mut tr));
+        let tr_ref = Arr::new(dt, &[cols, half], (0..half * cols).map(|i| sec_ref.at(&[i / cols, i % cols])).collect());
+        for (what, view, want) in [("section", sec, &sec_ref), ("transpose", tr, &tr_ref)] {
+            for dim in 0..2 {
+                for descending in [false, true] {
+                    let (values, positions) = sorted(view, dim, descending);
+                    let (want_v, want_p) = reference_sort(want, dim, descending);
+                    let what = format!("{dt} {what} along {dim} descending {descending}");
+                    assert_same(&format!("sort of a {what}"), &values, &want_v);
+                    assert_same(&format!("argsort of a {what}"), &positions, &want_p);
+                }
+            }
+        }
+        release(&[h, sec, tr]);
+    }
+}
+
+#[test]
+#[ignore = "run by vulkan_sorts_run_on_the_device in a child process"]
+fn device_sorts_child() {
+    let mut rng = rng("device_sorts_child");
+    let (steps, dispatches) = (stats().host_steps, sluice::backend::vulkan::Handwritten::Sort.dispatches());
+    for dt in ALL_DTYPES {
+        for shape in [&[5000][..], &[30, 7]] {
+            let a = tied(&mut rng, dt, shape);
+            let h = a.upload();
+            let _ = sorted(h, 0, false);
+            let mut s = tied(&mut rng, dt, &[100]);
+            s.v.sort_by(|x, y| order(*x, *y));
+            let (hs, mut q) = (s.upload(), 0);
+            ok(sl_searchsorted(hs, h, SL_SIDE_RIGHT, &mut q));
+            let _ = download(q);
+            release(&[h, hs, q]);
+        }
+    }
+    assert_eq!(stats().host_steps, steps, "a sort ran on the host");
+    assert!(sluice::backend::vulkan::Handwritten::Sort.dispatches() > dispatches, "the sort kernels did not run");
+}
+
+/// On Vulkan, sorts, argsorts and searches run on the device: no host step (this child runs alone,
+/// so the counters are its own).
+#[test]
+fn vulkan_sorts_run_on_the_device() {
+    if on_vulkan() {
+        child("device_sorts_child", &[]);
+    }
+}
+
 /// Many equal keys: the positions of equal elements must rise along every sorted run,
 /// in both orders.
 #[test]
@@ -245,7 +333,7 @@ fn topk_takes_the_first_of_the_stable_order() {
 #[test]
 fn searchsorted_counts_before_and_through_ties() {
     let mut rng = rng("searchsorted_counts_before_and_through_ties");
-    for dt in [SL_F64, SL_F32, SL_I32] {
+    for dt in ALL_DTYPES {
         for n in [0, 1, 17, 500] {
             let mut s = tied(&mut rng, dt, &[n]);
             s.v.sort_by(|x, y| order(*x, *y));

@@ -18,6 +18,7 @@ mod memory;
 mod programs;
 mod residency;
 mod scatter;
+mod sort;
 mod special;
 mod submit;
 mod transpose;
@@ -76,10 +77,12 @@ pub enum Handwritten {
     Gemv,
     /// Products of matrices, batched or not (`kernels/matmul.comp`).
     MatMul,
+    /// Sorts, argsorts and searches (`kernels/sort.comp`), counted once per launch.
+    Sort,
 }
 
 /// Dispatches recorded so far in this process, per `Handwritten` kernel.
-static HANDWRITTEN_DISPATCHES: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
+static HANDWRITTEN_DISPATCHES: [AtomicU64; 7] = [const { AtomicU64::new(0) }; 7];
 
 impl Handwritten {
     fn count(self) {
@@ -286,8 +289,7 @@ impl VulkanExecutor {
             Work::Fft { .. } => self.fft_plan(work, inputs, outputs),
             // Factorizations and solves run on the CPU executor (docs/internals.md, "Factorizations").
             Work::Factor { .. } => Ok(Plan::Cpu(work.clone())),
-            // Sorts run on the CPU executor (docs/internals.md, "Sorting").
-            Work::Sort { .. } => Ok(Plan::Cpu(work.clone())),
+            Work::Sort { .. } => self.sort_plan(work, inputs, outputs),
             // A gather's index check reads a few scalars on the host (`cpu/gather.rs`).
             Work::IndexCheck { .. } => Ok(Plan::Cpu(work.clone())),
             Work::Scatter { .. } => self.scatter_plan(work, inputs, outputs),
