@@ -2091,8 +2091,9 @@ sl_status sl_expand_dims(sl_array a, int32_t dim, sl_array *out);
 sl_status sl_moveaxis(sl_array a, int32_t from, int32_t to, sl_array *out);
 
 // Every line of `a` along `dim` sorted in `order` (`SL_ASCENDING` or `SL_DESCENDING`),
-// stably; NaNs last in both orders. Any real or bool type. On the Vulkan executor sorts,
-// argsorts and searchsorted run on the device (they add no `sl_stats.host_steps`).
+// stably; NaNs last in both orders. Any real or bool type. On a Vulkan GPU sorts, argsorts
+// and searchsorted run on the device; on a CPU-type Vulkan device (lavapipe) on the CPU
+// executor, much faster there (each adds to `sl_stats.host_steps`).
 sl_status sl_sort(sl_array a, int32_t dim, sl_sort_order order, sl_array *out);
 
 // The positions (i64, 0-based) along `dim` that sort every line of `a` in `order`:

@@ -39,6 +39,8 @@ SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_F64=on cargo 
 # Dispatches of at most 3 workgroups along x and y: invocations take many points or rows, and
 # on lavapipe kernels whose loops would then exceed its limit must run on the CPU instead.
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_MAX_GROUPS=3 cargo test --locked --test ops --test reductions --test scans --test fusion --test transpose --test scatter --test gather
+# Sorts and searches on the device (lavapipe otherwise runs them on the CPU executor, faster there).
+SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_DEVICE_SORT=on cargo test --locked --test sort
 # Scatter again as on a device without 64-bit buffer atomics (8-byte add/min/max then run on the CPU).
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_INT64_ATOMICS=on cargo test --locked --test scatter
 # Result comparison passes on the whole op suite (and the promotion table and the statistics), in both modes, on both executors, with the

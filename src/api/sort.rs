@@ -23,8 +23,9 @@ fn descending(order: sl_sort_order) -> Result<bool> {
 }
 
 /// Every line of `a` along `dim` sorted in `order` (`SL_ASCENDING` or `SL_DESCENDING`),
-/// stably; NaNs last in both orders. Any real or bool type. On the Vulkan executor sorts,
-/// argsorts and searchsorted run on the device (they add no `sl_stats.host_steps`).
+/// stably; NaNs last in both orders. Any real or bool type. On a Vulkan GPU sorts, argsorts
+/// and searchsorted run on the device; on a CPU-type Vulkan device (lavapipe) on the CPU
+/// executor, much faster there (each adds to `sl_stats.host_steps`).
 #[unsafe(no_mangle)]
 pub extern "C" fn sl_sort(a: sl_array, dim: i32, order: sl_sort_order, out: *mut sl_array) -> sl_status {
     boundary!("sl_sort", |site| {

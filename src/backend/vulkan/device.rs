@@ -42,6 +42,9 @@ pub struct Options {
     /// Long axes of few rows reduce in the tree form on every device, not only GPUs
     /// (`SLUICE_VULKAN_AXIS_TREE`, for tests).
     pub axis_tree: bool,
+    /// Sorts and searches run on every device, not only GPUs (`SLUICE_VULKAN_DEVICE_SORT`,
+    /// for tests).
+    pub device_sort: bool,
     /// Every scan along an axis takes the blocked form where it fits, on every device
     /// (`SLUICE_VULKAN_BLOCKED_SCAN`, for tests).
     pub blocked_scan: bool,

@@ -168,6 +168,9 @@ pub struct VulkanExecutor {
     /// Copy results a read waits for back in the submission computing them
     /// (`Options::no_read_back` off).
     read_back: bool,
+    /// Sorts and searches run on the device (GPU-type devices, or forced for tests): on
+    /// lavapipe the CPU executor's radix sort is 20-30x faster (BENCHMARKS.md).
+    device_sort: bool,
 }
 
 fn device_array(v: &Value) -> Option<&DeviceArray> {
@@ -220,6 +223,7 @@ impl VulkanExecutor {
             submit_per_step: opts.submit_per_step,
             host_steps: AtomicU64::new(0),
             read_back: !opts.no_read_back,
+            device_sort: opts.device_sort || matches!(caps.kind, DeviceKind::DiscreteGpu | DeviceKind::IntegratedGpu),
         };
         let f64_note = if caps.float64 {
             ""

@@ -19,6 +19,8 @@
 //!
 //! searchsorted is one dispatch: a binary search per value over the sorted vector's keys.
 //!
+//! Only on GPU-type devices, unless forced (`SLUICE_VULKAN_DEVICE_SORT`): on lavapipe the
+//! CPU executor's radix sort is 20-30x faster than these kernels (BENCHMARKS.md).
 //! Complex types (refused by the CPU executor), arrays or scratch beyond one
 //! storage-buffer range, numbers beyond 32 bits and (on Mesa's CPU drivers) launches
 //! whose loops would pass the driver's limit run on the CPU executor.
@@ -45,6 +47,9 @@ impl VulkanExecutor {
     pub(super) fn sort_plan(&self, work: &Work, inputs: &[Value], outputs: &[Value]) -> Result<Plan> {
         let cpu = || Ok(Plan::Cpu(work.clone()));
         let Work::Sort { op, dtype, shapes, .. } = work else { unreachable!("a sort step") };
+        if !self.device_sort {
+            return cpu();
+        }
         let (key_words, how) = match dtype {
             DType::F32 => (1, "#define FLOAT\n"),
             DType::F64 => (2, "#define FLOAT\n"),
