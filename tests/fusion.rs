@@ -733,3 +733,76 @@ fn concat_of_many_chunks() {
         release(&[a, b, twice, c, y]);
     }
 }
+
+/// Sums of many terms (arrays, shifted arrays and scalars) fused into one kernel, each
+/// lane added in the order written: bit for bit the additions done one by one in the
+/// element type, at lengths that end inside a tile of lanes, with a partial sum also
+/// stored (which the chain must keep).
+#[test]
+fn long_sums_add_in_order() {
+    let mut rng = rng("long_sums_add_in_order");
+    for (dt, n) in [(SL_F32, 1000usize), (SL_F64, 70001), (SL_F32, 64 * 1024 + 3)] {
+        let xs: Vec<Arr> = (0..3).map(|_| rand_arr(&mut rng, dt, &[n], -1e3, 1e3, false)).collect();
+        let hs: Vec<sl_array> = xs.iter().map(Arr::upload).collect();
+        // Terms: (source, shift) or a scalar; shifts fill with 0.5.
+        let terms: Vec<(Option<(usize, i64)>, f64)> = (0..20)
+            .map(|i| {
+                if i > 0 && rng.random_bool(0.2) {
+                    (None, rng.random_range(-10.0..10.0))
+                } else {
+                    (Some((rng.random_range(0..3), rng.random_range(-4..=4))), 0.0)
+                }
+            })
+            .collect();
+        let keep = rng.random_range(1..terms.len());
+        let term_handle = |t: &(Option<(usize, i64)>, f64), made: &mut Vec<sl_array>| match t.0 {
+            Some((src, k)) => {
+                let mut s = 0;
+                ok(sl_shift(hs[src], 0, k, SL_BOUNDARY_FILL, 0.5, &mut s));
+                made.push(s);
+                Some(s)
+            }
+            None => None,
+        };
+        let mut made = Vec::new();
+        let mut sum = term_handle(&terms[0], &mut made).expect("the first term is an array");
+        let mut partial = sum;
+        for (i, t) in terms.iter().enumerate().skip(1) {
+            let mut next = 0;
+            match term_handle(t, &mut made) {
+                Some(h) => ok(sl_add(sum, h, &mut next)),
+                None => ok(sl_add_scalar(sum, t.1, &mut next)),
+            }
+            made.push(next);
+            sum = next;
+            if i == keep {
+                partial = sum;
+            }
+        }
+        ok(sl_eval([sum, partial].as_ptr(), 2));
+        let (got, got_partial) = (download(sum), download(partial));
+        let value = |t: &(Option<(usize, i64)>, f64), i: usize| match t.0 {
+            Some((src, k)) => {
+                let from = i as i64 - k;
+                if (0..n as i64).contains(&from) { xs[src].v[from as usize].f() } else { 0.5 }
+            }
+            None => t.1,
+        };
+        for i in 0..n {
+            // The reference adds in the element type, one addition at a time.
+            let (mut r32, mut r64) = (value(&terms[0], i) as f32, value(&terms[0], i));
+            for (j, t) in terms.iter().enumerate().skip(1) {
+                r32 += value(t, i) as f32;
+                r64 += value(t, i);
+                if j == keep {
+                    let want = if dt == SL_F32 { r32 as f64 } else { r64 };
+                    assert_eq!(got_partial.v[i].f(), want, "partial sum, lane {i} of {n}");
+                }
+            }
+            let want = if dt == SL_F32 { r32 as f64 } else { r64 };
+            assert_eq!(got.v[i].f(), want, "lane {i} of {n}, type {dt}");
+        }
+        release(&made);
+        release(&hs);
+    }
+}

@@ -490,6 +490,64 @@ pub unsafe fn binary(op: BinaryOp, dtype: DType, a: Opnd, b: Opnd, dst: *mut u8,
 ///
 /// # Safety
 /// As for `binary`; `cond` holds bytes.
+/// `((terms[0] + terms[1]) + terms[2]) + ...` lane by lane, in that order (so each lane
+/// rounds as the additions one by one would). A tile of lanes stays in registers across
+/// all the terms: one store per lane instead of one per addition.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
+pub unsafe fn add_chain(dtype: DType, terms: &[Opnd], dst: *mut u8, n: usize) {
+    unsafe {
+        match dtype {
+            DType::F32 => add_terms::<f32>(terms, dst, n),
+            DType::F64 => add_terms::<f64>(terms, dst, n),
+            _ => unreachable!("chains of additions are of floats"),
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn add_terms<T: Float>(terms: &[Opnd], dst: *mut u8, n: usize) {
+    /// Lanes summed at once: four 512-bit registers of f32.
+    const TILE: usize = 64;
+    let d = unsafe { out::<T>(dst, n) };
+    // Every term as a tile's address `base + at * step`: a scalar is a tile of its value
+    // read at every `at`, so the loop over terms has one form and the sums stay in
+    // registers.
+    let splats: smallvec::SmallVec<[[T; TILE]; 4]> = terms
+        .iter()
+        .filter_map(|&t| match t {
+            Opnd::Scalar(bits) => Some([T::from_u64(bits); TILE]),
+            Opnd::Vec(_) => None,
+        })
+        .collect();
+    let mut scalars = splats.iter();
+    let tiles: smallvec::SmallVec<[(*const T, usize); 32]> = terms
+        .iter()
+        .map(|&t| match t {
+            Opnd::Vec(p) => (p as *const T, 1),
+            Opnd::Scalar(_) => (scalars.next().expect("a splat per scalar").as_ptr(), 0),
+        })
+        .collect();
+    let (first, rest) = tiles.split_first().expect("a chain has terms");
+    // SAFETY (all reads): vector terms have `n` lanes, splats `TILE`, read at offset 0.
+    let tile = |&(base, step): &(*const T, usize), at: usize| unsafe { &*(base.add(at * step) as *const [T; TILE]) };
+    let full = n - n % TILE;
+    for at in (0..full).step_by(TILE) {
+        let mut acc = *tile(first, at);
+        for t in rest {
+            let v = tile(t, at);
+            for j in 0..TILE {
+                acc[j] = acc[j] + v[j];
+            }
+        }
+        d[at..at + TILE].copy_from_slice(&acc);
+    }
+    // SAFETY: as above, lane by lane.
+    let lane = |&(base, step): &(*const T, usize), i: usize| unsafe { *base.add(i * step) };
+    for (i, o) in d.iter_mut().enumerate().skip(full) {
+        *o = rest.iter().fold(lane(first, i), |sum, t| sum + lane(t, i));
+    }
+}
+
 #[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
 pub unsafe fn select(dtype: DType, cond: Opnd, a: Opnd, b: Opnd, dst: *mut u8, n: usize) {
     if dtype.is_complex() {

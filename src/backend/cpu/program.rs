@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use super::access::{AffineForm, AffineMap, Walk};
 use crate::ir::kernel::{Inst, Kernel, KernelOutput, KernelReduce, OutputKind};
 use crate::ir::random::MAX_RANDOM_PARAMS;
@@ -72,6 +74,14 @@ pub enum VInst {
         dst: u16,
         a: Arg,
         b: Arg,
+    },
+    /// `((terms[0] + terms[1]) + terms[2]) + ...` of floats, each lane in that order (a
+    /// chain of additions whose partial sums nothing else reads: a moving window's
+    /// terms, a stencil's neighbours), in one pass over the lanes.
+    AddChain {
+        dtype: DType,
+        dst: u16,
+        terms: SmallVec<[Arg; 8]>,
     },
     Select {
         dtype: DType,
@@ -294,6 +304,46 @@ fn folded_products(k: &Kernel, live: &[bool], uniform: &[bool]) -> HashMap<u32, 
     folded
 }
 
+/// Chains of float additions computed in one pass (`VInst::AddChain`): for each addition
+/// whose left operand is an addition of the same type that nothing else reads (so its
+/// partial sum need not be kept), the terms of the whole chain, keyed by the last
+/// addition; the additions inside chains are the returned set.
+fn add_chains(k: &Kernel, live: &[bool], uniform: &[bool]) -> (HashMap<u32, SmallVec<[u32; 8]>>, Vec<bool>) {
+    let n = k.insts.len();
+    let mut readers = vec![0usize; n];
+    for (_, inst) in k.insts.iter().enumerate().filter(|(i, _)| live[*i]) {
+        for &a in inst.operands().iter() {
+            readers[a as usize] += 1;
+        }
+    }
+    for o in &k.outputs {
+        readers[o.value as usize] += 1;
+    }
+    let addition = |v: u32| match k.insts[v as usize] {
+        Inst::Binary { op: BinaryOp::Add, a, b }
+            if live[v as usize] && !uniform[v as usize] && k.types[v as usize].is_float() =>
+        {
+            Some((a, b))
+        }
+        _ => None,
+    };
+    let mut chains: HashMap<u32, SmallVec<[u32; 8]>> = HashMap::new();
+    let mut inside = vec![false; n];
+    for i in 0..n as u32 {
+        let Some((a, b)) = addition(i) else { continue };
+        if addition(a).is_some() && readers[a as usize] == 1 && k.types[a as usize] == k.types[i as usize] {
+            let mut terms = chains.remove(&a).unwrap_or_else(|| {
+                let (x, y) = addition(a).expect("an addition");
+                smallvec::smallvec![x, y]
+            });
+            terms.push(b);
+            inside[a as usize] = true;
+            chains.insert(i, terms);
+        }
+    }
+    (chains, inside)
+}
+
 /// `kernel` over its domain without the dimensions of size 1 (a reduction's axis kept),
 /// every map reaching the original domain through a reshape first (affine: it only drops
 /// unit dimensions). Rows run along dimension 0, so a domain of `[1, n]` whose accesses
@@ -394,6 +444,13 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
         last_use[a as usize] = usize::MAX;
         last_use[b as usize] = usize::MAX;
     }
+    // The terms of a chain of additions are read where the chain ends.
+    let (chains, inside_chain) = add_chains(k, &live, &uniform);
+    for (&end, terms) in &chains {
+        for &t in terms {
+            last_use[t as usize] = last_use[t as usize].max(end as usize);
+        }
+    }
 
     let mut slots: Vec<Option<Arg>> = vec![None; n];
     let mut uniforms = Vec::new();
@@ -410,7 +467,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
 
     for (i, inst) in k.insts.iter().enumerate() {
         let ty = k.types[i];
-        if !live[i] || folded.contains_key(&(i as u32)) {
+        if !live[i] || folded.contains_key(&(i as u32)) || inside_chain[i] {
             continue;
         }
         if uniform[i] {
@@ -461,6 +518,9 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
             },
             Inst::Valid { map } => VInst::Valid { dst, map: *map },
             Inst::Unary { op, a } => VInst::Unary { op: *op, dtype: k.types[*a as usize], dst, a: arg(&slots, *a) },
+            Inst::Binary { .. } if chains.contains_key(&(i as u32)) => {
+                VInst::AddChain { dtype: ty, dst, terms: chains[&(i as u32)].iter().map(|&t| arg(&slots, t)).collect() }
+            }
             Inst::Binary { op, a, b } => {
                 VInst::Binary { op: *op, dtype: k.types[*a as usize], dst, a: arg(&slots, *a), b: arg(&slots, *b) }
             }
@@ -512,7 +572,10 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
         slots[i] = Some(Arg::Reg(dst));
         // Registers of operands whose last reader this was go back to the free list
         // only now, after the destination was chosen.
-        let ops = inst.operands();
+        let ops: SmallVec<[u32; 8]> = match chains.get(&(i as u32)) {
+            Some(terms) => terms.clone(),
+            None => inst.operands().iter().copied().collect(),
+        };
         for (j, &a) in ops.iter().enumerate() {
             // Each register once, even if an operand repeats (x * x).
             if last_use[a as usize] == i
@@ -558,6 +621,7 @@ pub fn lower(kernel: Arc<Kernel>) -> Result<Program> {
                 vi,
                 VInst::Unary { .. }
                     | VInst::Binary { .. }
+                    | VInst::AddChain { .. }
                     | VInst::Select { .. }
                     | VInst::Fma { .. }
                     | VInst::Cast { .. }
@@ -628,6 +692,34 @@ mod tests {
             assert!(multiplies(&p), "{others:?}");
             assert!(p.outputs.iter().all(|o| o.factor.is_none()), "{others:?}");
         }
+    }
+
+    /// A chain of additions is one instruction over its terms, in order; a partial sum
+    /// that something else reads ends the chain before it.
+    #[test]
+    fn chains_of_additions_are_one_pass() {
+        let add = |a, b| Inst::Binary { op: BinaryOp::Add, a, b };
+        let chain = [add(0, 1), add(2, 0), add(3, 1)];
+        let terms = |p: &Program| -> Vec<Vec<Arg>> {
+            let chains = p.code.iter().filter_map(|vi| match vi {
+                VInst::AddChain { terms, .. } => Some(terms.to_vec()),
+                _ => None,
+            });
+            chains.collect()
+        };
+        let p = lower(kernel(5000, &chain, &[(4, OutputKind::Store)])).unwrap();
+        assert!(!p.code.iter().any(|vi| matches!(vi, VInst::Binary { .. })));
+        let [loaded_x, loaded_y] = [0, 1].map(|i| match p.code[i] {
+            VInst::Load { dst, .. } => Arg::Reg(dst),
+            _ => unreachable!("the loads come first"),
+        });
+        assert_eq!(terms(&p), [vec![loaded_x, loaded_y, loaded_x, loaded_y]]);
+        // The first partial sum is also stored: the chain starts from it.
+        let p = lower(kernel(5000, &chain, &[(4, OutputKind::Store), (2, OutputKind::Store)])).unwrap();
+        let found = terms(&p);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0][1..], [loaded_x, loaded_y]);
+        assert_eq!(p.code.iter().filter(|vi| matches!(vi, VInst::Binary { op: BinaryOp::Add, .. })).count(), 1);
     }
 
     /// A program that only stores, with few registers, runs longer chunks; one that

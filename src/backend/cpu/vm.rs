@@ -502,6 +502,12 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
                     ops::binary(*op, *dtype, opnd(f, l.uni, *a), opnd(f, l.uni, *b), d, n);
                     f.set_ptr(*dst as usize, d);
                 }
+                VInst::AddChain { dtype, dst, terms } => {
+                    let d = target.unwrap_or_else(|| f.reg(*dst as usize));
+                    let terms: SmallVec<[Opnd; 32]> = terms.iter().map(|&t| opnd(f, l.uni, t)).collect();
+                    ops::add_chain(*dtype, &terms, d, n);
+                    f.set_ptr(*dst as usize, d);
+                }
                 VInst::Select { dtype, dst, cond, a, b } => {
                     let (cond, a, b) = (opnd(f, l.uni, *cond), opnd(f, l.uni, *a), opnd(f, l.uni, *b));
                     // A chunk wholly inside (or outside) a fill boundary reads the chosen
