@@ -183,8 +183,14 @@ enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV };
 
 static const int binary_codes[] = {SL_ADD, SL_SUB, SL_MUL, SL_DIV};
 
+/* Which operand is a real scalar. Sluice, as C's Annex G, does not make it complex: its
+ * imaginary part would be a +0 whose sign mixes into the result's zeros (x / -0.5 of
+ * 0 - 0i is -0 + 0i part by part, but -0 - 0i as a complex quotient), and arg tells
+ * those zeros apart (+pi or -pi). */
+enum { BOTH_COMPLEX, X_REAL, Y_REAL };
+
 /* `x op y` with part tolerances tx, ty. */
-static void model_binary(Cx *out, int64_t i, int op, double complex x, double tx, double complex y, double ty) {
+static void model_binary(Cx *out, int64_t i, int op, double complex x, double tx, double complex y, double ty, int real) {
     int dt = out->dt;
     double u = unit(dt), mx = norm_inf(x), my = norm_inf(y);
     if (tx == ANY_VALUE || ty == ANY_VALUE) {
@@ -194,23 +200,30 @@ static void model_binary(Cx *out, int64_t i, int op, double complex x, double tx
     switch (op) {
     case OP_ADD:
     case OP_SUB: {
-        /* Part by part: exact IEEE results for infinities and NaNs too. */
-        double complex r = op == OP_ADD ? CMPLX(creal(x) + creal(y), cimag(x) + cimag(y)) : CMPLX(creal(x) - creal(y), cimag(x) - cimag(y));
-        put(out, i, r, tx + ty);
+        /* Part by part: exact IEEE results for infinities and NaNs too. A real operand's
+         * missing imaginary part leaves the other's (negated when subtracted). */
+        double sign = op == OP_ADD ? 1 : -1;
+        double im = real == Y_REAL ? cimag(x) : real == X_REAL ? sign * cimag(y) : cimag(x) + sign * cimag(y);
+        put(out, i, CMPLX(creal(x) + sign * creal(y), im), tx + ty);
         return;
     }
-    case OP_MUL:
+    case OP_MUL: {
         if (!finite_c(x) || !finite_c(y)) break;
-        put(out, i, CMPLX(creal(x) * creal(y) - cimag(x) * cimag(y), creal(x) * cimag(y) + cimag(x) * creal(y)),
-            2 * (mx * ty + my * tx + tx * ty) + 8 * u * mx * my);
+        double t = 2 * (mx * ty + my * tx + tx * ty) + 8 * u * mx * my;
+        if (real == X_REAL) put(out, i, CMPLX(creal(x) * creal(y), creal(x) * cimag(y)), t);
+        else if (real == Y_REAL) put(out, i, CMPLX(creal(x) * creal(y), cimag(x) * creal(y)), t);
+        else put(out, i, CMPLX(creal(x) * creal(y) - cimag(x) * cimag(y), creal(x) * cimag(y) + cimag(x) * creal(y)), t);
         return;
+    }
     default: {
         double ny = cabs(y);
         /* Quotients of inexact values may be ill-conditioned; tiny or huge divisors may
          * underflow or overflow on the way (Smith's method scales, but the model does
          * not follow it there). */
         if (!finite_c(x) || !finite_c(y) || tx > 0 || ty > 0 || ny < 1e-6 || ny > 1e6) break;
-        put(out, i, x / y, 16 * u * cabs(x) / ny);
+        /* A real divisor divides each part; a real dividend is s + 0i in Smith's method
+         * (Sluice's, and as libgcc's __divdc3 takes the branches, the zeros' signs too). */
+        put(out, i, real == Y_REAL ? CMPLX(creal(x) / creal(y), cimag(x) / creal(y)) : x / y, 16 * u * cabs(x) / ny);
         return;
     }
     }
@@ -396,8 +409,8 @@ static int chain_op(Fuzzer *f, Made *m, Cx *x) {
         cx_shape(&r, x->dt, x->rank, x->dims);
         for (int64_t i = 0; i < r.n; i++) {
             int64_t j = src_index(&b, &r, i);
-            if (swap) model_binary(&r, i, op, b.z[j], b.t[j], x->z[i], x->t[i]);
-            else model_binary(&r, i, op, x->z[i], x->t[i], b.z[j], b.t[j]);
+            if (swap) model_binary(&r, i, op, b.z[j], b.t[j], x->z[i], x->t[i], BOTH_COMPLEX);
+            else model_binary(&r, i, op, x->z[i], x->t[i], b.z[j], b.t[j], BOTH_COMPLEX);
         }
     } else if (k < 50) { /* with a real or complex scalar, on either side */
         int op = (int)rand_below(&f->r, 4), first = rand_pct(&f->r, 30), cplx = rand_pct(&f->r, 50);
@@ -414,8 +427,8 @@ static int chain_op(Fuzzer *f, Made *m, Cx *x) {
         }
         cx_shape(&r, x->dt, x->rank, x->dims);
         for (int64_t i = 0; i < r.n; i++) {
-            if (first) model_binary(&r, i, op, s, 0, x->z[i], x->t[i]);
-            else model_binary(&r, i, op, x->z[i], x->t[i], s, 0);
+            if (first) model_binary(&r, i, op, s, 0, x->z[i], x->t[i], cplx ? BOTH_COMPLEX : X_REAL);
+            else model_binary(&r, i, op, x->z[i], x->t[i], s, 0, cplx ? BOTH_COMPLEX : Y_REAL);
         }
     } else if (k < 62) { /* neg, conj */
         int conj = rand_pct(&f->r, 50);
