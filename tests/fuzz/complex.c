@@ -122,6 +122,22 @@ static sl_array finish_call(Fuzzer *f, Made *m, const char *fn, sl_status st, co
     return got;
 }
 
+/* The values of `c` for the log, exact and with the signs of zeros (on which the
+ * phase and the branch cuts turn), cut short with "..." to fit `n` bytes. */
+static void values_str(char *buf, size_t n, const Cx *c) {
+    int digits = c->dt == SL_C64 ? 9 : 17;
+    size_t used = 0;
+    buf[0] = 0;
+    for (int64_t i = 0; i < c->n; i++) {
+        int k = snprintf(buf + used, n - used, "%s(%.*g, %.*g)", i ? " " : "", digits, creal(c->z[i]), digits, cimag(c->z[i]));
+        if (k < 0 || (size_t)k >= n - used - 4) {
+            snprintf(buf + used, n - used, " ...");
+            return;
+        }
+        used += (size_t)k;
+    }
+}
+
 /* A complex array from data: interleaved parts, as C99 complex arrays are stored. */
 static int make_data(Fuzzer *f, Made *m, Cx *c, int special) {
     unsigned char buf[CX_MAX * 16];
@@ -141,7 +157,9 @@ static int make_data(Fuzzer *f, Made *m, Cx *c, int special) {
     Expect e;
     ex_init(&e);
     sl_array out = OUT_SENTINEL;
-    log_begin(f, "sl_create(%s, rank %d, %lld elements)", dt_name(c->dt), c->rank, (long long)c->n);
+    char values[600];
+    values_str(values, sizeof values, c);
+    log_begin(f, "sl_create(%s, rank %d, %lld elements: %s)", dt_name(c->dt), c->rank, (long long)c->n, values);
     sl_status st = sl_create(c->dt, c->rank, c->dims, SL_COL_MAJOR, buf, (size_t)c->n * 2 * part, &out);
     c->h = finish_call(f, m, "sl_create", st, &e, out, c->dt, c->rank, c->dims);
     return c->h != 0;
