@@ -259,12 +259,10 @@ static const struct {
 };
 
 static void model_function(Cx *out, int64_t i, int fn, double complex x, double tx) {
-    /* From exact, finite, moderate arguments only (no overflow on the way). */
-    /* On the negative real axis log and sqrt take the sign of a zero imaginary part,
-     * which the model does not follow through arithmetic (x + s for a real s keeps a -0
-     * imaginary part in Sluice; -0 + 0 is +0 in the model). */
-    int cut = (fn == FN_LOG || fn == FN_SQRT) && creal(x) < 0 && cimag(x) == 0;
-    if (tx != 0 || cut || !finite_c(x) || fabs(creal(x)) > 30 || fabs(cimag(x)) > 30 || (fn == FN_LOG && x == 0)) {
+    /* From exact, finite, moderate arguments only (no overflow on the way). On the
+     * negative real axis log and sqrt take the sign of a zero imaginary part, which
+     * exact values carry as Sluice does. */
+    if (tx != 0 || !finite_c(x) || fabs(creal(x)) > 30 || fabs(cimag(x)) > 30 || (fn == FN_LOG && x == 0)) {
         put(out, i, 0, ANY_VALUE);
         return;
     }
@@ -581,9 +579,8 @@ static void real_result(Fuzzer *f, Made *m, const Cx *x) {
             break;
         case 3:
             /* The phase moves by t / |z| at most; near the negative real axis an inexact
-             * value may cross the cut. */
-            /* (On the negative real axis, as for log: the sign of a zero part.) */
-            if ((exact && !(re < 0 && im == 0)) || (clear && cabs(z) > 4 * t && !(re < 0 && fabs(im) <= t)))
+             * value may cross the cut (an exact one's zero parts have Sluice's signs). */
+            if (exact || (clear && cabs(z) > 4 * t && !(re < 0 && fabs(im) <= t)))
                 v.f = carg(z), v.e = (exact ? 0 : 2 * t / cabs(z)) + 8 * unit(pt) * 3.141592653589793;
             break;
         case 4:
