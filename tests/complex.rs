@@ -16,6 +16,8 @@ type Call1 = extern "C" fn(sl_array, *mut sl_array) -> sl_status;
 type Ref1 = fn(Z) -> Z;
 type Ref2 = fn(Z, Z) -> Z;
 type RefPart = fn(Z) -> f64;
+/// A complex value with a real scalar.
+type RefScalar = fn(Z, f64) -> Z;
 type Formula2 = Box<dyn Fn(Z, Z) -> Z>;
 
 const COMPLEX: [sl_dtype; 2] = [SL_C64, SL_C128];
@@ -443,6 +445,70 @@ fn scalar_forms() {
         fails(sl_constant_c(part_type(dt), 1, [3].as_ptr(), 1.0, 1.0, &mut bad), SL_ERR_DTYPE_MISMATCH, "c64 or c128");
         release(&[filled]);
         release(&[h, real, out, c]);
+    }
+}
+
+/// A real scalar is not made complex (as in C99's Annex G): +, - and * act on each part
+/// (s - x negates x's imaginary part) and x / s divides each, so zero parts have the
+/// signs of the part-wise results (the +0 imaginary part of s + 0i would flip some: 0 - 0i
+/// over -0.5 is -0 + 0i part-wise, -0 - 0i as a complex quotient), and arg takes the side
+/// of the cut (+pi or -pi) those signs give.
+#[test]
+fn real_scalars_keep_the_signs_of_zero_parts() {
+    let mut rng = rng("real_scalars_keep_the_signs_of_zero_parts");
+    let part = |rng: &mut StdRng| match rng.random_range(0..4) {
+        0 => 0.0,
+        1 => -0.0,
+        _ => rng.random_range(-4.0..4.0),
+    };
+    let cases: [(sl_binary_op, bool, RefScalar); 7] = [
+        (SL_ADD, false, |x, s| (x.0 + s, x.1)),
+        (SL_ADD, true, |x, s| (s + x.0, x.1)),
+        (SL_SUB, false, |x, s| (x.0 - s, x.1)),
+        (SL_SUB, true, |x, s| (s - x.0, -x.1)),
+        (SL_MUL, false, |x, s| (x.0 * s, x.1 * s)),
+        (SL_MUL, true, |x, s| (s * x.0, s * x.1)),
+        (SL_DIV, false, |x, s| (x.0 / s, x.1 / s)),
+    ];
+    // Values within a few units of roundoff (Vulkan's division need not round correctly);
+    // zeros, infinities and NaNs exactly, with their signs.
+    let agree = |dt, got: f64, want: f64, ulps: f64| {
+        (got.is_nan() && want.is_nan())
+            || (got.is_sign_negative() == want.is_sign_negative()
+                && (got == want || (got - want).abs() <= ulps * eps(dt) * want.abs()))
+    };
+    for dt in COMPLEX {
+        let n = rng.random_range(16..300usize);
+        let a: Vec<Z> = (0..n).map(|_| stored(dt, (part(&mut rng), part(&mut rng)))).collect();
+        let h = upload(dt, &[n], &a);
+        let p = pending(h);
+        for s in [0.0, -0.0, stored(dt, (rng.random_range(-4.0..4.0), 0.0)).0] {
+            for (op, first, f) in cases {
+                let (mut out, mut angle) = (0, 0);
+                ok(if first { sl_scalar_binary(op, s, p, &mut out) } else { sl_binary_scalar(op, p, s, &mut out) });
+                ok(sl_arg(out, &mut angle));
+                let (got, got_angle) = (read(out).1, read_real(angle));
+                for i in 0..n {
+                    let want = stored(dt, f(a[i], s));
+                    let what = format!("{op} first={first} {dt} of {:?} and {s:e}", a[i]);
+                    assert!(
+                        agree(dt, got[i].0, want.0, 4.0) && agree(dt, got[i].1, want.1, 4.0),
+                        "{what}: got {:?}, want {want:?}",
+                        got[i]
+                    );
+                    // (+pi and -pi are far apart; the sign of a zero angle is not asked for.)
+                    let want_angle = stored(dt, (want.1.atan2(want.0), 0.0)).0;
+                    assert!(
+                        !(want.0.is_finite() && want.1.is_finite())
+                            || (got_angle[i] - want_angle).abs() <= 4.0 * eps(dt) * want_angle.abs(),
+                        "arg of {what}: got {}, want {want_angle}",
+                        got_angle[i]
+                    );
+                }
+                release(&[out, angle]);
+            }
+        }
+        release(&[h, p]);
     }
 }
 

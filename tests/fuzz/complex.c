@@ -122,6 +122,22 @@ static sl_array finish_call(Fuzzer *f, Made *m, const char *fn, sl_status st, co
     return got;
 }
 
+/* The values of `c` for the log, exact and with the signs of zeros (on which the
+ * phase and the branch cuts turn), cut short with "..." to fit `n` bytes. */
+static void values_str(char *buf, size_t n, const Cx *c) {
+    int digits = c->dt == SL_C64 ? 9 : 17;
+    size_t used = 0;
+    buf[0] = 0;
+    for (int64_t i = 0; i < c->n; i++) {
+        int k = snprintf(buf + used, n - used, "%s(%.*g, %.*g)", i ? " " : "", digits, creal(c->z[i]), digits, cimag(c->z[i]));
+        if (k < 0 || (size_t)k >= n - used - 4) {
+            snprintf(buf + used, n - used, " ...");
+            return;
+        }
+        used += (size_t)k;
+    }
+}
+
 /* A complex array from data: interleaved parts, as C99 complex arrays are stored. */
 static int make_data(Fuzzer *f, Made *m, Cx *c, int special) {
     unsigned char buf[CX_MAX * 16];
@@ -141,7 +157,9 @@ static int make_data(Fuzzer *f, Made *m, Cx *c, int special) {
     Expect e;
     ex_init(&e);
     sl_array out = OUT_SENTINEL;
-    log_begin(f, "sl_create(%s, rank %d, %lld elements)", dt_name(c->dt), c->rank, (long long)c->n);
+    char values[600];
+    values_str(values, sizeof values, c);
+    log_begin(f, "sl_create(%s, rank %d, %lld elements: %s)", dt_name(c->dt), c->rank, (long long)c->n, values);
     sl_status st = sl_create(c->dt, c->rank, c->dims, SL_COL_MAJOR, buf, (size_t)c->n * 2 * part, &out);
     c->h = finish_call(f, m, "sl_create", st, &e, out, c->dt, c->rank, c->dims);
     return c->h != 0;
@@ -183,8 +201,14 @@ enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV };
 
 static const int binary_codes[] = {SL_ADD, SL_SUB, SL_MUL, SL_DIV};
 
+/* Which operand is a real scalar. Sluice, as C's Annex G, does not make it complex: its
+ * imaginary part would be a +0 whose sign mixes into the result's zeros (x / -0.5 of
+ * 0 - 0i is -0 + 0i part by part, but -0 - 0i as a complex quotient), and arg tells
+ * those zeros apart (+pi or -pi). */
+enum { BOTH_COMPLEX, X_REAL, Y_REAL };
+
 /* `x op y` with part tolerances tx, ty. */
-static void model_binary(Cx *out, int64_t i, int op, double complex x, double tx, double complex y, double ty) {
+static void model_binary(Cx *out, int64_t i, int op, double complex x, double tx, double complex y, double ty, int real) {
     int dt = out->dt;
     double u = unit(dt), mx = norm_inf(x), my = norm_inf(y);
     if (tx == ANY_VALUE || ty == ANY_VALUE) {
@@ -194,23 +218,30 @@ static void model_binary(Cx *out, int64_t i, int op, double complex x, double tx
     switch (op) {
     case OP_ADD:
     case OP_SUB: {
-        /* Part by part: exact IEEE results for infinities and NaNs too. */
-        double complex r = op == OP_ADD ? CMPLX(creal(x) + creal(y), cimag(x) + cimag(y)) : CMPLX(creal(x) - creal(y), cimag(x) - cimag(y));
-        put(out, i, r, tx + ty);
+        /* Part by part: exact IEEE results for infinities and NaNs too. A real operand's
+         * missing imaginary part leaves the other's (negated when subtracted). */
+        double sign = op == OP_ADD ? 1 : -1;
+        double im = real == Y_REAL ? cimag(x) : real == X_REAL ? sign * cimag(y) : cimag(x) + sign * cimag(y);
+        put(out, i, CMPLX(creal(x) + sign * creal(y), im), tx + ty);
         return;
     }
-    case OP_MUL:
+    case OP_MUL: {
         if (!finite_c(x) || !finite_c(y)) break;
-        put(out, i, CMPLX(creal(x) * creal(y) - cimag(x) * cimag(y), creal(x) * cimag(y) + cimag(x) * creal(y)),
-            2 * (mx * ty + my * tx + tx * ty) + 8 * u * mx * my);
+        double t = 2 * (mx * ty + my * tx + tx * ty) + 8 * u * mx * my;
+        if (real == X_REAL) put(out, i, CMPLX(creal(x) * creal(y), creal(x) * cimag(y)), t);
+        else if (real == Y_REAL) put(out, i, CMPLX(creal(x) * creal(y), cimag(x) * creal(y)), t);
+        else put(out, i, CMPLX(creal(x) * creal(y) - cimag(x) * cimag(y), creal(x) * cimag(y) + cimag(x) * creal(y)), t);
         return;
+    }
     default: {
         double ny = cabs(y);
         /* Quotients of inexact values may be ill-conditioned; tiny or huge divisors may
          * underflow or overflow on the way (Smith's method scales, but the model does
          * not follow it there). */
         if (!finite_c(x) || !finite_c(y) || tx > 0 || ty > 0 || ny < 1e-6 || ny > 1e6) break;
-        put(out, i, x / y, 16 * u * cabs(x) / ny);
+        /* A real divisor divides each part; a real dividend is s + 0i in Smith's method
+         * (Sluice's, and as libgcc's __divdc3 takes the branches, the zeros' signs too). */
+        put(out, i, real == Y_REAL ? CMPLX(creal(x) / creal(y), cimag(x) / creal(y)) : x / y, 16 * u * cabs(x) / ny);
         return;
     }
     }
@@ -228,12 +259,10 @@ static const struct {
 };
 
 static void model_function(Cx *out, int64_t i, int fn, double complex x, double tx) {
-    /* From exact, finite, moderate arguments only (no overflow on the way). */
-    /* On the negative real axis log and sqrt take the sign of a zero imaginary part,
-     * which the model does not follow through arithmetic (x + s for a real s keeps a -0
-     * imaginary part in Sluice; -0 + 0 is +0 in the model). */
-    int cut = (fn == FN_LOG || fn == FN_SQRT) && creal(x) < 0 && cimag(x) == 0;
-    if (tx != 0 || cut || !finite_c(x) || fabs(creal(x)) > 30 || fabs(cimag(x)) > 30 || (fn == FN_LOG && x == 0)) {
+    /* From exact, finite, moderate arguments only (no overflow on the way). On the
+     * negative real axis log and sqrt take the sign of a zero imaginary part, which
+     * exact values carry as Sluice does. */
+    if (tx != 0 || !finite_c(x) || fabs(creal(x)) > 30 || fabs(cimag(x)) > 30 || (fn == FN_LOG && x == 0)) {
         put(out, i, 0, ANY_VALUE);
         return;
     }
@@ -396,8 +425,8 @@ static int chain_op(Fuzzer *f, Made *m, Cx *x) {
         cx_shape(&r, x->dt, x->rank, x->dims);
         for (int64_t i = 0; i < r.n; i++) {
             int64_t j = src_index(&b, &r, i);
-            if (swap) model_binary(&r, i, op, b.z[j], b.t[j], x->z[i], x->t[i]);
-            else model_binary(&r, i, op, x->z[i], x->t[i], b.z[j], b.t[j]);
+            if (swap) model_binary(&r, i, op, b.z[j], b.t[j], x->z[i], x->t[i], BOTH_COMPLEX);
+            else model_binary(&r, i, op, x->z[i], x->t[i], b.z[j], b.t[j], BOTH_COMPLEX);
         }
     } else if (k < 50) { /* with a real or complex scalar, on either side */
         int op = (int)rand_below(&f->r, 4), first = rand_pct(&f->r, 30), cplx = rand_pct(&f->r, 50);
@@ -414,8 +443,8 @@ static int chain_op(Fuzzer *f, Made *m, Cx *x) {
         }
         cx_shape(&r, x->dt, x->rank, x->dims);
         for (int64_t i = 0; i < r.n; i++) {
-            if (first) model_binary(&r, i, op, s, 0, x->z[i], x->t[i]);
-            else model_binary(&r, i, op, x->z[i], x->t[i], s, 0);
+            if (first) model_binary(&r, i, op, s, 0, x->z[i], x->t[i], cplx ? BOTH_COMPLEX : X_REAL);
+            else model_binary(&r, i, op, x->z[i], x->t[i], s, 0, cplx ? BOTH_COMPLEX : Y_REAL);
         }
     } else if (k < 62) { /* neg, conj */
         int conj = rand_pct(&f->r, 50);
@@ -550,9 +579,8 @@ static void real_result(Fuzzer *f, Made *m, const Cx *x) {
             break;
         case 3:
             /* The phase moves by t / |z| at most; near the negative real axis an inexact
-             * value may cross the cut. */
-            /* (On the negative real axis, as for log: the sign of a zero part.) */
-            if ((exact && !(re < 0 && im == 0)) || (clear && cabs(z) > 4 * t && !(re < 0 && fabs(im) <= t)))
+             * value may cross the cut (an exact one's zero parts have Sluice's signs). */
+            if (exact || (clear && cabs(z) > 4 * t && !(re < 0 && fabs(im) <= t)))
                 v.f = carg(z), v.e = (exact ? 0 : 2 * t / cabs(z)) + 8 * unit(pt) * 3.141592653589793;
             break;
         case 4:
