@@ -960,7 +960,7 @@ static void c_select(Fuzzer *f) {
         else if (!broadcast_shapes(sc->rank, sc->dims, sa->rank, sa->dims, &rank, dims) ||
                  !broadcast_shapes(rank, dims, sb->rank, sb->dims, &rank, dims))
             ex_bad(&e, BAD_SHAPE);
-        else {
+        else if (countable(&e, rank, dims)) {
             sh_init(&pred, promote_types(sa->dtype, sb->dtype), rank, dims, sc->known && sa->known && sb->known);
             sv_select_as(sc, sa, sb, &pred);
         }
@@ -989,7 +989,7 @@ static void c_fma(Fuzzer *f) {
         else if (!broadcast_shapes(sa->rank, sa->dims, sb->rank, sb->dims, &rank, dims) ||
                  !broadcast_shapes(rank, dims, sc->rank, sc->dims, &rank, dims))
             ex_bad(&e, BAD_SHAPE);
-        else {
+        else if (countable(&e, rank, dims)) {
             sh_init(&pred, t, rank, dims, sa->known && sb->known && sc->known);
             sv_fma_as(sa, sb, sc, &pred);
         }
@@ -2137,8 +2137,20 @@ static void c_apply(Fuzzer *f) {
                 else block_window(sa, dim, size, opt.overlap_before, window, opt.boundary, k, &w);
                 sh_init(&s, rt, 0, NULL, w.known);
                 sv_reduce(SL_SUM, &w, -1, &s);
-                if (s.known) sh_put(&pred, k, sh_get(&s, 0));
-                else sh_forget(&pred);
+                if (s.known) {
+                    /* A short window's terms are added in the element type, one by one
+                     * (sl_apply_blocks' header), not in f64 as sl_sum does: each addition
+                     * may round, by at most half an ulp of the partial sum. */
+                    Val v = sh_get(&s, 0);
+                    if (dt_float(rt) && v.e != ANY_VALUE && isfinite(v.f)) {
+                        double mag = 0;
+                        for (int64_t i = 0; i < w.numel; i++) mag += fabs(sh_get(&w, i).f);
+                        if (isfinite(mag)) v.e += mag * (double)w.numel * (rt == SL_F32 ? FLT_EPSILON : DBL_EPSILON) / 2;
+                    }
+                    sh_put(&pred, k, v);
+                } else {
+                    sh_forget(&pred);
+                }
                 sh_free(&w), sh_free(&s);
             }
         }
