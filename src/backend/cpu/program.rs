@@ -311,7 +311,7 @@ fn folded_products(k: &Kernel, live: &[bool], uniform: &[bool]) -> HashMap<u32, 
 fn add_chains(k: &Kernel, live: &[bool], uniform: &[bool]) -> (HashMap<u32, SmallVec<[u32; 8]>>, Vec<bool>) {
     let n = k.insts.len();
     let mut readers = vec![0usize; n];
-    for (_, inst) in k.insts.iter().enumerate().filter(|(i, _)| live[*i]) {
+    for (inst, _) in k.insts.iter().zip(live).filter(|(_, live)| **live) {
         for &a in inst.operands().iter() {
             readers[a as usize] += 1;
         }
@@ -331,11 +331,11 @@ fn add_chains(k: &Kernel, live: &[bool], uniform: &[bool]) -> (HashMap<u32, Smal
     let mut inside = vec![false; n];
     for i in 0..n as u32 {
         let Some((a, b)) = addition(i) else { continue };
-        if addition(a).is_some() && readers[a as usize] == 1 && k.types[a as usize] == k.types[i as usize] {
-            let mut terms = chains.remove(&a).unwrap_or_else(|| {
-                let (x, y) = addition(a).expect("an addition");
-                smallvec::smallvec![x, y]
-            });
+        if let Some((x, y)) = addition(a)
+            && readers[a as usize] == 1
+            && k.types[a as usize] == k.types[i as usize]
+        {
+            let mut terms = chains.remove(&a).unwrap_or_else(|| smallvec::smallvec![x, y]);
             terms.push(b);
             inside[a as usize] = true;
             chains.insert(i, terms);
