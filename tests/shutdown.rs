@@ -11,11 +11,24 @@ use common::*;
 use rand::{Rng, SeedableRng};
 use sluice::*;
 
-/// The names of this process's threads.
+/// The names of this process's threads, leaving out those already ending. The kernel wakes
+/// a thread's joiner on that thread's way out, and its entry stays listed until the kernel
+/// reaps it (on a loaded machine a time slice or more later); such a thread has left user
+/// space for good, which its kernel flags say (PF_EXITING, set before the joiner is woken).
 fn thread_names() -> Vec<String> {
+    const PF_EXITING: u64 = 0x4;
     std::fs::read_dir("/proc/self/task")
         .expect("list /proc/self/task")
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .filter_map(|t| {
+            let task = t.ok()?.path();
+            let stat = std::fs::read_to_string(task.join("stat")).ok()?;
+            // After the name in parentheses: state, ppid, pgrp, session, tty, tpgid, flags.
+            let flags: u64 = stat.rsplit_once(')')?.1.split_whitespace().nth(6)?.parse().ok()?;
+            if flags & PF_EXITING != 0 {
+                return None;
+            }
+            std::fs::read_to_string(task.join("comm")).ok()
+        })
         .map(|name| name.trim_end().to_string())
         .collect()
 }
