@@ -162,6 +162,27 @@ fn cases() -> Vec<Case> {
             slices: true,
         },
         Case {
+            what: "points of a rank-3 array, every index per element",
+            shape: vec![9, 8, 7],
+            source: Source::Stored,
+            indices: vec![Random(vec![11, 1, 1], SL_I64), Random(vec![1, 10, 1], SL_I32), Random(vec![11, 10, 3], SL_I64)],
+            one_based: false,
+            slices: false,
+        },
+        Case {
+            what: "points of a rank-4 array, every index per element",
+            shape: vec![5, 4, 3, 6],
+            source: Source::Stored,
+            indices: vec![
+                Random(vec![7, 5, 1, 1], SL_I64),
+                Random(vec![7, 1, 4, 1], SL_I32),
+                Random(vec![1, 5, 4, 1], SL_I64),
+                Random(vec![7, 5, 4, 2], SL_I64),
+            ],
+            one_based: false,
+            slices: false,
+        },
+        Case {
             what: "columns at idx + 1",
             shape: vec![700, 12],
             source: Source::Stored,

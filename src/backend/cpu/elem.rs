@@ -46,16 +46,34 @@ pub trait CastTo<R> {
     fn cast_to(self) -> R;
 }
 
-macro_rules! cast_all {
-    ($($from:ty),*) => {$(
-        impl CastTo<f32> for $from { #[inline(always)] fn cast_to(self) -> f32 { self as f32 } }
-        impl CastTo<f64> for $from { #[inline(always)] fn cast_to(self) -> f64 { self as f64 } }
-        impl CastTo<i32> for $from { #[inline(always)] fn cast_to(self) -> i32 { self as i32 } }
-        impl CastTo<i64> for $from { #[inline(always)] fn cast_to(self) -> i64 { self as i64 } }
-        impl CastTo<u8> for $from { #[inline(always)] fn cast_to(self) -> u8 { self as u8 } }
-    )*};
+macro_rules! cast_as {
+    ($($from:ty => $($to:ty),*);*) => {$($(
+        impl CastTo<$to> for $from { #[inline(always)] fn cast_to(self) -> $to { self as $to } }
+    )*)*};
 }
-cast_all!(f32, f64, i32, i64, u8);
+cast_as!(f32 => f32, f64, u8; f64 => f32, f64, u8);
+cast_as!(i32 => f32, f64, i32, i64, u8; i64 => f32, f64, i32, i64, u8; u8 => f32, f64, i32, i64, u8);
+
+/// Floating point to a signed integer as `as` converts (truncated, saturated, NaN to 0),
+/// in compares and selects around the plain conversion of a value in range: they
+/// vectorise, where LLVM converts `as` to a 64-bit integer one lane at a time.
+macro_rules! float_to_int {
+    ($($from:ty => $($to:ty),*);*) => {$($(
+        impl CastTo<$to> for $from {
+            #[inline(always)]
+            fn cast_to(self) -> $to {
+                // 2^(bits - 1), exact, and the largest float below it.
+                const HI: $from = -(<$to>::MIN as $from);
+                const BELOW_HI: $from = <$from>::from_bits(HI.to_bits() - 1);
+                let x = if self.is_nan() { 0.0 } else { self.clamp(-HI, BELOW_HI) };
+                // SAFETY: `x` is finite and truncates to a value in range.
+                let v: $to = unsafe { x.to_int_unchecked() };
+                if self >= HI { <$to>::MAX } else { v }
+            }
+        }
+    )*)*};
+}
+float_to_int!(f32 => i32, i64; f64 => i32, i64);
 
 /// Runs `$body` with `$T` bound to the Rust element type of `$dtype`.
 macro_rules! with_elem {
@@ -89,3 +107,40 @@ macro_rules! with_elem {
     };
 }
 pub(crate) use with_elem;
+
+#[cfg(test)]
+mod tests {
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    use super::CastTo;
+
+    /// The vectorisable conversions give what `as` gives, at the edges of every range and
+    /// on random bit patterns (NaNs, infinities and subnormals among them).
+    #[test]
+    fn float_to_int_is_as() {
+        fn check<F: CastTo<i32> + CastTo<i64> + Copy + std::fmt::Debug>(x: F, as_i32: i32, as_i64: i64) {
+            assert_eq!(CastTo::<i32>::cast_to(x), as_i32, "{x:?} to i32");
+            assert_eq!(CastTo::<i64>::cast_to(x), as_i64, "{x:?} to i64");
+        }
+        let seed: u64 = rand::random();
+        eprintln!("float_to_int_is_as: seed {seed}");
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut f64s = vec![f64::NAN, -f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, 0.5, -0.5, -1.0];
+        for p in [31, 32, 63, 64] {
+            let x = 2f64.powi(p);
+            f64s.extend([x, -x, x.next_down(), -x.next_down(), x.next_up(), -x.next_up()]);
+        }
+        f64s.extend((0..100_000).map(|_| f64::from_bits(rng.random())));
+        f64s.extend((0..100_000).map(|_| rng.random_range(-1e19..1e19)));
+        for &x in &f64s {
+            check(x, x as i32, x as i64);
+            let y = x as f32;
+            check(y, y as i32, y as i64);
+        }
+        for _ in 0..100_000 {
+            let y = f32::from_bits(rng.random());
+            check(y, y as i32, y as i64);
+        }
+    }
+}

@@ -10,6 +10,7 @@
 use std::cell::RefCell;
 use std::ptr;
 
+use multiversion::multiversion;
 use smallvec::SmallVec;
 
 use super::access::{Lin, Piece, walk};
@@ -607,8 +608,11 @@ unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
 }
 
 unsafe fn fill_lin(d: *mut i64, v: Lin, len: usize) {
+    // A running sum: a multiply of 64-bit lanes is slow without AVX-512.
+    let mut x = v.base;
     for i in 0..len {
-        unsafe { *d.add(i) = v.base + v.step * i as i64 };
+        unsafe { *d.add(i) = x };
+        x += v.step;
     }
 }
 
@@ -668,31 +672,58 @@ unsafe fn gather(f: &Frame, uni: &[u64], inp: &BoundInput, shape: &Shape, indice
             Opnd::Vec(p) => lanes.push((p as *const i64, hi, stride)),
         }
     }
-    // SAFETY (all sizes): clamped indices stay inside the input, whose elements are
-    // aligned to their size; `d` holds `n` elements.
+    // SAFETY: clamped indices stay inside the input, whose elements are aligned to their
+    // size; `d` holds `n` elements.
+    unsafe { gather_elements(inp.size, inp.ptr.offset(base as isize * inp.size as isize), d, &lanes, n) }
+}
+
+/// `dst[lane] = src[sum over dims of clamp(index[lane], 0, hi) * stride]` for elements of
+/// `size` bytes, copied as plain bits. With the number of per-lane indices known and the
+/// wide targets' 64-bit multiplies and gathers, the lanes vectorise.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
+unsafe fn gather_elements(size: usize, src: *const u8, dst: *mut u8, lanes: &[(*const i64, i64, i64)], n: usize) {
     unsafe {
-        let src = inp.ptr.offset(base as isize * inp.size as isize);
-        match inp.size {
-            1 => gather_lanes(src, d, &lanes, n),
-            2 => gather_lanes(src as *const u16, d as *mut u16, &lanes, n),
-            4 => gather_lanes(src as *const u32, d as *mut u32, &lanes, n),
-            8 => gather_lanes(src as *const u64, d as *mut u64, &lanes, n),
-            16 => gather_lanes(src as *const [u64; 2], d as *mut [u64; 2], &lanes, n),
+        match size {
+            1 => gather_by_rank(src, dst, lanes, n),
+            2 => gather_by_rank(src as *const u16, dst as *mut u16, lanes, n),
+            4 => gather_by_rank(src as *const u32, dst as *mut u32, lanes, n),
+            8 => gather_by_rank(src as *const u64, dst as *mut u64, lanes, n),
+            16 => gather_by_rank(src as *const [u64; 2], dst as *mut [u64; 2], lanes, n),
             size => unreachable!("elements of {size} bytes"),
         }
     }
 }
 
-/// `dst[lane] = src[sum over dims of clamp(index[lane], 0, hi) * stride]`, elements copied
-/// as plain bits.
-unsafe fn gather_lanes<T: Copy>(src: *const T, dst: *mut T, lanes: &[(*const i64, i64, i64)], n: usize) {
-    for lane in 0..n {
-        let mut off = 0;
-        for &(index, hi, stride) in lanes {
-            off += unsafe { *index.add(lane) }.clamp(0, hi) * stride;
+#[inline(always)]
+unsafe fn gather_by_rank<T: Copy>(src: *const T, dst: *mut T, lanes: &[(*const i64, i64, i64)], n: usize) {
+    unsafe {
+        match *lanes {
+            [] => gather_lanes(src, dst, [], n),
+            [a] => gather_lanes(src, dst, [a], n),
+            [a, b] => gather_lanes(src, dst, [a, b], n),
+            [a, b, c] => gather_lanes(src, dst, [a, b, c], n),
+            _ => {
+                for lane in 0..n {
+                    let off: i64 = lanes.iter().map(|&l| lane_offset(l, lane)).sum();
+                    *dst.add(lane) = *src.offset(off as isize);
+                }
+            }
         }
+    }
+}
+
+#[inline(always)]
+unsafe fn gather_lanes<T: Copy, const D: usize>(src: *const T, dst: *mut T, lanes: [(*const i64, i64, i64); D], n: usize) {
+    for lane in 0..n {
+        let off: i64 = lanes.iter().map(|&l| unsafe { lane_offset(l, lane) }).sum();
         unsafe { *dst.add(lane) = *src.offset(off as isize) };
     }
+}
+
+/// The offset one per-lane index adds: the index clamped into its dimension, times its stride.
+#[inline(always)]
+unsafe fn lane_offset((index, hi, stride): (*const i64, i64, i64), lane: usize) -> i64 {
+    unsafe { *index.add(lane) }.clamp(0, hi) * stride
 }
 
 /// The lanes of an output value as a pointer (uniform values are splatted first).
