@@ -142,8 +142,8 @@ impl Graph<'_> {
                 IndexPolicy::Wrap => IndexPolicy::Wrap,
                 _ => IndexPolicy::Clamp,
             };
-            let lower = self.resolve(&f, n, neighbours)?.index;
-            let upper = self.resolve(&above, n, neighbours)?.index;
+            let lower = self.resolve_whole(&f, n, neighbours)?.index;
+            let upper = self.resolve_whole(&above, n, neighbours)?.index;
             lower_upper.push((dim, lower, upper));
             if matches!(policy, IndexPolicy::Fill | IndexPolicy::Error) {
                 let lo = self.binary_scalar(BinaryOp::Ge, &p, 0.0, false)?;
@@ -240,28 +240,33 @@ impl Graph<'_> {
                 }
             });
         }
-        let f = self.unary(UnaryOp::Floor, x)?;
+        self.resolve_whole(&self.unary(UnaryOp::Floor, x)?, n, policy)
+    }
+
+    /// `resolve` of floating-point indices that are whole numbers already (or NaN).
+    fn resolve_whole(&self, f: &Arc<Node>, n: usize, policy: IndexPolicy) -> Result<Resolved> {
+        let last = n.saturating_sub(1);
         // `f` where `keep` holds, else 0: a NaN fails every comparison, so it reads 0.
         let or_zero = |keep: &Arc<Node>, f: &Arc<Node>| self.select_scalar(keep, f, 0.0, false);
         let (f, valid) = match policy {
             IndexPolicy::Clamp => {
-                let nonneg = self.binary_scalar(BinaryOp::Ge, &f, 0.0, false)?;
-                (self.binary_scalar(BinaryOp::Min, &or_zero(&nonneg, &f)?, last as f64, false)?, None)
+                let nonneg = self.binary_scalar(BinaryOp::Ge, f, 0.0, false)?;
+                (self.binary_scalar(BinaryOp::Min, &or_zero(&nonneg, f)?, last as f64, false)?, None)
             }
             IndexPolicy::Wrap => {
-                let turns = self.binary_scalar(BinaryOp::Div, &f, n as f64, false)?;
+                let turns = self.binary_scalar(BinaryOp::Div, f, n as f64, false)?;
                 let turns = self.unary(UnaryOp::Floor, &turns)?;
                 let back = self.binary_scalar(BinaryOp::Mul, &turns, n as f64, false)?;
-                let w = self.binary(BinaryOp::Sub, &f, &back)?;
+                let w = self.binary(BinaryOp::Sub, f, &back)?;
                 // Rounding of large indices may leave it just outside [0, n).
                 let nonneg = self.binary_scalar(BinaryOp::Ge, &w, 0.0, false)?;
                 (self.binary_scalar(BinaryOp::Min, &or_zero(&nonneg, &w)?, last as f64, false)?, None)
             }
             IndexPolicy::Fill | IndexPolicy::Error => {
-                let lo = self.binary_scalar(BinaryOp::Ge, &f, 0.0, false)?;
-                let hi = self.binary_scalar(BinaryOp::Le, &f, last as f64, false)?;
+                let lo = self.binary_scalar(BinaryOp::Ge, f, 0.0, false)?;
+                let hi = self.binary_scalar(BinaryOp::Le, f, last as f64, false)?;
                 let valid = self.binary(BinaryOp::And, &lo, &hi)?;
-                (or_zero(&valid, &f)?, Some(valid))
+                (or_zero(&valid, f)?, Some(valid))
             }
         };
         Ok(Resolved { index: self.cast(&f, DType::I64)?, valid })

@@ -679,7 +679,7 @@ unsafe fn gather(f: &Frame, uni: &[u64], inp: &BoundInput, shape: &Shape, indice
 
 /// `dst[lane] = src[sum over dims of clamp(index[lane], 0, hi) * stride]` for elements of
 /// `size` bytes, copied as plain bits. With the number of per-lane indices known and the
-/// wide targets' 64-bit multiplies and gathers, the lanes vectorise.
+/// wide targets' 64-bit multiplies, the offsets vectorise.
 #[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma"))]
 unsafe fn gather_elements(size: usize, src: *const u8, dst: *mut u8, lanes: &[(*const i64, i64, i64)], n: usize) {
     unsafe {
@@ -712,11 +712,20 @@ unsafe fn gather_by_rank<T: Copy>(src: *const T, dst: *mut T, lanes: &[(*const i
     }
 }
 
+/// In blocks: the offsets first, in a loop of 64-bit vector arithmetic, then the loads,
+/// which x86 gathers would not make faster.
 #[inline(always)]
 unsafe fn gather_lanes<T: Copy, const D: usize>(src: *const T, dst: *mut T, lanes: [(*const i64, i64, i64); D], n: usize) {
-    for lane in 0..n {
-        let off: i64 = lanes.iter().map(|&l| unsafe { lane_offset(l, lane) }).sum();
-        unsafe { *dst.add(lane) = *src.offset(off as isize) };
+    const BLOCK: usize = 256;
+    let mut offsets = [0i64; BLOCK];
+    for start in (0..n).step_by(BLOCK) {
+        let offsets = &mut offsets[..BLOCK.min(n - start)];
+        for (i, o) in offsets.iter_mut().enumerate() {
+            *o = lanes.iter().map(|&l| unsafe { lane_offset(l, start + i) }).sum();
+        }
+        for (i, &o) in offsets.iter().enumerate() {
+            unsafe { *dst.add(start + i) = *src.offset(o as isize) };
+        }
     }
 }
 
