@@ -378,6 +378,18 @@ typedef int32_t sl_side;
 // Complex numbers of two f64, real part first (`double _Complex`, `complex(8)`).
 #define SL_C128 7
 
+// Signed and unsigned integers of 8 to 64 bits (two's complement, little-endian);
+// arithmetic wraps around. On Vulkan, kernels with these types run on the CPU.
+#define SL_I8 8
+
+#define SL_I16 9
+
+#define SL_U16 10
+
+#define SL_U32 11
+
+#define SL_U64 12
+
 #define SL_COL_MAJOR 0
 
 #define SL_ROW_MAJOR 1

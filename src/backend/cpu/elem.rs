@@ -16,7 +16,7 @@ macro_rules! elem_int {
         }
     )*};
 }
-elem_int!(i32, i64, u8);
+elem_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 impl Elem for f32 {
     #[inline(always)]
@@ -53,9 +53,14 @@ macro_rules! cast_all {
         impl CastTo<i32> for $from { #[inline(always)] fn cast_to(self) -> i32 { self as i32 } }
         impl CastTo<i64> for $from { #[inline(always)] fn cast_to(self) -> i64 { self as i64 } }
         impl CastTo<u8> for $from { #[inline(always)] fn cast_to(self) -> u8 { self as u8 } }
+        impl CastTo<i8> for $from { #[inline(always)] fn cast_to(self) -> i8 { self as i8 } }
+        impl CastTo<i16> for $from { #[inline(always)] fn cast_to(self) -> i16 { self as i16 } }
+        impl CastTo<u16> for $from { #[inline(always)] fn cast_to(self) -> u16 { self as u16 } }
+        impl CastTo<u32> for $from { #[inline(always)] fn cast_to(self) -> u32 { self as u32 } }
+        impl CastTo<u64> for $from { #[inline(always)] fn cast_to(self) -> u64 { self as u64 } }
     )*};
 }
-cast_all!(f32, f64, i32, i64, u8);
+cast_all!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
 
 /// Runs `$body` with `$T` bound to the Rust element type of `$dtype`.
 macro_rules! with_elem {
@@ -79,6 +84,26 @@ macro_rules! with_elem {
             }
             $crate::ir::DType::U8 | $crate::ir::DType::Bool => {
                 type $T = u8;
+                $body
+            }
+            $crate::ir::DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::ir::DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::ir::DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            $crate::ir::DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::ir::DType::U64 => {
+                type $T = u64;
                 $body
             }
             // Complex values are computed through their real parts (backend/cpu/complex.rs).

@@ -515,6 +515,9 @@ impl<'k> Gen<'k> {
                     DType::U8 => format!("({} & 0xFFu)", w(0)),
                     DType::Bool => format!("({} != 0u)", w(0)),
                     DType::C64 | DType::C128 => unreachable!("complex parameters are passed as their parts"),
+                    DType::I8 | DType::I16 | DType::U16 | DType::U32 | DType::U64 => {
+                        unreachable!("{t} kernels run on the CPU (glsl::has_type)")
+                    }
                 })
             }
             Inst::Const(s) => Some(glsl::literal(s)),
@@ -779,14 +782,18 @@ fn tree(o: usize, acc: DType) -> String {
 /// Lowers `k`, or says why it cannot run on this device.
 pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
     let live = k.live();
-    let uses_f64 = k
-        .types
-        .iter()
-        .zip(&live)
-        .filter_map(|(t, &l)| l.then_some(t))
-        .chain(k.inputs.iter().map(|i| &i.dtype))
-        .chain(k.outputs.iter().map(|o| &o.dtype))
-        .any(|t| matches!(t, DType::F64 | DType::C128))
+    let types = || {
+        k.types
+            .iter()
+            .zip(&live)
+            .filter_map(|(t, &l)| l.then_some(*t))
+            .chain(k.inputs.iter().map(|i| i.dtype))
+            .chain(k.outputs.iter().map(|o| o.dtype))
+    };
+    if let Some(t) = types().find(|&t| !glsl::has_type(t)) {
+        return Err(format!("{t} values are not computed on the device"));
+    }
+    let uses_f64 = types().any(|t| matches!(t, DType::F64 | DType::C128))
         || k.insts.iter().zip(&live).any(|(i, &l)| l && matches!(i, Inst::Random { dist, .. } if dist.needs_f64()));
     if uses_f64 && !target.float64 {
         return Err("the device has no 64-bit floats (shaderFloat64)".into());

@@ -19,9 +19,23 @@ use crate::ir::random::sobol::Scramble;
 use crate::ir::random::{ELEMENT_BLOCK_SHIFT, ELEMENT_BLOCKS, MAX_RANDOM_PARAMS};
 use crate::ir::{BinaryOp, DType, Distribution, RngKind, Scalar, UnaryOp};
 
+/// Whether the generated shaders compute values of type `t`; kernels with values of
+/// other types run on the CPU (`codegen::generate` refuses them).
+pub fn has_type(t: DType) -> bool {
+    match t {
+        DType::F32 | DType::F64 | DType::I32 | DType::I64 | DType::U8 | DType::Bool | DType::C64 | DType::C128 => true,
+        DType::I8 | DType::I16 | DType::U16 | DType::U32 | DType::U64 => false,
+    }
+}
+
+fn no_type(t: DType) -> ! {
+    unreachable!("{t} values are computed on the CPU (glsl::has_type)")
+}
+
 /// The type a value has in registers. u8 is held in a `uint` (kept in 0..=255).
 pub fn reg_type(t: DType) -> &'static str {
     match t {
+        DType::I8 | DType::I16 | DType::U16 | DType::U32 | DType::U64 => no_type(t),
         DType::F32 => "float",
         DType::F64 => "double",
         DType::I32 => "int",
@@ -73,6 +87,7 @@ pub fn literal(s: Scalar) -> String {
         Scalar::I64(v) => format!("int64_t(0x{:016x}ul)", v as u64),
         Scalar::U8(v) => format!("{v}u"),
         Scalar::Bool(v) => v.to_string(),
+        Scalar::I8(_) | Scalar::I16(_) | Scalar::U16(_) | Scalar::U32(_) | Scalar::U64(_) => no_type(s.dtype()),
     }
 }
 

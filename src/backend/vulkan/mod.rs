@@ -372,7 +372,7 @@ impl VulkanExecutor {
         let typed = match dtype.real() {
             DType::F64 => self.target.float64,
             DType::U8 | DType::Bool => false,
-            _ => true,
+            t => glsl::has_type(t),
         };
         if !(inputs.iter().chain(outputs).all(fits) && typed) {
             return Ok(Plan::Cpu(work.clone()));
