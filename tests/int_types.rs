@@ -2,7 +2,7 @@
 //! against a plain reference: values held as i128 (every value of every integer type),
 //! wrapped into the type after each op as Rust's wrapping arithmetic does. Inputs cover
 //! each type's whole range (min, max, 0, -1, values next to them, uniform draws), odd
-//! lengths and views.
+//! lengths and views. On Vulkan, u32 is computed on the device and the others on the CPU.
 
 mod common;
 
@@ -544,5 +544,29 @@ fn peek_reads_the_values() {
         ok(sl_debug_peek(twice, SL_COL_MAJOR, b.as_mut_ptr() as *mut _, b.len()));
         assert_eq!(decode(t, &b), a.map(t, |x| 2 * x).v, "peek of {t}");
         release(&[h, twice]);
+    }
+}
+
+/// In a child process: the step counters are process-wide, and other tests' steps would
+/// count.
+#[test]
+fn vulkan_computes_u32_and_hands_the_other_new_types_to_the_cpu() {
+    child("where_steps_run_child", &[]);
+}
+
+#[test]
+#[ignore = "run by vulkan_computes_u32_and_hands_the_other_new_types_to_the_cpu in a child"]
+fn where_steps_run_child() {
+    let mut rng = rng("where_steps_run_child");
+    for t in NEW {
+        let a = random(&mut rng, t, &[4099]);
+        let h = a.upload();
+        let before = stats().host_steps;
+        let mut out = 0;
+        ok(sl_binary(SL_MUL, h, h, &mut out));
+        expect(&format!("{t} squared"), out, &a.map(t, |x| x.wrapping_mul(x)));
+        let on_host = stats().host_steps > before;
+        assert_eq!(on_host, on_vulkan() && t != SL_U32, "{t}: step run on the host");
+        release(&[h, out]);
     }
 }

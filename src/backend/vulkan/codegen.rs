@@ -250,8 +250,12 @@ pub(super) fn extreme(t: DType, highest: bool) -> String {
         (DType::I32, false) => "(-2147483647 - 1)".into(),
         (DType::I64, true) => "int64_t(0x7fffffffffffffffl)".into(),
         (DType::I64, false) => "int64_t(0x8000000000000000ul)".into(),
-        (_, true) => "255u".into(),
-        (_, false) => "0u".into(),
+        (DType::U32, true) => "4294967295u".into(),
+        (DType::U8 | DType::Bool, true) => "255u".into(),
+        (DType::U8 | DType::U32 | DType::Bool, false) => "0u".into(),
+        (DType::C64 | DType::C128 | DType::I8 | DType::I16 | DType::U16 | DType::U64, _) => {
+            unreachable!("{t} values have no extremes on the device")
+        }
     }
 }
 
@@ -513,9 +517,10 @@ impl<'k> Gen<'k> {
                     DType::I32 => format!("int({})", w(0)),
                     DType::I64 => format!("int64_t(packUint2x32(uvec2({}, {})))", w(0), w(1)),
                     DType::U8 => format!("({} & 0xFFu)", w(0)),
+                    DType::U32 => w(0),
                     DType::Bool => format!("({} != 0u)", w(0)),
                     DType::C64 | DType::C128 => unreachable!("complex parameters are passed as their parts"),
-                    DType::I8 | DType::I16 | DType::U16 | DType::U32 | DType::U64 => {
+                    DType::I8 | DType::I16 | DType::U16 | DType::U64 => {
                         unreachable!("{t} kernels run on the CPU (glsl::has_type)")
                     }
                 })

@@ -23,8 +23,16 @@ use crate::ir::{BinaryOp, DType, Distribution, RngKind, Scalar, UnaryOp};
 /// other types run on the CPU (`codegen::generate` refuses them).
 pub fn has_type(t: DType) -> bool {
     match t {
-        DType::F32 | DType::F64 | DType::I32 | DType::I64 | DType::U8 | DType::Bool | DType::C64 | DType::C128 => true,
-        DType::I8 | DType::I16 | DType::U16 | DType::U32 | DType::U64 => false,
+        DType::F32
+        | DType::F64
+        | DType::I32
+        | DType::I64
+        | DType::U8
+        | DType::U32
+        | DType::Bool
+        | DType::C64
+        | DType::C128 => true,
+        DType::I8 | DType::I16 | DType::U16 | DType::U64 => false,
     }
 }
 
@@ -35,12 +43,12 @@ fn no_type(t: DType) -> ! {
 /// The type a value has in registers. u8 is held in a `uint` (kept in 0..=255).
 pub fn reg_type(t: DType) -> &'static str {
     match t {
-        DType::I8 | DType::I16 | DType::U16 | DType::U32 | DType::U64 => no_type(t),
+        DType::I8 | DType::I16 | DType::U16 | DType::U64 => no_type(t),
         DType::F32 => "float",
         DType::F64 => "double",
         DType::I32 => "int",
         DType::I64 => "int64_t",
-        DType::U8 => "uint",
+        DType::U8 | DType::U32 => "uint",
         DType::Bool => "bool",
         DType::C64 => "vec2",
         DType::C128 => "dvec2",
@@ -86,8 +94,9 @@ pub fn literal(s: Scalar) -> String {
         Scalar::I32(v) => format!("int(0x{:08x}u)", v as u32),
         Scalar::I64(v) => format!("int64_t(0x{:016x}ul)", v as u64),
         Scalar::U8(v) => format!("{v}u"),
+        Scalar::U32(v) => format!("{v}u"),
         Scalar::Bool(v) => v.to_string(),
-        Scalar::I8(_) | Scalar::I16(_) | Scalar::U16(_) | Scalar::U32(_) | Scalar::U64(_) => no_type(s.dtype()),
+        Scalar::I8(_) | Scalar::I16(_) | Scalar::U16(_) | Scalar::U64(_) => no_type(s.dtype()),
     }
 }
 
@@ -233,11 +242,10 @@ impl Helpers {
                 _ => unreachable!("{} on bool", op.name()),
             },
             _ => {
-                let u8 = t == DType::U8;
-                let wrap = |e: String| if u8 { format!("(({e}) & 0xFFu)") } else { e };
+                let wrap = |e: String| if t == DType::U8 { format!("(({e}) & 0xFFu)") } else { e };
                 match op {
                     U::Neg => wrap(format!("({} - {a})", lit(t, 0))),
-                    U::Abs if u8 => a.to_string(),
+                    U::Abs if t.is_unsigned_integer() => a.to_string(),
                     U::Abs => format!("({a} < {z} ? {z} - {a} : {a})", z = lit(t, 0)),
                     U::Sign => format!(
                         "({a} > {z} ? {one} : ({a} < {z} ? {m1} : {z}))",
@@ -638,7 +646,7 @@ impl Helpers {
                 _ => format!("({a} != {})", lit(from, 0)),
             },
             (DType::Bool, _) => format!("({a} ? {} : {})", lit(to, 1), lit(to, 0)),
-            (DType::F32 | DType::F64, DType::I32 | DType::I64 | DType::U8) => {
+            (DType::F32 | DType::F64, DType::I32 | DType::I64 | DType::U8 | DType::U32) => {
                 self.call(&format!("to_{}", suffix(to)), from, &[a])
             }
             (_, DType::U8) => format!("(uint({a}) & 0xFFu)"),
@@ -685,6 +693,7 @@ impl Helpers {
                 "to_i32" => float_to_int(*t, DType::I32),
                 "to_i64" => float_to_int(*t, DType::I64),
                 "to_u8" => float_to_int(*t, DType::U8),
+                "to_u32" => float_to_int(*t, DType::U32),
                 _ => helper(name, *t),
             };
         }
@@ -857,16 +866,28 @@ fn float_to_int(from: DType, to: DType) -> String {
     match to {
         DType::U8 => format!("uint {name}({f} x) {{ return x >= {f}(255) ? 255u : (x > {f}(0) ? uint(x) : 0u); }}\n"),
         _ => {
-            let (hi, max, min) = match to {
-                DType::I32 => ("2147483648.0", "2147483647", "(-2147483647 - 1)"),
-                _ => ("9223372036854775808.0", "int64_t(0x7fffffffffffffffl)", "int64_t(0x8000000000000000ul)"),
+            // x at or below `lo` saturates to `min` (for u32 every x <= 0 is 0: a negative
+            // float's conversion to uint is undefined).
+            let (hi, lo, max, min) = match to {
+                DType::I32 => ("2147483648.0", "-2147483648.0", "2147483647", "(-2147483647 - 1)"),
+                DType::U32 => ("4294967296.0", "0.0", "4294967295u", "0u"),
+                _ => (
+                    "9223372036854775808.0",
+                    "-9223372036854775808.0",
+                    "int64_t(0x7fffffffffffffffl)",
+                    "int64_t(0x8000000000000000ul)",
+                ),
             };
-            // The largest float below 2^31 (2^63), which x does not exceed where it is
+            // The largest float below 2^31 (2^32, 2^63), which x does not exceed where it is
             // converted: the min changes nothing but keeps drivers from taking the
             // conversion of an integer cast to float as that integer (Mesa folds
             // f2i(i2f(a)) to a unless exact; lavapipe gave i64(f32(16777217)) = 16777217).
             let below = {
-                let limit = if to == DType::I32 { 2f64.powi(31) } else { 2f64.powi(63) };
+                let limit = match to {
+                    DType::I32 => 2f64.powi(31),
+                    DType::U32 => 2f64.powi(32),
+                    _ => 2f64.powi(63),
+                };
                 literal(if from == DType::F32 {
                     Scalar::F32((limit as f32).next_down())
                 } else {
@@ -875,7 +896,7 @@ fn float_to_int(from: DType, to: DType) -> String {
             };
             format!(
                 "{i} {name}({f} x) {{ return isnan(x) ? {i}(0) : (x >= {f}({hi}) ? {max} : \
-                 (x <= {f}(-{hi}) ? {min} : {i}(min(x, {below})))); }}\n"
+                 (x <= {f}({lo}) ? {min} : {i}(min(x, {below})))); }}\n"
             )
         }
     }
@@ -1158,11 +1179,11 @@ fn helper(name: &str, t: DType) -> String {
             ),
             xy,
         ),
-        "idiv" if t == DType::U8 => f("return y == 0u ? 0u : x / y;", xy),
+        "idiv" if t.is_unsigned_integer() => f("return y == 0u ? 0u : x / y;", xy),
         "idiv" => {
             f(&format!("return y == {z} ? {z} : (y == {m1} ? {z} - x : x / y);", z = lit(t, 0), m1 = lit(t, -1)), xy)
         }
-        "irem" if t == DType::U8 => f("return y == 0u ? 0u : x % y;", xy),
+        "irem" if t.is_unsigned_integer() => f("return y == 0u ? 0u : x % y;", xy),
         "irem" => {
             f(&format!("return (y == {z} || y == {m1}) ? {z} : x - (x / y) * y;", z = lit(t, 0), m1 = lit(t, -1)), xy)
         }
@@ -1170,7 +1191,7 @@ fn helper(name: &str, t: DType) -> String {
         "ipow" => {
             let (z, one) = (lit(t, 0), lit(t, 1));
             let mask = if t == DType::U8 { " & 0xFFu" } else { "" };
-            let neg = if t == DType::U8 {
+            let neg = if t.is_unsigned_integer() {
                 String::new()
             } else {
                 format!(
