@@ -29,10 +29,11 @@ pub fn has_type(t: DType) -> bool {
         | DType::I64
         | DType::U8
         | DType::U32
+        | DType::U64
         | DType::Bool
         | DType::C64
         | DType::C128 => true,
-        DType::I8 | DType::I16 | DType::U16 | DType::U64 => false,
+        DType::I8 | DType::I16 | DType::U16 => false,
     }
 }
 
@@ -43,12 +44,13 @@ fn no_type(t: DType) -> ! {
 /// The type a value has in registers. u8 is held in a `uint` (kept in 0..=255).
 pub fn reg_type(t: DType) -> &'static str {
     match t {
-        DType::I8 | DType::I16 | DType::U16 | DType::U64 => no_type(t),
+        DType::I8 | DType::I16 | DType::U16 => no_type(t),
         DType::F32 => "float",
         DType::F64 => "double",
         DType::I32 => "int",
         DType::I64 => "int64_t",
         DType::U8 | DType::U32 => "uint",
+        DType::U64 => "uint64_t",
         DType::Bool => "bool",
         DType::C64 => "vec2",
         DType::C128 => "dvec2",
@@ -95,8 +97,9 @@ pub fn literal(s: Scalar) -> String {
         Scalar::I64(v) => format!("int64_t(0x{:016x}ul)", v as u64),
         Scalar::U8(v) => format!("{v}u"),
         Scalar::U32(v) => format!("{v}u"),
+        Scalar::U64(v) => format!("uint64_t(0x{v:016x}ul)"),
         Scalar::Bool(v) => v.to_string(),
-        Scalar::I8(_) | Scalar::I16(_) | Scalar::U16(_) | Scalar::U64(_) => no_type(s.dtype()),
+        Scalar::I8(_) | Scalar::I16(_) | Scalar::U16(_) => no_type(s.dtype()),
     }
 }
 
@@ -646,7 +649,7 @@ impl Helpers {
                 _ => format!("({a} != {})", lit(from, 0)),
             },
             (DType::Bool, _) => format!("({a} ? {} : {})", lit(to, 1), lit(to, 0)),
-            (DType::F32 | DType::F64, DType::I32 | DType::I64 | DType::U8 | DType::U32) => {
+            (DType::F32 | DType::F64, DType::I32 | DType::I64 | DType::U8 | DType::U32 | DType::U64) => {
                 self.call(&format!("to_{}", suffix(to)), from, &[a])
             }
             (_, DType::U8) => format!("(uint({a}) & 0xFFu)"),
@@ -654,6 +657,7 @@ impl Helpers {
             // for positive when comparing it with a constant (`sign` gave 1, `abs` the input,
             // also through a cast to float); the packed form it leaves alone.
             (DType::I32, DType::I64) => format!("packInt2x32(ivec2({a}, {a} >> 31))"),
+            (DType::I32, DType::U64) => format!("packUint2x32(uvec2(uint({a}), uint({a} >> 31)))"),
             _ => format!("{}({a})", reg_type(to)),
         }
     }
@@ -694,6 +698,7 @@ impl Helpers {
                 "to_i64" => float_to_int(*t, DType::I64),
                 "to_u8" => float_to_int(*t, DType::U8),
                 "to_u32" => float_to_int(*t, DType::U32),
+                "to_u64" => float_to_int(*t, DType::U64),
                 _ => helper(name, *t),
             };
         }
@@ -871,6 +876,7 @@ fn float_to_int(from: DType, to: DType) -> String {
             let (hi, lo, max, min) = match to {
                 DType::I32 => ("2147483648.0", "-2147483648.0", "2147483647", "(-2147483647 - 1)"),
                 DType::U32 => ("4294967296.0", "0.0", "4294967295u", "0u"),
+                DType::U64 => ("18446744073709551616.0", "0.0", "uint64_t(0xfffffffffffffffful)", "uint64_t(0)"),
                 _ => (
                     "9223372036854775808.0",
                     "-9223372036854775808.0",
@@ -878,7 +884,7 @@ fn float_to_int(from: DType, to: DType) -> String {
                     "int64_t(0x8000000000000000ul)",
                 ),
             };
-            // The largest float below 2^31 (2^32, 2^63), which x does not exceed where it is
+            // The largest float below 2^31 (2^32, 2^63, 2^64), which x does not exceed where it is
             // converted: the min changes nothing but keeps drivers from taking the
             // conversion of an integer cast to float as that integer (Mesa folds
             // f2i(i2f(a)) to a unless exact; lavapipe gave i64(f32(16777217)) = 16777217).
@@ -886,6 +892,7 @@ fn float_to_int(from: DType, to: DType) -> String {
                 let limit = match to {
                     DType::I32 => 2f64.powi(31),
                     DType::U32 => 2f64.powi(32),
+                    DType::U64 => 2f64.powi(64),
                     _ => 2f64.powi(63),
                 };
                 literal(if from == DType::F32 {
