@@ -379,8 +379,8 @@ typedef int32_t sl_side;
 #define SL_C128 7
 
 // Signed and unsigned integers of 8 to 64 bits (two's complement, little-endian);
-// arithmetic wraps around. On Vulkan, work on u32 and u64 runs on the device (but for
-// their sorts, scatters and matrix products), work on i8, i16 and u16 on the CPU.
+// arithmetic wraps around. On Vulkan, work on i8, u32 and u64 runs on the device (but
+// for their sorts, scatters and matrix products), work on i16 and u16 on the CPU.
 #define SL_I8 8
 
 #define SL_I16 9

@@ -254,9 +254,11 @@ pub(super) fn extreme(t: DType, highest: bool) -> String {
         (DType::U32, true) => "4294967295u".into(),
         (DType::U64, true) => "uint64_t(0xfffffffffffffffful)".into(),
         (DType::U64, false) => "uint64_t(0)".into(),
+        (DType::I8, true) => "127".into(),
+        (DType::I8, false) => "(-128)".into(),
         (DType::U8 | DType::Bool, true) => "255u".into(),
         (DType::U8 | DType::U32 | DType::Bool, false) => "0u".into(),
-        (DType::C64 | DType::C128 | DType::I8 | DType::I16 | DType::U16, _) => {
+        (DType::C64 | DType::C128 | DType::I16 | DType::U16, _) => {
             unreachable!("{t} values have no extremes on the device")
         }
     }
@@ -278,7 +280,7 @@ fn encode(t: DType, e: &str) -> String {
         DType::F64 => format!("unpackDouble2x32({e})"),
         DType::F32 => format!("uvec2(floatBitsToUint({e}), 0u)"),
         DType::I64 | DType::U64 => format!("unpackUint2x32(uint64_t({e}))"),
-        DType::I32 => format!("uvec2(uint({e}), 0u)"),
+        DType::I8 | DType::I32 => format!("uvec2(uint({e}), 0u)"),
         _ => format!("uvec2({e}, 0u)"),
     }
 }
@@ -289,7 +291,7 @@ fn decode(t: DType, e: &str) -> String {
         DType::F32 => format!("uintBitsToFloat(({e}).x)"),
         DType::I64 => format!("int64_t(packUint2x32({e}))"),
         DType::U64 => format!("packUint2x32({e})"),
-        DType::I32 => format!("int(({e}).x)"),
+        DType::I8 | DType::I32 => format!("int(({e}).x)"),
         _ => format!("({e}).x"),
     }
 }
@@ -522,10 +524,11 @@ impl<'k> Gen<'k> {
                     DType::I64 => format!("int64_t(packUint2x32(uvec2({}, {})))", w(0), w(1)),
                     DType::U8 => format!("({} & 0xFFu)", w(0)),
                     DType::U32 => w(0),
+                    DType::I8 => format!("bitfieldExtract(int({}), 0, 8)", w(0)),
                     DType::U64 => format!("packUint2x32(uvec2({}, {}))", w(0), w(1)),
                     DType::Bool => format!("({} != 0u)", w(0)),
                     DType::C64 | DType::C128 => unreachable!("complex parameters are passed as their parts"),
-                    DType::I8 | DType::I16 | DType::U16 => {
+                    DType::I16 | DType::U16 => {
                         unreachable!("{t} kernels run on the CPU (glsl::has_type)")
                     }
                 })

@@ -30,10 +30,11 @@ pub fn has_type(t: DType) -> bool {
         | DType::U8
         | DType::U32
         | DType::U64
+        | DType::I8
         | DType::Bool
         | DType::C64
         | DType::C128 => true,
-        DType::I8 | DType::I16 | DType::U16 => false,
+        DType::I16 | DType::U16 => false,
     }
 }
 
@@ -41,13 +42,14 @@ fn no_type(t: DType) -> ! {
     unreachable!("{t} values are computed on the CPU (glsl::has_type)")
 }
 
-/// The type a value has in registers. u8 is held in a `uint` (kept in 0..=255).
+/// The type a value has in registers. u8 is held in a `uint` (kept in 0..=255), i8 in an
+/// `int` (kept in -128..=127; see `narrow`).
 pub fn reg_type(t: DType) -> &'static str {
     match t {
-        DType::I8 | DType::I16 | DType::U16 => no_type(t),
+        DType::I16 | DType::U16 => no_type(t),
         DType::F32 => "float",
         DType::F64 => "double",
-        DType::I32 => "int",
+        DType::I8 | DType::I32 => "int",
         DType::I64 => "int64_t",
         DType::U8 | DType::U32 => "uint",
         DType::U64 => "uint64_t",
@@ -61,6 +63,7 @@ pub fn reg_type(t: DType) -> &'static str {
 pub fn mem_type(t: DType) -> &'static str {
     match t {
         DType::U8 | DType::Bool => "uint8_t",
+        DType::I8 => "int8_t",
         _ => reg_type(t),
     }
 }
@@ -73,6 +76,7 @@ pub fn suffix(t: DType) -> &'static str {
 pub fn from_mem(t: DType, e: &str) -> String {
     match t {
         DType::U8 => format!("uint({e})"),
+        DType::I8 => format!("int({e})"),
         DType::Bool => format!("(uint({e}) != 0u)"),
         _ => e.to_string(),
     }
@@ -82,6 +86,7 @@ pub fn from_mem(t: DType, e: &str) -> String {
 pub fn to_mem(t: DType, e: &str) -> String {
     match t {
         DType::U8 => format!("uint8_t({e})"),
+        DType::I8 => format!("int8_t({e})"),
         DType::Bool => format!("uint8_t(({e}) ? 1u : 0u)"),
         _ => e.to_string(),
     }
@@ -97,9 +102,20 @@ pub fn literal(s: Scalar) -> String {
         Scalar::I64(v) => format!("int64_t(0x{:016x}ul)", v as u64),
         Scalar::U8(v) => format!("{v}u"),
         Scalar::U32(v) => format!("{v}u"),
+        Scalar::I8(v) => format!("int({v})"),
         Scalar::U64(v) => format!("uint64_t(0x{v:016x}ul)"),
         Scalar::Bool(v) => v.to_string(),
-        Scalar::I8(_) | Scalar::I16(_) | Scalar::U16(_) => no_type(s.dtype()),
+        Scalar::I16(_) | Scalar::U16(_) => no_type(s.dtype()),
+    }
+}
+
+/// `e`, a register value of a type held in a wider register (u8, i8), brought back into
+/// the type's range as its wrapping arithmetic would; other types' `e` unchanged.
+fn narrow(t: DType, e: &str) -> String {
+    match t {
+        DType::U8 => format!("(({e}) & 0xFFu)"),
+        DType::I8 => format!("bitfieldExtract({e}, 0, 8)"),
+        _ => e.to_string(),
     }
 }
 
@@ -245,11 +261,11 @@ impl Helpers {
                 _ => unreachable!("{} on bool", op.name()),
             },
             _ => {
-                let wrap = |e: String| if t == DType::U8 { format!("(({e}) & 0xFFu)") } else { e };
+                let wrap = |e: String| narrow(t, &e);
                 match op {
                     U::Neg => wrap(format!("({} - {a})", lit(t, 0))),
                     U::Abs if t.is_unsigned_integer() => a.to_string(),
-                    U::Abs => format!("({a} < {z} ? {z} - {a} : {a})", z = lit(t, 0)),
+                    U::Abs => wrap(format!("({a} < {z} ? {z} - {a} : {a})", z = lit(t, 0))),
                     U::Sign => format!(
                         "({a} > {z} ? {one} : ({a} < {z} ? {m1} : {z}))",
                         z = lit(t, 0),
@@ -317,12 +333,13 @@ impl Helpers {
                 _ => unreachable!("{} on bool", op.name()),
             },
             _ => {
-                let wrap = |e: String| if t == DType::U8 { format!("(({e}) & 0xFFu)") } else { e };
+                let wrap = |e: String| narrow(t, &e);
                 match op {
                     B::Add => wrap(format!("({a} + {b})")),
                     B::Sub => wrap(format!("({a} - {b})")),
                     B::Mul => wrap(format!("({a} * {b})")),
-                    B::Div => self.call("idiv", t, &[a, b]),
+                    // i8::MIN / -1 and shifts leave the range too
+                    B::Div => wrap(self.call("idiv", t, &[a, b])),
                     B::Rem => self.call("irem", t, &[a, b]),
                     B::Pow => {
                         // Squaring once per bit of the exponent.
@@ -334,7 +351,7 @@ impl Helpers {
                     B::And => format!("({a} & {b})"),
                     B::Or => format!("({a} | {b})"),
                     B::Xor => format!("({a} ^ {b})"),
-                    B::Shl => self.call("shl", t, &[a, b]),
+                    B::Shl => wrap(self.call("shl", t, &[a, b])),
                     B::Shr => self.call("shr", t, &[a, b]),
                     _ => unreachable!("{} on integers", op.name()),
                 }
@@ -649,15 +666,16 @@ impl Helpers {
                 _ => format!("({a} != {})", lit(from, 0)),
             },
             (DType::Bool, _) => format!("({a} ? {} : {})", lit(to, 1), lit(to, 0)),
-            (DType::F32 | DType::F64, DType::I32 | DType::I64 | DType::U8 | DType::U32 | DType::U64) => {
+            (DType::F32 | DType::F64, DType::I8 | DType::I32 | DType::I64 | DType::U8 | DType::U32 | DType::U64) => {
                 self.call(&format!("to_{}", suffix(to)), from, &[a])
             }
             (_, DType::U8) => format!("(uint({a}) & 0xFFu)"),
+            (_, DType::I8) => format!("bitfieldExtract(int({a}), 0, 8)"),
             // Sign extension spelled out: lavapipe (Mesa 22.3.6) took a plain int64_t(int)
             // for positive when comparing it with a constant (`sign` gave 1, `abs` the input,
             // also through a cast to float); the packed form it leaves alone.
-            (DType::I32, DType::I64) => format!("packInt2x32(ivec2({a}, {a} >> 31))"),
-            (DType::I32, DType::U64) => format!("packUint2x32(uvec2(uint({a}), uint({a} >> 31)))"),
+            (DType::I8 | DType::I32, DType::I64) => format!("packInt2x32(ivec2({a}, {a} >> 31))"),
+            (DType::I8 | DType::I32, DType::U64) => format!("packUint2x32(uvec2(uint({a}), uint({a} >> 31)))"),
             _ => format!("{}({a})", reg_type(to)),
         }
     }
@@ -699,6 +717,7 @@ impl Helpers {
                 "to_u8" => float_to_int(*t, DType::U8),
                 "to_u32" => float_to_int(*t, DType::U32),
                 "to_u64" => float_to_int(*t, DType::U64),
+                "to_i8" => float_to_int(*t, DType::I8),
                 _ => helper(name, *t),
             };
         }
@@ -874,6 +893,7 @@ fn float_to_int(from: DType, to: DType) -> String {
             // x at or below `lo` saturates to `min` (for u32 every x <= 0 is 0: a negative
             // float's conversion to uint is undefined).
             let (hi, lo, max, min) = match to {
+                DType::I8 => ("128.0", "-128.0", "127", "(-128)"),
                 DType::I32 => ("2147483648.0", "-2147483648.0", "2147483647", "(-2147483647 - 1)"),
                 DType::U32 => ("4294967296.0", "0.0", "4294967295u", "0u"),
                 DType::U64 => ("18446744073709551616.0", "0.0", "uint64_t(0xfffffffffffffffful)", "uint64_t(0)"),
@@ -890,6 +910,7 @@ fn float_to_int(from: DType, to: DType) -> String {
             // f2i(i2f(a)) to a unless exact; lavapipe gave i64(f32(16777217)) = 16777217).
             let below = {
                 let limit = match to {
+                    DType::I8 => 2f64.powi(7),
                     DType::I32 => 2f64.powi(31),
                     DType::U32 => 2f64.powi(32),
                     DType::U64 => 2f64.powi(64),
@@ -1197,7 +1218,7 @@ fn helper(name: &str, t: DType) -> String {
         // Wrapping power by squaring; negative exponents give 0 except for bases 1 and -1.
         "ipow" => {
             let (z, one) = (lit(t, 0), lit(t, 1));
-            let mask = if t == DType::U8 { " & 0xFFu" } else { "" };
+            let (r, b) = (narrow(t, "r * b"), narrow(t, "b * b"));
             let neg = if t.is_unsigned_integer() {
                 String::new()
             } else {
@@ -1209,7 +1230,7 @@ fn helper(name: &str, t: DType) -> String {
             f(
                 &format!(
                     "{neg}{ty} r = {one}; {ty} b = x; {ty} e = y;\n\
-                     while (e != {z}) {{ if ((e & {one}) != {z}) r = (r * b){mask}; b = (b * b){mask}; e = e >> 1; }}\n\
+                     while (e != {z}) {{ if ((e & {one}) != {z}) r = {r}; b = {b}; e = e >> 1; }}\n\
                      return r;"
                 ),
                 xy,

@@ -109,8 +109,8 @@ impl VulkanExecutor {
             DType::I64 => *mode == ScatterMode::Replace || caps.int64_atomics,
             // Elements of two words have no atomic claim here: the CPU scatters them.
             DType::C64 | DType::C128 => false,
-            // u32 and u64 scatters are not written for the device yet.
-            DType::U32 | DType::U64 => false,
+            // i8, u32 and u64 scatters are not written for the device yet.
+            DType::I8 | DType::U32 | DType::U64 => false,
             t => glsl::has_type(*t),
         };
         let numbers = words(dst_shape, values_shape, inputs);
