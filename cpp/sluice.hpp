@@ -42,7 +42,12 @@ enum class DType : sl_dtype {
     u8 = SL_U8,
     b8 = SL_BOOL,
     c64 = SL_C64,
-    c128 = SL_C128
+    c128 = SL_C128,
+    i8 = SL_I8,
+    i16 = SL_I16,
+    u16 = SL_U16,
+    u32 = SL_U32,
+    u64 = SL_U64
 };
 enum class Layout : sl_layout { col_major = SL_COL_MAJOR, row_major = SL_ROW_MAJOR };
 enum class Boundary : sl_boundary { fill = SL_BOUNDARY_FILL, clamp = SL_BOUNDARY_CLAMP, wrap = SL_BOUNDARY_WRAP };
@@ -133,20 +138,22 @@ template <class T>
 constexpr bool is_complex = std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
 
 template <class T>
-constexpr bool is_element = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
-                            std::is_same_v<T, int64_t> || std::is_same_v<T, uint8_t> || std::is_same_v<T, bool> ||
-                            is_complex<T>;
+constexpr bool is_element = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int8_t> ||
+                            std::is_same_v<T, int16_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
+                            std::is_same_v<T, uint8_t> || std::is_same_v<T, uint16_t> || std::is_same_v<T, uint32_t> ||
+                            std::is_same_v<T, uint64_t> || std::is_same_v<T, bool> || is_complex<T>;
 
 // Sluice's bool elements are one byte holding 0 or 1, like C++ bool here.
 static_assert(sizeof(bool) == 1, "Sluice bool arrays need a one-byte bool");
 
 }  // namespace detail
 
-// The element type of host type T (float, double, int32_t, int64_t, uint8_t, bool,
-// std::complex<float>, std::complex<double>: stored as Sluice stores them, real part first).
+// The element type of host type T (float, double, int8_t ... int64_t, uint8_t ... uint64_t,
+// bool, std::complex<float>, std::complex<double>: stored as Sluice stores them, real part
+// first).
 template <class T> constexpr DType dtype_of() {
     static_assert(detail::is_element<T>,
-                  "Sluice elements are float, double, int32_t, int64_t, uint8_t, bool or std::complex<float/double>");
+                  "Sluice elements are float, double, (u)int8_t to (u)int64_t, bool or std::complex<float/double>");
     if constexpr (std::is_same_v<T, std::complex<float>>) return DType::c64;
     if constexpr (std::is_same_v<T, std::complex<double>>) return DType::c128;
     if constexpr (std::is_same_v<T, float>) return DType::f32;
@@ -154,6 +161,11 @@ template <class T> constexpr DType dtype_of() {
     if constexpr (std::is_same_v<T, int32_t>) return DType::i32;
     if constexpr (std::is_same_v<T, int64_t>) return DType::i64;
     if constexpr (std::is_same_v<T, uint8_t>) return DType::u8;
+    if constexpr (std::is_same_v<T, int8_t>) return DType::i8;
+    if constexpr (std::is_same_v<T, int16_t>) return DType::i16;
+    if constexpr (std::is_same_v<T, uint16_t>) return DType::u16;
+    if constexpr (std::is_same_v<T, uint32_t>) return DType::u32;
+    if constexpr (std::is_same_v<T, uint64_t>) return DType::u64;
     return DType::b8;
 }
 
@@ -167,6 +179,11 @@ inline const char* dtype_name(DType dtype) {
         case DType::b8: return "bool";
         case DType::c64: return "c64";
         case DType::c128: return "c128";
+        case DType::i8: return "i8";
+        case DType::i16: return "i16";
+        case DType::u16: return "u16";
+        case DType::u32: return "u32";
+        case DType::u64: return "u64";
     }
     return "unknown dtype";
 }

@@ -40,8 +40,11 @@ module sluice
     SL_ERR_POISONED = 7, SL_ERR_INVALID_STATE = 8, SL_ERR_INTERNAL = 9, SL_ERR_MISMATCH = 10, &
     SL_ERR_SINGULAR = 11
   ! Element types (sl_dtype).
+  ! Fortran has no unsigned integers: sl_array(x) and get take integer(1), (2), (4) and (8)
+  ! as SL_I8 .. SL_I64; SL_U8 .. SL_U64 arrays are read into them converted as sl_cast does
+  ! (wrapping), or through the C API.
   integer(c_int32_t), parameter, public :: SL_F32 = 0, SL_F64 = 1, SL_I32 = 2, SL_I64 = 3, SL_U8 = 4, SL_BOOL = 5, &
-    SL_C64 = 6, SL_C128 = 7
+    SL_C64 = 6, SL_C128 = 7, SL_I8 = 8, SL_I16 = 9, SL_U16 = 10, SL_U32 = 11, SL_U64 = 12
   ! Layouts of application buffers (sl_layout).
   integer(c_int32_t), parameter, public :: SL_COL_MAJOR = 0, SL_ROW_MAJOR = 1
   ! What gemm does to an operand first.
@@ -2093,12 +2096,13 @@ module sluice
   end interface
 
   ! sl_array(x [, stat]): a new array holding a copy of x, a real(4), real(8), complex(4),
-  ! complex(8), integer(4), integer(8) or logical scalar or array of rank 1 to 4 (sections included). Sluice stores
+  ! complex(8), integer(1), integer(2), integer(4), integer(8) or logical scalar or array of rank 1 to 4 (sections included). Sluice stores
   ! arrays column-major, as Fortran does, so the elements keep their order.
   interface sl_array
     module procedure new_r4_0, new_r4_1, new_r4_2, new_r4_3, new_r4_4, new_r8_0, new_r8_1, new_r8_2, &
       new_r8_3, new_r8_4, new_i4_0, new_i4_1, new_i4_2, new_i4_3, new_i4_4, new_i8_0, new_i8_1, new_i8_2, &
-      new_i8_3, new_i8_4, new_l_0, new_l_1, new_l_2, new_l_3, new_l_4, &
+      new_i8_3, new_i8_4, new_i1_0, new_i1_1, new_i1_2, new_i1_3, new_i1_4, &
+      new_i2_0, new_i2_1, new_i2_2, new_i2_3, new_i2_4, new_l_0, new_l_1, new_l_2, new_l_3, new_l_4, &
       new_c4_0, new_c4_1, new_c4_2, new_c4_3, new_c4_4, new_c8_0, new_c8_1, new_c8_2, new_c8_3, new_c8_4
   end interface
 
@@ -2107,7 +2111,8 @@ module sluice
   interface get
     module procedure get_r4_0, get_r4_1, get_r4_2, get_r4_3, get_r4_4, get_r8_0, get_r8_1, get_r8_2, &
       get_r8_3, get_r8_4, get_i4_0, get_i4_1, get_i4_2, get_i4_3, get_i4_4, get_i8_0, get_i8_1, get_i8_2, &
-      get_i8_3, get_i8_4, get_l_0, get_l_1, get_l_2, get_l_3, get_l_4, &
+      get_i8_3, get_i8_4, get_i1_0, get_i1_1, get_i1_2, get_i1_3, get_i1_4, &
+      get_i2_0, get_i2_1, get_i2_2, get_i2_3, get_i2_4, get_l_0, get_l_1, get_l_2, get_l_3, get_l_4, &
       get_c4_0, get_c4_1, get_c4_2, get_c4_3, get_c4_4, get_c8_0, get_c8_1, get_c8_2, get_c8_3, get_c8_4
   end interface
 
@@ -2115,7 +2120,8 @@ module sluice
   interface assignment(=)
     module procedure set_r4_0, set_r4_1, set_r4_2, set_r4_3, set_r4_4, set_r8_0, set_r8_1, set_r8_2, &
       set_r8_3, set_r8_4, set_i4_0, set_i4_1, set_i4_2, set_i4_3, set_i4_4, set_i8_0, set_i8_1, set_i8_2, &
-      set_i8_3, set_i8_4, set_l_0, set_l_1, set_l_2, set_l_3, set_l_4, &
+      set_i8_3, set_i8_4, set_i1_0, set_i1_1, set_i1_2, set_i1_3, set_i1_4, &
+      set_i2_0, set_i2_1, set_i2_2, set_i2_3, set_i2_4, set_l_0, set_l_1, set_l_2, set_l_3, set_l_4, &
       set_c4_0, set_c4_1, set_c4_2, set_c4_3, set_c4_4, set_c8_0, set_c8_1, set_c8_2, set_c8_3, set_c8_4
   end interface
 
@@ -2705,10 +2711,12 @@ contains
     select case (dtype)
     case (SL_C128)
       element_bytes = 16
-    case (SL_F64, SL_I64, SL_C64)
+    case (SL_F64, SL_I64, SL_U64, SL_C64)
       element_bytes = 8
-    case (SL_F32, SL_I32)
+    case (SL_F32, SL_I32, SL_U32)
       element_bytes = 4
+    case (SL_I16, SL_U16)
+      element_bytes = 2
     case default
       element_bytes = 1
     end select
@@ -3492,6 +3500,10 @@ contains
   integer(c_int32_t) function int_dtype(kind)
     integer, intent(in) :: kind
     select case (kind)
+    case (c_int8_t)
+      int_dtype = SL_I8
+    case (c_int16_t)
+      int_dtype = SL_I16
     case (c_int32_t)
       int_dtype = SL_I32
     case (c_int64_t)
@@ -4752,6 +4764,66 @@ contains
     a = create(SL_I64, shape(x, c_int64_t), c_loc(x), stat)
   end function
 
+  type(sl_array) function new_i1_0(x, stat) result(a)
+    integer(c_int8_t), intent(in), target :: x
+    integer, intent(out), optional :: stat
+    a = create(SL_I8, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i1_1(x, stat) result(a)
+    integer(c_int8_t), intent(in), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I8, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i1_2(x, stat) result(a)
+    integer(c_int8_t), intent(in), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I8, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i1_3(x, stat) result(a)
+    integer(c_int8_t), intent(in), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I8, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i1_4(x, stat) result(a)
+    integer(c_int8_t), intent(in), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I8, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i2_0(x, stat) result(a)
+    integer(c_int16_t), intent(in), target :: x
+    integer, intent(out), optional :: stat
+    a = create(SL_I16, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i2_1(x, stat) result(a)
+    integer(c_int16_t), intent(in), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I16, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i2_2(x, stat) result(a)
+    integer(c_int16_t), intent(in), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I16, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i2_3(x, stat) result(a)
+    integer(c_int16_t), intent(in), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I16, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
+  type(sl_array) function new_i2_4(x, stat) result(a)
+    integer(c_int16_t), intent(in), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    a = create(SL_I16, shape(x, c_int64_t), c_loc(x), stat)
+  end function
+
   type(sl_array) function new_l_0(x, stat) result(a)
     logical, intent(in) :: x
     integer, intent(out), optional :: stat
@@ -4923,6 +4995,76 @@ contains
     call read_into(a, SL_I64, shape(x, c_int64_t), c_loc(x), stat)
   end subroutine
 
+  subroutine get_i1_0(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int8_t), intent(inout), target :: x
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I8, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i1_1(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int8_t), intent(inout), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I8, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i1_2(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int8_t), intent(inout), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I8, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i1_3(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int8_t), intent(inout), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I8, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i1_4(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int8_t), intent(inout), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I8, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i2_0(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int16_t), intent(inout), target :: x
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I16, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i2_1(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int16_t), intent(inout), target, contiguous :: x(:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I16, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i2_2(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int16_t), intent(inout), target, contiguous :: x(:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I16, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i2_3(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int16_t), intent(inout), target, contiguous :: x(:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I16, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
+  subroutine get_i2_4(a, x, stat)
+    type(sl_array), intent(in) :: a
+    integer(c_int16_t), intent(inout), target, contiguous :: x(:,:,:,:)
+    integer, intent(out), optional :: stat
+    call read_into(a, SL_I16, shape(x, c_int64_t), c_loc(x), stat)
+  end subroutine
+
   subroutine get_l_0(a, x, stat)
     type(sl_array), intent(in) :: a
     logical, intent(inout) :: x
@@ -5080,6 +5222,66 @@ contains
 
   subroutine set_i8_4(x, a)
     integer(c_int64_t), intent(inout) :: x(:,:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i1_0(x, a)
+    integer(c_int8_t), intent(inout) :: x
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i1_1(x, a)
+    integer(c_int8_t), intent(inout) :: x(:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i1_2(x, a)
+    integer(c_int8_t), intent(inout) :: x(:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i1_3(x, a)
+    integer(c_int8_t), intent(inout) :: x(:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i1_4(x, a)
+    integer(c_int8_t), intent(inout) :: x(:,:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i2_0(x, a)
+    integer(c_int16_t), intent(inout) :: x
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i2_1(x, a)
+    integer(c_int16_t), intent(inout) :: x(:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i2_2(x, a)
+    integer(c_int16_t), intent(inout) :: x(:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i2_3(x, a)
+    integer(c_int16_t), intent(inout) :: x(:,:,:)
+    type(sl_array), intent(in) :: a
+    call get(a, x)
+  end subroutine
+
+  subroutine set_i2_4(x, a)
+    integer(c_int16_t), intent(inout) :: x(:,:,:,:)
     type(sl_array), intent(in) :: a
     call get(a, x)
   end subroutine

@@ -378,6 +378,19 @@ typedef int32_t sl_side;
 // Complex numbers of two f64, real part first (`double _Complex`, `complex(8)`).
 #define SL_C128 7
 
+// Signed and unsigned integers of 8 to 64 bits (two's complement, little-endian);
+// arithmetic wraps around. On Vulkan, work on i8, u32 and u64 runs on the device (but
+// for their sorts, scatters and matrix products), work on i16 and u16 on the CPU.
+#define SL_I8 8
+
+#define SL_I16 9
+
+#define SL_U16 10
+
+#define SL_U32 11
+
+#define SL_U64 12
+
 #define SL_COL_MAJOR 0
 
 #define SL_ROW_MAJOR 1

@@ -39,6 +39,45 @@ const TABLE: [[sl_dtype; 8]; 8] = {
     ]
 };
 
+/// Every element type, in the order of the README table (which has the integer types
+/// i8, i16, u16, u32 and u64 that `TABLE` leaves out: their values are checked in
+/// tests/int_types.rs).
+const ALL_TYPES: [sl_dtype; 13] =
+    [SL_BOOL, SL_U8, SL_U16, SL_U32, SL_U64, SL_I8, SL_I16, SL_I32, SL_I64, SL_F32, SL_F64, SL_C64, SL_C128];
+
+/// `FULL_TABLE[i][j]`: the type of `ALL_TYPES[i] op ALL_TYPES[j]` (README "Type promotion").
+const FULL_TABLE: [[sl_dtype; 13]; 13] = {
+    const B: sl_dtype = SL_BOOL;
+    const U8: sl_dtype = SL_U8;
+    const U16: sl_dtype = SL_U16;
+    const U32: sl_dtype = SL_U32;
+    const U64: sl_dtype = SL_U64;
+    const I8: sl_dtype = SL_I8;
+    const I16: sl_dtype = SL_I16;
+    const I32: sl_dtype = SL_I32;
+    const I64: sl_dtype = SL_I64;
+    const F32: sl_dtype = SL_F32;
+    const F64: sl_dtype = SL_F64;
+    const C64: sl_dtype = SL_C64;
+    const C128: sl_dtype = SL_C128;
+    [
+        //  bool u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 c64 c128
+        [B, U8, U16, U32, U64, I8, I16, I32, I64, F32, F64, C64, C128], // bool
+        [U8, U8, U16, U32, U64, I16, I16, I32, I64, F32, F64, C64, C128], // u8
+        [U16, U16, U16, U32, U64, I32, I32, I32, I64, F32, F64, C64, C128], // u16
+        [U32, U32, U32, U32, U64, I64, I64, I64, I64, F32, F64, C64, C128], // u32
+        [U64, U64, U64, U64, U64, F64, F64, F64, F64, F32, F64, C64, C128], // u64
+        [I8, I16, I32, I64, F64, I8, I16, I32, I64, F32, F64, C64, C128], // i8
+        [I16, I16, I32, I64, F64, I16, I16, I32, I64, F32, F64, C64, C128], // i16
+        [I32, I32, I32, I64, F64, I32, I32, I32, I64, F32, F64, C64, C128], // i32
+        [I64, I64, I64, I64, F64, I64, I64, I64, I64, F32, F64, C64, C128], // i64
+        [F32, F32, F32, F32, F32, F32, F32, F32, F32, F32, F64, C64, C128], // f32
+        [F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, C128, C128], // f64
+        [C64, C64, C64, C64, C64, C64, C64, C64, C64, C64, C128, C64, C128], // c64
+        [C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128], // c128
+    ]
+};
+
 /// The type of `TYPES[i] op s` (and `s op TYPES[i]`) for a weak scalar: an integer
 /// scalar (`sl_binary_scalar_i`), a floating-point one (`sl_binary_scalar`), a complex
 /// one (`sl_binary_scalar_c`).
@@ -211,6 +250,49 @@ fn every_pair_of_types_follows_the_table() {
                 release(&[out]);
             }
             release(&[ha, hb]);
+        }
+    }
+}
+
+#[test]
+fn every_pair_of_all_thirteen_types_has_the_table_type() {
+    let n = 5;
+    let arrays: Vec<sl_array> = ALL_TYPES
+        .iter()
+        .map(|&t| {
+            let mut h = 0;
+            ok(sl_constant(t, 1, [n].as_ptr(), 1.0, &mut h));
+            h
+        })
+        .collect();
+    for (i, &ta) in ALL_TYPES.iter().enumerate() {
+        for (j, &tb) in ALL_TYPES.iter().enumerate() {
+            let t = FULL_TABLE[i][j];
+            // Subtraction is defined for every type but bool; a comparison for all.
+            let mut out = 0;
+            let st = sl_binary(SL_SUB, arrays[i], arrays[j], &mut out);
+            if t == SL_BOOL {
+                fails(st, SL_ERR_DTYPE_MISMATCH, "not defined");
+            } else {
+                ok(st);
+                assert_eq!(dtype_of(out), t, "{ta} - {tb}");
+                release(&[out]);
+            }
+            // The `TABLE` cells agree.
+            if let (Some(k), Some(l)) = (TYPES.iter().position(|&x| x == ta), TYPES.iter().position(|&x| x == tb)) {
+                assert_eq!(TABLE[k][l], t, "{ta} and {tb}: the two tables");
+            }
+        }
+    }
+    release(&arrays);
+}
+
+#[test]
+fn the_full_table_is_symmetric_and_keeps_same_types() {
+    for i in 0..ALL_TYPES.len() {
+        assert_eq!(FULL_TABLE[i][i], ALL_TYPES[i]);
+        for j in 0..ALL_TYPES.len() {
+            assert_eq!(FULL_TABLE[i][j], FULL_TABLE[j][i], "{} and {}", ALL_TYPES[i], ALL_TYPES[j]);
         }
     }
 }

@@ -341,6 +341,11 @@ mod tests {
             (SL_BOOL, DType::Bool),
             (SL_C64, DType::C64),
             (SL_C128, DType::C128),
+            (SL_I8, DType::I8),
+            (SL_I16, DType::I16),
+            (SL_U16, DType::U16),
+            (SL_U32, DType::U32),
+            (SL_U64, DType::U64),
         ] {
             assert_eq!(parse_dtype(code).unwrap(), t);
         }

@@ -51,6 +51,14 @@ pub const SL_BOOL: sl_dtype = 5;
 pub const SL_C64: sl_dtype = 6;
 /// Complex numbers of two f64, real part first (`double _Complex`, `complex(8)`).
 pub const SL_C128: sl_dtype = 7;
+/// Signed and unsigned integers of 8 to 64 bits (two's complement, little-endian);
+/// arithmetic wraps around. On Vulkan, work on i8, u32 and u64 runs on the device (but
+/// for their sorts, scatters and matrix products), work on i16 and u16 on the CPU.
+pub const SL_I8: sl_dtype = 8;
+pub const SL_I16: sl_dtype = 9;
+pub const SL_U16: sl_dtype = 10;
+pub const SL_U32: sl_dtype = 11;
+pub const SL_U64: sl_dtype = 12;
 
 /// Element order of application buffers. Sluice stores arrays column-major.
 pub type sl_layout = i32;

@@ -79,7 +79,10 @@ pub fn compare(reference: &Reference, value: &Value, tol: Tolerance) -> Option<M
                 let want = rounded(dtype, r[i]);
                 ([(g, want), (0.0, 0.0)], 1, reference.magnitude(i).max(want.abs()))
             }
-            (Data::Int(r), g) => ([(g.i() as f64, r[i] as f64), (0.0, 0.0)], 1, (r[i] as f64).abs()),
+            (Data::Int(_), g) => {
+                let want = reference.at(i).f();
+                ([(g.i() as f64, want), (0.0, 0.0)], 1, want.abs())
+            }
             (Data::Float(r), g) => ([(g.f(), r[i]), (0.0, 0.0)], 1, r[i].abs()),
         };
         let allowed = tol.abs + tol.rel * size;

@@ -42,7 +42,7 @@ fn erfinv(x: f64) -> f64 {
 }
 
 /// Elements in column-major order: f64 for floating-point types (complex ones as
-/// (real, imaginary) pairs), i64 for the others (bool as 0 or 1).
+/// (real, imaginary) pairs), i64 for the others (bool as 0 or 1, u64 as its bits).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Data {
     Float(Vec<f64>),
@@ -101,7 +101,8 @@ fn narrower(a: DType, b: DType) -> DType {
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Elem {
     F(f64),
-    I(i64),
+    /// An integer or bool: wide enough for every value of every integer type.
+    I(i128),
     /// A complex number: real and imaginary parts.
     C(f64, f64),
 }
@@ -115,9 +116,9 @@ impl Elem {
         }
     }
 
-    pub fn i(self) -> i64 {
+    pub fn i(self) -> i128 {
         match self {
-            Elem::F(x) => x as i64,
+            Elem::F(x) => x as i128,
             Elem::I(i) => i,
             Elem::C(..) => unreachable!("complex values are never indices"),
         }
@@ -147,12 +148,8 @@ impl Elem {
         match self {
             // Casts read floats at full precision, so an f32 reference casts like an f64.
             Elem::F(x) => Scalar::F64(x),
-            Elem::I(i) => match dtype {
-                DType::I32 => Scalar::I32(i as i32),
-                DType::U8 => Scalar::U8(i as u8),
-                DType::Bool => Scalar::Bool(i != 0),
-                _ => Scalar::I64(i),
-            },
+            // wraps to `dtype`, where the value lies (u64 ones through their bits)
+            Elem::I(i) => Scalar::I64(i as i64).cast(dtype),
             Elem::C(..) => unreachable!("complex values are never cast"),
         }
     }
@@ -161,42 +158,35 @@ impl Elem {
         match s {
             Scalar::F32(x) => Elem::F(x as f64),
             Scalar::F64(x) => Elem::F(x),
-            Scalar::I32(i) => Elem::I(i as i64),
-            Scalar::I64(i) => Elem::I(i),
-            Scalar::U8(i) => Elem::I(i as i64),
-            Scalar::Bool(b) => Elem::I(b as i64),
+            s => Elem::I(s.as_i128().expect("an integer scalar")),
         }
     }
 }
 
 /// `v` wrapped to the range of integer type `t`, as its arithmetic would.
-fn wrap(t: DType, v: i64) -> i64 {
+fn wrap(t: DType, v: i128) -> i128 {
     match t {
-        DType::I32 => v as i32 as i64,
-        DType::U8 => v as u8 as i64,
-        DType::Bool => (v != 0) as i64,
-        _ => v,
+        DType::Bool => (v != 0) as i128,
+        _ => {
+            let (lo, hi) = t.integer_range().expect("an integer type");
+            (v - lo).rem_euclid(hi - lo + 1) + lo
+        }
     }
 }
 
 fn lowest(t: DType) -> Elem {
-    match t {
-        DType::F32 | DType::F64 => Elem::F(f64::NEG_INFINITY),
-        DType::I32 => Elem::I(i32::MIN as i64),
-        DType::I64 => Elem::I(i64::MIN),
-        DType::U8 | DType::Bool => Elem::I(0),
-        DType::C64 | DType::C128 => unreachable!("complex numbers have no order"),
+    match t.integer_range() {
+        Some((lo, _)) => Elem::I(lo),
+        None if t.is_complex() => unreachable!("complex numbers have no order"),
+        None => Elem::F(f64::NEG_INFINITY),
     }
 }
 
 fn highest(t: DType) -> Elem {
-    match t {
-        DType::F32 | DType::F64 => Elem::F(f64::INFINITY),
-        DType::I32 => Elem::I(i32::MAX as i64),
-        DType::I64 => Elem::I(i64::MAX),
-        DType::U8 => Elem::I(u8::MAX as i64),
-        DType::Bool => Elem::I(1),
-        DType::C64 | DType::C128 => unreachable!("complex numbers have no order"),
+    match t.integer_range() {
+        Some((_, hi)) => Elem::I(hi),
+        None if t.is_complex() => unreachable!("complex numbers have no order"),
+        None => Elem::F(f64::INFINITY),
     }
 }
 
@@ -241,7 +231,7 @@ impl Reference {
             Data::Float(v)
         } else {
             let mut v = Vec::with_capacity(shape.numel());
-            v.extend(elems.map(|e| wrap(dtype, e.i())));
+            v.extend(elems.map(|e| wrap(dtype, e.i()) as i64));
             Data::Int(v)
         };
         Reference { dtype, shape, data, precision: dtype.real(), scale: None }
@@ -293,7 +283,8 @@ impl Reference {
         match &self.data {
             Data::Float(v) if self.dtype.is_complex() => Elem::C(v[2 * i], v[2 * i + 1]),
             Data::Float(v) => Elem::F(v[i]),
-            Data::Int(v) => Elem::I(v[i]),
+            Data::Int(v) if self.dtype == DType::U64 => Elem::I(v[i] as u64 as i128),
+            Data::Int(v) => Elem::I(v[i] as i128),
         }
     }
 
@@ -311,9 +302,14 @@ pub fn read(dtype: DType, bytes: &[u8], at: i64) -> Elem {
     match dtype {
         DType::F32 => Elem::F(f32::from_le_bytes(b.try_into().unwrap()) as f64),
         DType::F64 => Elem::F(f64::from_le_bytes(b.try_into().unwrap())),
-        DType::I32 => Elem::I(i32::from_le_bytes(b.try_into().unwrap()) as i64),
-        DType::I64 => Elem::I(i64::from_le_bytes(b.try_into().unwrap())),
-        DType::U8 | DType::Bool => Elem::I(b[0] as i64),
+        DType::I8 => Elem::I(b[0] as i8 as i128),
+        DType::I16 => Elem::I(i16::from_le_bytes(b.try_into().unwrap()) as i128),
+        DType::I32 => Elem::I(i32::from_le_bytes(b.try_into().unwrap()) as i128),
+        DType::I64 => Elem::I(i64::from_le_bytes(b.try_into().unwrap()) as i128),
+        DType::U8 | DType::Bool => Elem::I(b[0] as i128),
+        DType::U16 => Elem::I(u16::from_le_bytes(b.try_into().unwrap()) as i128),
+        DType::U32 => Elem::I(u32::from_le_bytes(b.try_into().unwrap()) as i128),
+        DType::U64 => Elem::I(u64::from_le_bytes(b.try_into().unwrap()) as i128),
         DType::C64 => {
             let (re, im) = b.split_at(4);
             Elem::C(
@@ -392,11 +388,11 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
     match &n.op {
         Op::Source => unreachable!("sources are computed, not pending"),
         Op::Fill { value, .. } => each(&|_, _| Elem::of_scalar(*value)),
-        Op::Iota { dim } => {
-            each(&|_, c| if t.is_float() { Elem::F(c[*dim as usize] as f64) } else { Elem::I(c[*dim as usize]) })
-        }
+        Op::Iota { dim } => each(&|_, c| {
+            if t.is_float() { Elem::F(c[*dim as usize] as f64) } else { Elem::I(c[*dim as usize] as i128) }
+        }),
         Op::Identity => each(&|_, c| {
-            if t.is_float() { Elem::F((c[0] == c[1]) as i64 as f64) } else { Elem::I((c[0] == c[1]) as i64) }
+            if t.is_float() { Elem::F((c[0] == c[1]) as i64 as f64) } else { Elem::I((c[0] == c[1]) as i128) }
         }),
         Op::Random { kind, dist, .. } => {
             let stream = Stream { kind: *kind, seed: ins[0].at(0).i() as u64, draw: ins[1].at(0).i() as u64 };
@@ -469,7 +465,7 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
             each(&|i, _| {
                 let mut s = [0i64; MAX_RANK];
                 for d in 0..src.shape.rank() {
-                    s[d] = ins[1 + d].operand(i).i().clamp(0, src.shape.dim(d) as i64 - 1);
+                    s[d] = ins[1 + d].operand(i).i().clamp(0, src.shape.dim(d) as i128 - 1) as i64;
                 }
                 src.at(linear(&src.shape, &s))
             })
@@ -532,7 +528,7 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
                         Elem::C(re, im)
                     }
                     _ if t.is_float() => Elem::F(terms.map(|(x, y)| x.f() * y.f()).sum()),
-                    _ => Elem::I(terms.fold(0i64, |s, (x, y)| s.wrapping_add(x.i().wrapping_mul(y.i())))),
+                    _ => Elem::I(terms.fold(0i128, |s, (x, y)| s.wrapping_add(x.i().wrapping_mul(y.i())))),
                 }
             })
         }
@@ -562,8 +558,8 @@ fn unary(op: UnaryOp, t: DType, x: Elem) -> Elem {
         };
     };
     Elem::F(match op {
-        IsNan => return Elem::I(x.is_nan() as i64),
-        IsInf => return Elem::I(x.is_infinite() as i64),
+        IsNan => return Elem::I(x.is_nan() as i128),
+        IsInf => return Elem::I(x.is_infinite() as i128),
         Neg => -x,
         Abs => x.abs(),
         Sign => {
@@ -617,7 +613,7 @@ fn unary(op: UnaryOp, t: DType, x: Elem) -> Elem {
 }
 
 /// `b^e` wrapping; a negative exponent gives the integer part of the true power.
-fn int_pow(b: i64, e: i64) -> i64 {
+fn int_pow(b: i128, e: i128) -> i128 {
     if e < 0 {
         return match b {
             1 => 1,
@@ -625,7 +621,7 @@ fn int_pow(b: i64, e: i64) -> i64 {
             _ => 0,
         };
     }
-    let (mut r, mut b, mut e) = (1i64, b, e);
+    let (mut r, mut b, mut e) = (1i128, b, e);
     while e > 0 {
         if e & 1 == 1 {
             r = r.wrapping_mul(b);
@@ -638,8 +634,8 @@ fn int_pow(b: i64, e: i64) -> i64 {
 
 /// `x << c` or `x >> c` (arithmetic for signed types) in `t`'s width; counts outside
 /// `0..bits` shift every bit out.
-fn shift(t: DType, x: i64, c: i64, left: bool) -> i64 {
-    let bits = 8 * t.size() as i64;
+fn shift(t: DType, x: i128, c: i128, left: bool) -> i128 {
+    let bits = 8 * t.size() as i128;
     match (left, (0..bits).contains(&c)) {
         (true, true) => x << c,
         (true, false) => 0,
@@ -678,7 +674,7 @@ fn next_after(t: DType, x: f64, y: f64) -> f64 {
 
 fn binary(op: BinaryOp, t: DType, a: Elem, b: Elem) -> Elem {
     use BinaryOp::*;
-    let cmp = |o: bool| Elem::I(o as i64);
+    let cmp = |o: bool| Elem::I(o as i128);
     if let (Elem::I(x), Elem::I(y)) = (a, b) {
         return match op {
             Eq => cmp(x == y),
@@ -772,17 +768,17 @@ fn fold(op: ReduceOp, v: DType, g: &[(i64, usize, Elem)]) -> Elem {
     let values = || g.iter().map(|&(_, _, x)| x);
     match op {
         ReduceOp::Sum if float => Elem::F(values().map(Elem::f).sum()),
-        ReduceOp::Sum => Elem::I(values().fold(0i64, |a, x| a.wrapping_add(x.i()))),
+        ReduceOp::Sum => Elem::I(values().fold(0i128, |a, x| a.wrapping_add(x.i()))),
         ReduceOp::Prod if float => Elem::F(values().map(Elem::f).product()),
-        ReduceOp::Prod => Elem::I(values().fold(1i64, |a, x| a.wrapping_mul(x.i()))),
+        ReduceOp::Prod => Elem::I(values().fold(1i128, |a, x| a.wrapping_mul(x.i()))),
         ReduceOp::Mean => Elem::F(values().map(Elem::f).sum::<f64>() / g.len() as f64),
-        ReduceOp::Any => Elem::I(values().any(Elem::nonzero) as i64),
-        ReduceOp::All => Elem::I(values().all(Elem::nonzero) as i64),
-        ReduceOp::Count => Elem::I(values().filter(|x| x.nonzero()).count() as i64),
+        ReduceOp::Any => Elem::I(values().any(Elem::nonzero) as i128),
+        ReduceOp::All => Elem::I(values().all(Elem::nonzero) as i128),
+        ReduceOp::Count => Elem::I(values().filter(|x| x.nonzero()).count() as i128),
         ReduceOp::Min | ReduceOp::Max => extremum(op == ReduceOp::Min, v, values()),
         ReduceOp::ArgMin | ReduceOp::ArgMax => {
             if let Some(&(i, _, _)) = g.iter().find(|(_, _, x)| x.is_nan()) {
-                return Elem::I(i);
+                return Elem::I(i as i128);
             }
             let mut best: Option<(i64, Elem)> = None;
             for &(i, _, x) in g {
@@ -790,7 +786,7 @@ fn fold(op: ReduceOp, v: DType, g: &[(i64, usize, Elem)]) -> Elem {
                     best = Some((i, x));
                 }
             }
-            Elem::I(best.map_or(-1, |(i, _)| i))
+            Elem::I(best.map_or(-1, |(i, _)| i as i128))
         }
     }
 }
@@ -874,7 +870,8 @@ fn scatter(mode: ScatterMode, t: DType, ins: &[&Reference]) -> Reference {
     'values: for i in 0..values.shape.numel() {
         let mut c = [0i64; MAX_RANK];
         for d in 0..dst.shape.rank() {
-            c[d] = ins[2 + d].operand(i).i();
+            // saturated: an index beyond i64 is out of range as i64::MAX is
+            c[d] = ins[2 + d].operand(i).i().clamp(i64::MIN as i128, i64::MAX as i128) as i64;
             if !(0..dst.shape.dim(d) as i64).contains(&c[d]) {
                 continue 'values;
             }

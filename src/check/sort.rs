@@ -48,7 +48,7 @@ pub fn evaluate(op: SortOp, dtype: DType, shape: Shape, ins: &[&Reference]) -> R
                 let mut line: Vec<(Elem, usize)> = (0..n).map(|i| (a.at(place(i)), i)).collect();
                 line.sort_by(|x, y| directed(x.0, y.0, descending));
                 for (i, (e, from)) in line.into_iter().enumerate() {
-                    out[place(i)] = if matches!(op, SortOp::Sort { .. }) { e } else { Elem::I(from as i64) };
+                    out[place(i)] = if matches!(op, SortOp::Sort { .. }) { e } else { Elem::I(from as i128) };
                 }
             }
             Reference::new(dtype, shape, out.into_iter())
@@ -63,7 +63,7 @@ pub fn evaluate(op: SortOp, dtype: DType, shape: Shape, ins: &[&Reference]) -> R
                 } else {
                     sorted.partition_point(|&s| order(s, x) == Ordering::Less)
                 };
-                Elem::I(before as i64)
+                Elem::I(before as i128)
             });
             Reference::new(dtype, shape, counts)
         }

@@ -106,6 +106,11 @@ fn fold_binary(op: BinaryOp, a: Scalar, b: Scalar) -> Option<Scalar> {
         (Scalar::I32(x), Scalar::I32(y)) => int!(x, y, Scalar::I32),
         (Scalar::I64(x), Scalar::I64(y)) => int!(x, y, Scalar::I64),
         (Scalar::U8(x), Scalar::U8(y)) => int!(x, y, Scalar::U8),
+        (Scalar::I8(x), Scalar::I8(y)) => int!(x, y, Scalar::I8),
+        (Scalar::I16(x), Scalar::I16(y)) => int!(x, y, Scalar::I16),
+        (Scalar::U16(x), Scalar::U16(y)) => int!(x, y, Scalar::U16),
+        (Scalar::U32(x), Scalar::U32(y)) => int!(x, y, Scalar::U32),
+        (Scalar::U64(x), Scalar::U64(y)) => int!(x, y, Scalar::U64),
         _ => None,
     }
 }
@@ -236,12 +241,10 @@ impl Graph<'_> {
             bail!(DTypeMismatch, "a {dtype} value is made from its parts (see `constant`)");
         }
         let s = Scalar::F64(v).cast(dtype);
-        let exact = match dtype {
-            DType::F32 | DType::F64 => true,
-            DType::Bool => v == 0.0 || v == 1.0,
-            // 2^63 saturates to i64::MAX, which reads back as 2^63: compare before the cast.
-            DType::I64 => v.fract() == 0.0 && (-I64_LIMIT..I64_LIMIT).contains(&v),
-            _ => s.as_f64() == v,
+        // Compared before the cast: 2^63 saturates to i64::MAX, which reads back as 2^63.
+        let exact = match dtype.integer_range() {
+            Some((lo, hi)) => v.fract() == 0.0 && (lo as f64..(hi + 1) as f64).contains(&v),
+            None => true,
         };
         if !exact {
             bail!(DTypeMismatch, "scalar {v} cannot be represented as {dtype}");
@@ -391,7 +394,7 @@ impl Graph<'_> {
     pub fn binary_scalar_int(&self, op: BinaryOp, a: &Arc<Node>, s: i64, scalar_first: bool) -> Result<Arc<Node>> {
         let t = a.dtype.promote_weak(ScalarKind::Int).real();
         let v = Scalar::I64(s).cast(t);
-        if t.is_integer() && v.cast(DType::I64) != Scalar::I64(s) {
+        if t.is_integer() && v.as_i128() != Some(s as i128) {
             bail!(DTypeMismatch, "{}: scalar {s} cannot be represented as {t}", op.name());
         }
         let c = self.operand(t, v);

@@ -16,17 +16,37 @@ pub enum DType {
     C64,
     /// Complex numbers: two f64, real part first (C `double _Complex`).
     C128,
+    I8,
+    I16,
+    U16,
+    U32,
+    U64,
 }
 
 impl DType {
-    pub const ALL: [DType; 8] =
-        [DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::Bool, DType::C64, DType::C128];
+    /// In the order of the C constants (`SL_F32` = 0 ... `SL_U64` = 12).
+    pub const ALL: [DType; 13] = [
+        DType::F32,
+        DType::F64,
+        DType::I32,
+        DType::I64,
+        DType::U8,
+        DType::Bool,
+        DType::C64,
+        DType::C128,
+        DType::I8,
+        DType::I16,
+        DType::U16,
+        DType::U32,
+        DType::U64,
+    ];
 
     pub fn size(self) -> usize {
         match self {
-            DType::F32 | DType::I32 => 4,
-            DType::F64 | DType::I64 | DType::C64 => 8,
-            DType::U8 | DType::Bool => 1,
+            DType::F32 | DType::I32 | DType::U32 => 4,
+            DType::F64 | DType::I64 | DType::U64 | DType::C64 => 8,
+            DType::I16 | DType::U16 => 2,
+            DType::I8 | DType::U8 | DType::Bool => 1,
             DType::C128 => 16,
         }
     }
@@ -58,27 +78,69 @@ impl DType {
     }
 
     pub fn is_integer(self) -> bool {
-        matches!(self, DType::I32 | DType::I64 | DType::U8)
+        self.is_signed_integer() || self.is_unsigned_integer()
+    }
+
+    pub fn is_signed_integer(self) -> bool {
+        matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
+    }
+
+    pub fn is_unsigned_integer(self) -> bool {
+        matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
+    }
+
+    /// The signed integer type of `bytes` bytes, if there is one.
+    fn signed_of_size(bytes: usize) -> Option<DType> {
+        [DType::I8, DType::I16, DType::I32, DType::I64].into_iter().find(|t| t.size() == bytes)
+    }
+
+    /// The type sums, products and their scans of `self` accumulate in: i64 for signed
+    /// integers and u8 (as before the other unsigned types existed), u64 for the wider
+    /// unsigned types (numpy's rule), the type itself otherwise.
+    pub fn sum_dtype(self) -> DType {
+        match self {
+            DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::U8 => DType::I64,
+            DType::U16 | DType::U32 | DType::U64 => DType::U64,
+            DType::F32 | DType::F64 | DType::C64 | DType::C128 | DType::Bool => self,
+        }
+    }
+
+    /// The smallest and largest values of an integer type (0 and 1 for bool).
+    pub fn integer_range(self) -> Option<(i128, i128)> {
+        Some(match self {
+            DType::Bool => (0, 1),
+            DType::I8 => (i8::MIN as i128, i8::MAX as i128),
+            DType::I16 => (i16::MIN as i128, i16::MAX as i128),
+            DType::I32 => (i32::MIN as i128, i32::MAX as i128),
+            DType::I64 => (i64::MIN as i128, i64::MAX as i128),
+            DType::U8 => (0, u8::MAX as i128),
+            DType::U16 => (0, u16::MAX as i128),
+            DType::U32 => (0, u32::MAX as i128),
+            DType::U64 => (0, u64::MAX as i128),
+            DType::F32 | DType::F64 | DType::C64 | DType::C128 => return None,
+        })
     }
 
     /// The type both operands of an element-wise op take when their types differ: the
     /// promotion table (README "Type promotion"). Kinds rank bool < integer < floating
     /// point < complex and the result has the higher kind; integers never widen a
-    /// floating-point type (i64 with f32 is f32, as in JAX), a complex type has the wider
-    /// precision of the two floating-point types involved (c64 with f64 is c128), and
-    /// integers take the wider of the two (u8 with i32 is i32; every unsigned type is
-    /// narrower than every signed one, so no pair needs a wider type than both).
+    /// floating-point type (i64 with f32 is f32, as in JAX), and a complex type has the
+    /// wider precision of the two floating-point types involved (c64 with f64 is c128).
+    /// Two integers of one signedness give the wider; unsigned with signed gives the
+    /// smallest signed type holding both (u8 with i8 is i16), and u64 with a signed type
+    /// is f64 as in numpy 2 (no integer type holds both).
     pub fn promote(self, other: DType) -> DType {
         use DType::*;
+        if self.is_integer() && other.is_integer() {
+            return promote_integers(self, other);
+        }
         let rank = |t: DType| match t {
             Bool => 0,
-            U8 => 1,
-            I32 => 2,
-            I64 => 3,
-            F32 => 4,
-            F64 => 5,
-            C64 => 6,
-            C128 => 7,
+            I8 | I16 | I32 | I64 | U8 | U16 | U32 | U64 => 1,
+            F32 => 2,
+            F64 => 3,
+            C64 => 4,
+            C128 => 5,
         };
         let (lo, hi) = if rank(self) <= rank(other) { (self, other) } else { (other, self) };
         match (lo, hi) {
@@ -111,7 +173,24 @@ impl DType {
             DType::Bool => "bool",
             DType::C64 => "c64",
             DType::C128 => "c128",
+            DType::I8 => "i8",
+            DType::I16 => "i16",
+            DType::U16 => "u16",
+            DType::U32 => "u32",
+            DType::U64 => "u64",
         }
+    }
+}
+
+fn promote_integers(a: DType, b: DType) -> DType {
+    if a.is_signed_integer() == b.is_signed_integer() {
+        return if a.size() >= b.size() { a } else { b };
+    }
+    let (unsigned, signed) = if a.is_signed_integer() { (b, a) } else { (a, b) };
+    if signed.size() > unsigned.size() {
+        signed
+    } else {
+        DType::signed_of_size(2 * unsigned.size()).unwrap_or(DType::F64)
     }
 }
 
@@ -139,6 +218,11 @@ pub enum Scalar {
     I64(i64),
     U8(u8),
     Bool(bool),
+    I8(i8),
+    I16(i16),
+    U16(u16),
+    U32(u32),
+    U64(u64),
 }
 
 impl Scalar {
@@ -150,28 +234,58 @@ impl Scalar {
             Scalar::I64(_) => DType::I64,
             Scalar::U8(_) => DType::U8,
             Scalar::Bool(_) => DType::Bool,
+            Scalar::I8(_) => DType::I8,
+            Scalar::I16(_) => DType::I16,
+            Scalar::U16(_) => DType::U16,
+            Scalar::U32(_) => DType::U32,
+            Scalar::U64(_) => DType::U64,
         }
     }
 
-    /// The value converted to `dtype` with the same rules as the cast op
-    /// (float to integer truncates and saturates, NaN becomes 0; nonzero is true).
+    /// The exact value of an integer or bool scalar; `None` for floating point.
+    pub fn as_i128(self) -> Option<i128> {
+        Some(match self {
+            Scalar::F32(_) | Scalar::F64(_) => return None,
+            Scalar::I8(v) => v as i128,
+            Scalar::I16(v) => v as i128,
+            Scalar::I32(v) => v as i128,
+            Scalar::I64(v) => v as i128,
+            Scalar::U8(v) => v as i128,
+            Scalar::U16(v) => v as i128,
+            Scalar::U32(v) => v as i128,
+            Scalar::U64(v) => v as i128,
+            Scalar::Bool(v) => v as i128,
+        })
+    }
+
+    /// The value converted to `dtype` with the same rules as the cast op (integer to
+    /// integer wraps, float to integer truncates and saturates, NaN becomes 0; nonzero is
+    /// true).
     pub fn cast(self, dtype: DType) -> Scalar {
+        macro_rules! int {
+            ($v:ident, $t:ty) => {
+                Scalar::$v(match self.as_i128() {
+                    Some(i) => i as $t,
+                    None => self.as_f64() as $t,
+                })
+            };
+        }
         match dtype {
-            DType::F32 => Scalar::F32(self.as_f64() as f32),
+            DType::F32 => Scalar::F32(match self {
+                // straight to f32: through f64 would round twice
+                Scalar::I64(v) => v as f32,
+                Scalar::U64(v) => v as f32,
+                _ => self.as_f64() as f32,
+            }),
             DType::F64 => Scalar::F64(self.as_f64()),
-            DType::I32 => Scalar::I32(match self {
-                Scalar::I64(v) => v as i32,
-                _ => self.as_f64() as i32,
-            }),
-            DType::I64 => Scalar::I64(match self {
-                Scalar::I64(v) => v,
-                _ => self.as_f64() as i64,
-            }),
-            DType::U8 => Scalar::U8(match self {
-                Scalar::I64(v) => v as u8,
-                Scalar::I32(v) => v as u8,
-                _ => self.as_f64() as u8,
-            }),
+            DType::I8 => int!(I8, i8),
+            DType::I16 => int!(I16, i16),
+            DType::I32 => int!(I32, i32),
+            DType::I64 => int!(I64, i64),
+            DType::U8 => int!(U8, u8),
+            DType::U16 => int!(U16, u16),
+            DType::U32 => int!(U32, u32),
+            DType::U64 => int!(U64, u64),
             DType::Bool => Scalar::Bool(self.is_nonzero()),
             DType::C64 | DType::C128 => no_complex_scalar(),
         }
@@ -185,6 +299,11 @@ impl Scalar {
             Scalar::I64(v) => v as f64,
             Scalar::U8(v) => v as f64,
             Scalar::Bool(v) => v as u8 as f64,
+            Scalar::I8(v) => v as f64,
+            Scalar::I16(v) => v as f64,
+            Scalar::U16(v) => v as f64,
+            Scalar::U32(v) => v as f64,
+            Scalar::U64(v) => v as f64,
         }
     }
 
@@ -192,10 +311,8 @@ impl Scalar {
         match self {
             Scalar::F32(v) => v != 0.0,
             Scalar::F64(v) => v != 0.0,
-            Scalar::I32(v) => v != 0,
-            Scalar::I64(v) => v != 0,
-            Scalar::U8(v) => v != 0,
             Scalar::Bool(v) => v,
+            _ => self.as_i128() != Some(0),
         }
     }
 
@@ -208,6 +325,11 @@ impl Scalar {
             Scalar::I64(v) => v as u64,
             Scalar::U8(v) => v as u64,
             Scalar::Bool(v) => v as u64,
+            Scalar::I8(v) => v as u8 as u64,
+            Scalar::I16(v) => v as u16 as u64,
+            Scalar::U16(v) => v as u64,
+            Scalar::U32(v) => v as u64,
+            Scalar::U64(v) => v,
         }
     }
 
@@ -219,6 +341,11 @@ impl Scalar {
             DType::I64 => Scalar::I64(bits as i64),
             DType::U8 => Scalar::U8(bits as u8),
             DType::Bool => Scalar::Bool(bits & 1 != 0),
+            DType::I8 => Scalar::I8(bits as u8 as i8),
+            DType::I16 => Scalar::I16(bits as u16 as i16),
+            DType::U16 => Scalar::U16(bits as u16),
+            DType::U32 => Scalar::U32(bits as u32),
+            DType::U64 => Scalar::U64(bits),
             DType::C64 | DType::C128 => no_complex_scalar(),
         }
     }

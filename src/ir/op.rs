@@ -300,8 +300,9 @@ impl ReduceOp {
         [Sum, Prod, Min, Max, Mean, Any, All, Count, ArgMin, ArgMax]
     };
 
-    /// Result type for input type `t`: integer sums and products accumulate in i64,
-    /// means of integers are f64, counts and arg-reductions are i64 indices.
+    /// Result type for input type `t`: integer sums and products accumulate in i64 or u64
+    /// (`DType::sum_dtype`), means of integers are f64, counts and arg-reductions are i64
+    /// indices.
     pub fn result_dtype(self, t: DType) -> Option<DType> {
         use ReduceOp::*;
         if t.is_complex() {
@@ -310,8 +311,7 @@ impl ReduceOp {
         match self {
             Sum | Prod => match t {
                 DType::Bool => None,
-                DType::I32 | DType::U8 | DType::I64 => Some(DType::I64),
-                _ => Some(t),
+                _ => Some(t.sum_dtype()),
             },
             Min | Max => Some(t),
             Mean => match t {
@@ -379,8 +379,7 @@ impl ScanOp {
             (ScanOp::Max | ScanOp::Min, t) if t.is_complex() => None,
             (ScanOp::Max | ScanOp::Min, t) => Some(t),
             (_, DType::Bool) => None,
-            (_, DType::I32 | DType::U8) => Some(DType::I64),
-            _ => Some(t),
+            _ => Some(t.sum_dtype()),
         }
     }
 

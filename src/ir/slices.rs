@@ -80,12 +80,8 @@ fn dependence(k: &Kernel) -> Vec<Dims> {
 
 /// Largest value an integer of type `t` holds.
 fn integer_max(t: DType) -> Option<i64> {
-    match t {
-        DType::U8 => Some(u8::MAX as i64),
-        DType::I32 => Some(i32::MAX as i64),
-        DType::I64 => Some(i64::MAX),
-        _ => None,
-    }
+    let (_, hi) = t.integer_range().filter(|_| t.is_integer())?;
+    Some(hi.min(i64::MAX as i128) as i64)
 }
 
 /// Whether value `v` equals the domain coordinate `d` at every point: that coordinate,

@@ -1,5 +1,5 @@
-! Fortran arrays into Sluice and back: every type (real(4), real(8), integer(4), integer(8),
-! logical) and rank 0 to 4, through sl_array(x), `y = a` and `call get(a, y)`; non-contiguous
+! Fortran arrays into Sluice and back: every type (real(4), real(8), integer(1), integer(2),
+! integer(4), integer(8), logical) and rank 0 to 4, through sl_array(x), `y = a` and `call get(a, y)`; non-contiguous
 ! sections in and out; conversion to the variable's type on reading.
 program roundtrip
   use sluice
@@ -14,6 +14,8 @@ program roundtrip
   call reals4()
   call integers4()
   call integers8()
+  call integers1()
+  call integers2()
   call logicals()
   call sections()
   call conversions()
@@ -100,6 +102,66 @@ contains
     call expect(t == s .and. all(y1 == x1) .and. all(y2 == x2) .and. all(y3 == x3) .and. all(y4 == x4), &
       'integer(8) ranks 0-4 come back unchanged')
     call expect(all(shape(sl_array(x1)) == shape(x1)), 'integer(8) shape')
+  end subroutine
+
+  subroutine integers1()
+    integer(1) :: v(120), s, x1(7), x2(5, 4), x3(4, 3, 5), x4(3, 2, 4, 5)
+    integer(1) :: t, y1(7), y2(5, 4), y3(4, 3, 5), y4(3, 2, 4, 5), twice(7)
+    integer(8) :: total
+    ! The whole range, its ends included.
+    v = int(uniform(size(v), -2d0**(8*1-1), 2d0**(8*1-1) - 1), 1)
+    v(1:2) = [-huge(s) - 1_1, huge(s)]
+    s = v(1)
+    x1 = v(:7)
+    x2 = reshape(v, shape(x2))
+    x3 = reshape(v, shape(x3))
+    x4 = reshape(v, shape(x4))
+    t = sl_array(s)
+    y1 = sl_array(x1)
+    y2 = sl_array(x2)
+    y3 = sl_array(x3)
+    y4 = sl_array(x4)
+    call expect(t == s .and. all(y1 == x1) .and. all(y2 == x2) .and. all(y3 == x3) .and. all(y4 == x4), &
+      'integer(1) ranks 0-4 come back unchanged')
+    call expect(all(shape(sl_array(x4)) == shape(x4)), 'integer(1) shape')
+    ! Sums wrap around in the type (computed here in integer(8)); totals are integer(8).
+    twice = sl_array(x1) + sl_array(x1)
+    call expect(all(twice == int(modulo(2 * int(x1, 8) + 2_8**(8*1-1), 2_8**(8*1)) - 2_8**(8*1-1), 1)), &
+      'integer(1) sums wrap around')
+    total = sum(sl_array(v))
+    call expect(total == sum(int(v, 8)), 'the sum of integer(1) values is an integer(8)')
+    y1 = int(sl_array(int(x1, 8)), 1)
+    call expect(all(y1 == x1), 'int(a, 1) converts to integer(1)')
+  end subroutine
+
+  subroutine integers2()
+    integer(2) :: v(120), s, x1(7), x2(5, 4), x3(4, 3, 5), x4(3, 2, 4, 5)
+    integer(2) :: t, y1(7), y2(5, 4), y3(4, 3, 5), y4(3, 2, 4, 5), twice(7)
+    integer(8) :: total
+    ! The whole range, its ends included.
+    v = int(uniform(size(v), -2d0**(8*2-1), 2d0**(8*2-1) - 1), 2)
+    v(1:2) = [-huge(s) - 1_2, huge(s)]
+    s = v(1)
+    x1 = v(:7)
+    x2 = reshape(v, shape(x2))
+    x3 = reshape(v, shape(x3))
+    x4 = reshape(v, shape(x4))
+    t = sl_array(s)
+    y1 = sl_array(x1)
+    y2 = sl_array(x2)
+    y3 = sl_array(x3)
+    y4 = sl_array(x4)
+    call expect(t == s .and. all(y1 == x1) .and. all(y2 == x2) .and. all(y3 == x3) .and. all(y4 == x4), &
+      'integer(2) ranks 0-4 come back unchanged')
+    call expect(all(shape(sl_array(x4)) == shape(x4)), 'integer(2) shape')
+    ! Sums wrap around in the type (computed here in integer(8)); totals are integer(8).
+    twice = sl_array(x1) + sl_array(x1)
+    call expect(all(twice == int(modulo(2 * int(x1, 8) + 2_8**(8*2-1), 2_8**(8*2)) - 2_8**(8*2-1), 2)), &
+      'integer(2) sums wrap around')
+    total = sum(sl_array(v))
+    call expect(total == sum(int(v, 8)), 'the sum of integer(2) values is an integer(8)')
+    y1 = int(sl_array(int(x1, 8)), 2)
+    call expect(all(y1 == x1), 'int(a, 2) converts to integer(2)')
   end subroutine
 
   subroutine logicals()

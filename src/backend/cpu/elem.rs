@@ -16,7 +16,7 @@ macro_rules! elem_int {
         }
     )*};
 }
-elem_int!(i32, i64, u8);
+elem_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 impl Elem for f32 {
     #[inline(always)]
@@ -51,8 +51,13 @@ macro_rules! cast_as {
         impl CastTo<$to> for $from { #[inline(always)] fn cast_to(self) -> $to { self as $to } }
     )*)*};
 }
-cast_as!(f32 => f32, f64, u8; f64 => f32, f64, u8);
-cast_as!(i32 => f32, f64, i32, i64, u8; i64 => f32, f64, i32, i64, u8; u8 => f32, f64, i32, i64, u8);
+cast_as!(f32 => f32, f64, i8, i16, u8, u16, u32, u64; f64 => f32, f64, i8, i16, u8, u16, u32, u64);
+macro_rules! int_casts {
+    ($($from:ty),*) => {$(
+        cast_as!($from => f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
+    )*};
+}
+int_casts!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 /// Floating point to a signed integer as `as` converts (truncated, saturated, NaN to 0),
 /// in compares and selects around the plain conversion of a value in range: they
@@ -97,6 +102,26 @@ macro_rules! with_elem {
             }
             $crate::ir::DType::U8 | $crate::ir::DType::Bool => {
                 type $T = u8;
+                $body
+            }
+            $crate::ir::DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::ir::DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::ir::DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            $crate::ir::DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::ir::DType::U64 => {
+                type $T = u64;
                 $body
             }
             // Complex values are computed through their real parts (backend/cpu/complex.rs).

@@ -153,7 +153,7 @@ macro_rules! float_impl {
 float_impl!(f32, math::unary_f32, math::binary_f32, math::binary_f32_vs, math::binary_f32_sv);
 float_impl!(f64, math::unary_f64, math::binary_f64, math::binary_f64_vs, math::binary_f64_sv);
 
-/// Integer behaviour shared by i32, i64 and u8 (wrapping arithmetic; x / 0 = x % 0 = 0).
+/// Integer behaviour shared by the integer types (wrapping arithmetic; x / 0 = x % 0 = 0).
 pub(super) trait Int:
     Elem
     + Ord
@@ -257,6 +257,11 @@ macro_rules! int_impl {
 int_impl!(i32, true);
 int_impl!(i64, true);
 int_impl!(u8, false);
+int_impl!(i8, true);
+int_impl!(i16, true);
+int_impl!(u16, false);
+int_impl!(u32, false);
+int_impl!(u64, false);
 
 /// Integer power by squaring, wrapping; a negative exponent gives 0 except for bases 1 and -1.
 #[inline(always)]
@@ -379,6 +384,11 @@ pub unsafe fn unary(op: UnaryOp, dtype: DType, src: *const u8, dst: *mut u8, n: 
             DType::I32 => unary_int::<i32>(op, src, dst, n),
             DType::I64 => unary_int::<i64>(op, src, dst, n),
             DType::U8 => unary_int::<u8>(op, src, dst, n),
+            DType::I8 => unary_int::<i8>(op, src, dst, n),
+            DType::I16 => unary_int::<i16>(op, src, dst, n),
+            DType::U16 => unary_int::<u16>(op, src, dst, n),
+            DType::U32 => unary_int::<u32>(op, src, dst, n),
+            DType::U64 => unary_int::<u64>(op, src, dst, n),
             DType::Bool => match op {
                 UnaryOp::Not => map1(src, dst, n, |x: u8| x ^ 1),
                 UnaryOp::IsNan | UnaryOp::IsInf => map1(src, dst, n, |_: u8| 0u8),
@@ -481,6 +491,11 @@ pub unsafe fn binary(op: BinaryOp, dtype: DType, a: Opnd, b: Opnd, dst: *mut u8,
             DType::I64 => binary_int::<i64>(op, a, b, dst, n),
             // bool values are 0/1, so the u8 bitwise ops and comparisons are the logical ones
             DType::U8 | DType::Bool => binary_int::<u8>(op, a, b, dst, n),
+            DType::I8 => binary_int::<i8>(op, a, b, dst, n),
+            DType::I16 => binary_int::<i16>(op, a, b, dst, n),
+            DType::U16 => binary_int::<u16>(op, a, b, dst, n),
+            DType::U32 => binary_int::<u32>(op, a, b, dst, n),
+            DType::U64 => binary_int::<u64>(op, a, b, dst, n),
             DType::C64 | DType::C128 => unreachable!("{} of complex values is computed from their parts", op.name()),
         }
     }
@@ -640,7 +655,18 @@ unsafe fn map3<T: Elem>(a: Opnd, b: Opnd, c: Opnd, dst: *mut u8, n: usize, f: im
 #[inline(always)]
 unsafe fn cast_from<T>(to: DType, src: *const u8, dst: *mut u8, n: usize)
 where
-    T: Elem + CastTo<f32> + CastTo<f64> + CastTo<i32> + CastTo<i64> + CastTo<u8> + Default,
+    T: Elem
+        + CastTo<f32>
+        + CastTo<f64>
+        + CastTo<i8>
+        + CastTo<i16>
+        + CastTo<i32>
+        + CastTo<i64>
+        + CastTo<u8>
+        + CastTo<u16>
+        + CastTo<u32>
+        + CastTo<u64>
+        + Default,
 {
     unsafe {
         match to {
@@ -649,6 +675,11 @@ where
             DType::I32 => map1(src, dst, n, |x: T| -> i32 { x.cast_to() }),
             DType::I64 => map1(src, dst, n, |x: T| -> i64 { x.cast_to() }),
             DType::U8 => map1(src, dst, n, |x: T| -> u8 { x.cast_to() }),
+            DType::I8 => map1(src, dst, n, |x: T| -> i8 { x.cast_to() }),
+            DType::I16 => map1(src, dst, n, |x: T| -> i16 { x.cast_to() }),
+            DType::U16 => map1(src, dst, n, |x: T| -> u16 { x.cast_to() }),
+            DType::U32 => map1(src, dst, n, |x: T| -> u32 { x.cast_to() }),
+            DType::U64 => map1(src, dst, n, |x: T| -> u64 { x.cast_to() }),
             DType::Bool => map1(src, dst, n, |x: T| (x != T::default()) as u8),
             DType::C64 | DType::C128 => unreachable!("casts to complex are built from parts"),
         }

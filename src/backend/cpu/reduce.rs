@@ -56,6 +56,11 @@ bounds!(f64, f64::NEG_INFINITY, f64::INFINITY, |x: f64| x.is_nan());
 bounds!(i32, i32::MIN, i32::MAX, |_| false);
 bounds!(i64, i64::MIN, i64::MAX, |_| false);
 bounds!(u8, u8::MIN, u8::MAX, |_| false);
+bounds!(i8, i8::MIN, i8::MAX, |_| false);
+bounds!(i16, i16::MIN, i16::MAX, |_| false);
+bounds!(u16, u16::MIN, u16::MAX, |_| false);
+bounds!(u32, u32::MIN, u32::MAX, |_| false);
+bounds!(u64, u64::MIN, u64::MAX, |_| false);
 
 fn highest(v: DType) -> u64 {
     match v {
@@ -393,11 +398,16 @@ fn scan_step_float(op: ScanOp, c: f64, x: f64) -> f64 {
     }
 }
 
+/// One step of an integer scan whose running values are of type `out`, carried in i64
+/// (u64 as its bits: sums wrap alike, max and min compare as unsigned).
 #[inline(always)]
-fn scan_step_int(op: ScanOp, c: i64, x: i64) -> i64 {
+fn scan_step_int(op: ScanOp, out: DType, c: i64, x: i64) -> i64 {
+    let unsigned = out == DType::U64;
     match op {
         ScanOp::Sum => c.wrapping_add(x),
         ScanOp::Prod => c.wrapping_mul(x),
+        ScanOp::Max if unsigned => (c as u64).max(x as u64) as i64,
+        ScanOp::Min if unsigned => (c as u64).min(x as u64) as i64,
         ScanOp::Max => c.max(x),
         ScanOp::Min => c.min(x),
     }
@@ -429,7 +439,7 @@ pub unsafe fn scan_lanes(
             } else {
                 let mut c = carry.bits as i64;
                 for (i, &x) in s.iter().enumerate() {
-                    c = scan_step_int(op, c, x.cast_to());
+                    c = scan_step_int(op, out, c, x.cast_to());
                     write_int(out, dst, i, c);
                 }
                 carry.bits = c as u64;
@@ -453,7 +463,7 @@ pub unsafe fn scan_fold(op: ScanOp, v: DType, out: DType, carry: &mut [u64], src
                     *c = v.to_u64();
                     write_float(out, dst, i, v);
                 } else {
-                    let v = scan_step_int(op, *c as i64, x.cast_to());
+                    let v = scan_step_int(op, out, *c as i64, x.cast_to());
                     *c = v as u64;
                     write_int(out, dst, i, v);
                 }
@@ -470,6 +480,9 @@ pub fn scan_identity(op: ScanOp, out: DType) -> ScanCarry {
         (ScanOp::Min, true) => f64::INFINITY.to_u64(),
         (ScanOp::Sum, false) => 0,
         (ScanOp::Prod, false) => 1,
+        // u64 values compare as unsigned (`scan_step_int`)
+        (ScanOp::Max, false) if out == DType::U64 => 0,
+        (ScanOp::Min, false) if out == DType::U64 => u64::MAX,
         (ScanOp::Max, false) => i64::MIN as u64,
         (ScanOp::Min, false) => i64::MAX as u64,
     };
@@ -482,9 +495,11 @@ pub fn scan_identity(op: ScanOp, out: DType) -> ScanCarry {
 unsafe fn write_int(out: DType, dst: *mut u8, i: usize, v: i64) {
     unsafe {
         match out {
-            DType::I32 => *(dst as *mut i32).add(i) = v as i32,
-            DType::U8 | DType::Bool => *dst.add(i) = v as u8,
-            _ => *(dst as *mut i64).add(i) = v,
+            DType::I32 | DType::U32 => *(dst as *mut i32).add(i) = v as i32,
+            DType::I16 | DType::U16 => *(dst as *mut i16).add(i) = v as i16,
+            DType::I8 | DType::U8 | DType::Bool => *dst.add(i) = v as u8,
+            DType::I64 | DType::U64 => *(dst as *mut i64).add(i) = v,
+            DType::F32 | DType::F64 | DType::C64 | DType::C128 => unreachable!("integer scan into {out}"),
         }
     }
 }

@@ -10,7 +10,7 @@
 
 use multiversion::multiversion;
 
-use super::elem::Elem;
+use super::elem::{Elem, with_elem};
 use super::linalg::{Operands, Products, SERIAL_PRODUCT};
 use super::ops::{Int, fmax, fmin};
 use super::threads::Workers;
@@ -68,7 +68,7 @@ macro_rules! ring_int {
         }
     )*};
 }
-ring_int!(i32, i64, u8);
+ring_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 /// One of the ops of a pair, as a type so each pair compiles to its own loop.
 trait Apply<T> {
@@ -118,14 +118,8 @@ pub fn inner(dtype: DType, semiring: Semiring, mkn: [usize; 3], products: &Produ
             }
         };
     }
-    match dtype {
-        DType::F32 => with_reduce!(f32),
-        DType::F64 => with_reduce!(f64),
-        DType::I32 => with_reduce!(i32),
-        DType::I64 => with_reduce!(i64),
-        DType::U8 | DType::Bool => with_reduce!(u8),
-        DType::C64 | DType::C128 => unreachable!("complex numbers have no order"),
-    }
+    // complex numbers have no order: `with_elem` refuses them
+    with_elem!(dtype, T => with_reduce!(T))
 }
 
 /// The highest value of `dtype` (min's identity; bool's is true).

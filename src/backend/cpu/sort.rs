@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
 
+use super::elem::with_elem;
 use super::radix::{self, Key, Shared};
 use super::threads::Workers;
 use crate::exec::memory::{HostBuffer, HostPool};
@@ -85,6 +86,11 @@ macro_rules! int_sortable {
 int_sortable!(i32, u32, 1 << 31);
 int_sortable!(i64, u64, 1 << 63);
 int_sortable!(u8, u32, 0);
+int_sortable!(i8, u32, 1 << 31);
+int_sortable!(i16, u32, 1 << 31);
+int_sortable!(u16, u32, 0);
+int_sortable!(u32, u32, 0);
+int_sortable!(u64, u64, 0);
 
 /// The key of `x` in the direction asked: descending complements every key but a NaN's.
 fn directed<T: Sortable>(x: T, descending: bool) -> T::K {
@@ -334,15 +340,11 @@ pub fn sort(
             }
         };
     }
-    match dtype {
-        DType::F32 => typed!(f32),
-        DType::F64 => typed!(f64),
-        DType::I32 => typed!(i32),
-        DType::I64 => typed!(i64),
-        // A bool is a byte holding 0 or 1: it sorts as one.
-        DType::U8 | DType::Bool => typed!(u8),
-        DType::C64 | DType::C128 => bail!(DTypeMismatch, "{} is not defined for {dtype} arrays", op.name()),
+    if dtype.is_complex() {
+        bail!(DTypeMismatch, "{} is not defined for {dtype} arrays", op.name());
     }
+    // A bool is a byte holding 0 or 1: it sorts as a u8.
+    with_elem!(dtype, T => typed!(T))
 }
 
 #[cfg(test)]

@@ -441,9 +441,11 @@ unsafe fn copy_run(base: *const u8, size: usize, a: Lin, dst: *mut u8, len: usiz
         }
         match size {
             1 => strided!(u8),
+            2 => strided!(u16),
             4 => strided!(u32),
             8 => strided!(u64),
-            _ => strided!([u64; 2]),
+            16 => strided!([u64; 2]),
+            _ => unreachable!("elements of {size} bytes"),
         }
     }
 }

@@ -187,11 +187,12 @@ impl Target {
 }
 
 /// What a scan of values of type `out` accumulates in: floats in f64 where the device
-/// has it, integers in i64.
+/// has it, u64 in itself (its max and min compare unsigned), other integers in i64.
 fn carry_type(out: DType, float64: bool) -> DType {
     match out {
         t if t.is_float() && float64 => DType::F64,
         t if t.is_float() => DType::F32,
+        DType::U64 => DType::U64,
         _ => DType::I64,
     }
 }
@@ -250,8 +251,16 @@ pub(super) fn extreme(t: DType, highest: bool) -> String {
         (DType::I32, false) => "(-2147483647 - 1)".into(),
         (DType::I64, true) => "int64_t(0x7fffffffffffffffl)".into(),
         (DType::I64, false) => "int64_t(0x8000000000000000ul)".into(),
-        (_, true) => "255u".into(),
-        (_, false) => "0u".into(),
+        (DType::U32, true) => "4294967295u".into(),
+        (DType::U64, true) => "uint64_t(0xfffffffffffffffful)".into(),
+        (DType::U64, false) => "uint64_t(0)".into(),
+        (DType::I8, true) => "127".into(),
+        (DType::I8, false) => "(-128)".into(),
+        (DType::U8 | DType::Bool, true) => "255u".into(),
+        (DType::U8 | DType::U32 | DType::Bool, false) => "0u".into(),
+        (DType::C64 | DType::C128 | DType::I16 | DType::U16, _) => {
+            unreachable!("{t} values have no extremes on the device")
+        }
     }
 }
 
@@ -270,8 +279,8 @@ fn encode(t: DType, e: &str) -> String {
     match t {
         DType::F64 => format!("unpackDouble2x32({e})"),
         DType::F32 => format!("uvec2(floatBitsToUint({e}), 0u)"),
-        DType::I64 => format!("unpackUint2x32(uint64_t({e}))"),
-        DType::I32 => format!("uvec2(uint({e}), 0u)"),
+        DType::I64 | DType::U64 => format!("unpackUint2x32(uint64_t({e}))"),
+        DType::I8 | DType::I32 => format!("uvec2(uint({e}), 0u)"),
         _ => format!("uvec2({e}, 0u)"),
     }
 }
@@ -281,7 +290,8 @@ fn decode(t: DType, e: &str) -> String {
         DType::F64 => format!("packDouble2x32({e})"),
         DType::F32 => format!("uintBitsToFloat(({e}).x)"),
         DType::I64 => format!("int64_t(packUint2x32({e}))"),
-        DType::I32 => format!("int(({e}).x)"),
+        DType::U64 => format!("packUint2x32({e})"),
+        DType::I8 | DType::I32 => format!("int(({e}).x)"),
         _ => format!("({e}).x"),
     }
 }
@@ -513,8 +523,14 @@ impl<'k> Gen<'k> {
                     DType::I32 => format!("int({})", w(0)),
                     DType::I64 => format!("int64_t(packUint2x32(uvec2({}, {})))", w(0), w(1)),
                     DType::U8 => format!("({} & 0xFFu)", w(0)),
+                    DType::U32 => w(0),
+                    DType::I8 => format!("bitfieldExtract(int({}), 0, 8)", w(0)),
+                    DType::U64 => format!("packUint2x32(uvec2({}, {}))", w(0), w(1)),
                     DType::Bool => format!("({} != 0u)", w(0)),
                     DType::C64 | DType::C128 => unreachable!("complex parameters are passed as their parts"),
+                    DType::I16 | DType::U16 => {
+                        unreachable!("{t} kernels run on the CPU (glsl::has_type)")
+                    }
                 })
             }
             Inst::Const(s) => Some(glsl::literal(s)),
@@ -779,14 +795,18 @@ fn tree(o: usize, acc: DType) -> String {
 /// Lowers `k`, or says why it cannot run on this device.
 pub fn generate(k: &Kernel, target: &Target) -> Result<Shader, Unsupported> {
     let live = k.live();
-    let uses_f64 = k
-        .types
-        .iter()
-        .zip(&live)
-        .filter_map(|(t, &l)| l.then_some(t))
-        .chain(k.inputs.iter().map(|i| &i.dtype))
-        .chain(k.outputs.iter().map(|o| &o.dtype))
-        .any(|t| matches!(t, DType::F64 | DType::C128))
+    let types = || {
+        k.types
+            .iter()
+            .zip(&live)
+            .filter_map(|(t, &l)| l.then_some(*t))
+            .chain(k.inputs.iter().map(|i| i.dtype))
+            .chain(k.outputs.iter().map(|o| o.dtype))
+    };
+    if let Some(t) = types().find(|&t| !glsl::has_type(t)) {
+        return Err(format!("{t} values are not computed on the device"));
+    }
+    let uses_f64 = types().any(|t| matches!(t, DType::F64 | DType::C128))
         || k.insts.iter().zip(&live).any(|(i, &l)| l && matches!(i, Inst::Random { dist, .. } if dist.needs_f64()));
     if uses_f64 && !target.float64 {
         return Err("the device has no 64-bit floats (shaderFloat64)".into());

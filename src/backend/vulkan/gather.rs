@@ -54,7 +54,8 @@ fn source(t: DType, base: usize, src: usize, inputs: usize) -> String {
         1 => "uint8_t",
         4 => "uint",
         8 => "uint64_t",
-        _ => "u64vec2",
+        16 => "u64vec2",
+        size => unreachable!("elements of {size} bytes"),
     };
     let mut s = String::from(
         "#version 450\n\

@@ -19,14 +19,40 @@ use crate::ir::random::sobol::Scramble;
 use crate::ir::random::{ELEMENT_BLOCK_SHIFT, ELEMENT_BLOCKS, MAX_RANDOM_PARAMS};
 use crate::ir::{BinaryOp, DType, Distribution, RngKind, Scalar, UnaryOp};
 
-/// The type a value has in registers. u8 is held in a `uint` (kept in 0..=255).
+/// Whether the generated shaders compute values of type `t`; kernels with values of
+/// other types run on the CPU (`codegen::generate` refuses them).
+pub fn has_type(t: DType) -> bool {
+    match t {
+        DType::F32
+        | DType::F64
+        | DType::I32
+        | DType::I64
+        | DType::U8
+        | DType::U32
+        | DType::U64
+        | DType::I8
+        | DType::Bool
+        | DType::C64
+        | DType::C128 => true,
+        DType::I16 | DType::U16 => false,
+    }
+}
+
+fn no_type(t: DType) -> ! {
+    unreachable!("{t} values are computed on the CPU (glsl::has_type)")
+}
+
+/// The type a value has in registers. u8 is held in a `uint` (kept in 0..=255), i8 in an
+/// `int` (kept in -128..=127; see `narrow`).
 pub fn reg_type(t: DType) -> &'static str {
     match t {
+        DType::I16 | DType::U16 => no_type(t),
         DType::F32 => "float",
         DType::F64 => "double",
-        DType::I32 => "int",
+        DType::I8 | DType::I32 => "int",
         DType::I64 => "int64_t",
-        DType::U8 => "uint",
+        DType::U8 | DType::U32 => "uint",
+        DType::U64 => "uint64_t",
         DType::Bool => "bool",
         DType::C64 => "vec2",
         DType::C128 => "dvec2",
@@ -37,6 +63,7 @@ pub fn reg_type(t: DType) -> &'static str {
 pub fn mem_type(t: DType) -> &'static str {
     match t {
         DType::U8 | DType::Bool => "uint8_t",
+        DType::I8 => "int8_t",
         _ => reg_type(t),
     }
 }
@@ -49,6 +76,7 @@ pub fn suffix(t: DType) -> &'static str {
 pub fn from_mem(t: DType, e: &str) -> String {
     match t {
         DType::U8 => format!("uint({e})"),
+        DType::I8 => format!("int({e})"),
         DType::Bool => format!("(uint({e}) != 0u)"),
         _ => e.to_string(),
     }
@@ -58,6 +86,7 @@ pub fn from_mem(t: DType, e: &str) -> String {
 pub fn to_mem(t: DType, e: &str) -> String {
     match t {
         DType::U8 => format!("uint8_t({e})"),
+        DType::I8 => format!("int8_t({e})"),
         DType::Bool => format!("uint8_t(({e}) ? 1u : 0u)"),
         _ => e.to_string(),
     }
@@ -72,7 +101,21 @@ pub fn literal(s: Scalar) -> String {
         Scalar::I32(v) => format!("int(0x{:08x}u)", v as u32),
         Scalar::I64(v) => format!("int64_t(0x{:016x}ul)", v as u64),
         Scalar::U8(v) => format!("{v}u"),
+        Scalar::U32(v) => format!("{v}u"),
+        Scalar::I8(v) => format!("int({v})"),
+        Scalar::U64(v) => format!("uint64_t(0x{v:016x}ul)"),
         Scalar::Bool(v) => v.to_string(),
+        Scalar::I16(_) | Scalar::U16(_) => no_type(s.dtype()),
+    }
+}
+
+/// `e`, a register value of a type held in a wider register (u8, i8), brought back into
+/// the type's range as its wrapping arithmetic would; other types' `e` unchanged.
+fn narrow(t: DType, e: &str) -> String {
+    match t {
+        DType::U8 => format!("(({e}) & 0xFFu)"),
+        DType::I8 => format!("bitfieldExtract({e}, 0, 8)"),
+        _ => e.to_string(),
     }
 }
 
@@ -218,12 +261,11 @@ impl Helpers {
                 _ => unreachable!("{} on bool", op.name()),
             },
             _ => {
-                let u8 = t == DType::U8;
-                let wrap = |e: String| if u8 { format!("(({e}) & 0xFFu)") } else { e };
+                let wrap = |e: String| narrow(t, &e);
                 match op {
                     U::Neg => wrap(format!("({} - {a})", lit(t, 0))),
-                    U::Abs if u8 => a.to_string(),
-                    U::Abs => format!("({a} < {z} ? {z} - {a} : {a})", z = lit(t, 0)),
+                    U::Abs if t.is_unsigned_integer() => a.to_string(),
+                    U::Abs => wrap(format!("({a} < {z} ? {z} - {a} : {a})", z = lit(t, 0))),
                     U::Sign => format!(
                         "({a} > {z} ? {one} : ({a} < {z} ? {m1} : {z}))",
                         z = lit(t, 0),
@@ -291,12 +333,13 @@ impl Helpers {
                 _ => unreachable!("{} on bool", op.name()),
             },
             _ => {
-                let wrap = |e: String| if t == DType::U8 { format!("(({e}) & 0xFFu)") } else { e };
+                let wrap = |e: String| narrow(t, &e);
                 match op {
                     B::Add => wrap(format!("({a} + {b})")),
                     B::Sub => wrap(format!("({a} - {b})")),
                     B::Mul => wrap(format!("({a} * {b})")),
-                    B::Div => self.call("idiv", t, &[a, b]),
+                    // i8::MIN / -1 and shifts leave the range too
+                    B::Div => wrap(self.call("idiv", t, &[a, b])),
                     B::Rem => self.call("irem", t, &[a, b]),
                     B::Pow => {
                         // Squaring once per bit of the exponent.
@@ -308,7 +351,7 @@ impl Helpers {
                     B::And => format!("({a} & {b})"),
                     B::Or => format!("({a} | {b})"),
                     B::Xor => format!("({a} ^ {b})"),
-                    B::Shl => self.call("shl", t, &[a, b]),
+                    B::Shl => wrap(self.call("shl", t, &[a, b])),
                     B::Shr => self.call("shr", t, &[a, b]),
                     _ => unreachable!("{} on integers", op.name()),
                 }
@@ -623,14 +666,16 @@ impl Helpers {
                 _ => format!("({a} != {})", lit(from, 0)),
             },
             (DType::Bool, _) => format!("({a} ? {} : {})", lit(to, 1), lit(to, 0)),
-            (DType::F32 | DType::F64, DType::I32 | DType::I64 | DType::U8) => {
+            (DType::F32 | DType::F64, DType::I8 | DType::I32 | DType::I64 | DType::U8 | DType::U32 | DType::U64) => {
                 self.call(&format!("to_{}", suffix(to)), from, &[a])
             }
             (_, DType::U8) => format!("(uint({a}) & 0xFFu)"),
+            (_, DType::I8) => format!("bitfieldExtract(int({a}), 0, 8)"),
             // Sign extension spelled out: lavapipe (Mesa 22.3.6) took a plain int64_t(int)
             // for positive when comparing it with a constant (`sign` gave 1, `abs` the input,
             // also through a cast to float); the packed form it leaves alone.
-            (DType::I32, DType::I64) => format!("packInt2x32(ivec2({a}, {a} >> 31))"),
+            (DType::I8 | DType::I32, DType::I64) => format!("packInt2x32(ivec2({a}, {a} >> 31))"),
+            (DType::I8 | DType::I32, DType::U64) => format!("packUint2x32(uvec2(uint({a}), uint({a} >> 31)))"),
             _ => format!("{}({a})", reg_type(to)),
         }
     }
@@ -670,6 +715,9 @@ impl Helpers {
                 "to_i32" => float_to_int(*t, DType::I32),
                 "to_i64" => float_to_int(*t, DType::I64),
                 "to_u8" => float_to_int(*t, DType::U8),
+                "to_u32" => float_to_int(*t, DType::U32),
+                "to_u64" => float_to_int(*t, DType::U64),
+                "to_i8" => float_to_int(*t, DType::I8),
                 _ => helper(name, *t),
             };
         }
@@ -842,16 +890,32 @@ fn float_to_int(from: DType, to: DType) -> String {
     match to {
         DType::U8 => format!("uint {name}({f} x) {{ return x >= {f}(255) ? 255u : (x > {f}(0) ? uint(x) : 0u); }}\n"),
         _ => {
-            let (hi, max, min) = match to {
-                DType::I32 => ("2147483648.0", "2147483647", "(-2147483647 - 1)"),
-                _ => ("9223372036854775808.0", "int64_t(0x7fffffffffffffffl)", "int64_t(0x8000000000000000ul)"),
+            // x at or below `lo` saturates to `min` (for u32 every x <= 0 is 0: a negative
+            // float's conversion to uint is undefined).
+            let (hi, lo, max, min) = match to {
+                DType::I8 => ("128.0", "-128.0", "127", "(-128)"),
+                DType::I32 => ("2147483648.0", "-2147483648.0", "2147483647", "(-2147483647 - 1)"),
+                DType::U32 => ("4294967296.0", "0.0", "4294967295u", "0u"),
+                DType::U64 => ("18446744073709551616.0", "0.0", "uint64_t(0xfffffffffffffffful)", "uint64_t(0)"),
+                _ => (
+                    "9223372036854775808.0",
+                    "-9223372036854775808.0",
+                    "int64_t(0x7fffffffffffffffl)",
+                    "int64_t(0x8000000000000000ul)",
+                ),
             };
-            // The largest float below 2^31 (2^63), which x does not exceed where it is
+            // The largest float below 2^31 (2^32, 2^63, 2^64), which x does not exceed where it is
             // converted: the min changes nothing but keeps drivers from taking the
             // conversion of an integer cast to float as that integer (Mesa folds
             // f2i(i2f(a)) to a unless exact; lavapipe gave i64(f32(16777217)) = 16777217).
             let below = {
-                let limit = if to == DType::I32 { 2f64.powi(31) } else { 2f64.powi(63) };
+                let limit = match to {
+                    DType::I8 => 2f64.powi(7),
+                    DType::I32 => 2f64.powi(31),
+                    DType::U32 => 2f64.powi(32),
+                    DType::U64 => 2f64.powi(64),
+                    _ => 2f64.powi(63),
+                };
                 literal(if from == DType::F32 {
                     Scalar::F32((limit as f32).next_down())
                 } else {
@@ -860,7 +924,7 @@ fn float_to_int(from: DType, to: DType) -> String {
             };
             format!(
                 "{i} {name}({f} x) {{ return isnan(x) ? {i}(0) : (x >= {f}({hi}) ? {max} : \
-                 (x <= {f}(-{hi}) ? {min} : {i}(min(x, {below})))); }}\n"
+                 (x <= {f}({lo}) ? {min} : {i}(min(x, {below})))); }}\n"
             )
         }
     }
@@ -1143,19 +1207,19 @@ fn helper(name: &str, t: DType) -> String {
             ),
             xy,
         ),
-        "idiv" if t == DType::U8 => f("return y == 0u ? 0u : x / y;", xy),
+        "idiv" if t.is_unsigned_integer() => f("return y == 0u ? 0u : x / y;", xy),
         "idiv" => {
             f(&format!("return y == {z} ? {z} : (y == {m1} ? {z} - x : x / y);", z = lit(t, 0), m1 = lit(t, -1)), xy)
         }
-        "irem" if t == DType::U8 => f("return y == 0u ? 0u : x % y;", xy),
+        "irem" if t.is_unsigned_integer() => f("return y == 0u ? 0u : x % y;", xy),
         "irem" => {
             f(&format!("return (y == {z} || y == {m1}) ? {z} : x - (x / y) * y;", z = lit(t, 0), m1 = lit(t, -1)), xy)
         }
         // Wrapping power by squaring; negative exponents give 0 except for bases 1 and -1.
         "ipow" => {
             let (z, one) = (lit(t, 0), lit(t, 1));
-            let mask = if t == DType::U8 { " & 0xFFu" } else { "" };
-            let neg = if t == DType::U8 {
+            let (r, b) = (narrow(t, "r * b"), narrow(t, "b * b"));
+            let neg = if t.is_unsigned_integer() {
                 String::new()
             } else {
                 format!(
@@ -1166,7 +1230,7 @@ fn helper(name: &str, t: DType) -> String {
             f(
                 &format!(
                     "{neg}{ty} r = {one}; {ty} b = x; {ty} e = y;\n\
-                     while (e != {z}) {{ if ((e & {one}) != {z}) r = (r * b){mask}; b = (b * b){mask}; e = e >> 1; }}\n\
+                     while (e != {z}) {{ if ((e & {one}) != {z}) r = {r}; b = {b}; e = e >> 1; }}\n\
                      return r;"
                 ),
                 xy,

@@ -368,11 +368,11 @@ impl VulkanExecutor {
         let caps = &self.ctx.caps;
         let fits = |v: &Value| (v.storage.byte_len() as u64) <= caps.chunk_bytes;
         let plain = semiring == Semiring::PLUS_TIMES;
-        // Byte-sized elements (u8, bool) of generalized products run on the CPU.
+        // Byte-sized elements (u8, i8, bool), u32 and u64 of generalized products run on the CPU.
         let typed = match dtype.real() {
             DType::F64 => self.target.float64,
-            DType::U8 | DType::Bool => false,
-            _ => true,
+            DType::U8 | DType::I8 | DType::U32 | DType::U64 | DType::Bool => false,
+            t => glsl::has_type(t),
         };
         if !(inputs.iter().chain(outputs).all(fits) && typed) {
             return Ok(Plan::Cpu(work.clone()));

@@ -23,7 +23,9 @@ fn bits(t: DType) -> (&'static str, &'static str) {
         DType::I64 => ("uint64_t(x)", "int64_t(w)"),
         DType::U8 => ("x", "w"),
         DType::Bool => ("(x ? 1u : 0u)", "(w != 0u)"),
-        DType::C64 | DType::C128 => unreachable!("complex scatters run on the CPU"),
+        DType::C64 | DType::C128 | DType::I8 | DType::I16 | DType::U16 | DType::U32 | DType::U64 => {
+            unreachable!("{t} scatters run on the CPU")
+        }
     }
 }
 
@@ -107,7 +109,9 @@ impl VulkanExecutor {
             DType::I64 => *mode == ScatterMode::Replace || caps.int64_atomics,
             // Elements of two words have no atomic claim here: the CPU scatters them.
             DType::C64 | DType::C128 => false,
-            _ => true,
+            // i8, u32 and u64 scatters are not written for the device yet.
+            DType::I8 | DType::U32 | DType::U64 => false,
+            t => glsl::has_type(*t),
         };
         let numbers = words(dst_shape, values_shape, inputs);
         let (Some(words), true) =

@@ -9,6 +9,7 @@
 use std::fmt::Write;
 
 use super::codegen::{self, Target};
+use super::glsl;
 use super::programs::{ProgramRef, Programs};
 use super::{Handwritten, Launch};
 use crate::exec::CompiledKernel;
@@ -51,6 +52,9 @@ fn copied_layout(k: &Kernel) -> Option<Layout> {
 /// `k` as a blocked copy, if it is a copy through a permutation that fits the kernel.
 pub fn compile(k: &Kernel, target: &Target, programs: &Programs) -> Result<Option<TransposeKernel>> {
     let Some(layout) = copied_layout(k) else { return Ok(None) };
+    if !glsl::has_type(k.inputs[0].dtype) {
+        return Ok(None);
+    }
     let (dims, rank) = (k.domain.dims(), k.domain.rank());
     // The output is contiguous along its first dimension of more than one point, the
     // input along the dimension of stride +-1; a copy is a transpose if they differ.
@@ -87,7 +91,8 @@ fn source(t: DType) -> String {
         1 => ("uint8_t", "uint"),
         4 => ("uint", "uint"),
         8 => ("uint64_t", "uint64_t"),
-        _ => ("u64vec2", "u64vec2"),
+        16 => ("u64vec2", "u64vec2"),
+        size => unreachable!("elements of {size} bytes"),
     };
     let mut s = String::from(
         "#version 450\n\
