@@ -190,12 +190,30 @@ pub fn run<T: GammaConsts, O: Ops>(kind: Kind, src: &[T], dst: &mut [T]) {
     let reflect = T::from_f64(REFLECT);
     for (s, d) in src.chunks(BLOCK).zip(dst.chunks_mut(BLOCK)) {
         let negative = any(s, |x| x <= reflect);
-        // (Separate loops: a closure choosing the kernel might not be inlined into the clone.)
+        // Separate `for` loops: a closure choosing the kernel might not be inlined into the
+        // clone, and neither was `for_each`'s fold (it then ran without the clone's target
+        // features, one lane at a time, calling the C library's `fma`).
         match (kind, negative) {
-            (Kind::Lgamma, false) => d.iter_mut().zip(s).for_each(|(d, &x)| *d = T::lgamma_k::<O>(x, false)),
-            (Kind::Lgamma, true) => d.iter_mut().zip(s).for_each(|(d, &x)| *d = T::lgamma_k::<O>(x, true)),
-            (Kind::Tgamma, false) => d.iter_mut().zip(s).for_each(|(d, &x)| *d = T::tgamma_k::<O>(x, false)),
-            (Kind::Tgamma, true) => d.iter_mut().zip(s).for_each(|(d, &x)| *d = T::tgamma_k::<O>(x, true)),
+            (Kind::Lgamma, false) => {
+                for (d, &x) in d.iter_mut().zip(s) {
+                    *d = T::lgamma_k::<O>(x, false)
+                }
+            }
+            (Kind::Lgamma, true) => {
+                for (d, &x) in d.iter_mut().zip(s) {
+                    *d = T::lgamma_k::<O>(x, true)
+                }
+            }
+            (Kind::Tgamma, false) => {
+                for (d, &x) in d.iter_mut().zip(s) {
+                    *d = T::tgamma_k::<O>(x, false)
+                }
+            }
+            (Kind::Tgamma, true) => {
+                for (d, &x) in d.iter_mut().zip(s) {
+                    *d = T::tgamma_k::<O>(x, true)
+                }
+            }
         }
     }
 }
