@@ -686,18 +686,19 @@ unsafe fn gather(f: &Frame, uni: &[u64], inp: &BoundInput, shape: &Shape, indice
 unsafe fn gather_elements(size: usize, src: *const u8, dst: *mut u8, lanes: &[(*const i64, i64, i64)], n: usize) {
     unsafe {
         match size {
-            1 => gather_by_rank(src, dst, lanes, n),
-            2 => gather_by_rank(src as *const u16, dst as *mut u16, lanes, n),
-            4 => gather_by_rank(src as *const u32, dst as *mut u32, lanes, n),
-            8 => gather_by_rank(src as *const u64, dst as *mut u64, lanes, n),
-            16 => gather_by_rank(src as *const [u64; 2], dst as *mut [u64; 2], lanes, n),
+            1 => gather_by_indices(src, dst, lanes, n),
+            2 => gather_by_indices(src as *const u16, dst as *mut u16, lanes, n),
+            4 => gather_by_indices(src as *const u32, dst as *mut u32, lanes, n),
+            8 => gather_by_indices(src as *const u64, dst as *mut u64, lanes, n),
+            16 => gather_by_indices(src as *const [u64; 2], dst as *mut [u64; 2], lanes, n),
             size => unreachable!("elements of {size} bytes"),
         }
     }
 }
 
+/// The lanes with the count of per-lane indices a constant, up to three.
 #[inline(always)]
-unsafe fn gather_by_rank<T: Copy>(src: *const T, dst: *mut T, lanes: &[(*const i64, i64, i64)], n: usize) {
+unsafe fn gather_by_indices<T: Copy>(src: *const T, dst: *mut T, lanes: &[(*const i64, i64, i64)], n: usize) {
     unsafe {
         match *lanes {
             [] => gather_lanes(src, dst, [], n),
@@ -714,8 +715,8 @@ unsafe fn gather_by_rank<T: Copy>(src: *const T, dst: *mut T, lanes: &[(*const i
     }
 }
 
-/// In blocks: the offsets first, in a loop of 64-bit vector arithmetic, then the loads,
-/// which x86 gathers would not make faster.
+/// In blocks: the offsets first, in a loop of 64-bit vector arithmetic, then the loads
+/// (with the loads in the same loop, LLVM kept the index arithmetic scalar).
 #[inline(always)]
 unsafe fn gather_lanes<T: Copy, const D: usize>(src: *const T, dst: *mut T, lanes: [(*const i64, i64, i64); D], n: usize) {
     const BLOCK: usize = 256;
