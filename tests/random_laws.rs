@@ -26,6 +26,10 @@ unsafe extern "C" {
     safe fn lgamma(x: f64) -> f64;
 }
 
+/// Held by tests that count host steps and by tests whose types run on the CPU on Vulkan
+/// (i16, u16), which would add host steps to the count.
+static HOST_STEPS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 const KINDS: [(RngKind, sl_rng_kind); 3] =
     [(RngKind::Philox, SL_RNG_PHILOX), (RngKind::Fast, SL_RNG_FAST), (RngKind::Threefry, SL_RNG_THREEFRY)];
 
@@ -120,7 +124,7 @@ fn expected(stream: &Stream, law: Law, dt: sl_dtype, i: u64) -> (f64, f64) {
         }
         Law::Integers(lo, hi) => {
             let span = (hi as i128 - lo as i128) as u64;
-            let reject = if t == DType::I32 { (1u64 << 32) % span } else { span.wrapping_neg() % span };
+            let reject = if t.size() <= 4 { (1u64 << 32) % span } else { span.wrapping_neg() % span };
             let p = [Scalar::I64(lo).cast(t), Scalar::I64(span as i64), Scalar::I64(reject as i64)];
             (at(Distribution::Integers, stream, &p), 0.0)
         }
@@ -208,6 +212,7 @@ fn check(got: &Arr, stream: &Stream, law: Law, dt: sl_dtype, index: impl Fn(usiz
 /// with 64-bit floats the device computes them all (no step is left to the CPU executor).
 #[test]
 fn laws_match_the_definition() {
+    let _counting = HOST_STEPS.lock().unwrap_or_else(|e| e.into_inner());
     let mut r = rng("laws_match_the_definition");
     let no_f64 = switched_on("SLUICE_VULKAN_NO_F64") || device().float64 == 0;
     for (kind, sk) in KINDS {
@@ -230,6 +235,57 @@ fn laws_match_the_definition() {
             if on_vulkan() && !no_f64 {
                 assert_eq!(stats().host_steps, host_steps, "{law:?} {dt}: computed on the device");
             }
+            ok(sl_rng_destroy(g));
+        }
+    }
+}
+
+/// Integers of the types beyond i32 and i64 (i8, i16, u8, u16, u32 take one 32-bit word
+/// per element as i32 does, u64 two as i64 does): every element equals the definition's,
+/// whole arrays and a section, over small ranges and a type's whole range; each value is
+/// read through a cast to i64, which holds every value these ranges give.
+#[test]
+fn integers_of_every_type() {
+    let _cpu_types = HOST_STEPS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut r = rng("integers_of_every_type");
+    let ranges: [(sl_dtype, DType, &[(i64, i64)]); 6] = [
+        (SL_I8, DType::I8, &[(-128, 128), (-7, 9)]),
+        (SL_I16, DType::I16, &[(-32768, 32768), (100, 1100)]),
+        (SL_U8, DType::U8, &[(0, 256), (200, 203)]),
+        (SL_U16, DType::U16, &[(0, 65536), (5, 40_000)]),
+        (SL_U32, DType::U32, &[(0, 1 << 32), ((1 << 31) + 3, (1 << 32) - 5)]),
+        (SL_U64, DType::U64, &[(0, i64::MAX), (1 << 40, (1 << 62) + 12_345)]),
+    ];
+    for (dt, t, ranges) in ranges {
+        for &(lo, hi) in ranges {
+            let seed = rand_val(&mut r, SL_I64, 0.0, 1e15, false).f() as u64;
+            let g = rng_new(SL_RNG_PHILOX, seed);
+            let stream = Stream { kind: RngKind::Philox, seed, draw: 0 };
+            let span = (hi as i128 - lo as i128) as u64;
+            let reject = if t.size() <= 4 { (1u64 << 32) % span } else { span.wrapping_neg() % span };
+            let p = [Scalar::I64(lo).cast(t), Scalar::I64(span as i64), Scalar::I64(reject as i64)];
+            let want = |i: u64| stream.sample(Distribution::Integers, t, i, &p).as_i128().unwrap();
+            let a = draw(g, Law::Integers(lo, hi), dt, &[300, 7]);
+            assert_eq!(dtype_of(a), dt);
+            // Columns 1, 3, 5 of rows 299, 296, ..., 2 as well as the whole array.
+            let (start, count, step) = ([299i64, 1], [100i64, 3], [-3i64, 2]);
+            let mut s = 0;
+            ok(sl_section(a, start.as_ptr(), count.as_ptr(), step.as_ptr(), &mut s));
+            let whole = |k: usize| k as u64;
+            let section = |k: usize| (299 - 3 * (k % 100) + 300 * (1 + 2 * (k / 100))) as u64;
+            for (h, index, what) in [(a, &whole as &dyn Fn(usize) -> u64, "array"), (s, &section, "section")] {
+                let mut c = 0;
+                ok(sl_cast(h, SL_I64, &mut c));
+                for (k, v) in download(c).v.iter().enumerate() {
+                    let V::I64(got) = *v else { panic!("a cast to i64 gave {v:?}") };
+                    let (got, want) = (got as i128, want(index(k)));
+                    let ctx = format!("{dt} [{lo}, {hi}) {what} value {k}");
+                    assert!((lo as i128..hi as i128).contains(&got), "{ctx}: {got} out of range");
+                    assert_eq!(got, want, "{ctx}");
+                }
+                release(&[c]);
+            }
+            release(&[a, s]);
             ok(sl_rng_destroy(g));
         }
     }
@@ -555,7 +611,11 @@ fn bad_arguments() {
     bad(Law::Range(0.0, 1.0), SL_I32, SL_ERR_DTYPE_MISMATCH, "f32 or f64");
     bad(Law::Integers(5, 5), SL_I32, SL_ERR_INVALID_ARGUMENT, "must be above lo");
     bad(Law::Integers(0, (1 << 31) + 1), SL_I32, SL_ERR_INVALID_ARGUMENT, "not a range of i32");
-    bad(Law::Integers(0, 9), SL_F32, SL_ERR_DTYPE_MISMATCH, "i32 or i64");
+    bad(Law::Integers(0, 9), SL_F32, SL_ERR_DTYPE_MISMATCH, "integer type");
+    bad(Law::Integers(0, 9), SL_BOOL, SL_ERR_DTYPE_MISMATCH, "integer type");
+    bad(Law::Integers(-1, 9), SL_U16, SL_ERR_INVALID_ARGUMENT, "not a range of u16");
+    bad(Law::Integers(0, 257), SL_U8, SL_ERR_INVALID_ARGUMENT, "not a range of u8");
+    bad(Law::Integers(-129, 0), SL_I8, SL_ERR_INVALID_ARGUMENT, "not a range of i8");
     bad(Law::Exponential(0.0), SL_F32, SL_ERR_INVALID_ARGUMENT, "above 0");
     bad(Law::Exponential(nan), SL_F64, SL_ERR_INVALID_ARGUMENT, "finite");
     bad(Law::Bernoulli(1.5), SL_BOOL, SL_ERR_INVALID_ARGUMENT, "in [0, 1]");

@@ -49,7 +49,7 @@ fn check_type(law: &str, t: DType, allowed: &[DType]) -> Result<()> {
 }
 
 const FLOATS: [DType; 2] = [DType::F32, DType::F64];
-const INTEGERS: [DType; 2] = [DType::I32, DType::I64];
+const POISSON_TYPES: [DType; 2] = [DType::I32, DType::I64];
 
 impl Graph<'_> {
     fn law(&self, g: &Source, dist: Distribution, t: DType, shape: Shape, params: &[Scalar]) -> Result<Arc<Node>> {
@@ -74,19 +74,18 @@ impl Graph<'_> {
 
     /// Integers uniform on `[lo, hi)` (`hi` up to 2^31 for i32).
     pub fn random_integers(&self, g: &Source, lo: i64, hi: i64, t: DType, shape: Shape) -> Result<Arc<Node>> {
-        check_type("integer", t, &INTEGERS)?;
+        let Some((min, max)) = t.integer_range().filter(|_| t.is_integer()) else {
+            bail!(DTypeMismatch, "integer values are of an integer type (i8 to u64), not {t}");
+        };
         if hi <= lo {
             bail!(InvalidArgument, "hi ({hi}) must be above lo ({lo})");
         }
+        if (lo as i128) < min || hi as i128 > max + 1 {
+            bail!(InvalidArgument, "[{lo}, {hi}) is not a range of {t} values");
+        }
         let span = (hi as i128 - lo as i128) as u64;
-        let reject = if t == DType::I32 {
-            if lo < i32::MIN as i64 || hi > i32::MAX as i64 + 1 {
-                bail!(InvalidArgument, "[{lo}, {hi}) is not a range of i32 values");
-            }
-            (1u64 << 32) % span
-        } else {
-            span.wrapping_neg() % span
-        };
+        // Types of up to 32 bits take one 32-bit word per element, 64-bit types two.
+        let reject = if t.size() <= 4 { (1u64 << 32) % span } else { span.wrapping_neg() % span };
         let params = [Scalar::I64(lo).cast(t), Scalar::I64(span as i64), Scalar::I64(reject as i64)];
         self.law(g, Distribution::Integers, t, shape, &params)
     }
@@ -113,7 +112,7 @@ impl Graph<'_> {
 
     /// Poisson with mean `lambda`.
     pub fn random_poisson(&self, g: &Source, lambda: f64, t: DType, shape: Shape) -> Result<Arc<Node>> {
-        check_type("Poisson", t, &INTEGERS)?;
+        check_type("Poisson", t, &POISSON_TYPES)?;
         let max = if t == DType::I32 { POISSON_MAX_MEAN_I32 } else { POISSON_MAX_MEAN_I64 };
         if !(0.0..=max).contains(&lambda) {
             bail!(InvalidArgument, "lambda must be in [0, {max}] for {t} values, not {lambda}");

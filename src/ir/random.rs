@@ -74,9 +74,10 @@ pub enum Distribution {
     /// Uniform on `[lo, hi)` (f32, f64). Params: `lo`, `hi` and the largest value below
     /// `hi`, of the array's type.
     UniformRange,
-    /// Integers uniform on `[lo, lo + span)` (i32, i64). Params: `lo` (the array's type),
-    /// `span` (at most 2^32 for i32) and `reject = 2^32 mod span` (2^64 for i64) as the
-    /// bits of an i64.
+    /// Integers uniform on `[lo, lo + span)` (every integer type). Params: `lo` (the
+    /// array's type), `span` (at most 2^32 for types of up to 32 bits, which take one
+    /// 32-bit word per element; 64-bit types take two) and `reject = 2^32 mod span`
+    /// (2^64 for 64-bit types) as the bits of an i64.
     Integers,
     /// Standard exponential (f32, f64): scale it for other rates.
     Exponential,
@@ -121,7 +122,8 @@ impl Distribution {
     /// Whether arrays of type `t` can have this law.
     pub fn gives(self, t: DType) -> bool {
         match self {
-            Distribution::Integers | Distribution::Poisson { .. } => matches!(t, DType::I32 | DType::I64),
+            Distribution::Integers => t.is_integer(),
+            Distribution::Poisson { .. } => matches!(t, DType::I32 | DType::I64),
             Distribution::Bernoulli => t == DType::Bool,
             _ => t.is_float(),
         }
@@ -317,17 +319,16 @@ impl Stream {
             },
             Distribution::Exponential => float(-(1.0 - self.uniform(t, i)).ln()),
             Distribution::Bernoulli => Scalar::Bool((self.word(i) as u64) < bits(0)),
-            Distribution::Integers => match t {
-                DType::I32 => {
-                    let x = samplers::below_u32(self.word(i), bits(1), bits(2) as u32, blocks);
-                    Scalar::I32((bits(0) as i32).wrapping_add(x as i32))
-                }
-                _ => {
+            Distribution::Integers => {
+                let x = if t.size() <= 4 {
+                    samplers::below_u32(self.word(i), bits(1), bits(2) as u32, blocks) as u64
+                } else {
                     let first = (self.word(2 * i) as u64) << 32 | self.word(2 * i + 1) as u64;
-                    let x = samplers::below_u64(first, bits(1), bits(2), blocks);
-                    Scalar::I64((bits(0) as i64).wrapping_add(x as i64))
-                }
-            },
+                    samplers::below_u64(first, bits(1), bits(2), blocks)
+                };
+                // lo + x is in the type's range, so wrapping arithmetic on its bits is exact.
+                Scalar::from_bits(t, bits(0).wrapping_add(x))
+            }
             Distribution::Poisson { large } => {
                 let k = if large {
                     let p = samplers::Ptrs { lambda: f(0), a: f(1), b: f(2), ln_inv_alpha: f(3), vr: f(4) };

@@ -86,7 +86,7 @@ pub unsafe fn fill(
             (DType::F64, true) => fill_float::<f64, Fma>(s, stream, law, run, f64s, n, stream_out),
             (DType::F64, false) => fill_float::<f64, NoFma>(s, stream, law, run, f64s, n, stream_out),
             (DType::Bool, _) => bernoulli(s, stream, law.params[0], run, std::slice::from_raw_parts_mut(dst, n)),
-            (DType::I32 | DType::I64, _) => fill_integers(s, stream, law, dtype, run, dst, n),
+            (t, _) if t.is_integer() => fill_integers(s, stream, law, dtype, run, dst, n),
             (other, _) => unreachable!("random values of type {other}"),
         }
     }
@@ -295,9 +295,10 @@ fn bernoulli(s: &mut Scratch, stream: &Stream, threshold: u64, run: Lin, out: &m
 /// Integers in a range (`samplers::below_u32`, `below_u64`) and Poisson values.
 ///
 /// # Safety
-/// `dst` has room for `n` values of `dtype` (i32 or i64).
+/// `dst` has room for `n` values of `dtype` (an integer type; i32 or i64 for Poisson).
 unsafe fn fill_integers(s: &mut Scratch, stream: &Stream, law: &Law, dtype: DType, run: Lin, dst: *mut u8, n: usize) {
-    let wide = dtype == DType::I64;
+    // 64-bit types take two words per element (and Poisson values are i32 or i64).
+    let wide = dtype.size() == 8;
     let p = law.params;
     let f = |j: usize| f64::from_bits(p[j]);
     let ptrs = Ptrs { lambda: f(0), a: f(1), b: f(2), ln_inv_alpha: f(3), vr: f(4) };
@@ -305,9 +306,15 @@ unsafe fn fill_integers(s: &mut Scratch, stream: &Stream, law: &Law, dtype: DTyp
     if law.dist == (Distribution::Poisson { large: false }) && s.inversion.as_ref().is_none_or(|(m, _)| *m != p[0]) {
         s.inversion = Some((p[0], samplers::InversionTable::new(f(0), f(1))));
     }
-    // SAFETY: room for `n` values (caller).
+    // SAFETY: room for `n` values (caller). Values are in the type's range, so keeping
+    // the low bytes of their two's complement bits is exact.
     let put = |i: usize, v: i64| unsafe {
-        if wide { *(dst as *mut i64).add(i) = v } else { *(dst as *mut i32).add(i) = v as i32 }
+        match dtype.size() {
+            1 => *dst.add(i) = v as u8,
+            2 => *(dst as *mut u16).add(i) = v as u16,
+            4 => *(dst as *mut u32).add(i) = v as u32,
+            _ => *(dst as *mut i64).add(i) = v,
+        }
     };
     let mut done = 0;
     while done < n {

@@ -475,12 +475,13 @@ impl Helpers {
             Distribution::Integers => {
                 self.laws = true;
                 self.loops += (ELEMENT_BLOCKS as usize - 1) * (RANDOM_LOOPS + 4);
-                if t == DType::I32 {
+                // lo + x is in the type's range: no narrowing needed.
+                if t.size() <= 4 {
                     let w = word(out);
-                    format!("({} + int(r_below32({own}, {w}, uint64_t({}), uint({}))))", p(0), p(1), p(2))
+                    format!("({} + {ty}(r_below32({own}, {w}, uint64_t({}), uint({}))))", p(0), p(1), p(2))
                 } else {
                     let w = wide_word(out);
-                    format!("({} + int64_t(r_below64({own}, {w}, uint64_t({}), uint64_t({}))))", p(0), p(1), p(2))
+                    format!("({} + {ty}(r_below64({own}, {w}, uint64_t({}), uint64_t({}))))", p(0), p(1), p(2))
                 }
             }
             Distribution::Poisson { large } => {
