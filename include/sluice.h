@@ -1697,9 +1697,11 @@ sl_status sl_random_uniform_range(sl_rng rng,
                                   const int64_t *dims,
                                   sl_array *out);
 
-// Integers uniform on [lo, hi) of `dtype` (SL_I32, where hi may be 2^31 so that the range
-// reaches INT32_MAX, or SL_I64), taking the generator's next draw. Unbiased: Lemire's
-// multiply-shift on word i (i32) or words 2i, 2i+1 (i64) of the draw, rejecting the few
+// Integers uniform on [lo, hi) of `dtype` (any integer type, SL_I8 to SL_U64; [lo, hi)
+// must hold values of the type only, and hi may be one past its largest value, e.g. 2^31
+// for SL_I32 so that the range reaches INT32_MAX; u64 ranges end below 2^63, as hi is
+// an int64_t), taking the generator's next draw. Unbiased: Lemire's multiply-shift on
+// word i (types of up to 32 bits) or words 2i, 2i+1 (64-bit types) of the draw, rejecting the few
 // products that would favour some values and taking replacements from counters that
 // belong to element i alone (README, "Random numbers"). hi <= lo is
 // SL_ERR_INVALID_ARGUMENT.

@@ -240,6 +240,9 @@ fn laws_match_the_definition() {
     }
 }
 
+/// [lo, hi) ranges of one type.
+type Ranges = &'static [(i64, i64)];
+
 /// Integers of the types beyond i32 and i64 (i8, i16, u8, u16, u32 take one 32-bit word
 /// per element as i32 does, u64 two as i64 does): every element equals the definition's,
 /// whole arrays and a section, over small ranges and a type's whole range; each value is
@@ -248,7 +251,7 @@ fn laws_match_the_definition() {
 fn integers_of_every_type() {
     let _cpu_types = HOST_STEPS.lock().unwrap_or_else(|e| e.into_inner());
     let mut r = rng("integers_of_every_type");
-    let ranges: [(sl_dtype, DType, &[(i64, i64)]); 6] = [
+    let ranges: [(sl_dtype, DType, Ranges); 6] = [
         (SL_I8, DType::I8, &[(-128, 128), (-7, 9)]),
         (SL_I16, DType::I16, &[(-32768, 32768), (100, 1100)]),
         (SL_U8, DType::U8, &[(0, 256), (200, 203)]),
