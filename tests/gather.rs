@@ -165,7 +165,11 @@ fn cases() -> Vec<Case> {
             what: "points of a rank-3 array, every index per element",
             shape: vec![9, 8, 7],
             source: Source::Stored,
-            indices: vec![Random(vec![11, 1, 1], SL_I64), Random(vec![1, 10, 1], SL_I32), Random(vec![11, 10, 3], SL_I64)],
+            indices: vec![
+                Random(vec![11, 1, 1], SL_I64),
+                Random(vec![1, 10, 1], SL_I32),
+                Random(vec![11, 10, 3], SL_I64),
+            ],
             one_based: false,
             slices: false,
         },
