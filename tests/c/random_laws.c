@@ -67,6 +67,18 @@ int main(void) {
     m = mean_of(v, n);
     EXPECT(fabs(m - (lo + hi - 1) / 2.0) <= 5 * span / sqrt(12.0 * n), "integer mean %g", m);
     free(v);
+    /* Bytes over the whole u8 range, read as they are stored: each value appears. */
+    sl_array bytes;
+    OK(sl_random_integers(g, 0, 256, SL_U8, 1, &n, &bytes));
+    uint8_t *u = malloc(N);
+    OK(sl_read(bytes, SL_COL_MAJOR, u, N));
+    int seen[256] = {0}, all_seen = 1;
+    for (int64_t i = 0; i < n; i++) seen[u[i]] = 1;
+    for (int k = 0; k < 256; k++) all_seen &= seen[k];
+    EXPECT(all_seen, "every u8 value in %lld draws", (long long)n);
+    free(u);
+    sl_array refused;
+    FAILS(sl_random_integers(g, 0, 257, SL_U8, 1, &n, &refused), SL_ERR_INVALID_ARGUMENT, "not a range of u8");
     double p = uniform(0.05, 0.95);
     sl_array b;
     OK(sl_random_bernoulli(g, p, 1, &n, &b));
@@ -149,7 +161,7 @@ int main(void) {
     OK(sl_read(ex, SL_COL_MAJOR, x, sizeof x));
     EXPECT(x[0] >= 0, "an exponential value %g", x[0]);
 
-    sl_array all[] = {ga, in, b, r1, r2, so, ow, ex};
+    sl_array all[] = {ga, in, bytes, b, r1, r2, so, ow, ex};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) OK(sl_release(all[i]));
     OK(sl_rng_destroy(g));
     OK(sl_shutdown());
