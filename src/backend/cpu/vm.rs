@@ -45,7 +45,68 @@ pub struct Frame {
     segs: Vec<Segment>,
     /// Per output: where this chunk's lanes go when they are contiguous there (else null).
     direct: Vec<*mut u8>,
+    /// Input bytes the thread's next chunk reads, fetched a slice at a time between this
+    /// chunk's instructions (`BoundInput::ahead`).
+    ahead: Ahead,
     random: random::Scratch,
+}
+
+/// Runs of input the next chunk will read, as cache lines still to fetch: `lines[i]`
+/// counts down the lines of the run starting at `runs[i]`. Issued into L2 a share per
+/// instruction, so memory streams the next chunk in while this one computes (the chunk's
+/// first reads otherwise stall on memory and its arithmetic then leaves memory idle).
+#[derive(Default)]
+struct Ahead {
+    runs: Vec<(*const u8, usize)>,
+    /// Lines left over all runs.
+    left: usize,
+}
+
+impl Ahead {
+    const LINE: usize = 64;
+
+    /// Queues the `bytes` after `end` (where the next chunk's run of this input starts).
+    fn queue(&mut self, end: *const u8, bytes: usize) {
+        let lines = bytes.div_ceil(Self::LINE);
+        self.runs.push((end, lines));
+        self.left += lines;
+    }
+
+    /// Issues an even share of the lines left over the `insts` instructions left.
+    fn issue(&mut self, insts: usize) {
+        let mut quota = self.left.div_ceil(insts.max(1));
+        self.left -= quota;
+        while quota > 0 {
+            let Some((at, lines)) = self.runs.last_mut() else { break };
+            let k = quota.min(*lines);
+            for i in 0..k {
+                prefetch_l2(at.wrapping_add(i * Self::LINE));
+            }
+            *at = at.wrapping_add(k * Self::LINE);
+            *lines -= k;
+            quota -= k;
+            if *lines == 0 {
+                self.runs.pop();
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.runs.clear();
+        self.left = 0;
+    }
+}
+
+/// Asks for the line at `p` in L2; `p` may be past the end of its input (a hint: nothing
+/// is read, nothing faults).
+#[inline(always)]
+fn prefetch_l2(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching never faults, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T1>(p as *const i8)
+    };
 }
 
 impl Frame {
@@ -131,6 +192,10 @@ struct BoundInput<'a> {
     size: usize,
     layout: &'a Layout,
     rank: usize,
+    /// Whether a chunk reading it in place fetches the next chunk's run while it
+    /// computes (`Frame::ahead`): inputs too large to stay in cache, in launches of more
+    /// than one chunk (whose threads run consecutive chunks).
+    ahead: bool,
 }
 
 /// Per-launch lists, inline for the sizes small kernels have, so a launch of a small
@@ -176,6 +241,7 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
             size: spec.dtype.size(),
             layout: &spec.layout,
             rank: spec.shape.rank(),
+            ahead: false,
         });
     }
     let mut outs: Few<*mut u8> = SmallVec::new();
@@ -193,6 +259,9 @@ pub fn run(prog: &Program, inputs: &[Value], params: &[Scalar], outputs: &[Value
     let stream: Few<bool> = outputs.iter().map(|v| v.storage.byte_len() >= STREAM_MIN_BYTES).collect();
     let rows = RowChunks::new(&prog.domain.with_dim_or_scalar(prog.axis), prog.axis.is_none(), prog.lanes);
     let n_chunks = rows.n_chunks();
+    for (b, v) in bound.iter_mut().zip(inputs) {
+        b.ahead = n_chunks > 1 && v.storage.byte_len() >= STREAM_MIN_BYTES;
+    }
     // Only reductions fold through partials.
     let reduces = prog.outputs.iter().any(|o| matches!(o.kind, OutKind::Reduce(_)));
     let mut partials: Few<Acc> =
@@ -454,7 +523,9 @@ unsafe fn copy_run(base: *const u8, size: usize, a: Lin, dst: *mut u8, len: usiz
 /// a stored output write straight to `f.direct[output]` when it is set.
 unsafe fn exec_code(l: &Launch, f: &mut Frame, segs: &[Segment], n: usize) {
     let prog = l.prog;
-    for (vi, writes) in prog.code.iter().zip(&prog.writes_output) {
+    f.ahead.clear();
+    for (i, (vi, writes)) in prog.code.iter().zip(&prog.writes_output).enumerate() {
+        f.ahead.issue(prog.code.len() - i);
         let target = writes.map(|o| f.direct[o as usize]).filter(|p| !p.is_null());
         unsafe {
             match vi {
@@ -627,7 +698,11 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
                     let a = form.along_row(&s.start);
                     if a.step == 1 {
                         // Contiguous in the input: read it in place.
-                        f.set_ptr(dst, inp.ptr.offset(a.base as isize * inp.size as isize));
+                        let run = inp.ptr.offset(a.base as isize * inp.size as isize);
+                        if inp.ahead {
+                            f.ahead.queue(run.wrapping_add(s.len * inp.size), s.len * inp.size);
+                        }
+                        f.set_ptr(dst, run);
                         return;
                     }
                 }
@@ -641,7 +716,11 @@ unsafe fn load(l: &Launch, f: &mut Frame, dst: usize, inp: &BoundInput, access: 
                     if let ([p], [_]) = (&f.pieces[..], segs) {
                         let a = p.address(inp.layout, inp.rank);
                         if p.valid && a.step == 1 {
-                            f.set_ptr(dst, inp.ptr.offset(a.base as isize * inp.size as isize));
+                            let run = inp.ptr.offset(a.base as isize * inp.size as isize);
+                            if inp.ahead {
+                                f.ahead.queue(run.wrapping_add(p.len * inp.size), p.len * inp.size);
+                            }
+                            f.set_ptr(dst, run);
                             return;
                         }
                     }
@@ -718,7 +797,12 @@ unsafe fn gather_by_indices<T: Copy>(src: *const T, dst: *mut T, lanes: &[(*cons
 /// In blocks: the offsets first, in a loop of 64-bit vector arithmetic, then the loads
 /// (with the loads in the same loop, LLVM kept the index arithmetic scalar).
 #[inline(always)]
-unsafe fn gather_lanes<T: Copy, const D: usize>(src: *const T, dst: *mut T, lanes: [(*const i64, i64, i64); D], n: usize) {
+unsafe fn gather_lanes<T: Copy, const D: usize>(
+    src: *const T,
+    dst: *mut T,
+    lanes: [(*const i64, i64, i64); D],
+    n: usize,
+) {
     const BLOCK: usize = 256;
     let mut offsets = [0i64; BLOCK];
     for start in (0..n).step_by(BLOCK) {
