@@ -301,7 +301,7 @@ fn views_gathers_and_scatters() {
             })
             .collect();
         expect(&format!("{t} -section(transpose)"), t, &read_bits(neg), &want, 0);
-        // Gather and scatter (replace: bits kept; add: in f32, rounded per element).
+        // Gather and scatter (replace: bits kept; add: in f32, rounded once per element).
         let idx: Vec<i64> = (0..500).map(|_| rng.random_range(0..(m * n) as i64)).collect();
         let bi: Vec<u8> = idx.iter().flat_map(|x| x.to_le_bytes()).collect();
         let mut hi = 0;
@@ -321,12 +321,50 @@ fn views_gathers_and_scatters() {
         ok(sl_scatter(flat, &hi, 1, hv, SL_SCATTER_ADD, &mut sc));
         let mut acc: Vec<f32> = a.iter().map(|&x| value(t, x)).collect();
         for (&i, &v) in idx.iter().zip(&vals) {
-            acc[i as usize] = value(t, round32(t, acc[i as usize] + value(t, v)));
+            acc[i as usize] += value(t, v);
         }
         let want: Vec<u16> = acc.iter().map(|&x| round32(t, x)).collect();
         // Additions into one element may be made in another order.
         expect(&format!("{t} scatter add"), t, &read_bits(sc), &want, 4);
         release(&[h, tr, sec, neg, hi, flat, g, hv, sc]);
+    }
+}
+
+/// Made values: random draws are f32 draws rounded, linspace is computed in f32; means and
+/// arg-reductions of them as of the f32 values.
+#[test]
+fn generated_values_means_and_positions() {
+    let mut rng = rng("generated_values_means_and_positions");
+    for t in HALVES {
+        let n = 1001usize;
+        let mut g = 0;
+        ok(sl_rng_create(SL_RNG_PHILOX, rng.random(), &mut g));
+        let mut u = 0;
+        ok(sl_random_uniform(g, t, 1, [n as i64].as_ptr(), &mut u));
+        assert_eq!(dtype_of(u), t);
+        let bits = read_bits(u);
+        assert!(bits.iter().all(|&b| (0.0..=1.0).contains(&value(t, b))), "{t} uniform draws in [0, 1]");
+        let mut l = 0;
+        ok(sl_linspace(t, -3.0, 5.0, n as i64, 1, &mut l));
+        // start + i * step of the type's i, step and start, each op rounded; stop last.
+        let r = |x: f32| value(t, round32(t, x));
+        let mut want: Vec<u16> = (0..n).map(|i| round32(t, r(r(i as f32) * r(0.008)) + -3.0)).collect();
+        want[n - 1] = round32(t, 5.0);
+        expect(&format!("{t} linspace"), t, &read_bits(l), &want, 0);
+        let mut mean = 0;
+        ok(sl_mean(u, -1, &mut mean));
+        assert_eq!(dtype_of(mean), t);
+        let exact = bits.iter().map(|&b| value(t, b) as f64).sum::<f64>() / n as f64;
+        let got = value(t, read_bits(mean)[0]) as f64;
+        assert!((got - exact).abs() <= 1e-2 * exact.abs(), "{t} mean {got}, want {exact}");
+        let mut at = 0;
+        ok(sl_argmax(u, -1, &mut at));
+        let mut i = 0i64;
+        ok(sl_read(at, SL_COL_MAJOR, &mut i as *mut i64 as *mut _, 8));
+        let top = bits.iter().map(|&b| value(t, b)).fold(f32::NEG_INFINITY, f32::max);
+        assert_eq!(value(t, bits[i as usize]), top, "{t} argmax");
+        release(&[u, l, mean, at]);
+        ok(sl_rng_destroy(g));
     }
 }
 
