@@ -281,7 +281,7 @@ impl Scalar {
 
     /// The value converted to `dtype` with the same rules as the cast op (integer to
     /// integer wraps, float to integer truncates and saturates, NaN becomes 0; nonzero is
-    /// true). To f16 and bf16 values round to nearest even, integers through f64.
+    /// true). To f16 and bf16 values round once to nearest even (`ir::half`).
     pub fn cast(self, dtype: DType) -> Scalar {
         macro_rules! int {
             ($v:ident, $t:ty) => {
@@ -299,8 +299,14 @@ impl Scalar {
                 _ => self.as_f64() as f32,
             }),
             DType::F64 => Scalar::F64(self.as_f64()),
-            DType::F16 => Scalar::F16(half::f16::from_f64(self.as_f64())),
-            DType::BF16 => Scalar::BF16(half::bf16::from_f64(self.as_f64())),
+            DType::F16 => Scalar::F16(match self.as_i128() {
+                Some(i) => super::half::f16_from_int(i),
+                None => super::half::f16_from_f64(self.as_f64()),
+            }),
+            DType::BF16 => Scalar::BF16(match self.as_i128() {
+                Some(i) => super::half::bf16_from_int(i),
+                None => super::half::bf16_from_f64(self.as_f64()),
+            }),
             DType::I8 => int!(I8, i8),
             DType::I16 => int!(I16, i16),
             DType::I32 => int!(I32, i32),

@@ -80,14 +80,14 @@ macro_rules! float_to_int {
 }
 float_to_int!(f32 => i32, i64; f64 => i32, i64);
 
-/// Conversions of the 16-bit floating-point types (`half`): to them rounded to nearest
-/// even from f32 and f64 (integers through f64, exact below 2^53); from them through f32,
-/// which holds every value, and then as from f32.
+/// Conversions of the 16-bit floating-point types: to them rounded once to nearest even
+/// (`half` from f32, `ir::half` from f64 and integers); from them through f32, which holds
+/// every value, and then as from f32.
 macro_rules! half_casts {
-    ($($h:ty),*) => {$(
+    ($($h:ty, $from_f64:path, $from_int:path);*) => {$(
         impl CastTo<$h> for f32 { #[inline(always)] fn cast_to(self) -> $h { <$h>::from_f32(self) } }
-        impl CastTo<$h> for f64 { #[inline(always)] fn cast_to(self) -> $h { <$h>::from_f64(self) } }
-        half_casts!(@ints $h; i8, i16, i32, i64, u8, u16, u32, u64);
+        impl CastTo<$h> for f64 { #[inline(always)] fn cast_to(self) -> $h { $from_f64(self) } }
+        half_casts!(@ints $h, $from_int; i8, i16, i32, i64, u8, u16, u32, u64);
         impl CastTo<half::f16> for $h {
             #[inline(always)]
             fn cast_to(self) -> half::f16 { half::f16::from_f32(self.to_f32()) }
@@ -104,14 +104,17 @@ macro_rules! half_casts {
             fn to_u64(self) -> u64 { self.to_bits() as u64 }
         }
     )*};
-    (@ints $h:ty; $($i:ty),*) => {$(
-        impl CastTo<$h> for $i { #[inline(always)] fn cast_to(self) -> $h { <$h>::from_f64(self as f64) } }
+    (@ints $h:ty, $from_int:path; $($i:ty),*) => {$(
+        impl CastTo<$h> for $i { #[inline(always)] fn cast_to(self) -> $h { $from_int(self as i128) } }
     )*};
     (@from $h:ty; $($t:ty),*) => {$(
         impl CastTo<$t> for $h { #[inline(always)] fn cast_to(self) -> $t { self.to_f32().cast_to() } }
     )*};
 }
-half_casts!(half::f16, half::bf16);
+half_casts!(
+    half::f16, crate::ir::half::f16_from_f64, crate::ir::half::f16_from_int;
+    half::bf16, crate::ir::half::bf16_from_f64, crate::ir::half::bf16_from_int
+);
 
 /// Runs `$body` with `$T` bound to the Rust element type of `$dtype`.
 macro_rules! with_elem {
