@@ -47,8 +47,21 @@ enum class DType : sl_dtype {
     i16 = SL_I16,
     u16 = SL_U16,
     u32 = SL_U32,
-    u64 = SL_U64
+    u64 = SL_U64,
+    f16 = SL_F16,
+    bf16 = SL_BF16
 };
+
+// Storage for one f16 or bf16 element: its 16 bits (C++17 has no portable half type).
+// Arrays of them are created from and read into these; ops compute in f32 (cast to
+// float to see values on the host).
+struct f16 {
+    uint16_t bits;
+};
+struct bf16 {
+    uint16_t bits;
+};
+static_assert(sizeof(f16) == 2 && sizeof(bf16) == 2, "half storage is two bytes");
 enum class Layout : sl_layout { col_major = SL_COL_MAJOR, row_major = SL_ROW_MAJOR };
 enum class Boundary : sl_boundary { fill = SL_BOUNDARY_FILL, clamp = SL_BOUNDARY_CLAMP, wrap = SL_BOUNDARY_WRAP };
 // Which direction of a Fourier transform is scaled (see sl_fft_norm).
@@ -141,7 +154,8 @@ template <class T>
 constexpr bool is_element = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int8_t> ||
                             std::is_same_v<T, int16_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
                             std::is_same_v<T, uint8_t> || std::is_same_v<T, uint16_t> || std::is_same_v<T, uint32_t> ||
-                            std::is_same_v<T, uint64_t> || std::is_same_v<T, bool> || is_complex<T>;
+                            std::is_same_v<T, uint64_t> || std::is_same_v<T, bool> || std::is_same_v<T, f16> ||
+                            std::is_same_v<T, bf16> || is_complex<T>;
 
 // Sluice's bool elements are one byte holding 0 or 1, like C++ bool here.
 static_assert(sizeof(bool) == 1, "Sluice bool arrays need a one-byte bool");
@@ -149,11 +163,12 @@ static_assert(sizeof(bool) == 1, "Sluice bool arrays need a one-byte bool");
 }  // namespace detail
 
 // The element type of host type T (float, double, int8_t ... int64_t, uint8_t ... uint64_t,
-// bool, std::complex<float>, std::complex<double>: stored as Sluice stores them, real part
-// first).
+// bool, f16, bf16, std::complex<float>, std::complex<double>: stored as Sluice stores them,
+// real part first).
 template <class T> constexpr DType dtype_of() {
     static_assert(detail::is_element<T>,
-                  "Sluice elements are float, double, (u)int8_t to (u)int64_t, bool or std::complex<float/double>");
+                  "Sluice elements are float, double, (u)int8_t to (u)int64_t, bool, f16, bf16 or "
+                  "std::complex<float/double>");
     if constexpr (std::is_same_v<T, std::complex<float>>) return DType::c64;
     if constexpr (std::is_same_v<T, std::complex<double>>) return DType::c128;
     if constexpr (std::is_same_v<T, float>) return DType::f32;
@@ -166,6 +181,8 @@ template <class T> constexpr DType dtype_of() {
     if constexpr (std::is_same_v<T, uint16_t>) return DType::u16;
     if constexpr (std::is_same_v<T, uint32_t>) return DType::u32;
     if constexpr (std::is_same_v<T, uint64_t>) return DType::u64;
+    if constexpr (std::is_same_v<T, f16>) return DType::f16;
+    if constexpr (std::is_same_v<T, bf16>) return DType::bf16;
     return DType::b8;
 }
 
@@ -184,6 +201,8 @@ inline const char* dtype_name(DType dtype) {
         case DType::u16: return "u16";
         case DType::u32: return "u32";
         case DType::u64: return "u64";
+        case DType::f16: return "f16";
+        case DType::bf16: return "bf16";
     }
     return "unknown dtype";
 }

@@ -42,9 +42,11 @@ module sluice
   ! Element types (sl_dtype).
   ! Fortran has no unsigned integers: sl_array(x) and get take integer(1), (2), (4) and (8)
   ! as SL_I8 .. SL_I64; SL_U8 .. SL_U64 arrays are read into them converted as sl_cast does
-  ! (wrapping), or through the C API.
+  ! (wrapping), or through the C API. gfortran has no real(2): an f16 array is made from a
+  ! real(4) or real(8) one by real(a, kind=2) (a bf16 one by sl_cast(a%handle, SL_BF16, h)),
+  ! and read back through real(a) (real(4)).
   integer(c_int32_t), parameter, public :: SL_F32 = 0, SL_F64 = 1, SL_I32 = 2, SL_I64 = 3, SL_U8 = 4, SL_BOOL = 5, &
-    SL_C64 = 6, SL_C128 = 7, SL_I8 = 8, SL_I16 = 9, SL_U16 = 10, SL_U32 = 11, SL_U64 = 12
+    SL_C64 = 6, SL_C128 = 7, SL_I8 = 8, SL_I16 = 9, SL_U16 = 10, SL_U32 = 11, SL_U64 = 12, SL_F16 = 13, SL_BF16 = 14
   ! Layouts of application buffers (sl_layout).
   integer(c_int32_t), parameter, public :: SL_COL_MAJOR = 0, SL_ROW_MAJOR = 1
   ! What gemm does to an operand first.
@@ -2715,7 +2717,7 @@ contains
       element_bytes = 8
     case (SL_F32, SL_I32, SL_U32)
       element_bytes = 4
-    case (SL_I16, SL_U16)
+    case (SL_I16, SL_U16, SL_F16, SL_BF16)
       element_bytes = 2
     case default
       element_bytes = 1
@@ -3488,6 +3490,9 @@ contains
   integer(c_int32_t) function real_dtype(kind)
     integer, intent(in) :: kind
     select case (kind)
+    case (2)
+      ! IEEE half precision, the kind other compilers give real(2)
+      real_dtype = SL_F16
     case (c_float)
       real_dtype = SL_F32
     case (c_double)

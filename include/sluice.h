@@ -391,6 +391,16 @@ typedef int32_t sl_side;
 
 #define SL_U64 12
 
+// IEEE binary16 and bfloat16 (the upper 16 bits of an f32), storage types: C has no
+// portable half type, so `sl_create`, `sl_read` and the like take and give the raw
+// 16-bit patterns (`uint16_t`). Every op reads them as f32, computes in f32 and rounds
+// its result once (to nearest even; sums and other reductions accumulate in f32).
+// Matrix products, factorizations, transforms and random laws other than uniform and
+// normal refuse them. On Vulkan, work on them runs on the CPU.
+#define SL_F16 13
+
+#define SL_BF16 14
+
 #define SL_COL_MAJOR 0
 
 #define SL_ROW_MAJOR 1

@@ -136,7 +136,7 @@ fn bad_codes() {
     let mut buf = [0f32; 4];
     fails(sl_read(a, 5, buf.as_mut_ptr() as *mut _, 16), SL_ERR_INVALID_ARGUMENT, "not an sl_layout");
     fails(sl_shift(a, 0, 1, 7, 0.0, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_boundary");
-    fails(sl_cast(a, 13, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_dtype");
+    fails(sl_cast(a, 15, &mut out), SL_ERR_INVALID_ARGUMENT, "not an sl_dtype");
     release(&[a]);
     still_works();
 }

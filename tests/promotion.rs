@@ -40,13 +40,15 @@ const TABLE: [[sl_dtype; 8]; 8] = {
 };
 
 /// Every element type, in the order of the README table (which has the integer types
-/// i8, i16, u16, u32 and u64 that `TABLE` leaves out: their values are checked in
-/// tests/int_types.rs).
-const ALL_TYPES: [sl_dtype; 13] =
-    [SL_BOOL, SL_U8, SL_U16, SL_U32, SL_U64, SL_I8, SL_I16, SL_I32, SL_I64, SL_F32, SL_F64, SL_C64, SL_C128];
+/// i8, i16, u16, u32 and u64 and the 16-bit floats f16 and bf16 that `TABLE` leaves out:
+/// their values are checked in tests/int_types.rs and tests/half_types.rs).
+const ALL_TYPES: [sl_dtype; 15] = [
+    SL_BOOL, SL_U8, SL_U16, SL_U32, SL_U64, SL_I8, SL_I16, SL_I32, SL_I64, SL_F16, SL_BF16, SL_F32, SL_F64, SL_C64,
+    SL_C128,
+];
 
 /// `FULL_TABLE[i][j]`: the type of `ALL_TYPES[i] op ALL_TYPES[j]` (README "Type promotion").
-const FULL_TABLE: [[sl_dtype; 13]; 13] = {
+const FULL_TABLE: [[sl_dtype; 15]; 15] = {
     const B: sl_dtype = SL_BOOL;
     const U8: sl_dtype = SL_U8;
     const U16: sl_dtype = SL_U16;
@@ -56,25 +58,28 @@ const FULL_TABLE: [[sl_dtype; 13]; 13] = {
     const I16: sl_dtype = SL_I16;
     const I32: sl_dtype = SL_I32;
     const I64: sl_dtype = SL_I64;
+    const F16: sl_dtype = SL_F16;
+    const BF16: sl_dtype = SL_BF16;
     const F32: sl_dtype = SL_F32;
     const F64: sl_dtype = SL_F64;
     const C64: sl_dtype = SL_C64;
     const C128: sl_dtype = SL_C128;
     [
-        //  bool u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 c64 c128
-        [B, U8, U16, U32, U64, I8, I16, I32, I64, F32, F64, C64, C128], // bool
-        [U8, U8, U16, U32, U64, I16, I16, I32, I64, F32, F64, C64, C128], // u8
-        [U16, U16, U16, U32, U64, I32, I32, I32, I64, F32, F64, C64, C128], // u16
-        [U32, U32, U32, U32, U64, I64, I64, I64, I64, F32, F64, C64, C128], // u32
-        [U64, U64, U64, U64, U64, F64, F64, F64, F64, F32, F64, C64, C128], // u64
-        [I8, I16, I32, I64, F64, I8, I16, I32, I64, F32, F64, C64, C128], // i8
-        [I16, I16, I32, I64, F64, I16, I16, I32, I64, F32, F64, C64, C128], // i16
-        [I32, I32, I32, I64, F64, I32, I32, I32, I64, F32, F64, C64, C128], // i32
-        [I64, I64, I64, I64, F64, I64, I64, I64, I64, F32, F64, C64, C128], // i64
-        [F32, F32, F32, F32, F32, F32, F32, F32, F32, F32, F64, C64, C128], // f32
-        [F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, C128, C128], // f64
-        [C64, C64, C64, C64, C64, C64, C64, C64, C64, C64, C128, C64, C128], // c64
-        [C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128], // c128
+        [B, U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16, F32, F64, C64, C128], // bool
+        [U8, U8, U16, U32, U64, I16, I16, I32, I64, F16, BF16, F32, F64, C64, C128], // u8
+        [U16, U16, U16, U32, U64, I32, I32, I32, I64, F16, BF16, F32, F64, C64, C128], // u16
+        [U32, U32, U32, U32, U64, I64, I64, I64, I64, F16, BF16, F32, F64, C64, C128], // u32
+        [U64, U64, U64, U64, U64, F64, F64, F64, F64, F16, BF16, F32, F64, C64, C128], // u64
+        [I8, I16, I32, I64, F64, I8, I16, I32, I64, F16, BF16, F32, F64, C64, C128], // i8
+        [I16, I16, I32, I64, F64, I16, I16, I32, I64, F16, BF16, F32, F64, C64, C128], // i16
+        [I32, I32, I32, I64, F64, I32, I32, I32, I64, F16, BF16, F32, F64, C64, C128], // i32
+        [I64, I64, I64, I64, F64, I64, I64, I64, I64, F16, BF16, F32, F64, C64, C128], // i64
+        [F16, F16, F16, F16, F16, F16, F16, F16, F16, F16, F32, F32, F64, C64, C128], // f16
+        [BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, BF16, F32, BF16, F32, F64, C64, C128], // bf16
+        [F32, F32, F32, F32, F32, F32, F32, F32, F32, F32, F32, F32, F64, C64, C128], // f32
+        [F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, C128, C128], // f64
+        [C64, C64, C64, C64, C64, C64, C64, C64, C64, C64, C64, C64, C128, C64, C128], // c64
+        [C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128], // c128
     ]
 };
 
@@ -255,7 +260,7 @@ fn every_pair_of_types_follows_the_table() {
 }
 
 #[test]
-fn every_pair_of_all_thirteen_types_has_the_table_type() {
+fn every_pair_of_all_fifteen_types_has_the_table_type() {
     let n = 5;
     let arrays: Vec<sl_array> = ALL_TYPES
         .iter()

@@ -346,6 +346,8 @@ mod tests {
             (SL_U16, DType::U16),
             (SL_U32, DType::U32),
             (SL_U64, DType::U64),
+            (SL_F16, DType::F16),
+            (SL_BF16, DType::BF16),
         ] {
             assert_eq!(parse_dtype(code).unwrap(), t);
         }

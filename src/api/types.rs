@@ -59,6 +59,14 @@ pub const SL_I16: sl_dtype = 9;
 pub const SL_U16: sl_dtype = 10;
 pub const SL_U32: sl_dtype = 11;
 pub const SL_U64: sl_dtype = 12;
+/// IEEE binary16 and bfloat16 (the upper 16 bits of an f32), storage types: C has no
+/// portable half type, so `sl_create`, `sl_read` and the like take and give the raw
+/// 16-bit patterns (`uint16_t`). Every op reads them as f32, computes in f32 and rounds
+/// its result once (to nearest even; sums and other reductions accumulate in f32).
+/// Matrix products, factorizations, transforms and random laws other than uniform and
+/// normal refuse them. On Vulkan, work on them runs on the CPU.
+pub const SL_F16: sl_dtype = 13;
+pub const SL_BF16: sl_dtype = 14;
 
 /// Element order of application buffers. Sluice stores arrays column-major.
 pub type sl_layout = i32;

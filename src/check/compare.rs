@@ -1,7 +1,7 @@
 //! Comparing a computed array with its reference, element by element.
 
 use super::reference::{Data, Elem, Reference, coords, read};
-use crate::ir::{DType, Shape, Value};
+use crate::ir::{DType, Scalar, Shape, Value};
 
 /// Allowed error per element: `abs + rel * |reference|`.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -24,10 +24,14 @@ pub struct Mismatch {
     pub ulps: f64,
 }
 
-/// The reference value as the array's type holds it (f32 results are compared with the
-/// f64 reference rounded to f32, so an overflow to infinity is not an error).
+/// The reference value as the array's type holds it (f32, f16 and bf16 results are
+/// compared with the f64 reference rounded to their type, so an overflow to infinity is
+/// not an error).
 fn rounded(dtype: DType, r: f64) -> f64 {
-    if dtype == DType::F32 { r as f32 as f64 } else { r }
+    match dtype {
+        DType::F32 | DType::F16 | DType::BF16 => Scalar::F64(r).cast(dtype).as_f64(),
+        _ => r,
+    }
 }
 
 /// Distance between `a` and `b` in representable values of `dtype`.
@@ -40,8 +44,14 @@ fn ulps(dtype: DType, a: f64, b: f64) -> f64 {
         let b = x.to_bits() as i64;
         (if b < 0 { i64::MIN.wrapping_sub(b) } else { b }) as i128
     }
+    // A 16-bit value's bits are the upper half of an f32's (bf16) or map onto them in order.
+    let ordered16 = |x: f64| ordered32(rounded(dtype, x) as f32);
     match dtype {
         DType::F32 => (ordered32(a as f32) - ordered32(b as f32)).abs() as f64,
+        DType::F16 | DType::BF16 => {
+            let step = if dtype == DType::F16 { 1 << 13 } else { 1 << 16 };
+            ((ordered16(a) - ordered16(b)).abs() / step) as f64
+        }
         DType::F64 => (ordered64(a) - ordered64(b)).abs() as f64,
         _ => (a - b).abs(),
     }

@@ -98,6 +98,10 @@ pub fn default_tolerance(precision: DType) -> Tolerance {
     match precision {
         DType::F32 => Tolerance { abs: 1e-5, rel: 1e-5 },
         DType::F64 => Tolerance { abs: 1e-12, rel: 1e-12 },
+        // Two units of their epsilon (2^-10 and 2^-7): a result is rounded to them once
+        // per op, from operands rounded to them.
+        DType::F16 => Tolerance { abs: 2e-3, rel: 2e-3 },
+        DType::BF16 => Tolerance { abs: 1.6e-2, rel: 1.6e-2 },
         _ => Tolerance { abs: 0.0, rel: 0.0 },
     }
 }

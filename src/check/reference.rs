@@ -92,9 +92,15 @@ pub fn carries_scale(n: &Node, ins: &[&Reference]) -> bool {
     n.dtype.is_float() && (part || passes_on && inherited) || joined || transform || factor || summed || viewed
 }
 
-/// The narrower of two floating-point types.
+/// The narrower of two floating-point types (of fewer significand bits).
 fn narrower(a: DType, b: DType) -> DType {
-    if a == DType::F32 || b == DType::F32 { DType::F32 } else { a }
+    let bits = |t: DType| match t {
+        DType::BF16 => 8,
+        DType::F16 => 11,
+        DType::F32 => 24,
+        _ => 53,
+    };
+    if bits(b) < bits(a) { b } else { a }
 }
 
 /// One element of a reference.
@@ -158,6 +164,7 @@ impl Elem {
         match s {
             Scalar::F32(x) => Elem::F(x as f64),
             Scalar::F64(x) => Elem::F(x),
+            Scalar::F16(_) | Scalar::BF16(_) => Elem::F(s.as_f64()),
             s => Elem::I(s.as_i128().expect("an integer scalar")),
         }
     }
@@ -302,6 +309,8 @@ pub fn read(dtype: DType, bytes: &[u8], at: i64) -> Elem {
     match dtype {
         DType::F32 => Elem::F(f32::from_le_bytes(b.try_into().unwrap()) as f64),
         DType::F64 => Elem::F(f64::from_le_bytes(b.try_into().unwrap())),
+        DType::F16 => Elem::F(half::f16::from_le_bytes(b.try_into().unwrap()).to_f64()),
+        DType::BF16 => Elem::F(half::bf16::from_le_bytes(b.try_into().unwrap()).to_f64()),
         DType::I8 => Elem::I(b[0] as i8 as i128),
         DType::I16 => Elem::I(i16::from_le_bytes(b.try_into().unwrap()) as i128),
         DType::I32 => Elem::I(i32::from_le_bytes(b.try_into().unwrap()) as i128),
@@ -425,6 +434,9 @@ fn evaluate_op(n: &Node, ins: &[&Reference]) -> Reference {
             each(&|i, _| {
                 let e = ins[0].operand(i);
                 match (e, t.is_float()) {
+                    // Every op on a 16-bit float rounds its result to it (`front/half.rs`),
+                    // overflowing to infinity where f32 would not.
+                    (_, true) if t.is_half() => Elem::of_scalar(Scalar::F64(e.f()).cast(t)),
                     (_, true) => Elem::F(e.f()),
                     _ => Elem::of_scalar(e.scalar(from).cast(t)),
                 }

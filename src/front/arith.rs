@@ -34,6 +34,9 @@ impl Graph<'_> {
             );
         }
         let (a, b, c) = (&self.cast(a, t)?, &self.cast(b, t)?, &self.cast(c, t)?);
+        if t.is_half() {
+            return self.in_f32(t, &[a, b, c], |w| self.fma(&w[0], &w[1], &w[2]));
+        }
         let (shape, ops) = self.broadcast_operands("fma", &[a, b, c])?;
         Ok(self.pending(Op::Fma, t, shape, ops))
     }

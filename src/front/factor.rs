@@ -20,7 +20,7 @@ impl Graph<'_> {
     /// Refuses what no factorization takes: integer or bool arrays, and fewer than two
     /// dimensions; `square` also non-square matrices.
     fn matrices(&self, name: &str, what: &str, a: &Arc<Node>, square: bool) -> Result<()> {
-        if !(a.dtype.is_float() || a.dtype.is_complex()) {
+        if !(a.dtype.is_float() || a.dtype.is_complex()) || a.dtype.is_half() {
             bail!(DTypeMismatch, "{name}: {what} is {}; factorizations take f32, f64, c64 or c128 matrices", a.dtype);
         }
         if a.shape.rank() < 2 {

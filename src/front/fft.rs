@@ -36,7 +36,7 @@ impl Graph<'_> {
             spec.dims[i] = d as u8;
         }
         let t = a.dtype;
-        if !(t.is_float() || t.is_complex()) {
+        if !(t.is_float() || t.is_complex()) || t.is_half() {
             bail!(DTypeMismatch, "{name}: a is {t}; transforms take f32, f64, c64 or c128 arrays");
         }
         let last = spec.halved_dim();

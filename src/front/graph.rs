@@ -189,6 +189,9 @@ impl Graph<'_> {
         if !dtype.is_float() {
             bail!(DTypeMismatch, "random numbers are f32 or f64, not {dtype}");
         }
+        if dtype.is_half() {
+            return self.cast(&self.random(rng_id, rng, dist, DType::F32, shape)?, dtype);
+        }
         self.random_law(rng_id, rng, dist, dtype, shape, &[])
     }
 
@@ -263,8 +266,8 @@ impl Graph<'_> {
 
     pub fn iota(&self, dtype: DType, shape: Shape, dim: usize) -> Result<Arc<Node>> {
         check_dim("iota", dim, shape.rank())?;
-        if dtype.is_complex() {
-            let real = self.iota(dtype.real(), shape, dim)?;
+        if dtype.is_complex() || dtype.is_half() {
+            let real = self.iota(if dtype.is_half() { DType::F32 } else { dtype.real() }, shape, dim)?;
             return self.cast(&real, dtype);
         }
         if dtype == DType::Bool {
@@ -274,8 +277,8 @@ impl Graph<'_> {
     }
 
     pub fn identity(&self, dtype: DType, rows: usize, cols: usize) -> Result<Arc<Node>> {
-        if dtype.is_complex() {
-            let real = self.identity(dtype.real(), rows, cols)?;
+        if dtype.is_complex() || dtype.is_half() {
+            let real = self.identity(if dtype.is_half() { DType::F32 } else { dtype.real() }, rows, cols)?;
             return self.cast(&real, dtype);
         }
         Ok(self.pending(Op::Identity, dtype, Shape::new(&[rows, cols]), Inputs::new()))
@@ -283,6 +286,9 @@ impl Graph<'_> {
 
     pub fn unary(&self, op: UnaryOp, a: &Arc<Node>) -> Result<Arc<Node>> {
         use UnaryOp::{Arg, Conj, Imag, IsFinite, Real};
+        if a.dtype.is_half() {
+            return self.in_f32(a.dtype, &[a], |w| self.unary(op, &w[0]));
+        }
         if a.dtype.is_complex() || matches!(op, Conj | Real | Imag | Arg | IsFinite) {
             if a.dtype == DType::Bool {
                 bail!(DTypeMismatch, "{} is not defined for bool arrays", op.name());
@@ -339,6 +345,9 @@ impl Graph<'_> {
 
     pub fn binary(&self, op: BinaryOp, a: &Arc<Node>, b: &Arc<Node>) -> Result<Arc<Node>> {
         let (a, b) = &self.promoted(a, b)?;
+        if a.dtype.is_half() {
+            return self.in_f32(a.dtype, &[a, b], |w| self.binary(op, &w[0], &w[1]));
+        }
         if a.dtype.is_complex() || b.dtype.is_complex() {
             return self.complex_binary(op, a, b);
         }
@@ -424,6 +433,9 @@ impl Graph<'_> {
         }
         let t = a.dtype.promote(b.dtype);
         let (a, b) = (&self.cast(a, t)?, &self.cast(b, t)?);
+        if t.is_half() {
+            return self.in_f32(t, &[a, b], |w| self.select(cond, &w[0], &w[1]));
+        }
         let (shape, ops) = self.broadcast_operands("select", &[cond, a, b])?;
         Ok(self.pending(Op::Select, a.dtype, shape, ops))
     }
@@ -753,6 +765,9 @@ impl Graph<'_> {
         if dst.dtype.is_complex() && mode != ScatterMode::Replace {
             return self.complex_scatter(dst, indices, values, mode);
         }
+        if dst.dtype.is_half() {
+            return self.in_f32(dst.dtype, &[dst, values], |w| self.scatter(&w[0], indices, &w[1], mode));
+        }
         let mut refs: Vec<&Arc<Node>> = vec![values];
         refs.extend(indices.iter());
         let (shape, _) = self.broadcast_operands("scatter", &refs)?;
@@ -780,6 +795,9 @@ impl Graph<'_> {
             }
             return self.complex_reduce(op, a, axis);
         }
+        if a.dtype.is_half() {
+            return self.in_f32(a.dtype, &[a], |w| self.reduce(op, &w[0], axis));
+        }
         let a = &self.bools_counted(op, a)?;
         let Some(t) = op.result_dtype(a.dtype) else {
             bail!(DTypeMismatch, "{} is not defined for {} arrays", op.name(), a.dtype);
@@ -799,6 +817,9 @@ impl Graph<'_> {
         if a.dtype.is_complex() {
             check_dim(name, axis, a.shape.rank())?;
             return self.complex_scan(op, a, axis);
+        }
+        if a.dtype.is_half() {
+            return self.in_f32(a.dtype, &[a], |w| self.scan(op, &w[0], axis));
         }
         let Some(t) = op.result_dtype(a.dtype) else {
             bail!(DTypeMismatch, "{name} is not defined for {} arrays", a.dtype);

@@ -35,7 +35,7 @@ impl Graph<'_> {
     /// times a k x n matrix is p products, m x n x p. A vector operand (rank 1) has no
     /// batch: it multiplies every matrix of the other's.
     fn product(&self, name: &str, a: &Arc<Node>, b: &Arc<Node>, conj: [bool; 2]) -> Result<Arc<Node>> {
-        if !(a.dtype.is_float() || a.dtype.is_complex()) || a.dtype != b.dtype {
+        if !(a.dtype.is_float() || a.dtype.is_complex()) || a.dtype.is_half() || a.dtype != b.dtype {
             bail!(
                 DTypeMismatch,
                 "{name} needs two arrays of one float or complex type (f32, f64, c64, c128), got {} and {}",
@@ -88,7 +88,8 @@ impl Graph<'_> {
             let why = format!("{NAME}: ({}, {}) is not defined for {t} arrays", reduce.name(), combine.name());
             Error::new(ErrorKind::DTypeMismatch, why)
         };
-        let Some(ct) = combine.result_dtype(t).filter(|_| combine != BinaryOp::Complex && !t.is_complex()) else {
+        let defined = combine != BinaryOp::Complex && !t.is_complex() && !t.is_half();
+        let Some(ct) = combine.result_dtype(t).filter(|_| defined) else {
             return Err(refuse());
         };
         // The graph's reduce counts bools for sums and products.

@@ -8,6 +8,7 @@ mod factor;
 mod fft;
 pub mod gather;
 pub mod graph;
+mod half;
 pub mod handles;
 pub mod host;
 pub mod linalg;

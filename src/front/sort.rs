@@ -40,6 +40,9 @@ impl Graph<'_> {
     /// Every line of `a` along `dim` sorted, stably, NaNs last in both directions.
     pub fn sort(&self, a: &Arc<Node>, dim: usize, descending: bool) -> Result<Arc<Node>> {
         self.orderable("sort", a, Some(dim))?;
+        if a.dtype.is_half() {
+            return self.in_f32(a.dtype, &[a], |w| self.sort(&w[0], dim, descending));
+        }
         let op = SortOp::Sort { dim: dim as u8, descending };
         Ok(self.pending(Op::Sort(op), a.dtype, a.shape, smallvec![a.clone()]))
     }
@@ -48,6 +51,9 @@ impl Graph<'_> {
     /// keep their order).
     pub fn argsort(&self, a: &Arc<Node>, dim: usize, descending: bool) -> Result<Arc<Node>> {
         self.orderable("argsort", a, Some(dim))?;
+        if a.dtype.is_half() {
+            return self.in_f32(a.dtype, &[a], |w| self.argsort(&w[0], dim, descending));
+        }
         let op = SortOp::ArgSort { dim: dim as u8, descending };
         Ok(self.pending(Op::Sort(op), DType::I64, a.shape, smallvec![a.clone()]))
     }
@@ -83,6 +89,8 @@ impl Graph<'_> {
             bail!(ShapeMismatch, "searchsorted: sorted has shape {}; it must be a vector", sorted.shape);
         }
         let t = sorted.dtype.promote(v.dtype);
+        // Halves are compared as f32, which holds them exactly.
+        let t = if t.is_half() { DType::F32 } else { t };
         let (s, x) = (self.cast(sorted, t)?, self.cast(v, t)?);
         Ok(self.pending(Op::Sort(SortOp::SearchSorted { right }), DType::I64, v.shape, smallvec![s, x]))
     }

@@ -21,11 +21,15 @@ pub enum DType {
     U16,
     U32,
     U64,
+    /// IEEE binary16, a storage type: values are computed in f32 (front/half.rs).
+    F16,
+    /// bfloat16 (the upper half of an f32), a storage type like `F16`.
+    BF16,
 }
 
 impl DType {
-    /// In the order of the C constants (`SL_F32` = 0 ... `SL_U64` = 12).
-    pub const ALL: [DType; 13] = [
+    /// In the order of the C constants (`SL_F32` = 0 ... `SL_BF16` = 14).
+    pub const ALL: [DType; 15] = [
         DType::F32,
         DType::F64,
         DType::I32,
@@ -39,13 +43,15 @@ impl DType {
         DType::U16,
         DType::U32,
         DType::U64,
+        DType::F16,
+        DType::BF16,
     ];
 
     pub fn size(self) -> usize {
         match self {
             DType::F32 | DType::I32 | DType::U32 => 4,
             DType::F64 | DType::I64 | DType::U64 | DType::C64 => 8,
-            DType::I16 | DType::U16 => 2,
+            DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
             DType::I8 | DType::U8 | DType::Bool => 1,
             DType::C128 => 16,
         }
@@ -67,14 +73,19 @@ impl DType {
     /// The complex type whose parts are `self` (f64 for integers), or `None` for bool.
     pub fn complex(self) -> Option<DType> {
         match self {
-            DType::F32 | DType::C64 => Some(DType::C64),
+            DType::F16 | DType::BF16 | DType::F32 | DType::C64 => Some(DType::C64),
             DType::Bool => None,
             _ => Some(DType::C128),
         }
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, DType::F32 | DType::F64)
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+
+    /// The 16-bit floating-point types: stored as such, computed in f32.
+    pub fn is_half(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16)
     }
 
     pub fn is_integer(self) -> bool {
@@ -101,7 +112,7 @@ impl DType {
         match self {
             DType::I8 | DType::I16 | DType::I32 | DType::I64 | DType::U8 => DType::I64,
             DType::U16 | DType::U32 | DType::U64 => DType::U64,
-            DType::F32 | DType::F64 | DType::C64 | DType::C128 | DType::Bool => self,
+            DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::C64 | DType::C128 | DType::Bool => self,
         }
     }
 
@@ -117,7 +128,7 @@ impl DType {
             DType::U16 => (0, u16::MAX as i128),
             DType::U32 => (0, u32::MAX as i128),
             DType::U64 => (0, u64::MAX as i128),
-            DType::F32 | DType::F64 | DType::C64 | DType::C128 => return None,
+            DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::C64 | DType::C128 => return None,
         })
     }
 
@@ -128,7 +139,9 @@ impl DType {
     /// wider precision of the two floating-point types involved (c64 with f64 is c128).
     /// Two integers of one signedness give the wider; unsigned with signed gives the
     /// smallest signed type holding both (u8 with i8 is i16), and u64 with a signed type
-    /// is f64 as in numpy 2 (no integer type holds both).
+    /// is f64 as in numpy 2 (no integer type holds both). The 16-bit floating-point types
+    /// rank below f32 (integers with f16 are f16, as with f32); f16 with bf16 is f32, the
+    /// smallest type holding both (JAX).
     pub fn promote(self, other: DType) -> DType {
         use DType::*;
         if self.is_integer() && other.is_integer() {
@@ -137,13 +150,15 @@ impl DType {
         let rank = |t: DType| match t {
             Bool => 0,
             I8 | I16 | I32 | I64 | U8 | U16 | U32 | U64 => 1,
-            F32 => 2,
-            F64 => 3,
-            C64 => 4,
-            C128 => 5,
+            F16 | BF16 => 2,
+            F32 => 3,
+            F64 => 4,
+            C64 => 5,
+            C128 => 6,
         };
         let (lo, hi) = if rank(self) <= rank(other) { (self, other) } else { (other, self) };
         match (lo, hi) {
+            (F16, BF16) | (BF16, F16) => F32,
             (F64, C64) => C128,
             _ => hi,
         }
@@ -178,6 +193,8 @@ impl DType {
             DType::U16 => "u16",
             DType::U32 => "u32",
             DType::U64 => "u64",
+            DType::F16 => "f16",
+            DType::BF16 => "bf16",
         }
     }
 }
@@ -223,6 +240,8 @@ pub enum Scalar {
     U16(u16),
     U32(u32),
     U64(u64),
+    F16(half::f16),
+    BF16(half::bf16),
 }
 
 impl Scalar {
@@ -239,13 +258,15 @@ impl Scalar {
             Scalar::U16(_) => DType::U16,
             Scalar::U32(_) => DType::U32,
             Scalar::U64(_) => DType::U64,
+            Scalar::F16(_) => DType::F16,
+            Scalar::BF16(_) => DType::BF16,
         }
     }
 
     /// The exact value of an integer or bool scalar; `None` for floating point.
     pub fn as_i128(self) -> Option<i128> {
         Some(match self {
-            Scalar::F32(_) | Scalar::F64(_) => return None,
+            Scalar::F32(_) | Scalar::F64(_) | Scalar::F16(_) | Scalar::BF16(_) => return None,
             Scalar::I8(v) => v as i128,
             Scalar::I16(v) => v as i128,
             Scalar::I32(v) => v as i128,
@@ -260,7 +281,7 @@ impl Scalar {
 
     /// The value converted to `dtype` with the same rules as the cast op (integer to
     /// integer wraps, float to integer truncates and saturates, NaN becomes 0; nonzero is
-    /// true).
+    /// true). To f16 and bf16 values round once to nearest even (`ir::half`).
     pub fn cast(self, dtype: DType) -> Scalar {
         macro_rules! int {
             ($v:ident, $t:ty) => {
@@ -278,6 +299,14 @@ impl Scalar {
                 _ => self.as_f64() as f32,
             }),
             DType::F64 => Scalar::F64(self.as_f64()),
+            DType::F16 => Scalar::F16(match self.as_i128() {
+                Some(i) => super::half::f16_from_int(i),
+                None => super::half::f16_from_f64(self.as_f64()),
+            }),
+            DType::BF16 => Scalar::BF16(match self.as_i128() {
+                Some(i) => super::half::bf16_from_int(i),
+                None => super::half::bf16_from_f64(self.as_f64()),
+            }),
             DType::I8 => int!(I8, i8),
             DType::I16 => int!(I16, i16),
             DType::I32 => int!(I32, i32),
@@ -304,6 +333,8 @@ impl Scalar {
             Scalar::U16(v) => v as f64,
             Scalar::U32(v) => v as f64,
             Scalar::U64(v) => v as f64,
+            Scalar::F16(v) => v.to_f64(),
+            Scalar::BF16(v) => v.to_f64(),
         }
     }
 
@@ -311,6 +342,8 @@ impl Scalar {
         match self {
             Scalar::F32(v) => v != 0.0,
             Scalar::F64(v) => v != 0.0,
+            Scalar::F16(v) => v.to_f32() != 0.0,
+            Scalar::BF16(v) => v.to_f32() != 0.0,
             Scalar::Bool(v) => v,
             _ => self.as_i128() != Some(0),
         }
@@ -330,6 +363,8 @@ impl Scalar {
             Scalar::U16(v) => v as u64,
             Scalar::U32(v) => v as u64,
             Scalar::U64(v) => v,
+            Scalar::F16(v) => v.to_bits() as u64,
+            Scalar::BF16(v) => v.to_bits() as u64,
         }
     }
 
@@ -346,6 +381,8 @@ impl Scalar {
             DType::U16 => Scalar::U16(bits as u16),
             DType::U32 => Scalar::U32(bits as u32),
             DType::U64 => Scalar::U64(bits),
+            DType::F16 => Scalar::F16(half::f16::from_bits(bits as u16)),
+            DType::BF16 => Scalar::BF16(half::bf16::from_bits(bits as u16)),
             DType::C64 | DType::C128 => no_complex_scalar(),
         }
     }

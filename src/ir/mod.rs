@@ -4,6 +4,7 @@
 pub mod dtype;
 pub mod error;
 pub mod factor;
+pub mod half;
 pub mod kernel;
 pub mod node;
 pub mod op;

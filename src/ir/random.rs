@@ -125,7 +125,9 @@ impl Distribution {
             Distribution::Integers => t.is_integer(),
             Distribution::Poisson { .. } => matches!(t, DType::I32 | DType::I64),
             Distribution::Bernoulli => t == DType::Bool,
-            _ => t.is_float(),
+            // f16 and bf16 draws are f32 ones rounded (`Graph::random`), for the uniform and
+            // normal laws only.
+            _ => matches!(t, DType::F32 | DType::F64),
         }
     }
 

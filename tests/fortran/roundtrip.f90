@@ -1,6 +1,7 @@
 ! Fortran arrays into Sluice and back: every type (real(4), real(8), integer(1), integer(2),
-! integer(4), integer(8), logical) and rank 0 to 4, through sl_array(x), `y = a` and `call get(a, y)`; non-contiguous
-! sections in and out; conversion to the variable's type on reading.
+! integer(4), integer(8), logical; f16 and bf16 through real(4)) and rank 0 to 4, through
+! sl_array(x), `y = a` and `call get(a, y)`; non-contiguous sections in and out; conversion
+! to the variable's type on reading.
 program roundtrip
   use sluice
   use checks
@@ -17,6 +18,7 @@ program roundtrip
   call integers1()
   call integers2()
   call logicals()
+  call halves()
   call sections()
   call conversions()
   call scope_end()
@@ -162,6 +164,29 @@ contains
     call expect(total == sum(int(v, 8)), 'the sum of integer(2) values is an integer(8)')
     y1 = int(sl_array(int(x1, 8)), 2)
     call expect(all(y1 == x1), 'int(a, 2) converts to integer(2)')
+  end subroutine
+
+  ! f16 and bf16 have no Fortran kind in gfortran: made by converting real(4) arrays, read
+  ! back through real(a) (real(4)).
+  subroutine halves()
+    real(4) :: x(1001), y(1001)
+    type(sl_array) :: a, b
+    integer(4) :: t
+    ! Multiples of 1/8 below 16 in magnitude (7 significant bits): exact in both types.
+    x = real(nint(uniform(size(x), -127d0, 127d0)), 4) / 8
+    a = real(sl_array(x), kind=2)
+    call expect(sl_get_dtype(a%handle, t) == SL_OK .and. t == SL_F16, 'real(a, kind=2) is f16')
+    y = real(a)
+    call expect(all(y == x), 'f16 values come back unchanged')
+    ! bf16 through the raw C API (a handle this scope does not hold: released here).
+    call expect(sl_cast(a%handle, SL_BF16, b%handle) == SL_OK, 'sl_cast to bf16')
+    call expect(sl_get_dtype(b%handle, t) == SL_OK .and. t == SL_BF16, 'sl_cast gives bf16')
+    y = real(b + b)
+    call expect(all(y == 2 * x), 'bf16 values, doubled, come back')
+    call expect(sl_release(b%handle) == SL_OK, 'sl_release')
+    ! Rounded to nearest even on conversion: 1 + 2**-12 is 1 in f16, 2049 is 2048.
+    y(:2) = real(real(sl_array([1 + 2.0**(-12), 2049.0]), kind=2))
+    call expect(y(1) == 1 .and. y(2) == 2048, 'f16 rounds to nearest even')
   end subroutine
 
   subroutine logicals()

@@ -43,8 +43,9 @@ int gen_valid_dtype(Fuzzer *f) {
 }
 
 int gen_dtype(Fuzzer *f) {
-    /* 8 to 12 are the integer types i8 .. u64, which the model leaves out: never drawn. */
-    static const int bad[] = {-1, 13, 14, 100, INT32_MIN, INT32_MAX};
+    /* 8 to 14 are the integer types i8 .. u64 and f16, bf16, which the model leaves out:
+       never drawn. */
+    static const int bad[] = {-1, 15, 16, 100, INT32_MIN, INT32_MAX};
     if (rand_pct(&f->r, 96)) return gen_valid_dtype(f);
     return bad[rand_below(&f->r, sizeof bad / sizeof *bad)];
 }

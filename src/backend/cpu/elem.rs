@@ -80,6 +80,42 @@ macro_rules! float_to_int {
 }
 float_to_int!(f32 => i32, i64; f64 => i32, i64);
 
+/// Conversions of the 16-bit floating-point types: to them rounded once to nearest even
+/// (`half` from f32, `ir::half` from f64 and integers); from them through f32, which holds
+/// every value, and then as from f32.
+macro_rules! half_casts {
+    ($($h:ty, $from_f64:path, $from_int:path);*) => {$(
+        impl CastTo<$h> for f32 { #[inline(always)] fn cast_to(self) -> $h { <$h>::from_f32(self) } }
+        impl CastTo<$h> for f64 { #[inline(always)] fn cast_to(self) -> $h { $from_f64(self) } }
+        half_casts!(@ints $h, $from_int; i8, i16, i32, i64, u8, u16, u32, u64);
+        impl CastTo<half::f16> for $h {
+            #[inline(always)]
+            fn cast_to(self) -> half::f16 { half::f16::from_f32(self.to_f32()) }
+        }
+        impl CastTo<half::bf16> for $h {
+            #[inline(always)]
+            fn cast_to(self) -> half::bf16 { half::bf16::from_f32(self.to_f32()) }
+        }
+        half_casts!(@from $h; f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
+        impl Elem for $h {
+            #[inline(always)]
+            fn from_u64(bits: u64) -> Self { <$h>::from_bits(bits as u16) }
+            #[inline(always)]
+            fn to_u64(self) -> u64 { self.to_bits() as u64 }
+        }
+    )*};
+    (@ints $h:ty, $from_int:path; $($i:ty),*) => {$(
+        impl CastTo<$h> for $i { #[inline(always)] fn cast_to(self) -> $h { $from_int(self as i128) } }
+    )*};
+    (@from $h:ty; $($t:ty),*) => {$(
+        impl CastTo<$t> for $h { #[inline(always)] fn cast_to(self) -> $t { self.to_f32().cast_to() } }
+    )*};
+}
+half_casts!(
+    half::f16, crate::ir::half::f16_from_f64, crate::ir::half::f16_from_int;
+    half::bf16, crate::ir::half::bf16_from_f64, crate::ir::half::bf16_from_int
+);
+
 /// Runs `$body` with `$T` bound to the Rust element type of `$dtype`.
 macro_rules! with_elem {
     ($dtype:expr, $T:ident => $body:expr) => {
@@ -127,6 +163,10 @@ macro_rules! with_elem {
             // Complex values are computed through their real parts (backend/cpu/complex.rs).
             t @ ($crate::ir::DType::C64 | $crate::ir::DType::C128) => {
                 unreachable!("{t} values are not computed element by element")
+            }
+            // 16-bit floats are converted to f32 and back around every op (front/half.rs).
+            t @ ($crate::ir::DType::F16 | $crate::ir::DType::BF16) => {
+                unreachable!("{t} values are computed in f32")
             }
         }
     };

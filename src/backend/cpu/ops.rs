@@ -395,6 +395,7 @@ pub unsafe fn unary(op: UnaryOp, dtype: DType, src: *const u8, dst: *mut u8, n: 
                 _ => unreachable!("{} on bool", op.name()),
             },
             DType::C64 | DType::C128 => complex::part(op, dtype, src, dst, n),
+            DType::F16 | DType::BF16 => unreachable!("{dtype} values are computed in f32"),
         }
     }
 }
@@ -497,6 +498,7 @@ pub unsafe fn binary(op: BinaryOp, dtype: DType, a: Opnd, b: Opnd, dst: *mut u8,
             DType::U32 => binary_int::<u32>(op, a, b, dst, n),
             DType::U64 => binary_int::<u64>(op, a, b, dst, n),
             DType::C64 | DType::C128 => unreachable!("{} of complex values is computed from their parts", op.name()),
+            DType::F16 | DType::BF16 => unreachable!("{dtype} values are computed in f32"),
         }
     }
 }
@@ -666,6 +668,8 @@ where
         + CastTo<u16>
         + CastTo<u32>
         + CastTo<u64>
+        + CastTo<half::f16>
+        + CastTo<half::bf16>
         + Default,
 {
     unsafe {
@@ -680,6 +684,8 @@ where
             DType::U16 => map1(src, dst, n, |x: T| -> u16 { x.cast_to() }),
             DType::U32 => map1(src, dst, n, |x: T| -> u32 { x.cast_to() }),
             DType::U64 => map1(src, dst, n, |x: T| -> u64 { x.cast_to() }),
+            DType::F16 => map1(src, dst, n, |x: T| -> half::f16 { x.cast_to() }),
+            DType::BF16 => map1(src, dst, n, |x: T| -> half::bf16 { x.cast_to() }),
             DType::Bool => map1(src, dst, n, |x: T| (x != T::default()) as u8),
             DType::C64 | DType::C128 => unreachable!("casts to complex are built from parts"),
         }
@@ -692,5 +698,11 @@ where
 /// `src` holds `n` elements of `from`, `dst` room for `n` of `to`; no overlap.
 #[multiversion(targets("x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "x86_64+avx2+fma", "x86_64+sse4.1"))]
 pub unsafe fn cast(from: DType, to: DType, src: *const u8, dst: *mut u8, n: usize) {
-    unsafe { with_elem!(from, T => cast_from::<T>(to, src, dst, n)) }
+    unsafe {
+        match from {
+            DType::F16 => cast_from::<half::f16>(to, src, dst, n),
+            DType::BF16 => cast_from::<half::bf16>(to, src, dst, n),
+            _ => with_elem!(from, T => cast_from::<T>(to, src, dst, n)),
+        }
+    }
 }

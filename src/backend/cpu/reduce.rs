@@ -499,7 +499,9 @@ unsafe fn write_int(out: DType, dst: *mut u8, i: usize, v: i64) {
             DType::I16 | DType::U16 => *(dst as *mut i16).add(i) = v as i16,
             DType::I8 | DType::U8 | DType::Bool => *dst.add(i) = v as u8,
             DType::I64 | DType::U64 => *(dst as *mut i64).add(i) = v,
-            DType::F32 | DType::F64 | DType::C64 | DType::C128 => unreachable!("integer scan into {out}"),
+            DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::C64 | DType::C128 => {
+                unreachable!("integer scan into {out}")
+            }
         }
     }
 }

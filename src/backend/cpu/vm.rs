@@ -829,7 +829,9 @@ unsafe fn value_ptr(l: &Launch, f: &mut Frame, a: Arg, dtype: DType, n: usize) -
         Arg::Uniform(u) => {
             let bits = l.uni[u as usize];
             let d = f.reg(l.prog.n_regs);
-            with_elem!(dtype, T => {
+            // 16-bit floats are splatted as their bits (values are never computed in them).
+            let splat_as = if dtype.is_half() { DType::U16 } else { dtype };
+            with_elem!(splat_as, T => {
                 let v = <T as super::elem::Elem>::from_u64(bits);
                 unsafe { std::slice::from_raw_parts_mut(d as *mut T, n).fill(v) };
             });

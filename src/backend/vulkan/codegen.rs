@@ -258,7 +258,7 @@ pub(super) fn extreme(t: DType, highest: bool) -> String {
         (DType::I8, false) => "(-128)".into(),
         (DType::U8 | DType::Bool, true) => "255u".into(),
         (DType::U8 | DType::U32 | DType::Bool, false) => "0u".into(),
-        (DType::C64 | DType::C128 | DType::I16 | DType::U16, _) => {
+        (DType::C64 | DType::C128 | DType::I16 | DType::U16 | DType::F16 | DType::BF16, _) => {
             unreachable!("{t} values have no extremes on the device")
         }
     }
@@ -528,7 +528,7 @@ impl<'k> Gen<'k> {
                     DType::U64 => format!("packUint2x32(uvec2({}, {}))", w(0), w(1)),
                     DType::Bool => format!("({} != 0u)", w(0)),
                     DType::C64 | DType::C128 => unreachable!("complex parameters are passed as their parts"),
-                    DType::I16 | DType::U16 => {
+                    DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
                         unreachable!("{t} kernels run on the CPU (glsl::has_type)")
                     }
                 })

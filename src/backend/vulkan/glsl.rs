@@ -34,7 +34,7 @@ pub fn has_type(t: DType) -> bool {
         | DType::Bool
         | DType::C64
         | DType::C128 => true,
-        DType::I16 | DType::U16 => false,
+        DType::I16 | DType::U16 | DType::F16 | DType::BF16 => false,
     }
 }
 
@@ -46,7 +46,7 @@ fn no_type(t: DType) -> ! {
 /// `int` (kept in -128..=127; see `narrow`).
 pub fn reg_type(t: DType) -> &'static str {
     match t {
-        DType::I16 | DType::U16 => no_type(t),
+        DType::I16 | DType::U16 | DType::F16 | DType::BF16 => no_type(t),
         DType::F32 => "float",
         DType::F64 => "double",
         DType::I8 | DType::I32 => "int",
@@ -105,7 +105,7 @@ pub fn literal(s: Scalar) -> String {
         Scalar::I8(v) => format!("int({v})"),
         Scalar::U64(v) => format!("uint64_t(0x{v:016x}ul)"),
         Scalar::Bool(v) => v.to_string(),
-        Scalar::I16(_) | Scalar::U16(_) => no_type(s.dtype()),
+        Scalar::I16(_) | Scalar::U16(_) | Scalar::F16(_) | Scalar::BF16(_) => no_type(s.dtype()),
     }
 }
 

@@ -23,7 +23,15 @@ fn bits(t: DType) -> (&'static str, &'static str) {
         DType::I64 => ("uint64_t(x)", "int64_t(w)"),
         DType::U8 => ("x", "w"),
         DType::Bool => ("(x ? 1u : 0u)", "(w != 0u)"),
-        DType::C64 | DType::C128 | DType::I8 | DType::I16 | DType::U16 | DType::U32 | DType::U64 => {
+        DType::C64
+        | DType::C128
+        | DType::I8
+        | DType::I16
+        | DType::U16
+        | DType::U32
+        | DType::U64
+        | DType::F16
+        | DType::BF16 => {
             unreachable!("{t} scatters run on the CPU")
         }
     }

@@ -56,7 +56,15 @@ impl VulkanExecutor {
             DType::I32 => (1, "#define SIGNED\n"),
             DType::I64 => (2, "#define SIGNED\n"),
             DType::U8 | DType::Bool => (1, ""),
-            DType::C64 | DType::C128 | DType::I8 | DType::I16 | DType::U16 | DType::U32 | DType::U64 => return cpu(),
+            DType::C64
+            | DType::C128
+            | DType::I8
+            | DType::I16
+            | DType::U16
+            | DType::U32
+            | DType::U64
+            | DType::F16
+            | DType::BF16 => return cpu(),
         };
         let r = key_words + 1;
         let caps = &self.ctx.caps;
