@@ -18,7 +18,7 @@
 //! | `SLUICE_VULKAN_NO_HANDWRITTEN` | `on`: run reductions, scans, transposes and gathers with generated kernels only, not the hand-written ones in `kernels/` (for comparison) | off |
 //! | `SLUICE_VULKAN_AXIS_TREE` | `on`: reduce long axes of few rows in the tree form on every Vulkan device, not only GPUs (for tests) | off |
 //! | `SLUICE_VULKAN_DEVICE_SORT` | `on`: sorts, argsorts and searchsorted run on every Vulkan device, not only GPUs (on CPU-type devices the CPU executor's radix sort is faster; for tests) | off |
-//! | `SLUICE_VULKAN_CPU_FACTOR` | `on`: LU factorizations and LU solves of small matrices run on the CPU executor rather than the device's batched kernels (for comparison) | off |
+//! | `SLUICE_VULKAN_CPU_FACTOR` | `on`: factorizations and solves of small matrices run on the CPU executor rather than the device's batched kernels (for comparison) | off |
 //! | `SLUICE_VULKAN_BLOCKED_SCAN` | `on`: every scan along an axis takes the blocked form (`kernels/scan.comp`) where it fits, on every Vulkan device (for tests) | off |
 //! | `SLUICE_VULKAN_VALIDATION` | `on`: Vulkan validation layers; any message fails the step | off |
 //! | `SLUICE_VULKAN_LOADER` | path of the Vulkan loader to load | `libvulkan.so.1` |
@@ -70,7 +70,7 @@ pub struct Config {
     pub vulkan_axis_tree: bool,
     /// Sort on every Vulkan device, not only GPUs (for tests).
     pub vulkan_device_sort: bool,
-    /// Small LU factorizations and solves on the CPU executor, not the device (for comparison).
+    /// Small factorizations and solves on the CPU executor, not the device (for comparison).
     pub vulkan_cpu_factor: bool,
     /// Scan every axis in the blocked form on every Vulkan device (for tests).
     pub vulkan_blocked_scan: bool,

@@ -45,7 +45,7 @@ pub struct Options {
     /// Sorts and searches run on every device, not only GPUs (`SLUICE_VULKAN_DEVICE_SORT`,
     /// for tests).
     pub device_sort: bool,
-    /// Small LU factorizations and solves run on the CPU executor, not the device
+    /// Small factorizations and solves run on the CPU executor, not the device
     /// (`SLUICE_VULKAN_CPU_FACTOR`, for comparison).
     pub cpu_factor: bool,
     /// Every scan along an axis takes the blocked form where it fits, on every device

@@ -80,7 +80,7 @@ pub enum Handwritten {
     MatMul,
     /// Sorts, argsorts and searches (`kernels/sort.comp`), counted once per launch.
     Sort,
-    /// Batched small LU factorizations and solves (`kernels/factor.comp`).
+    /// Batched small factorizations and solves (`kernels/factor.comp`).
     Factor,
 }
 
@@ -177,7 +177,7 @@ pub struct VulkanExecutor {
     /// Sorts and searches run on the device (GPU-type devices, or forced for tests): on
     /// lavapipe the CPU executor's radix sort is 20-30x faster (BENCHMARKS.md).
     device_sort: bool,
-    /// Small LU factorizations and solves run on the CPU executor (`Options::cpu_factor`).
+    /// Small factorizations and solves run on the CPU executor (`Options::cpu_factor`).
     cpu_factor: bool,
 }
 
