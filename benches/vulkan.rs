@@ -12,7 +12,7 @@
 //! Philox and the fast hash, and uniform values fused into `a*x + b`) on both executors.
 //! Complex f32 Fourier transforms on both executors.
 //! Batched LU solves of small matrices, the device's kernels against CPU steps
-//! (`SLUICE_VULKAN_CPU_FACTOR`).
+//! (the device's forced by `SLUICE_VULKAN_DEVICE_FACTOR`).
 //! On lavapipe (no GPU) these measure overheads, not a GPU.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -538,12 +538,12 @@ fn fourier_transforms(c: &mut Criterion) {
 /// Batched LU solves (`sl_solve`, x read back) of 10000 3 x 3, 1000 16 x 16 and 200
 /// 32 x 32 f32 systems (one right-hand side each): the device's kernels (one matrix per
 /// workgroup, `kernels/factor.comp`) against the same work as CPU steps
-/// (`SLUICE_VULKAN_CPU_FACTOR`).
+/// (the default on CPU-type devices; the kernels forced by `SLUICE_VULKAN_DEVICE_FACTOR`).
 fn batched_small_lu(c: &mut Criterion) {
     let mut g = c.benchmark_group("vulkan_batched_lu");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
     for (name, cpu) in [("device", false), ("cpu_step", true)] {
-        switch("SLUICE_VULKAN_CPU_FACTOR", cpu);
+        switch("SLUICE_VULKAN_DEVICE_FACTOR", !cpu);
         start();
         for (n, count) in [(3usize, 10_000usize), (16, 1000), (32, 200)] {
             // Diagonally dominant, so every run pivots alike.
@@ -573,7 +573,7 @@ fn batched_small_lu(c: &mut Criterion) {
         }
         check(sl_shutdown());
     }
-    switch("SLUICE_VULKAN_CPU_FACTOR", false);
+    switch("SLUICE_VULKAN_DEVICE_FACTOR", false);
     g.finish();
 }
 

@@ -1044,7 +1044,8 @@ fn check_solve(what: &str, a: &Batch, op: sl_transpose_op, hx: sl_array, b: &Bat
 
 /// Whether small real LU factorizations and solves should run as the device's kernels.
 fn device_factors(dt: sl_dtype) -> bool {
-    on_vulkan() && !switched_on("SLUICE_VULKAN_CPU_FACTOR") && (dt == SL_F32 || device().float64 == 1)
+    let gpu = matches!(device().device_type, SL_DEVICE_DISCRETE_GPU | SL_DEVICE_INTEGRATED_GPU);
+    on_vulkan() && (gpu || switched_on("SLUICE_VULKAN_DEVICE_FACTOR")) && (dt == SL_F32 || device().float64 == 1)
 }
 
 /// Cholesky factorizations and solves of SPD matrices shaped as `a`, and lower triangular
@@ -1070,8 +1071,8 @@ fn cholesky_and_triangular(rng: &mut StdRng, what: &str, a: &Batch, b: &Batch) {
 
 /// Batches of 1, 7 and 1000 LU factorizations and solves (both ops) of every order up to 33,
 /// well and badly conditioned, and Cholesky and triangular ones of well conditioned matrices. On Vulkan those up to 32 x 32 run as the device's kernels
-/// (no host step) and 33 x 33 on the CPU executor; with `SLUICE_VULKAN_CPU_FACTOR` all on the
-/// CPU executor. The ratios are those every executor is held to, so the device's results
+/// (no host step) and 33 x 33 on the CPU executor, on GPUs or with `SLUICE_VULKAN_DEVICE_FACTOR`;
+/// else all on the CPU executor. The ratios are those every executor is held to, so the device's results
 /// agree with the CPU executor's within them.
 #[test]
 #[ignore = "run by small_batched_lu_runs_where_planned in a child process"]
@@ -1124,7 +1125,7 @@ fn small_batched_lu_child() {
 fn small_batched_lu_runs_where_planned() {
     child("small_batched_lu_child", &[]);
     if on_vulkan() {
-        child("small_batched_lu_child", &[("SLUICE_VULKAN_CPU_FACTOR", "on")]);
+        child("small_batched_lu_child", &[("SLUICE_VULKAN_DEVICE_FACTOR", "on")]);
     }
 }
 

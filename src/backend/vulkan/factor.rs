@@ -14,7 +14,8 @@
 //! Matrices over 32 x 32, non-square LU, complex types, f64 on devices without it, the
 //! permutation, rcond, slogdet, QR and least squares, arrays beyond one storage-buffer range and (on Mesa's CPU drivers)
 //! launches whose loops would pass the driver's limit run on the CPU executor, as does
-//! everything under `SLUICE_VULKAN_CPU_FACTOR`.
+//! everything on CPU-type devices unless forced (`SLUICE_VULKAN_DEVICE_FACTOR`): on lavapipe
+//! the CPU executor is 25-100x faster than these kernels (BENCHMARKS.md).
 
 use super::{Handwritten, Launch, Plan, VulkanExecutor};
 use crate::backend::cpu::failure_error;
@@ -116,7 +117,7 @@ impl VulkanExecutor {
         let square = form.solve || shapes[0].dim(0) == n;
         let caps = &self.ctx.caps;
         let fits = inputs.iter().chain(outputs).all(|v| (v.storage.byte_len() as u64) <= caps.chunk_bytes);
-        if self.cpu_factor || !typed || !square || n > LANES || !fits {
+        if !self.device_factor || !typed || !square || n > LANES || !fits {
             return cpu();
         }
         let count = batch_count(&shapes[0]);
