@@ -11,6 +11,8 @@
 //! exp and log of 2^22 f32 on both executors; 2^22 random values (uniform and normal f32,
 //! Philox and the fast hash, and uniform values fused into `a*x + b`) on both executors.
 //! Complex f32 Fourier transforms on both executors.
+//! Batched LU solves of small matrices, the device's kernels against CPU steps
+//! (the device's forced by `SLUICE_VULKAN_DEVICE_FACTOR`).
 //! On lavapipe (no GPU) these measure overheads, not a GPU.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -533,6 +535,48 @@ fn fourier_transforms(c: &mut Criterion) {
     g.finish();
 }
 
+/// Batched LU solves (`sl_solve`, x read back) of 10000 3 x 3, 1000 16 x 16 and 200
+/// 32 x 32 f32 systems (one right-hand side each): the device's kernels (one matrix per
+/// workgroup, `kernels/factor.comp`) against the same work as CPU steps
+/// (the default on CPU-type devices; the kernels forced by `SLUICE_VULKAN_DEVICE_FACTOR`).
+fn batched_small_lu(c: &mut Criterion) {
+    let mut g = c.benchmark_group("vulkan_batched_lu");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    for (name, cpu) in [("device", false), ("cpu_step", true)] {
+        switch("SLUICE_VULKAN_DEVICE_FACTOR", !cpu);
+        start();
+        for (n, count) in [(3usize, 10_000usize), (16, 1000), (32, 200)] {
+            // Diagonally dominant, so every run pivots alike.
+            let a: Vec<f32> = (0..n * n * count)
+                .map(|i| {
+                    let (r, c) = (i % n, i / n % n);
+                    ((i * 7919 % 1000) as f32 / 500.0 - 1.0) + if r == c { n as f32 } else { 0.0 }
+                })
+                .collect();
+            let b: Vec<f32> = (0..n * count).map(|i| (i * 104_729 % 1000) as f32 / 500.0 - 1.0).collect();
+            let (mut ha, mut hb) = (0, 0);
+            let dims = [n as i64, n as i64, count as i64];
+            check(sl_create(SL_F32, 3, dims.as_ptr(), SL_COL_MAJOR, a.as_ptr() as *const _, a.len() * 4, &mut ha));
+            let dims = [n as i64, 1, count as i64];
+            check(sl_create(SL_F32, 3, dims.as_ptr(), SL_COL_MAJOR, b.as_ptr() as *const _, b.len() * 4, &mut hb));
+            let mut x = vec![0f32; n * count];
+            g.bench_function(format!("{count}x{n}x{n}/{name}"), |bench| {
+                bench.iter(|| {
+                    let mut hx = 0;
+                    check(sl_solve(ha, hb, &mut hx));
+                    check(sl_read(hx, SL_COL_MAJOR, x.as_mut_ptr() as *mut _, x.len() * 4));
+                    check(sl_release(hx));
+                })
+            });
+            check(sl_release(ha));
+            check(sl_release(hb));
+        }
+        check(sl_shutdown());
+    }
+    switch("SLUICE_VULKAN_DEVICE_FACTOR", false);
+    g.finish();
+}
+
 criterion_group!(
     benches,
     program_cache,
@@ -545,6 +589,7 @@ criterion_group!(
     handwritten_reductions,
     handwritten_transpose,
     handwritten_scan,
-    fourier_transforms
+    fourier_transforms,
+    batched_small_lu
 );
 criterion_main!(benches);

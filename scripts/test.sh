@@ -41,6 +41,8 @@ SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_F64=on cargo 
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_MAX_GROUPS=3 cargo test --locked --test ops --test reductions --test scans --test fusion --test transpose --test scatter --test gather
 # Sorts and searches on the device (lavapipe otherwise runs them on the CPU executor, faster there).
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_DEVICE_SORT=on cargo test --locked --test sort
+# Small factorizations run on the CPU executor on lavapipe by default: force the kernels.
+SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_DEVICE_FACTOR=on cargo test --locked --test factor
 # Scatter again as on a device without 64-bit buffer atomics (8-byte add/min/max then run on the CPU).
 SLUICE_BACKEND=vulkan SLUICE_VULKAN_VALIDATION=on SLUICE_VULKAN_NO_INT64_ATOMICS=on cargo test --locked --test scatter
 # Result comparison passes on the whole op suite (and the promotion table and the statistics), in both modes, on both executors, with the

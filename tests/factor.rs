@@ -137,6 +137,7 @@ impl M {
 }
 
 /// Matrices of a batch stored one after another (column-major each).
+#[derive(Clone)]
 struct Batch {
     dt: sl_dtype,
     rows: usize,
@@ -1018,4 +1019,202 @@ fn result_comparison_child() {
 #[test]
 fn result_comparison_passes() {
     child("result_comparison_child", &[("SLUICE_COMPARE", "compute"), ("SLUICE_COMPARE_ACTION", "error")]);
+}
+
+/// The LU ratio of each matrix of `a` from the factors and pivots `hf`, `hp` (n x n).
+#[track_caller]
+fn check_lu(what: &str, a: &Batch, hf: sl_array, hp: sl_array) {
+    let n = a.rows;
+    let (fs, ps) = (matrices(hf, n, n), pivots(hp, n));
+    for (i, m) in a.ms.iter().enumerate() {
+        let ratio = rebuild(&fs[i], &ps[i]).sub(m).norm1() / (n as f64 * m.norm1().max(f64::MIN_POSITIVE) * eps(a.dt));
+        assert!(ratio < RATIO, "{what} #{i}: P L U ratio {ratio}");
+    }
+}
+
+/// The solve residuals of op(A) x = b for each matrix of `a` and right-hand side of `b`.
+#[track_caller]
+fn check_solve(what: &str, a: &Batch, op: sl_transpose_op, hx: sl_array, b: &Batch) {
+    let xs = matrices(hx, a.rows, b.cols);
+    for (i, (m, x)) in a.ms.iter().zip(&xs).enumerate() {
+        let ratio = solve_ratio(a.dt, m, op, x, &b.ms[i.min(b.ms.len() - 1)]);
+        assert!(ratio < RATIO, "{what} op {op} #{i}: residual ratio {ratio}");
+    }
+}
+
+/// Whether small real LU factorizations and solves should run as the device's kernels.
+fn device_factors(dt: sl_dtype) -> bool {
+    let gpu = matches!(device().device_type, SL_DEVICE_DISCRETE_GPU | SL_DEVICE_INTEGRATED_GPU);
+    on_vulkan() && (gpu || switched_on("SLUICE_VULKAN_DEVICE_FACTOR")) && (dt == SL_F32 || device().float64 == 1)
+}
+
+/// Cholesky factorizations and solves of SPD matrices shaped as `a`, and lower triangular
+/// solves with `a`'s lower triangle transposed, with the right-hand sides `b`.
+fn cholesky_and_triangular(rng: &mut StdRng, what: &str, a: &Batch, b: &Batch) {
+    let (dt, n) = (a.dt, a.rows);
+    let s = spd(rng, dt, n, &a.batch);
+    let (hs, hb) = (s.upload(), b.upload());
+    let (mut hl, mut hx) = (0, 0);
+    ok(sl_cholesky(hs, &mut hl));
+    ok(sl_cholesky_solve(hl, hb, &mut hx));
+    for (i, (m, l)) in s.ms.iter().zip(matrices(hl, n, n)).enumerate() {
+        let ratio = l.mul(&l.op(SL_TRANS)).sub(m).norm1() / (n as f64 * m.norm1() * eps(dt));
+        assert!(ratio < RATIO, "cholesky {what} #{i}: {ratio}");
+    }
+    check_solve(&format!("cholesky_solve {what}"), &s, SL_NO_TRANS, hx, b);
+    let t = batch_of(rng, dt, Kind::Lower, n, n, &a.batch);
+    let (ht, mut hy) = (t.upload(), 0);
+    ok(sl_triangular_solve(ht, SL_LOWER, SL_TRANS, SL_NON_UNIT_DIAG, hb, &mut hy));
+    check_solve(&format!("triangular {what}"), &t, SL_TRANS, hy, b);
+    release(&[hs, hb, hl, hx, ht, hy]);
+}
+
+/// Batches of 1, 7 and 1000 LU factorizations and solves (both ops) of every order up to 33,
+/// well and badly conditioned, and Cholesky and triangular ones of well conditioned matrices. On Vulkan those up to 32 x 32 run as the device's kernels
+/// (no host step) and 33 x 33 on the CPU executor, on GPUs or with `SLUICE_VULKAN_DEVICE_FACTOR`;
+/// else all on the CPU executor. The ratios are those every executor is held to, so the device's results
+/// agree with the CPU executor's within them.
+#[test]
+#[ignore = "run by small_batched_lu_runs_where_planned in a child process"]
+fn small_batched_lu_child() {
+    let mut rng = rng("small_batched_lu_child");
+    for dt in [SL_F32, SL_F64] {
+        for n in [1, 2, 3, 5, 16, 31, 32, 33] {
+            for batch in [&[][..], &[7][..], &[1000][..]] {
+                for kind in [Kind::Random, Kind::Graded(6)] {
+                    let what = format!("{dt} {kind:?} {n}x{n} batch {batch:?}");
+                    let (steps, dispatches) =
+                        (stats().host_steps, sluice::backend::vulkan::Handwritten::Factor.dispatches());
+                    let a = batch_of(&mut rng, dt, kind, n, n, batch);
+                    let b = batch_of(&mut rng, dt, Kind::Random, n, 2, batch);
+                    let (ha, hb) = (a.upload(), b.upload());
+                    let (mut hf, mut hp) = (0, 0);
+                    ok(sl_lu(ha, &mut hf, &mut hp));
+                    check_lu(&what, &a, hf, hp);
+                    for op in [SL_NO_TRANS, SL_TRANS] {
+                        let mut hx = 0;
+                        ok(sl_lu_solve(hf, hp, op, hb, &mut hx));
+                        check_solve(&what, &a, op, hx, &b);
+                        release(&[hx]);
+                    }
+                    release(&[ha, hb, hf, hp]);
+                    if let Kind::Random = kind {
+                        cholesky_and_triangular(&mut rng, &what, &a, &b);
+                    }
+                    let host_steps = stats().host_steps - steps;
+                    let ran = sluice::backend::vulkan::Handwritten::Factor.dispatches() > dispatches;
+                    // With fewer workgroups (SLUICE_VULKAN_MAX_GROUPS) a large batch's loops
+                    // may pass lavapipe's limit and run on the CPU executor.
+                    let limited = std::env::var_os("SLUICE_VULKAN_MAX_GROUPS").is_some();
+                    if device_factors(dt) && n <= 32 && !limited {
+                        assert_eq!(host_steps, 0, "{what}: a step ran on the host");
+                        assert!(ran, "{what}: the factor kernels did not run");
+                    } else if !device_factors(dt) || n > 32 {
+                        assert!(!ran, "{what}: the factor kernels ran");
+                        if on_vulkan() {
+                            assert!(host_steps > 0, "{what}: no host step");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn small_batched_lu_runs_where_planned() {
+    child("small_batched_lu_child", &[]);
+    if on_vulkan() {
+        child("small_batched_lu_child", &[("SLUICE_VULKAN_DEVICE_FACTOR", "on")]);
+    }
+}
+
+/// Singular members of a large batch of small systems are named in the error, on every
+/// executor, and what is computed from the solution fails too.
+#[test]
+fn singular_members_of_a_large_batch_are_named() {
+    let mut rng = rng("singular_members_of_a_large_batch_are_named");
+    for dt in [SL_F32, SL_F64] {
+        let n = 16;
+        let mut a = batch_of(&mut rng, dt, Kind::Random, n, n, &[1000]);
+        for i in [7, 500, 999] {
+            (0..n).for_each(|r| a.ms[i].set(r, 2, (0.0, 0.0)));
+        }
+        let b = batch_of(&mut rng, dt, Kind::Random, n, 3, &[1000]);
+        let (ha, hb) = (a.upload(), b.upload());
+        let (mut hf, mut hp, mut hx, mut hy) = (0, 0, 0, 0);
+        ok(sl_lu(ha, &mut hf, &mut hp));
+        ok(sl_lu_solve(hf, hp, SL_TRANS, hb, &mut hx));
+        ok(sl_mul_scalar(hx, 2.0, &mut hy));
+        let mut buf = vec![0u8; n * 3 * 1000 * 8];
+        for h in [hx, hy] {
+            fails(
+                sl_read(h, SL_COL_MAJOR, buf.as_mut_ptr() as *mut _, buf.len()),
+                SL_ERR_SINGULAR,
+                "3 of the 1000 16x16",
+            );
+            let msg = last_error().1;
+            for i in [7, 500, 999] {
+                assert!(msg.contains(&format!("matrix {i} (pivot 2")), "{dt}: {msg}");
+            }
+        }
+        release(&[ha, hb, hf, hp, hx, hy]);
+    }
+}
+
+/// Views as operands, read through their layouts: a transposed batch, a section taking every
+/// other matrix of a larger one, and a right-hand side taking every other column.
+#[test]
+fn views_of_batches_factor_and_solve() {
+    let mut rng = rng("views_of_batches_factor_and_solve");
+    for dt in TYPES {
+        for n in [3, 16, 32] {
+            let count = 9;
+            let what = format!("{dt} {n}x{n}");
+            let dispatches = sluice::backend::vulkan::Handwritten::Factor.dispatches();
+            // A transposed batch: factors of the transpose of what was uploaded.
+            let a = batch_of(&mut rng, dt, Kind::Random, n, n, &[count]);
+            let at = Batch { ms: a.ms.iter().map(|m| m.op(SL_TRANS)).collect(), ..a.clone() };
+            let (hat, mut ht) = (at.upload(), 0);
+            ok(sl_transpose(hat, &mut ht));
+            let (mut hf, mut hp) = (0, 0);
+            ok(sl_lu(ht, &mut hf, &mut hp));
+            check_lu(&format!("{what} transposed"), &a, hf, hp);
+            // Every other matrix of a larger batch, rows 1..n + 1 of n + 2, and every other
+            // column of a right-hand side with 4 columns.
+            let big = batch_of(&mut rng, dt, Kind::Random, n + 2, n, &[2 * count]);
+            let wide = batch_of(&mut rng, dt, Kind::Random, n, 4, &[count]);
+            let (hbig, hwide) = (big.upload(), wide.upload());
+            let (mut hs, mut hb) = (0, 0);
+            let (start, len, step) = ([1i64, 0, 1], [n as i64, n as i64, count as i64], [1i64, 1, 2]);
+            ok(sl_section(hbig, start.as_ptr(), len.as_ptr(), step.as_ptr(), &mut hs));
+            let (start, len, step) = ([0i64, 1, 0], [n as i64, 2, count as i64], [1i64, 2, 1]);
+            ok(sl_section(hwide, start.as_ptr(), len.as_ptr(), step.as_ptr(), &mut hb));
+            let section = |m: &M, rows: std::ops::Range<usize>, cols: &[usize]| {
+                let mut s = M::zeros(rows.len(), cols.len());
+                for (j, &c) in cols.iter().enumerate() {
+                    rows.clone().enumerate().for_each(|(i, r)| s.set(i, j, m.at(r, c)));
+                }
+                s
+            };
+            let all: Vec<usize> = (0..n).collect();
+            let s = Batch {
+                rows: n,
+                batch: vec![count],
+                ms: (0..count).map(|i| section(&big.ms[2 * i + 1], 1..n + 1, &all)).collect(),
+                ..big.clone()
+            };
+            let b = Batch { cols: 2, ms: wide.ms.iter().map(|m| section(m, 0..n, &[1, 3])).collect(), ..wide.clone() };
+            let (mut hsf, mut hsp, mut hx) = (0, 0, 0);
+            ok(sl_lu(hs, &mut hsf, &mut hsp));
+            check_lu(&format!("{what} section"), &s, hsf, hsp);
+            ok(sl_lu_solve(hsf, hsp, SL_NO_TRANS, hb, &mut hx));
+            check_solve(&format!("{what} section"), &s, SL_NO_TRANS, hx, &b);
+            if device_factors(dt) && !is_complex(dt) {
+                let ran = sluice::backend::vulkan::Handwritten::Factor.dispatches() > dispatches;
+                assert!(ran, "{what}: the factor kernels did not run");
+            }
+            release(&[hat, ht, hf, hp, hbig, hwide, hs, hb, hsf, hsp, hx]);
+        }
+    }
 }

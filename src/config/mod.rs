@@ -18,6 +18,7 @@
 //! | `SLUICE_VULKAN_NO_HANDWRITTEN` | `on`: run reductions, scans, transposes and gathers with generated kernels only, not the hand-written ones in `kernels/` (for comparison) | off |
 //! | `SLUICE_VULKAN_AXIS_TREE` | `on`: reduce long axes of few rows in the tree form on every Vulkan device, not only GPUs (for tests) | off |
 //! | `SLUICE_VULKAN_DEVICE_SORT` | `on`: sorts, argsorts and searchsorted run on every Vulkan device, not only GPUs (on CPU-type devices the CPU executor's radix sort is faster; for tests) | off |
+//! | `SLUICE_VULKAN_DEVICE_FACTOR` | `on`: factorizations and solves of small matrices run as the device's batched kernels on every Vulkan device, not only GPUs (on CPU-type devices the CPU executor is faster; for tests) | off |
 //! | `SLUICE_VULKAN_BLOCKED_SCAN` | `on`: every scan along an axis takes the blocked form (`kernels/scan.comp`) where it fits, on every Vulkan device (for tests) | off |
 //! | `SLUICE_VULKAN_VALIDATION` | `on`: Vulkan validation layers; any message fails the step | off |
 //! | `SLUICE_VULKAN_LOADER` | path of the Vulkan loader to load | `libvulkan.so.1` |
@@ -69,6 +70,8 @@ pub struct Config {
     pub vulkan_axis_tree: bool,
     /// Sort on every Vulkan device, not only GPUs (for tests).
     pub vulkan_device_sort: bool,
+    /// Small factorizations and solves on every Vulkan device, not only GPUs (for tests).
+    pub vulkan_device_factor: bool,
     /// Scan every axis in the blocked form on every Vulkan device (for tests).
     pub vulkan_blocked_scan: bool,
     /// Enable the Vulkan validation layers and fail steps on any message.
@@ -149,6 +152,7 @@ impl Default for Config {
             vulkan_no_read_back: false,
             vulkan_axis_tree: false,
             vulkan_device_sort: false,
+            vulkan_device_factor: false,
             vulkan_blocked_scan: false,
             vulkan_validation: false,
             vulkan_loader: None,
@@ -272,6 +276,9 @@ impl Config {
         }
         if let Some(b) = setting("SLUICE_VULKAN_DEVICE_SORT", parse_switch, switch)? {
             c.vulkan_device_sort = b;
+        }
+        if let Some(b) = setting("SLUICE_VULKAN_DEVICE_FACTOR", parse_switch, switch)? {
+            c.vulkan_device_factor = b;
         }
         if let Some(b) = setting("SLUICE_VULKAN_BLOCKED_SCAN", parse_switch, switch)? {
             c.vulkan_blocked_scan = b;

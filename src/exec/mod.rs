@@ -634,6 +634,7 @@ pub fn start(config: &Config, memory: Arc<memory::HostPool>) -> Result<(Arc<dyn 
             no_read_back: config.vulkan_no_read_back,
             axis_tree: config.vulkan_axis_tree,
             device_sort: config.vulkan_device_sort,
+            device_factor: config.vulkan_device_factor,
             blocked_scan: config.vulkan_blocked_scan,
             validation: config.vulkan_validation,
             loader: config.vulkan_loader.clone(),

@@ -188,7 +188,7 @@ pub fn factor(
 }
 
 /// Why one matrix of a batch failed: the first zero pivot or failing minor (0-based).
-type Failure = (usize, usize);
+pub(crate) type Failure = (usize, usize);
 
 fn run<T: Element>(
     op: FactorOp,
@@ -253,7 +253,7 @@ impl<T> OutPtr<T> {
 
 /// The message of a failed solve or factorization: the call's op, the first failing pivot
 /// or minor, and in a batch which matrices failed (the first few).
-fn failure_error(op: FactorOp, shape: &Shape, failures: &[Failure]) -> Error {
+pub(crate) fn failure_error(op: FactorOp, shape: &Shape, failures: &[Failure]) -> Error {
     let what = |at: usize| match op {
         FactorOp::Cholesky => format!("the leading minor of order {} is not positive", at + 1),
         FactorOp::Lstsq => format!(

@@ -22,6 +22,8 @@ mod sort;
 mod threads;
 mod vm;
 
+pub(crate) use factor::failure_error;
+
 use std::any::Any;
 use std::sync::Arc;
 

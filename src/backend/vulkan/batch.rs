@@ -13,6 +13,10 @@
 //! reading its failed outputs fail with its error; a submission that fails fails every
 //! step recorded into it.
 //!
+//! A step whose launch has a status check (a factorization that can fail, `factor.rs`)
+//! ends the batch after itself too: once the submission has run, a failed check fails
+//! the step, and later steps then read the failure.
+//!
 //! While profiling, each device step's commands end with a timestamp (`Commands::mark_step`),
 //! and its device time is handed to the profile just before the step is reported.
 
@@ -22,6 +26,7 @@ use std::sync::Arc;
 use ash::vk;
 use parking_lot::MutexGuard;
 
+use super::factor::FactorCheck;
 use super::memory::{PoolBuffer, Use};
 use super::programs::Pipeline;
 use super::residency::{self, Prepared};
@@ -55,16 +60,26 @@ pub struct Batch<'a> {
     cmds: MutexGuard<'a, Commands>,
     held: Held,
     /// Steps settled since the last report, in order, with their outputs (good once the
-    /// submission has run) or their error, and their timestamp mark.
-    settled: Vec<(usize, StepOutcome, Option<u32>)>,
+    /// submission has run) or their error, their timestamp mark and their status check.
+    settled: Vec<(usize, StepOutcome, Option<u32>, Option<Checked>)>,
     /// The timestamp mark of the step recorded last.
     mark: Option<u32>,
+    /// The status check of the step recorded last, if its launch has one.
+    check: Option<Checked>,
     /// Outputs of settled steps by promise, for later steps reading them.
     outputs: HashMap<usize, std::result::Result<Value, Arc<Error>>>,
     /// Buffers this batch uploads arrays into, by storage key.
     staged: HashMap<usize, (vk::Buffer, u64)>,
     /// Storage keys of the arrays the recorded commands use (never moved to make room).
     pinned: Vec<usize>,
+}
+
+/// A launch's status check with the host-visible copy of its status words.
+type Checked = (FactorCheck, PoolBuffer);
+
+/// The error a check's status words hold, if any.
+fn checked_error((check, stage): &Checked) -> Option<Error> {
+    check.error(&stage.mapped_bytes()[..check.bytes])
 }
 
 impl<'a> Batch<'a> {
@@ -77,6 +92,7 @@ impl<'a> Batch<'a> {
             held: Held::default(),
             settled: Vec::new(),
             mark: None,
+            check: None,
             outputs: HashMap::new(),
             staged: HashMap::new(),
             pinned: Vec::new(),
@@ -90,9 +106,11 @@ impl<'a> Batch<'a> {
             let inputs = step.input_values(|p| self.outputs.get(&promise_key(p)).cloned());
             let outcome = run_step(self.exec, step, inputs, |step, inputs, values| self.run_step(step, inputs, values));
             self.settle(i, outcome);
-            // A checked step (result comparison) is submitted and reported before later
-            // steps read its outputs: a failed check must reach them as a failure.
-            if self.exec.submit_per_step || step.outputs.iter().any(|o| o.check.is_some()) {
+            // A checked step (result comparison or a status check) is submitted and
+            // reported before later steps read its outputs: a failed check must reach
+            // them as a failure.
+            let status_checked = self.settled.last().is_some_and(|s| s.3.is_some());
+            if self.exec.submit_per_step || status_checked || step.outputs.iter().any(|o| o.check.is_some()) {
                 let _ = self.report();
             }
         }
@@ -124,16 +142,17 @@ impl<'a> Batch<'a> {
         for (out, result) in self.steps[i].outputs.iter().zip(&outcome) {
             self.outputs.insert(promise_key(&out.promise), result.clone());
         }
-        self.settled.push((i, outcome, self.mark.take()));
+        self.settled.push((i, outcome, self.mark.take(), self.check.take()));
     }
 
     /// Runs one device step on its own (no steps to report), giving the profile its
     /// device time.
     pub fn run_alone(mut self, launch: &Launch, inputs: &[Value], outputs: &[Value]) -> Result<()> {
         self.record(launch, inputs, outputs, &[])?;
+        let check = self.check.take();
         self.report()?;
         crate::profile::set_device_time(self.mark.and_then(|m| self.cmds.step_time(m)));
-        Ok(())
+        check.as_ref().and_then(checked_error).map_or(Ok(()), Err)
     }
 
     /// Records `launch`, then copies of the outputs flagged in `read_back` into host-visible
@@ -157,6 +176,10 @@ impl<'a> Batch<'a> {
             dst.copy_from_slice(&w.to_le_bytes());
         }
         let scratch = launch.scratch.map(|bytes| exec.mem.buffer(bytes, Use::Array)).transpose()?;
+        let status = match (&launch.check, &scratch) {
+            (Some(check), Some(s)) => Some((check.clone(), s.handle(), exec.mem.buffer(check.bytes, Use::Download)?)),
+            _ => None,
+        };
         let keys: Vec<usize> = inputs.iter().chain(outputs).map(|v| residency::key(&v.storage)).collect();
         let pinned: Vec<usize> = self.pinned.iter().chain(&keys).copied().collect();
         let outs = outputs.iter().map(|v| exec.arrays.output(v, &pinned, &exec.queue)).collect::<Result<Vec<_>>>()?;
@@ -239,6 +262,10 @@ impl<'a> Batch<'a> {
             self.cmds.read_back(buffer, stage.handle(), bytes as u64)?;
             self.held.read_backs.push((v, stage));
         }
+        if let Some((check, scratch, stage)) = status {
+            self.cmds.read_back(scratch, stage.handle(), check.bytes as u64)?;
+            self.check = Some((check, stage));
+        }
         self.mark = self.cmds.mark_step();
         Ok(())
     }
@@ -255,11 +282,15 @@ impl<'a> Batch<'a> {
         self.staged.clear();
         self.pinned.clear();
         self.outputs.clear();
-        for (i, mut outcome, mark) in std::mem::take(&mut self.settled) {
-            if let Err(e) = &submitted
+        for (i, mut outcome, mark, check) in std::mem::take(&mut self.settled) {
+            let failed = match &submitted {
+                Err(e) => Some(e.clone()),
+                Ok(()) => check.as_ref().and_then(checked_error),
+            };
+            if let Some(e) = failed
                 && outcome.iter().any(|o| o.is_ok())
             {
-                let e = Arc::new(e.clone().with_origin(self.steps[i].site));
+                let e = Arc::new(e.with_origin(self.steps[i].site));
                 for o in outcome.iter_mut().filter(|o| o.is_ok()) {
                     *o = Err(e.clone());
                 }

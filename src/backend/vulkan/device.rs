@@ -45,6 +45,9 @@ pub struct Options {
     /// Sorts and searches run on every device, not only GPUs (`SLUICE_VULKAN_DEVICE_SORT`,
     /// for tests).
     pub device_sort: bool,
+    /// Small factorizations and solves run on every device, not only GPUs
+    /// (`SLUICE_VULKAN_DEVICE_FACTOR`, for tests).
+    pub device_factor: bool,
     /// Every scan along an axis takes the blocked form where it fits, on every device
     /// (`SLUICE_VULKAN_BLOCKED_SCAN`, for tests).
     pub blocked_scan: bool,

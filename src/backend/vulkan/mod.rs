@@ -10,6 +10,7 @@ mod batch;
 mod codegen;
 mod device;
 mod disk;
+mod factor;
 mod fft;
 mod gather;
 mod glsl;
@@ -79,10 +80,12 @@ pub enum Handwritten {
     MatMul,
     /// Sorts, argsorts and searches (`kernels/sort.comp`), counted once per launch.
     Sort,
+    /// Batched small factorizations and solves (`kernels/factor.comp`).
+    Factor,
 }
 
 /// Dispatches recorded so far in this process, per `Handwritten` kernel.
-static HANDWRITTEN_DISPATCHES: [AtomicU64; 7] = [const { AtomicU64::new(0) }; 7];
+static HANDWRITTEN_DISPATCHES: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
 
 impl Handwritten {
     fn count(self) {
@@ -140,6 +143,9 @@ struct Launch {
     dispatches: Vec<(Arc<Pipeline>, [u32; 3])>,
     /// Buffers to copy the inputs into and bind instead of them (see `codegen::Pack`).
     packs: Vec<codegen::Pack>,
+    /// Status words the scratch buffer holds once the dispatches have run, copied back and
+    /// turned into the step's error (see `factor.rs`).
+    check: Option<factor::FactorCheck>,
 }
 
 /// How a step runs.
@@ -171,6 +177,9 @@ pub struct VulkanExecutor {
     /// Sorts and searches run on the device (GPU-type devices, or forced for tests): on
     /// lavapipe the CPU executor's radix sort is 20-30x faster (BENCHMARKS.md).
     device_sort: bool,
+    /// Small factorizations and solves run on the device (GPU-type devices, or forced for
+    /// tests): on lavapipe the CPU executor is 25-100x faster (BENCHMARKS.md).
+    device_factor: bool,
 }
 
 fn device_array(v: &Value) -> Option<&DeviceArray> {
@@ -224,6 +233,8 @@ impl VulkanExecutor {
             host_steps: AtomicU64::new(0),
             read_back: !opts.no_read_back,
             device_sort: opts.device_sort || matches!(caps.kind, DeviceKind::DiscreteGpu | DeviceKind::IntegratedGpu),
+            device_factor: opts.device_factor
+                || matches!(caps.kind, DeviceKind::DiscreteGpu | DeviceKind::IntegratedGpu),
         };
         let f64_note = if caps.float64 {
             ""
@@ -291,8 +302,7 @@ impl VulkanExecutor {
             }
             Work::MatMul { .. } => self.matmul_launch(work, inputs, outputs),
             Work::Fft { .. } => self.fft_plan(work, inputs, outputs),
-            // Factorizations and solves run on the CPU executor (docs/internals.md, "Factorizations").
-            Work::Factor { .. } => Ok(Plan::Cpu(work.clone())),
+            Work::Factor { .. } => self.factor_plan(work, inputs, outputs),
             Work::Sort { .. } => self.sort_plan(work, inputs, outputs),
             // A gather's index check reads a few scalars on the host (`cpu/gather.rs`).
             Work::IndexCheck { .. } => Ok(Plan::Cpu(work.clone())),
