@@ -17,18 +17,6 @@ fn set_compare(mode: sl_compare_mode, action: sl_compare_action) {
     ok(sl_set_compare(&sl_compare_settings { mode, action, abs_tol: -1.0, rel_tol: -1.0 }));
 }
 
-fn unary(op: sl_unary_op, a: sl_array) -> sl_array {
-    let mut out = 0;
-    ok(sl_unary(op, a, &mut out));
-    out
-}
-
-fn binary(op: sl_binary_op, a: sl_array, b: sl_array) -> sl_array {
-    let mut out = 0;
-    ok(sl_binary(op, a, b, &mut out));
-    out
-}
-
 /// The executor the tests run on, and the other one.
 fn executors() -> (&'static str, &'static str) {
     if on_vulkan() { ("vulkan", "cpu") } else { ("cpu", "vulkan") }

@@ -14,12 +14,6 @@ const LIMIT: usize = 64 << 20;
 /// 4 MiB of f32; its reference (f64) is 8 MiB. References may take half the limit.
 const N: usize = 1 << 20;
 
-fn unary(op: sl_unary_op, a: sl_array) -> sl_array {
-    let mut out = 0;
-    ok(sl_unary(op, a, &mut out));
-    out
-}
-
 /// `((tanh(cos(sin(x) 1.5 + x) 0.5 + x)) + 1)`, element by element in f64.
 fn chain_reference(x: f32) -> f64 {
     let x = x as f64;

@@ -480,12 +480,6 @@ fn check_fused(what: &str, h: sl_array, src: &Arr, make: impl Fn(sl_array) -> sl
     release(&[out]);
 }
 
-fn unary(op: sl_unary_op, h: sl_array) -> sl_array {
-    let mut out = 0;
-    ok(sl_unary(op, h, &mut out));
-    out
-}
-
 fn cast(h: sl_array, to: sl_dtype) -> sl_array {
     let mut out = 0;
     ok(sl_cast(h, to, &mut out));

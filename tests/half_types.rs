@@ -97,18 +97,6 @@ fn expect(what: &str, t: sl_dtype, got: &[u16], want: &[u16], ulps: u32) {
     }
 }
 
-fn unary(op: sl_unary_op, a: sl_array) -> sl_array {
-    let mut out = 0;
-    ok(sl_unary(op, a, &mut out));
-    out
-}
-
-fn binary(op: sl_binary_op, a: sl_array, b: sl_array) -> sl_array {
-    let mut out = 0;
-    ok(sl_binary(op, a, b, &mut out));
-    out
-}
-
 fn cast(a: sl_array, t: sl_dtype) -> sl_array {
     let mut out = 0;
     ok(sl_cast(a, t, &mut out));

@@ -238,6 +238,22 @@ pub fn shape_of(h: sl_array) -> Vec<usize> {
     dims.iter().map(|&d| d as usize).collect()
 }
 
+/// `op` of `a` (`sl_unary`), which must succeed.
+#[track_caller]
+pub fn unary(op: sl_unary_op, a: sl_array) -> sl_array {
+    let mut out = 0;
+    ok(sl_unary(op, a, &mut out));
+    out
+}
+
+/// `op` of `a` and `b` (`sl_binary`), which must succeed.
+#[track_caller]
+pub fn binary(op: sl_binary_op, a: sl_array, b: sl_array) -> sl_array {
+    let mut out = 0;
+    ok(sl_binary(op, a, b, &mut out));
+    out
+}
+
 pub fn dtype_of(h: sl_array) -> sl_dtype {
     let mut t = 0;
     ok(sl_get_dtype(h, &mut t));
