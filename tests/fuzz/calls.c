@@ -461,13 +461,17 @@ static void c_random_law(Fuzzer *f) {
     int rank = gen_app_shape(f, dims, 256);
     int shape_ok = app_shape(&e, rank, dims);
     int law = (int)rand_below(&f->r, 8);
-    static const int float_types[] = {SL_F32, SL_F64}, int_types[] = {SL_I32, SL_I64};
-    int dt = rand_pct(&f->r, 90) ? (law == 1 || law == 4 ? int_types : float_types)[rand_below(&f->r, 2)] : gen_dtype(f);
+    /* Integer ranges take every integer type (of the model's: i32, i64, u8); Poisson
+     * values are i32 or i64. */
+    static const int float_types[] = {SL_F32, SL_F64}, int_types[] = {SL_I32, SL_I64, SL_U8};
+    int dt = rand_pct(&f->r, 90) ? law == 1 ? int_types[rand_below(&f->r, 3)]
+                                 : (law == 4 ? int_types : float_types)[rand_below(&f->r, 2)]
+                                 : gen_dtype(f);
     if (law == 3) dt = SL_BOOL;
     if (!dt_valid(dt)) ex_bad(&e, BAD_ARG);
     if (rs < 0) ex_bad(&e, BAD_HANDLE);
-    int floats = dt == SL_F32 || dt == SL_F64, ints = dt == SL_I32 || dt == SL_I64;
-    if (dt_valid(dt) && ((law == 1 || law == 4) ? !ints : law != 3 && !floats)) ex_bad(&e, BAD_DTYPE);
+    int floats = dt == SL_F32 || dt == SL_F64, ints = dt == SL_I32 || dt == SL_I64, integers = ints || dt == SL_U8;
+    if (dt_valid(dt) && (law == 1 ? !integers : law == 4 ? !ints : law != 3 && !floats)) ex_bad(&e, BAD_DTYPE);
     double a = 0, b = 0, lo = 0, hi = 0;
     int bounded = 1, draws = 1, own_blocks = 0;
     int64_t ilo = 0, ihi = 0;
@@ -491,7 +495,9 @@ static void c_random_law(Fuzzer *f) {
         own_blocks = 1;
         ilo = rand_pct(&f->r, 80) ? (int64_t)rand_below(&f->r, 200) - 100 : gen_extreme(f);
         ihi = rand_pct(&f->r, 80) && ilo <= INT64_MAX - 1000 ? ilo + (int64_t)rand_below(&f->r, 1000) : gen_extreme(f);
-        if (ints && (ihi <= ilo || (dt == SL_I32 && (ilo < INT32_MIN || ihi > (int64_t)1 << 31)))) ex_bad(&e, BAD_ARG);
+        if (integers && (ihi <= ilo || (dt == SL_I32 && (ilo < INT32_MIN || ihi > (int64_t)1 << 31)) ||
+                         (dt == SL_U8 && (ilo < 0 || ihi > 256))))
+            ex_bad(&e, BAD_ARG);
         /* The bounds are compared as doubles: exact only up to 2^53 in magnitude. */
         bounded = ilo >= -((int64_t)1 << 53) && ihi <= (int64_t)1 << 53;
         lo = (double)ilo, hi = (double)ihi;
