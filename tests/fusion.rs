@@ -480,12 +480,6 @@ fn check_fused(what: &str, h: sl_array, src: &Arr, make: impl Fn(sl_array) -> sl
     release(&[out]);
 }
 
-fn cast(h: sl_array, to: sl_dtype) -> sl_array {
-    let mut out = 0;
-    ok(sl_cast(h, to, &mut out));
-    out
-}
-
 /// Sign and absolute value of an integer cast to another integer type in the same kernel,
 /// from loaded arrays and from shifted iotas (lavapipe, Mesa 22.3.6, returned the input and
 /// 1 for those of an i64 cast from i32 when computed plainly: `sign(i64(iota i32))` gave all

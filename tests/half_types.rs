@@ -97,12 +97,6 @@ fn expect(what: &str, t: sl_dtype, got: &[u16], want: &[u16], ulps: u32) {
     }
 }
 
-fn cast(a: sl_array, t: sl_dtype) -> sl_array {
-    let mut out = 0;
-    ok(sl_cast(a, t, &mut out));
-    out
-}
-
 #[test]
 fn every_bit_pattern_round_trips() {
     for t in HALVES {

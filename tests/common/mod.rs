@@ -254,6 +254,14 @@ pub fn binary(op: sl_binary_op, a: sl_array, b: sl_array) -> sl_array {
     out
 }
 
+/// `a` cast to `to` (`sl_cast`), which must succeed.
+#[track_caller]
+pub fn cast(a: sl_array, to: sl_dtype) -> sl_array {
+    let mut out = 0;
+    ok(sl_cast(a, to, &mut out));
+    out
+}
+
 pub fn dtype_of(h: sl_array) -> sl_dtype {
     let mut t = 0;
     ok(sl_get_dtype(h, &mut t));
